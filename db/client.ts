@@ -1,0 +1,67 @@
+// One database handle for the whole process: PostgreSQL through postgres.js when DATABASE_URL is set,
+// embedded PGlite under DATA_DIR otherwise. Both speak the same SQL, so services see one type.
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import postgres from "postgres";
+import * as schema from "./schema/index.ts";
+import { loadTemplate, saveTemplate } from "./pglite-template.ts";
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+/** The handle a transaction callback receives; services accept either. */
+export type Executor = Parameters<Parameters<Database["transaction"]>[0]>[0] | Database;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: "postgres" | "pglite";
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** postgres:// URL; unset means PGlite. */
+  url?: string | undefined;
+  /** PGlite data directory, or "memory://" for a throw-away database. */
+  pgliteDir?: string;
+  /** Connections in the postgres.js pool. */
+  maxConnections?: number;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.url) return openPostgres(options.url, options.maxConnections ?? 10);
+  return openPglite(options.pgliteDir ?? "memory://");
+}
+
+function openPostgres(url: string, max: number): DatabaseHandle {
+  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10 });
+  const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  return {
+    db,
+    kind: "postgres",
+    ping: async () => {
+      await client`select 1`;
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(dir: string): Promise<DatabaseHandle> {
+  const isNew = dir === "memory://" || !existsSync(join(dir, "PG_VERSION"));
+  const template = isNew ? await loadTemplate() : undefined;
+  const client = await PGlite.create(dir, template ? { loadDataDir: template } : {});
+  if (isNew && !template) await saveTemplate(client);
+  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  return {
+    db,
+    kind: "pglite",
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    close: () => client.close(),
+  };
+}

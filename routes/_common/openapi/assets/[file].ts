@@ -1,0 +1,25 @@
+// The reference UI's script and style, served from node_modules: no CDN, so /openapi works offline.
+import { t } from "elysia";
+import { dirname, join } from "node:path";
+import { notFound } from "../../../../services/errors.ts";
+import { route } from "../../../../server/http/route.ts";
+
+const dist = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
+const files: Record<string, string> = {
+  "swagger-ui-bundle.js": "application/javascript",
+  "swagger-ui.css": "text/css",
+};
+
+export const GET = route({
+  access: "public",
+  summary: "Assets of the OpenAPI reference UI",
+  html: true,
+  params: t.Object({ file: t.String() }),
+  handler: ({ params }) => {
+    const type = files[params.file];
+    if (!type) throw notFound("asset");
+    return new Response(Bun.file(join(dist, params.file)), {
+      headers: { "content-type": type, "cache-control": "public, max-age=86400" },
+    });
+  },
+});

@@ -1,0 +1,24 @@
+// Static assets of the dashboard: htmx from node_modules (never a CDN) and our stylesheet.
+import { t } from "elysia";
+import { join } from "node:path";
+import { notFound } from "../../../services/errors.ts";
+import { route } from "../../../server/http/route.ts";
+
+const assets: Record<string, { path: string; type: string }> = {
+  "htmx.js": { path: Bun.resolveSync("htmx.org/dist/htmx.min.js", import.meta.dir), type: "application/javascript" },
+  "app.css": { path: join(import.meta.dir, "..", "..", "..", "views", "app.css"), type: "text/css" },
+};
+
+export const GET = route({
+  access: "public",
+  summary: "Dashboard assets",
+  html: true,
+  params: t.Object({ file: t.String() }),
+  handler: ({ params }) => {
+    const asset = assets[params.file];
+    if (!asset) throw notFound("asset");
+    return new Response(Bun.file(asset.path), {
+      headers: { "content-type": asset.type, "cache-control": "public, max-age=3600" },
+    });
+  },
+});

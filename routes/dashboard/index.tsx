@@ -1,0 +1,13 @@
+import { actorOf } from "../../services/context.ts";
+import { route } from "../../server/http/route.ts";
+import { HomePage } from "../../views/home.tsx";
+
+export const GET = route({
+  access: "authenticated",
+  summary: "Overview",
+  html: true,
+  handler: ({ ctx }) => {
+    const actor = actorOf(ctx);
+    return <HomePage email={actor.email} role={actor.role} />;
+  },
+});

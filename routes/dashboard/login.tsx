@@ -1,0 +1,31 @@
+import { t } from "elysia";
+import { login } from "../../services/auth/login.ts";
+import { AppError } from "../../services/errors.ts";
+import { route } from "../../server/http/route.ts";
+import { LoginPage } from "../../views/login.tsx";
+import { redirect, safeNext, sessionCookies } from "../../server/dashboard-session.ts";
+
+export const GET = route({
+  access: "public",
+  summary: "Sign-in page",
+  html: true,
+  query: t.Object({ next: t.Optional(t.String()) }),
+  handler: ({ query }) => <LoginPage next={safeNext(query.next)} />,
+});
+
+export const POST = route({
+  access: "public",
+  summary: "Sign in",
+  html: true,
+  body: t.Object({ email: t.String(), password: t.String(), next: t.Optional(t.String()) }),
+  handler: async ({ ctx, body, request, set }) => {
+    try {
+      const session = await login(ctx, { email: body.email, password: body.password });
+      return redirect(safeNext(body.next), sessionCookies(request, session));
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== "unauthenticated") throw error;
+      set.status = 401;
+      return <LoginPage email={body.email} error={error.message} next={safeNext(body.next)} />;
+    }
+  },
+});

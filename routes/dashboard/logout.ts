@@ -1,0 +1,9 @@
+import { route } from "../../server/http/route.ts";
+import { clearedCookies, redirect } from "../../server/dashboard-session.ts";
+
+export const POST = route({
+  access: "public",
+  summary: "Sign out",
+  html: true,
+  handler: ({ request }) => redirect("/login", clearedCookies(request)),
+});

@@ -1,0 +1,179 @@
+// Every environment variable of CONTRACTS, parsed and validated once at start.
+// A bad value stops the process with one line naming the variable (see ConfigError).
+import { chmodSync, mkdirSync, openSync, readFileSync, writeSync, closeSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+
+export const serviceNames = ["inference", "filtration", "orchestration", "dashboard"] as const;
+export type ServiceName = (typeof serviceNames)[number];
+
+export const logLevels = ["debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+export interface Ports {
+  inference: number;
+  filtration: number;
+  orchestration: number;
+  grpc: number;
+  dashboard: number;
+}
+
+export interface Config {
+  dataDir: string;
+  /** Unset: embedded PGlite under dataDir. */
+  databaseUrl: string | undefined;
+  /** Unset: in-process counters. */
+  redisUrl: string | undefined;
+  host: string;
+  ports: Ports;
+  filtrationUrl: string;
+  orchestrationUrl: string;
+  internalApiKey: string;
+  jwtSecret: string;
+  adminEmail: string;
+  /** Unset: a password is generated on first start and printed once. */
+  adminPassword: string | undefined;
+  allowRegistration: boolean;
+  logLevel: LogLevel;
+  services: ReadonlySet<ServiceName>;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`${variable}: ${detail}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function port(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > 65535) throw new ConfigError(name, `not a port number (0-65535): "${raw}"`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string | undefined, schemes: readonly string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, "not a valid URL");
+  }
+  if (!schemes.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a ${schemes.join(" or ")} URL, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = raw.toLowerCase() as T;
+  if (!allowed.includes(value)) throw new ConfigError(name, `expected one of ${allowed.join(", ")}, got "${raw}"`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${env[name]}"`);
+}
+
+function services(env: Env): ReadonlySet<ServiceName> {
+  const raw = env.SERVICES;
+  if (raw === undefined || raw.trim() === "") return new Set(serviceNames);
+  const chosen = new Set<ServiceName>();
+  for (const entry of raw.split(",").map((s) => s.trim().toLowerCase())) {
+    if (entry === "") continue;
+    if (!(serviceNames as readonly string[]).includes(entry)) {
+      throw new ConfigError("SERVICES", `unknown service "${entry}" (known: ${serviceNames.join(", ")})`);
+    }
+    chosen.add(entry as ServiceName);
+  }
+  if (chosen.size === 0) throw new ConfigError("SERVICES", "names no service");
+  return chosen;
+}
+
+function secret(env: Env, name: string, dataDir: string, file: string): string {
+  const raw = env[name];
+  if (raw !== undefined && raw !== "") {
+    if (raw.length < 16) throw new ConfigError(name, "must be at least 16 characters");
+    return raw;
+  }
+  return persistedSecret(join(dataDir, file));
+}
+
+/**
+ * Reads a secret kept in DATA_DIR, creating it (mode 0600) on first use.
+ * Exclusive create, so processes starting together agree on one value.
+ */
+export function persistedSecret(path: string): string {
+  try {
+    const fd = openSync(path, "wx", 0o600);
+    try {
+      writeSync(fd, randomBytes(32).toString("base64url"));
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(path, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  // A writer that raced us may not have flushed yet: wait for content.
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const value = readFileSync(path, "utf8").trim();
+    if (value !== "") return value;
+    Bun.sleepSync(10);
+  }
+  throw new ConfigError("DATA_DIR", `secret file ${path} is empty`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = resolve(env.DATA_DIR || "./data");
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new ConfigError("DATA_DIR", `cannot create ${dataDir}: ${(error as Error).message}`);
+  }
+  const host = env.HOST || "0.0.0.0";
+  const ports: Ports = {
+    inference: port(env, "INFERENCE_PORT", 8001),
+    filtration: port(env, "FILTRATION_PORT", 8000),
+    orchestration: port(env, "ORCHESTRATION_PORT", 8080),
+    grpc: port(env, "GRPC_PORT", 50051),
+    dashboard: port(env, "DASHBOARD_PORT", 3001),
+  };
+  const http = ["http:", "https:"] as const;
+  const local = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  const adminEmail = (env.ADMIN_EMAIL || "admin@example.com").trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(adminEmail)) throw new ConfigError("ADMIN_EMAIL", "not an e-mail address");
+  const adminPassword = env.ADMIN_PASSWORD || undefined;
+  if (adminPassword !== undefined && adminPassword.length < 8) {
+    throw new ConfigError("ADMIN_PASSWORD", "must be at least 8 characters");
+  }
+  return {
+    dataDir,
+    databaseUrl: url(env, "DATABASE_URL", undefined, ["postgres:", "postgresql:"]),
+    redisUrl: url(env, "REDIS_URL", undefined, ["redis:", "rediss:"]),
+    host,
+    ports,
+    filtrationUrl: url(env, "FILTRATION_URL", `http://${local}:${ports.filtration}`, http) as string,
+    orchestrationUrl: url(env, "ORCHESTRATION_URL", `http://${local}:${ports.orchestration}`, http) as string,
+    internalApiKey: secret(env, "INTERNAL_API_KEY", dataDir, "internal_api_key"),
+    jwtSecret: secret(env, "JWT_SECRET", dataDir, "jwt_secret"),
+    adminEmail,
+    adminPassword,
+    allowRegistration: bool(env, "ALLOW_REGISTRATION", false),
+    logLevel: oneOf(env, "LOG_LEVEL", logLevels, "info"),
+    services: services(env),
+  };
+}

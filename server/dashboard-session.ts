@@ -1,0 +1,41 @@
+// The dashboard's session: the same access and refresh tokens as the API, in httpOnly cookies.
+import type { Session } from "../services/auth/session.ts";
+
+export const accessCookie = "llmp_session";
+export const refreshCookie = "llmp_refresh";
+
+export function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+const secureFlag = (request: Request) =>
+  new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https" ? "; Secure" : "";
+
+const cookie = (request: Request, name: string, value: string, maxAge: number) =>
+  `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secureFlag(request)}`;
+
+export const sessionCookies = (request: Request, session: Session): string[] => [
+  cookie(request, accessCookie, session.access_token, 7 * 24 * 3600),
+  cookie(request, refreshCookie, session.refresh_token, 7 * 24 * 3600),
+];
+
+export const clearedCookies = (request: Request): string[] => [
+  cookie(request, accessCookie, "", 0),
+  cookie(request, refreshCookie, "", 0),
+];
+
+/** Only same-site paths, so ?next= cannot send a user elsewhere. */
+export const safeNext = (next: string | undefined): string =>
+  next?.startsWith("/") && !next.startsWith("//") ? next : "/";
+
+export function redirect(location: string, cookies: string[] = []): Response {
+  const headers = new Headers({ location });
+  for (const c of cookies) headers.append("set-cookie", c);
+  return new Response(null, { status: 303, headers });
+}

@@ -1,0 +1,38 @@
+// The admin dashboard listener: the same gateway machinery as the APIs, with the session cookie as
+// credentials and sign-in instead of a JSON 401.
+import type { AppContext } from "../services/context.ts";
+import { accessCookie, readCookie, redirect } from "./dashboard-session.ts";
+import type { ServiceName } from "./config.ts";
+import { createGateway, type GatewayOptions } from "./http/gateway.ts";
+import { listen } from "./http/listen.ts";
+import { loadRoutes } from "./http/loader.ts";
+import type { Listener } from "./platform.ts";
+
+export async function buildDashboard(app: AppContext, readinessChecks: GatewayOptions["readinessChecks"] = {}) {
+  const routes = [...(await loadRoutes("_common")), ...(await loadRoutes("dashboard"))].filter(
+    (r) => !r.path.startsWith("/openapi"),
+  );
+  return createGateway({
+    name: "dashboard",
+    app,
+    routes,
+    title: "Admin dashboard",
+    description: "Server-rendered administration pages.",
+    docs: false,
+    readinessChecks,
+    credentials: (request) => ({ bearer: readCookie(request, accessCookie) }),
+    renderProblem: (problem, request) => {
+      if (problem.code !== "unauthenticated") return undefined;
+      const url = new URL(request.url);
+      return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+    },
+  });
+}
+
+export async function startDashboard(
+  app: AppContext,
+  readinessChecks: GatewayOptions["readinessChecks"] = {},
+): Promise<Listener> {
+  const name: ServiceName = "dashboard";
+  return listen(app, name, app.config.ports.dashboard, await buildDashboard(app, readinessChecks));
+}

@@ -1,0 +1,25 @@
+// The one table from a service error code to what each transport says. The HTTP error hook, the
+// inference gateway's OpenAI-shaped errors and the Connect interceptor all read it.
+import { Code } from "@connectrpc/connect";
+import type { ErrorCode } from "../services/errors.ts";
+
+export interface ErrorMapping {
+  status: number;
+  /** `error.code` in the platform envelope (CONTRACTS: Errors). */
+  wire: string;
+  grpc: Code;
+}
+
+export const errorTable: Record<ErrorCode, ErrorMapping> = {
+  validation_error: { status: 400, wire: "validation_error", grpc: Code.InvalidArgument },
+  unauthenticated: { status: 401, wire: "unauthenticated", grpc: Code.Unauthenticated },
+  totp_required: { status: 401, wire: "totp_required", grpc: Code.Unauthenticated },
+  forbidden: { status: 403, wire: "forbidden", grpc: Code.PermissionDenied },
+  not_found: { status: 404, wire: "not_found", grpc: Code.NotFound },
+  already_exists: { status: 409, wire: "conflict", grpc: Code.AlreadyExists },
+  failed_precondition: { status: 409, wire: "conflict", grpc: Code.FailedPrecondition },
+  payload_too_large: { status: 413, wire: "payload_too_large", grpc: Code.ResourceExhausted },
+  rate_limited: { status: 429, wire: "rate_limit_exceeded", grpc: Code.ResourceExhausted },
+  unavailable: { status: 503, wire: "unavailable", grpc: Code.Unavailable },
+  internal: { status: 500, wire: "internal", grpc: Code.Internal },
+};

@@ -1,0 +1,42 @@
+// The gRPC twin of the HTTP guard: every method declares one Access, this interceptor enforces it
+// with the same authorize() and maps service errors through the same error table.
+import { Code, ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
+import { authorize } from "../../services/auth/authorize.ts";
+import type { Actor, AppContext } from "../../services/context.ts";
+import { AppError } from "../../services/errors.ts";
+import type { Access } from "../../services/permissions.ts";
+import { errorTable } from "../error-table.ts";
+
+export const actorKey = createContextKey<Actor | undefined>(undefined, { description: "the authenticated caller" });
+
+/** `package.Service/Method` → what it requires. A method missing here is refused (fail closed). */
+export type MethodAccess = ReadonlyMap<string, Access>;
+
+export function toConnectError(error: unknown): ConnectError {
+  if (error instanceof ConnectError) return error;
+  if (error instanceof AppError) {
+    return new ConnectError(error.message, errorTable[error.code].grpc);
+  }
+  return new ConnectError("internal error", Code.Internal);
+}
+
+export function accessInterceptor(app: AppContext, access: MethodAccess): Interceptor {
+  return (next) => async (req) => {
+    const required = access.get(`${req.service.typeName}/${req.method.name}`);
+    if (!required) throw new ConnectError("this method declares no access", Code.PermissionDenied);
+    try {
+      const authorization = req.header.get("authorization") ?? "";
+      const auth = await authorize(app, required, {
+        bearer: /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, "").trim() : undefined,
+        internalKey: req.header.get("x-internal-api-key") ?? undefined,
+      });
+      req.contextValues.set(actorKey, auth.actor);
+      return await next(req);
+    } catch (error) {
+      if (!(error instanceof AppError) && !(error instanceof ConnectError)) {
+        app.log.error("unhandled gRPC exception", { method: req.method.name, error: String(error) });
+      }
+      throw toConnectError(error);
+    }
+  };
+}

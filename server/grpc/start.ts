@@ -1,0 +1,16 @@
+// The gRPC control plane listener (gRPC, gRPC-Web and Connect on one port).
+import type { AppContext } from "../../services/context.ts";
+import type { Listener } from "../platform.ts";
+import { accessInterceptor } from "./access-interceptor.ts";
+import { grpcMethodAccess, registerGrpcServices } from "./services.ts";
+import { startGrpcServer } from "./server.ts";
+
+export async function startGrpc(app: AppContext): Promise<Listener> {
+  const server = await startGrpcServer({
+    host: app.config.host,
+    port: app.config.ports.grpc,
+    routes: (router) => registerGrpcServices(router, app),
+    interceptors: [accessInterceptor(app, grpcMethodAccess)],
+  });
+  return { name: "grpc", port: server.port, stop: (deadlineMs) => server.close(deadlineMs) };
+}

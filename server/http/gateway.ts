@@ -1,0 +1,265 @@
+// Builds one HTTP gateway: an Elysia app with the routes the loader found, the access guard, the
+// error envelope, request ids, a JSON log line and metrics per request, a body size limit and the
+// OpenAPI document. Every gateway is made here, so they all behave alike.
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { type Authorization, authorize, type Credentials } from "../../services/auth/authorize.ts";
+import type { AppContext, RequestContext } from "../../services/context.ts";
+import { AppError } from "../../services/errors.ts";
+import type { Access } from "../../services/permissions.ts";
+import { errorTable } from "../error-table.ts";
+import type { LoadedRoute } from "./loader.ts";
+import { HttpMetrics } from "./metrics.ts";
+import { openaiBody, platformBody, type Problem, problemOf } from "./problems.ts";
+import type { GatewayName, GatewayRuntime } from "./route.ts";
+
+export type { GatewayName, GatewayRuntime };
+
+
+export interface GatewayOptions {
+  name: GatewayName;
+  title: string;
+  description: string;
+  app: AppContext;
+  routes: LoadedRoute[];
+  errorStyle?: "platform" | "openai";
+  /** Where credentials come from; default: Authorization bearer and X-Internal-API-Key. */
+  credentials?: (request: Request) => Credentials;
+  /** Renders a problem itself (the dashboard redirects to sign-in); undefined falls back to JSON. */
+  renderProblem?: (problem: Problem, request: Request) => Response | undefined;
+  readinessChecks?: Record<string, () => Promise<void>>;
+  bodyLimitBytes?: number;
+  docs?: boolean;
+}
+
+export const defaultBodyLimit = 1024 * 1024;
+
+const bearerOf = (request: Request): string | undefined => {
+  const header = request.headers.get("authorization");
+  return header?.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : undefined;
+};
+
+export const headerCredentials = (request: Request): Credentials => ({
+  bearer: bearerOf(request),
+  internalKey: request.headers.get("x-internal-api-key") ?? undefined,
+});
+
+interface RequestMeta {
+  id: string;
+  start: number;
+}
+
+let sequence = 0;
+const processTag = crypto.randomUUID().slice(0, 8);
+const newRequestId = () => `req_${processTag}${(++sequence).toString(36)}`;
+
+export function createGateway(options: GatewayOptions) {
+  const { app: appCtx, name } = options;
+  const log = appCtx.log.child({ gateway: name });
+  const metrics = new HttpMetrics(name);
+  const meta = new WeakMap<Request, RequestMeta>();
+  const readCredentials = options.credentials ?? headerCredentials;
+  const defaultLimit = options.bodyLimitBytes ?? defaultBodyLimit;
+  const raisedLimits = options.routes
+    .filter((r) => r.definition.bodyLimit !== undefined)
+    .map((r) => ({
+      method: r.method,
+      pattern: new RegExp(`^${r.path.replace(/:\w+/g, "[^/]+")}$`),
+      limit: r.definition.bodyLimit as number,
+    }));
+  const limitFor = (request: Request): number => {
+    if (raisedLimits.length === 0) return defaultLimit;
+    const path = new URL(request.url).pathname;
+    return raisedLimits.find((r) => r.method === request.method && r.pattern.test(path))?.limit ?? defaultLimit;
+  };
+  const render = (problem: Problem, request: Request, set: { status?: number | string }) => {
+    if (problem.code === "internal") log.error("unexpected error", { request_id: meta.get(request)?.id });
+    const custom = options.renderProblem?.(problem, request);
+    if (custom) return custom;
+    set.status = errorTable[problem.code].status;
+    return options.errorStyle === "openai" ? openaiBody(problem) : platformBody(problem);
+  };
+  const runtime: GatewayRuntime = {
+    name,
+    metrics,
+    async readiness() {
+      const checks: Record<string, () => Promise<void>> = {
+        database: async () => {
+          await appCtx.db.execute("select 1");
+        },
+        ...options.readinessChecks,
+      };
+      const entries = await Promise.all(
+        Object.entries(checks).map(async ([key, check]) => {
+          try {
+            await withTimeout(check(), 2000);
+            return [key, "ok"] as const;
+          } catch (error) {
+            return [key, (error as Error).message || "unreachable"] as const;
+          }
+        }),
+      );
+      return Object.fromEntries(entries);
+    },
+  };
+
+  let server: import("bun").Server<unknown> | undefined;
+  const gateway = new Elysia({ name: `gateway-${name}` })
+    .onRequest(({ request, set }) => {
+      const id = request.headers.get("x-request-id")?.slice(0, 128) || newRequestId();
+      meta.set(request, { id, start: performance.now() });
+      set.headers["x-request-id"] = id;
+      const declared = Number(request.headers.get("content-length") ?? 0);
+      if (declared > limitFor(request)) {
+        return render(
+          { code: "payload_too_large", message: `request body over ${limitFor(request)} bytes` },
+          request,
+          set,
+        );
+      }
+    })
+    .onError(({ code, error, request, set }) => {
+      if (!(error instanceof AppError) && code !== "VALIDATION" && code !== "NOT_FOUND" && code !== "PARSE") {
+        log.error("unhandled exception", {
+          request_id: meta.get(request)?.id,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          stack: error instanceof Error ? error.stack : undefined,
+        });
+      }
+      return render(problemOf(code, error, request), request, set);
+    })
+    .onAfterResponse(({ request, route, set, responseValue }) => {
+      const m = meta.get(request);
+      const seconds = m ? (performance.now() - m.start) / 1000 : 0;
+      const status =
+        responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+      const template = route || "unmatched";
+      metrics.observe(request.method, template, status, seconds);
+      log.info("request", {
+        request_id: m?.id,
+        method: request.method,
+        route: template,
+        status,
+        latency_ms: Math.round(seconds * 100000) / 100,
+      });
+    })
+    .macro({
+      access: (access: Access) => ({
+        async transform(context) {
+          const c = context as unknown as { request: Request; ctx?: RequestContext };
+          const request = c.request;
+          const auth: Authorization = await authorize(appCtx, access, readCredentials(request));
+          c.ctx = {
+            ...appCtx,
+            requestId: meta.get(request)?.id ?? newRequestId(),
+            actor: auth.actor,
+            ip: server?.requestIP(request)?.address,
+            userAgent: request.headers.get("user-agent") ?? undefined,
+          };
+        },
+      }),
+    });
+
+  if (options.docs !== false) {
+    gateway.use(
+      openapi({
+        path: "/openapi",
+        provider: "swagger-ui",
+        swagger: { cdn: "/openapi/assets/swagger-ui-bundle.js", theme: "/openapi/assets/swagger-ui.css" },
+        exclude: { paths: [/^\/openapi/] },
+        documentation: {
+          info: { title: options.title, description: options.description, version: "1.0.0" },
+          components: {
+            securitySchemes: {
+              bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+              internalKey: { type: "apiKey", in: "header", name: "X-Internal-API-Key" },
+            },
+          },
+        },
+      }),
+    );
+  }
+
+  for (const r of options.routes) {
+    const d = r.definition;
+    const hook: Record<string, unknown> = {
+      access: d.access,
+      detail: {
+        summary: d.summary,
+        ...(d.description ? { description: d.description } : {}),
+        tags: d.tags ?? [r.path.split("/")[1] ?? name],
+        ...(d.html ? { hide: true } : {}),
+        ...securityOf(d.access),
+      },
+    };
+    if (d.params) hook.params = d.params;
+    if (d.query) hook.query = d.query;
+    if (d.body) hook.body = d.body;
+    if (d.response) hook.response = { [d.status ?? 200]: d.response };
+    gateway.route(
+      r.method,
+      r.path,
+      async (context: unknown) => {
+        const c = context as {
+          params: unknown;
+          query: unknown;
+          body: unknown;
+          ctx: RequestContext;
+          request: Request;
+          headers: Record<string, string | undefined>;
+          set: { headers: Record<string, string | number>; status?: number | string };
+        };
+        const result = await d.handler({
+          params: c.params,
+          query: c.query,
+          body: c.body,
+          ctx: c.ctx,
+          request: c.request,
+          headers: c.headers,
+          set: c.set,
+          gateway: runtime,
+        } as never);
+        if (result instanceof Response) return result;
+        // Elysia starts every response at 200; a handler that chose another status keeps it.
+        if (d.status && (c.set.status === undefined || c.set.status === 200)) c.set.status = d.status;
+        if (d.html) c.set.headers["content-type"] = "text/html; charset=utf-8";
+        return result;
+      },
+      hook as never,
+    );
+  }
+
+  return {
+    app: gateway,
+    runtime,
+    bodyLimit: Math.max(defaultLimit, ...raisedLimits.map((r) => r.limit)),
+    bindServer(s: import("bun").Server<unknown>) {
+      server = s;
+    },
+  };
+}
+
+function securityOf(access: Access): { security?: Record<string, string[]>[] } {
+  if (access === "public") return { security: [] };
+  if (access === "internal") return { security: [{ internalKey: [] }] };
+  if (access === "node") return { security: [{ bearer: [] }, { internalKey: [] }] };
+  return { security: [{ bearer: [] }] };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
+export type Gateway = ReturnType<typeof createGateway>;

@@ -1,0 +1,74 @@
+import type { AppContext } from "../../services/context.ts";
+import type { ServiceName } from "../config.ts";
+import type { Listener } from "../platform.ts";
+import { createGateway, type GatewayOptions } from "./gateway.ts";
+import { loadRoutes } from "./loader.ts";
+
+const about: Record<Exclude<ServiceName, "dashboard">, { title: string; description: string; openai?: boolean }> = {
+  inference: {
+    title: "Inference gateway",
+    description: "OpenAI-compatible chat completions, with keys, limits, guardrails and prompts applied.",
+    openai: true,
+  },
+  filtration: {
+    title: "Filtration gateway",
+    description: "Authentication, roles, API keys, policies, guardrails, knowledge base, prompts and audit.",
+  },
+  orchestration: {
+    title: "Orchestration gateway",
+    description: "Compute pools, deployments, the model registry, node inventory and logs.",
+  },
+};
+
+export async function buildHttpGateway(
+  app: AppContext,
+  name: Exclude<ServiceName, "dashboard">,
+  readinessChecks: GatewayOptions["readinessChecks"] = {},
+) {
+  const routes = [...(await loadRoutes("_common")), ...(await loadRoutes(name))];
+  return createGateway({
+    name,
+    app,
+    routes,
+    title: about[name].title,
+    description: about[name].description,
+    errorStyle: about[name].openai ? "openai" : "platform",
+    readinessChecks,
+  });
+}
+
+export async function startHttpGateway(
+  app: AppContext,
+  name: Exclude<ServiceName, "dashboard">,
+  readinessChecks: GatewayOptions["readinessChecks"] = {},
+): Promise<Listener> {
+  return listen(app, name, app.config.ports[name], await buildHttpGateway(app, name, readinessChecks));
+}
+
+export function listen(
+  app: AppContext,
+  name: ServiceName,
+  port: number,
+  gateway: Awaited<ReturnType<typeof buildHttpGateway>>,
+): Listener {
+  // Elysia's own listen, so WebSocket routes get their upgrade handler.
+  gateway.app.listen({
+    hostname: app.config.host,
+    port,
+    maxRequestBodySize: gateway.bodyLimit,
+    // Long enough for slow clients; streaming routes lift it per request (server.timeout(req, 0)).
+    idleTimeout: 120,
+  });
+  const server = gateway.app.server;
+  if (!server) throw new Error(`${name}: the listener did not start`);
+  gateway.bindServer(server);
+  return {
+    name,
+    port: server.port as number,
+    async stop(deadlineMs) {
+      const graceful = server.stop(false);
+      const timedOut = await Promise.race([graceful.then(() => false), Bun.sleep(deadlineMs).then(() => true)]);
+      if (timedOut) await server.stop(true);
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// Turns anything thrown while answering a request into one AppError-shaped problem, and renders it in
+// the envelope of CONTRACTS (platform) or of the OpenAI API (inference gateway).
+import { AppError, type ErrorCode, type FieldProblem } from "../../services/errors.ts";
+import { errorTable } from "../error-table.ts";
+
+export interface Problem {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+interface ElysiaValidationError {
+  type?: string;
+  all?: { path?: string; summary?: string; message?: string }[];
+}
+
+export function problemOf(elysiaCode: string | number, error: unknown, request: Request): Problem {
+  if (error instanceof AppError) {
+    return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+  }
+  switch (elysiaCode) {
+    case "VALIDATION": {
+      const v = error as ElysiaValidationError;
+      if (v.type === "response") return { code: "internal", message: "internal error" };
+      const fields = validationFields(v);
+      const list = fields.map((f) => `${f.field}: ${f.message}`).join("; ");
+      return { code: "validation_error", message: `invalid request: ${list}`, details: { fields } };
+    }
+    case "PARSE":
+      return {
+        code: "validation_error",
+        message: "the request body is not valid JSON (or not of its content type)",
+        details: { fields: [{ field: "body", message: "cannot be parsed" }] },
+      };
+    case "NOT_FOUND":
+      return { code: "not_found", message: `no route for ${request.method} ${new URL(request.url).pathname}` };
+    default:
+      return { code: "internal", message: "internal error" };
+  }
+}
+
+function validationFields(error: ElysiaValidationError): FieldProblem[] {
+  const where = error.type && error.type !== "body" ? `${error.type}.` : "";
+  const seen = new Map<string, string>();
+  for (const issue of error.all ?? []) {
+    const path = (issue.path ?? "").replace(/^\//, "").replace(/\//g, ".") || error.type || "body";
+    const field = `${where}${path}`;
+    if (!seen.has(field)) seen.set(field, issue.summary ?? issue.message ?? "is invalid");
+  }
+  if (seen.size === 0) seen.set(error.type ?? "body", "is invalid");
+  return [...seen].map(([field, message]) => ({ field, message }));
+}
+
+export function platformBody(problem: Problem) {
+  return {
+    error: {
+      code: errorTable[problem.code].wire,
+      message: problem.message,
+      ...(problem.details ? { details: problem.details } : {}),
+    },
+  };
+}
+
+const openaiCodes: Partial<Record<ErrorCode, { type: string; code: string }>> = {
+  validation_error: { type: "invalid_request_error", code: "invalid_request_error" },
+  unauthenticated: { type: "invalid_request_error", code: "invalid_api_key" },
+  forbidden: { type: "invalid_request_error", code: "model_not_allowed" },
+  not_found: { type: "invalid_request_error", code: "model_not_found" },
+  rate_limited: { type: "rate_limit_error", code: "rate_limit_exceeded" },
+  unavailable: { type: "server_error", code: "deployment_unavailable" },
+};
+
+export function openaiBody(problem: Problem) {
+  const mapped = openaiCodes[problem.code] ?? { type: "server_error", code: errorTable[problem.code].wire };
+  const fields = (problem.details?.fields as FieldProblem[] | undefined) ?? [];
+  return {
+    error: {
+      message: problem.message,
+      type: mapped.type,
+      param: (problem.details?.param as string | undefined) ?? fields[0]?.field ?? null,
+      code: (problem.details?.openai_code as string | undefined) ?? mapped.code,
+    },
+  };
+}

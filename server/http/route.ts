@@ -1,0 +1,62 @@
+// What a route file exports: one `route({...})` per HTTP method (GET, POST, PUT, PATCH, DELETE).
+// The loader mounts it; the guard enforces `access`; TypeBox schemas validate and document it.
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { RequestContext } from "../../services/context.ts";
+import type { Access } from "../../services/permissions.ts";
+import type { HttpMetrics } from "./metrics.ts";
+
+export type GatewayName = "inference" | "filtration" | "orchestration" | "dashboard";
+
+/** What a route may know of the gateway serving it (health, readiness and metrics routes). */
+export interface GatewayRuntime {
+  name: GatewayName;
+  metrics: HttpMetrics;
+  /** Each dependency's state: "ok" or what is wrong. */
+  readiness(): Promise<Record<string, string>>;
+}
+
+export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type HttpMethod = (typeof httpMethods)[number];
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  ctx: RequestContext;
+  request: Request;
+  headers: Record<string, string | undefined>;
+  /** Response headers to add (and cookies, as Set-Cookie values). */
+  set: { headers: Record<string, string | number>; status?: number | string };
+  gateway: GatewayRuntime;
+}
+
+export interface RouteDefinition<
+  P extends TSchema = TSchema,
+  Q extends TSchema = TSchema,
+  B extends TSchema = TSchema,
+  R extends TSchema = TSchema,
+> {
+  access: Access;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The success body. Omit for routes that answer with a Response (streams, redirects, HTML). */
+  response?: R;
+  /** The success status; 200 unless set (201 for a creation). */
+  status?: number;
+  /** Bytes allowed in the request body; the gateway's default otherwise. */
+  bodyLimit?: number;
+  /** HTML page: answered as text/html and left out of the OpenAPI document. */
+  html?: boolean;
+  handler(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Response> | Static<R> | Response;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the loader handles routes of every shape alike.
+export type AnyRoute = RouteDefinition<any, any, any, any>;
+
+export const route = <P extends TSchema, Q extends TSchema, B extends TSchema, R extends TSchema>(
+  definition: RouteDefinition<P, Q, B, R>,
+): RouteDefinition<P, Q, B, R> => definition;

@@ -1,0 +1,89 @@
+// Starts the services this process runs (SERVICES) on one shared AppContext, and stops them in order.
+import type { RedisClient } from "bun";
+import { join } from "node:path";
+import { openRedis, pingRedis } from "../adapters/redis/client.ts";
+import { openDatabase } from "../db/client.ts";
+import { migrate } from "../db/migrate.ts";
+import type { AppContext, Logger } from "../services/context.ts";
+import { bootstrap } from "../services/orgs/bootstrap.ts";
+import type { Config, ServiceName } from "./config.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
+import { startDashboard } from "./dashboard.ts";
+import { startGrpc } from "./grpc/start.ts";
+import { startHttpGateway } from "./http/listen.ts";
+
+export interface Listener {
+  name: ServiceName | "grpc";
+  port: number;
+  /** Stop accepting, let in-flight work finish until the deadline, then close. */
+  stop(deadlineMs: number): Promise<void>;
+}
+
+export interface Platform {
+  app: AppContext;
+  listeners: Listener[];
+  portOf(name: Listener["name"]): number;
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+export interface StartResult extends Platform {
+  generatedAdminPassword?: string;
+  startupMs: number;
+}
+
+export async function startPlatform(config: Config, log: Logger): Promise<StartResult> {
+  const started = performance.now();
+  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
+  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: join(config.dataDir, "pgdata") });
+  const migrations = await migrate(database.db);
+  log.info("database ready", { kind: database.kind, migrations_applied: migrations.applied });
+  const app: AppContext = { db: database.db, config, log, clock: () => new Date() };
+  const boot = await bootstrap(app);
+
+  let redis: RedisClient | undefined;
+  const readinessChecks: Record<string, () => Promise<void>> = {};
+  if (config.redisUrl) {
+    redis = openRedis(config.redisUrl);
+    readinessChecks.redis = () => pingRedis(redis as RedisClient);
+  }
+
+  const listeners: Listener[] = [];
+  const run = (name: ServiceName) => config.services.has(name);
+  try {
+    if (run("filtration")) listeners.push(await startHttpGateway(app, "filtration", readinessChecks));
+    if (run("orchestration")) {
+      listeners.push(await startHttpGateway(app, "orchestration", readinessChecks));
+      listeners.push(await startGrpc(app));
+    }
+    if (run("inference")) listeners.push(await startHttpGateway(app, "inference", readinessChecks));
+    if (run("dashboard")) listeners.push(await startDashboard(app, readinessChecks));
+  } catch (error) {
+    await Promise.all(listeners.map((l) => l.stop(0)));
+    await database.close();
+    unlock();
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  const platform: StartResult = {
+    app,
+    listeners,
+    startupMs: Math.round(performance.now() - started),
+    ...(boot.generatedPassword ? { generatedAdminPassword: boot.generatedPassword } : {}),
+    portOf(name) {
+      const listener = listeners.find((l) => l.name === name);
+      if (!listener) throw new Error(`${name} is not running in this process`);
+      return listener.port;
+    },
+    stop(deadlineMs = 10_000) {
+      stopping ??= (async () => {
+        await Promise.all(listeners.map((l) => l.stop(deadlineMs)));
+        redis?.close();
+        await database.close();
+        unlock();
+      })();
+      return stopping;
+    },
+  };
+  return platform;
+}

@@ -1,0 +1,52 @@
+// The one decision of who may call an entry point, shared by the HTTP guard, the gRPC interceptor and
+// the dashboard. Transports only extract credentials; this decides.
+import type { Actor, AppContext } from "../context.ts";
+import { AppError } from "../errors.ts";
+import type { Access } from "../permissions.ts";
+import { secretsEqual } from "./constant-time.ts";
+import { actorFromAccessToken } from "./session.ts";
+
+export interface Credentials {
+  /** The value after "Bearer " in Authorization (or the dashboard's session cookie). */
+  bearer?: string | undefined;
+  /** X-Internal-API-Key. */
+  internalKey?: string | undefined;
+}
+
+export interface Authorization {
+  actor?: Actor;
+  /** The caller proved the internal key. */
+  internal?: boolean;
+}
+
+/** Verifies a pool's node token; installed by the orchestration services. */
+export type NodeTokenCheck = (ctx: AppContext, token: string) => Promise<boolean>;
+let nodeTokenCheck: NodeTokenCheck | undefined;
+export function useNodeTokenCheck(check: NodeTokenCheck): void {
+  nodeTokenCheck = check;
+}
+
+const internalKeyMatches = (ctx: AppContext, key: string | undefined) =>
+  key !== undefined && secretsEqual(key, ctx.config.internalApiKey);
+
+export async function authorize(ctx: AppContext, access: Access, credentials: Credentials): Promise<Authorization> {
+  switch (access) {
+    case "public":
+      return {};
+    case "internal":
+      if (internalKeyMatches(ctx, credentials.internalKey)) return { internal: true };
+      throw new AppError("unauthenticated", "missing or invalid internal API key");
+    case "node":
+      if (internalKeyMatches(ctx, credentials.internalKey)) return { internal: true };
+      if (credentials.bearer && nodeTokenCheck && (await nodeTokenCheck(ctx, credentials.bearer))) return {};
+      throw new AppError("unauthenticated", "missing or invalid node token");
+    default: {
+      if (!credentials.bearer) throw new AppError("unauthenticated", "missing bearer token");
+      const actor = await actorFromAccessToken(ctx, credentials.bearer);
+      if (access !== "authenticated" && !actor.permissions.has(access)) {
+        throw new AppError("forbidden", `your role lacks the permission ${access}`);
+      }
+      return { actor };
+    }
+  }
+}

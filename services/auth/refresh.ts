@@ -1,0 +1,40 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { refreshTokens, users } from "../../db/schema/index.ts";
+import type { AppContext } from "../context.ts";
+import { AppError } from "../errors.ts";
+import { issueSession, type Session } from "./session.ts";
+import { verifyToken } from "./tokens.ts";
+
+/**
+ * Rotation: a refresh token is exchanged once. Presenting one already used means it leaked (or a client
+ * raced itself): the whole family is revoked so the thief's copy dies with the owner's.
+ */
+export async function refresh(ctx: AppContext, token: string): Promise<Session> {
+  const now = ctx.clock();
+  const claims = await verifyToken(ctx.config.jwtSecret, token, "refresh", now);
+  if (!claims.jti || !claims.fam) throw new AppError("unauthenticated", "invalid token");
+  const outcome = await ctx.db.transaction(async (tx) => {
+    // Conditional update: of two concurrent exchanges exactly one wins.
+    const [claimed] = await tx
+      .update(refreshTokens)
+      .set({ usedAt: now })
+      .where(and(eq(refreshTokens.id, claims.jti as string), isNull(refreshTokens.usedAt), isNull(refreshTokens.revokedAt)))
+      .returning();
+    if (!claimed) {
+      await tx
+        .update(refreshTokens)
+        .set({ revokedAt: now })
+        .where(and(eq(refreshTokens.familyId, claims.fam as string), isNull(refreshTokens.revokedAt)));
+      return { reused: true as const };
+    }
+    const [user] = await tx.select().from(users).where(eq(users.id, claimed.userId)).limit(1);
+    if (!user || claimed.expiresAt <= now) return { reused: false as const, session: undefined };
+    return { reused: false as const, session: await issueSession(ctx, tx, user, claimed.orgId, claimed.familyId) };
+  });
+  if (outcome.reused) {
+    ctx.log.warn("refresh token reuse: family revoked", { family_id: claims.fam, user_id: claims.sub });
+    throw new AppError("unauthenticated", "refresh token already used; sign in again");
+  }
+  if (!outcome.session) throw new AppError("unauthenticated", "invalid token");
+  return outcome.session;
+}

@@ -1,0 +1,95 @@
+// Issuing a session (access + refresh token) for a user in one organization, and turning an access
+// token back into the Actor every permission check reads.
+import { and, eq } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
+import { memberships, refreshTokens, roles, users } from "../../db/schema/index.ts";
+import type { Actor, AppContext } from "../context.ts";
+import { AppError } from "../errors.ts";
+import { isPermission, type Permission } from "../permissions.ts";
+import { accessTokenSeconds, refreshTokenSeconds, signToken, verifyToken } from "./tokens.ts";
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  role: string;
+  org_id: string;
+}
+
+export interface Session {
+  access_token: string;
+  refresh_token: string;
+  token_type: "bearer";
+  expires_in: number;
+  user: SessionUser;
+}
+
+interface Membership {
+  role: string;
+  permissions: string[];
+}
+
+export async function membershipOf(db: Executor, userId: string, orgId: string): Promise<Membership | undefined> {
+  const [row] = await db
+    .select({ role: roles.name, permissions: roles.permissions })
+    .from(memberships)
+    .innerJoin(roles, eq(roles.id, memberships.roleId))
+    .where(and(eq(memberships.userId, userId), eq(memberships.orgId, orgId)))
+    .limit(1);
+  return row;
+}
+
+/** Issues tokens; `familyId` continues a refresh-token family (rotation), otherwise a new one starts. */
+export async function issueSession(
+  ctx: AppContext,
+  db: Executor,
+  user: { id: string; email: string },
+  orgId: string,
+  familyId: string = crypto.randomUUID(),
+): Promise<Session> {
+  const membership = await membershipOf(db, user.id, orgId);
+  if (!membership) throw new AppError("forbidden", "not a member of that organization");
+  const now = ctx.clock();
+  const jti = crypto.randomUUID();
+  await db.insert(refreshTokens).values({
+    id: jti,
+    familyId,
+    userId: user.id,
+    orgId,
+    expiresAt: new Date(now.getTime() + refreshTokenSeconds * 1000),
+  });
+  const secret = ctx.config.jwtSecret;
+  const [access, refresh] = await Promise.all([
+    signToken(secret, { sub: user.id, org: orgId, typ: "access" }, accessTokenSeconds, now),
+    signToken(secret, { sub: user.id, org: orgId, typ: "refresh", jti, fam: familyId }, refreshTokenSeconds, now),
+  ]);
+  return {
+    access_token: access,
+    refresh_token: refresh,
+    token_type: "bearer",
+    expires_in: accessTokenSeconds,
+    user: { id: user.id, email: user.email, role: membership.role, org_id: orgId },
+  };
+}
+
+/**
+ * The actor behind an access token. Permissions are read from the database on every call, so a
+ * changed role or a removed membership takes effect at once, not when the token expires.
+ */
+export async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Actor> {
+  const claims = await verifyToken(ctx.config.jwtSecret, token, "access", ctx.clock());
+  const [row] = await ctx.db
+    .select({ email: users.email, role: roles.name, permissions: roles.permissions })
+    .from(memberships)
+    .innerJoin(roles, eq(roles.id, memberships.roleId))
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.userId, claims.sub), eq(memberships.orgId, claims.org)))
+    .limit(1);
+  if (!row) throw new AppError("unauthenticated", "invalid token");
+  return {
+    userId: claims.sub,
+    email: row.email,
+    orgId: claims.org,
+    role: row.role,
+    permissions: new Set(row.permissions.filter(isPermission) as Permission[]),
+  };
+}

@@ -1,0 +1,43 @@
+// What every service function receives: built once per process (AppContext) and extended once per
+// request (RequestContext). Services know nothing of HTTP, gRPC or HTML; this is all they see.
+import type { Config } from "../server/config.ts";
+import type { Database } from "../db/client.ts";
+import type { Permission } from "./permissions.ts";
+
+export type LogFields = Record<string, unknown>;
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  child(fields: LogFields): Logger;
+}
+
+export interface AppContext {
+  db: Database;
+  config: Config;
+  log: Logger;
+  clock: () => Date;
+}
+
+/** A signed-in user acting within one organization. */
+export interface Actor {
+  userId: string;
+  email: string;
+  orgId: string;
+  role: string;
+  permissions: ReadonlySet<Permission>;
+}
+
+export interface RequestContext extends AppContext {
+  requestId: string;
+  actor: Actor | undefined;
+  ip: string | undefined;
+  userAgent: string | undefined;
+}
+
+/** The actor of a request that the guard already authenticated. */
+export function actorOf(ctx: RequestContext): Actor {
+  if (!ctx.actor) throw new Error("service called without an authenticated actor");
+  return ctx.actor;
+}

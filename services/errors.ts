@@ -1,0 +1,40 @@
+// The one error type services throw. Transports map `code` through server/error-table.ts;
+// services never choose an HTTP status or a gRPC code themselves.
+
+export const errorCodes = [
+  "validation_error",
+  "unauthenticated",
+  "totp_required",
+  "forbidden",
+  "not_found",
+  /** A duplicate name or key. HTTP 409 `conflict`, gRPC ALREADY_EXISTS. */
+  "already_exists",
+  /** A state that forbids the operation. HTTP 409 `conflict`, gRPC FAILED_PRECONDITION. */
+  "failed_precondition",
+  "payload_too_large",
+  "rate_limited",
+  "unavailable",
+  "internal",
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: { fields?: FieldProblem[] } & Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+}
+
+export const invalid = (field: string, message: string): AppError =>
+  new AppError("validation_error", `${field}: ${message}`, { fields: [{ field, message }] });
+
+export const notFound = (what: string): AppError => new AppError("not_found", `${what} not found`);

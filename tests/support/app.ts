@@ -1,0 +1,76 @@
+// An in-process platform for tests: a fresh database, the bootstrap (default organization and first
+// administrator), and gateways answered through app.handle() without opening ports.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Config, loadConfig } from "../../server/config.ts";
+import { buildDashboard } from "../../server/dashboard.ts";
+import { buildHttpGateway } from "../../server/http/listen.ts";
+import { createLogger } from "../../server/log.ts";
+import type { AppContext } from "../../services/context.ts";
+import { bootstrap } from "../../services/orgs/bootstrap.ts";
+import { freshDatabase, type TestDatabase } from "./database.ts";
+
+export const adminEmail = "admin@example.com";
+export const adminPassword = "correct horse battery staple";
+
+export interface TestApp {
+  app: AppContext;
+  database: TestDatabase;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  const dataDir = mkdtempSync(join(tmpdir(), "llmp-test-"));
+  return loadConfig({
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: adminEmail,
+    ADMIN_PASSWORD: adminPassword,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    ...overrides,
+  });
+}
+
+export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const database = await freshDatabase();
+  const config = testConfig(overrides);
+  const app: AppContext = { db: database.handle.db, config, log: createLogger(config.logLevel), clock: () => new Date() };
+  await bootstrap(app);
+  return { app, database, config, close: () => database.drop() };
+}
+
+export type Handler = (request: Request) => Promise<Response>;
+
+export async function gatewayHandler(app: AppContext, name: "inference" | "filtration" | "orchestration" | "dashboard") {
+  const gateway = name === "dashboard" ? await buildDashboard(app) : await buildHttpGateway(app, name);
+  return { gateway, handle: ((request: Request) => gateway.app.handle(request)) as Handler };
+}
+
+/** JSON request helper: `call(handle, "POST", "/auth/login", { body, token })`. */
+export async function call(
+  handle: Handler,
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers["content-type"] ??= "application/json";
+  const response = await handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {}
+  return { status: response.status, body: parsed, headers: response.headers };
+}
+
+export async function loginAsAdmin(handle: Handler) {
+  const res = await call(handle, "POST", "/auth/login", { body: { email: adminEmail, password: adminPassword } });
+  if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
+}

@@ -1,0 +1,14 @@
+import { Layout } from "./layout.tsx";
+
+export function HomePage({ email, role }: { email: string; role: string }) {
+  return (
+    <Layout title="Overview" user={email}>
+      <section class="card">
+        <h1>Overview</h1>
+        <p>
+          Signed in as <strong safe>{email}</strong> with the role <strong safe>{role}</strong>.
+        </p>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,34 @@
+import { Layout } from "./layout.tsx";
+
+export interface LoginProps {
+  email?: string | undefined;
+  error?: string | undefined;
+  next?: string | undefined;
+}
+
+export function LoginPage({ email, error, next }: LoginProps) {
+  return (
+    <Layout title="Sign in">
+      <section class="card narrow">
+        <h1>Sign in</h1>
+        {error ? (
+          <p class="error" role="alert" safe>
+            {error}
+          </p>
+        ) : null}
+        <form method="post" action="/login">
+          <input type="hidden" name="next" value={next ?? "/"} />
+          <label>
+            E-mail
+            <input type="email" name="email" required autocomplete="username" value={email ?? ""} autofocus />
+          </label>
+          <label>
+            Password
+            <input type="password" name="password" required autocomplete="current-password" />
+          </label>
+          <button type="submit">Sign in</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
