@@ -3,6 +3,7 @@
 //   management/prompts/index.ts           ->  /management/prompts
 // A file exports one route() per HTTP method. Files and folders starting with "_" and *.test.ts are
 // not routes (partials, helpers, tests beside the routes). routes/_common/ is mounted on every gateway.
+import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { type AnyRoute, type HttpMethod, httpMethods } from "./route.ts";
 
@@ -28,6 +29,7 @@ export function pathOf(relativeFile: string): string {
 
 export async function loadRoutes(folder: string): Promise<LoadedRoute[]> {
   const dir = join(routesRoot, folder);
+  if (!existsSync(dir)) return [];
   const files = [...new Bun.Glob("**/*.{ts,tsx}").scanSync({ cwd: dir })]
     .filter((f) => !/\.test\.tsx?$/.test(f) && !f.split(sep).some((s) => s.startsWith("_")))
     .sort();

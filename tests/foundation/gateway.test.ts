@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { createGateway } from "../../server/http/gateway.ts";
+import { createLogger } from "../../server/log.ts";
+import { route } from "../../server/http/route.ts";
+import { call, gatewayHandler, type Handler, startTestApp, type TestApp } from "../support/app.ts";
+
+let t: TestApp;
+const handlers: Record<string, Handler> = {};
+
+beforeAll(async () => {
+  t = await startTestApp();
+  for (const name of ["inference", "filtration", "orchestration", "dashboard"] as const) {
+    handlers[name] = (await gatewayHandler(t.app, name)).handle;
+  }
+}, 60_000);
+afterAll(() => t.close());
+
+describe.each(["inference", "filtration", "orchestration", "dashboard"])("%s gateway", (name) => {
+  test("GET /health answers ok", async () => {
+    const res = await call(handlers[name] as Handler, "GET", "/health");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ok", gateway: name });
+  });
+
+  test("GET /ready checks the database", async () => {
+    const res = await call(handlers[name] as Handler, "GET", "/ready");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ready", checks: { database: "ok" } });
+  });
+
+  test("GET /metrics counts requests per route and status, with latency histograms", async () => {
+    const handle = handlers[name] as Handler;
+    await call(handle, "GET", "/health");
+    await Bun.sleep(5); // metrics are recorded once the response has gone out
+    const res = await handle(new Request("http://localhost/metrics"));
+    const text = await res.text();
+    expect(res.headers.get("content-type")).toStartWith("text/plain");
+    expect(text).toContain(`http_requests_total{gateway="${name}",method="GET",route="/health",status="200"}`);
+    expect(text).toContain(`http_request_duration_seconds_bucket{gateway="${name}",method="GET",route="/health",status="200",le="0.005"}`);
+    expect(text).toMatch(/process_resident_memory_bytes \d+/);
+  });
+});
+
+describe.each(["inference", "filtration", "orchestration"])("%s API", (name) => {
+  test("an unknown route is 404 in the gateway's error envelope", async () => {
+    const res = await call(handlers[name] as Handler, "GET", "/no/such/route");
+    expect(res.status).toBe(404);
+    if (name === "inference") {
+      expect(res.body.error).toMatchObject({ type: "invalid_request_error" });
+      expect(res.body.error).toHaveProperty("param");
+    } else {
+      expect(res.body).toEqual({ error: { code: "not_found", message: "no route for GET /no/such/route" } });
+    }
+  });
+
+  test("the OpenAPI document is valid OpenAPI 3 and documents every route with its shapes", async () => {
+    const res = await call(handlers[name] as Handler, "GET", "/openapi/json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toStartWith("3.");
+    const validated = await SwaggerParser.validate(structuredClone(res.body));
+    expect(validated.paths?.["/health"]).toBeDefined();
+    if (name === "filtration") {
+      const login = res.body.paths["/auth/login"].post;
+      expect(login.requestBody.content["application/json"].schema.required).toContain("email");
+      expect(login.responses["200"]).toBeDefined();
+      expect(res.body.paths["/auth/me"].get.security).toEqual([{ bearer: [] }]);
+    }
+  });
+
+  test("the reference UI is served with its assets from node_modules, not a CDN", async () => {
+    const handle = handlers[name] as Handler;
+    const page = await handle(new Request("http://localhost/openapi"));
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain("/openapi/assets/swagger-ui-bundle.js");
+    expect(html).not.toContain("unpkg.com");
+    const asset = await handle(new Request("http://localhost/openapi/assets/swagger-ui-bundle.js"));
+    expect(asset.status).toBe(200);
+    expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+});
+
+test("every response carries x-request-id, and a caller's id is kept", async () => {
+  const handle = handlers.filtration as Handler;
+  const generated = await handle(new Request("http://localhost/health"));
+  expect(generated.headers.get("x-request-id")).toMatch(/^req_/);
+  const kept = await handle(new Request("http://localhost/no-such", { headers: { "x-request-id": "abc-123" } }));
+  expect(kept.headers.get("x-request-id")).toBe("abc-123");
+});
+
+test("a body over the limit is 413 payload_too_large before it is read", async () => {
+  const size = 1024 * 1024 + 1;
+  const res = await call(handlers.filtration as Handler, "POST", "/auth/login", {
+    raw: "x".repeat(size),
+    headers: { "content-length": String(size) },
+  });
+  expect(res.status).toBe(413);
+  expect(res.body.error.code).toBe("payload_too_large");
+});
+
+describe("a gateway built with test routes", () => {
+  const lines: string[] = [];
+  const build = () => {
+    const log = createLogger("info");
+    // Capture the JSON log lines this gateway writes.
+    const write = process.stdout.write.bind(process.stdout);
+    return { log, write };
+  };
+
+  test("an unexpected exception is 500 internal without its message or stack, and is logged", async () => {
+    const { write } = build();
+    process.stdout.write = ((chunk: string) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      const gateway = createGateway({
+        name: "filtration",
+        title: "t",
+        description: "t",
+        app: { ...t.app, log: createLogger("info") },
+        docs: false,
+        routes: [
+          {
+            method: "GET",
+            path: "/boom",
+            file: "test",
+            definition: route({
+              access: "public",
+              summary: "boom",
+              handler: () => {
+                throw new Error("secret detail: password=hunter2");
+              },
+            }),
+          },
+        ],
+      });
+      const res = await gateway.app.handle(new Request("http://localhost/boom"));
+      const body = await res.json();
+      expect(res.status).toBe(500);
+      expect(body).toEqual({ error: { code: "internal", message: "internal error" } });
+      await Bun.sleep(5);
+    } finally {
+      process.stdout.write = write;
+    }
+    const logged = lines.map((l) => JSON.parse(l));
+    const request = logged.find((l) => l.msg === "request");
+    expect(request).toMatchObject({ gateway: "filtration", method: "GET", route: "/boom", status: 500 });
+    expect(request.request_id).toMatch(/^req_/);
+    expect(typeof request.latency_ms).toBe("number");
+    expect(logged.some((l) => l.msg === "unhandled exception")).toBe(true);
+  });
+});

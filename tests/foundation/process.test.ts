@@ -1,0 +1,111 @@
+// The platform as a user starts it: `bun server/main.ts`, real listeners, real signals.
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
+import { runPlatform } from "../support/process.ts";
+import { grpcHealthCheck } from "../support/grpc-health.ts";
+
+const newDataDir = () => mkdtempSync(join(tmpdir(), "llmp-proc-"));
+const admin = { ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "a long enough password" };
+
+async function login(port: number, password = admin.ADMIN_PASSWORD) {
+  const res = await fetch(`http://127.0.0.1:${port}/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: admin.ADMIN_EMAIL, password }),
+  });
+  return res;
+}
+
+describe("bun start on an empty DATA_DIR", () => {
+  test("every listener answers; a restart applies no migration and keeps the data", async () => {
+    const dataDir = newDataDir();
+    const env = { DATA_DIR: dataDir, ADMIN_EMAIL: admin.ADMIN_EMAIL };
+    const first = await runPlatform(env);
+    let password: string;
+    try {
+      expect(Object.keys(first.ports).sort()).toEqual(["dashboard", "filtration", "grpc", "inference", "orchestration"]);
+      for (const name of ["inference", "filtration", "orchestration", "dashboard"]) {
+        const res = await fetch(`http://127.0.0.1:${first.ports[name]}/health`);
+        expect(res.status).toBe(200);
+        expect((await fetch(`http://127.0.0.1:${first.ports[name]}/ready`)).status).toBe(200);
+      }
+      expect(await grpcHealthCheck(`127.0.0.1:${first.ports.grpc}`)).toBe("SERVING");
+      const dashboard = await fetch(`http://127.0.0.1:${first.ports.dashboard}/login`);
+      expect(await dashboard.text()).toContain('action="/login"');
+      // The generated administrator password is printed once.
+      const printed = first.output.find((l) => l.startsWith("Password (shown once"));
+      expect(printed).toBeDefined();
+      password = (printed as string).split(": ").pop() as string;
+      expect((await login(first.ports.filtration as number, password)).status).toBe(200);
+      expect(first.output.some((l) => l.includes('"migrations_applied":1'))).toBe(true);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+
+    const second = await runPlatform(env);
+    try {
+      expect(second.output.some((l) => l.includes('"migrations_applied":0'))).toBe(true);
+      expect(second.output.some((l) => l.startsWith("Password (shown once"))).toBe(false);
+      expect((await login(second.ports.filtration as number, password)).status).toBe(200);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  }, 90_000);
+
+  test("a second process on the same embedded database is refused with a clear message", async () => {
+    const env = { DATA_DIR: newDataDir(), ...admin };
+    const first = await runPlatform(env);
+    try {
+      const proc = Bun.spawn(["bun", "server/main.ts"], {
+        env: { ...process.env, ...env, SERVICES: "inference", INFERENCE_PORT: "0" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(await proc.exited).not.toBe(0);
+      expect(await new Response(proc.stderr).text()).toContain("DATA_DIR");
+    } finally {
+      await first.stop();
+    }
+  }, 60_000);
+
+  test("SIGTERM lets an in-flight request finish, then exits 0", async () => {
+    const running = await runPlatform({ DATA_DIR: newDataDir(), ...admin, SERVICES: "filtration" });
+    // A login takes a slow password hash: it is in flight when the signal arrives.
+    const inflight = login(running.ports.filtration as number);
+    await Bun.sleep(20);
+    const exited = running.stop("SIGTERM");
+    expect((await inflight).status).toBe(200);
+    expect(await exited).toBe(0);
+    expect(running.output.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
+  }, 60_000);
+});
+
+describe("several processes on one PostgreSQL", () => {
+  test.skipIf(!usingPostgres)(
+    "gateways started at once as separate processes apply migrations once, without races",
+    async () => {
+      const database = await createEmptyPostgresDatabase();
+      try {
+        const shared = { DATABASE_URL: database.url, DATA_DIR: newDataDir(), ...admin };
+        const processes = await Promise.all(
+          ["inference", "filtration", "orchestration", "dashboard"].map((service) =>
+            runPlatform({ ...shared, SERVICES: service }),
+          ),
+        );
+        const applied = processes.map((p) =>
+          Number(p.output.find((l) => l.includes("migrations_applied"))?.match(/"migrations_applied":(\d+)/)?.[1]),
+        );
+        expect(applied.reduce((a, b) => a + b, 0)).toBe(1);
+        const filtration = processes[1]?.ports.filtration as number;
+        expect((await login(filtration)).status).toBe(200);
+        for (const p of processes) expect(await p.stop()).toBe(0);
+      } finally {
+        await database.drop();
+      }
+    },
+    90_000,
+  );
+});

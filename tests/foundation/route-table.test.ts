@@ -1,0 +1,44 @@
+// Walks every route of every gateway: each declares its access, and only a known list is public.
+import { expect, test } from "bun:test";
+import { loadRoutes, pathOf } from "../../server/http/loader.ts";
+import { isPermission } from "../../services/permissions.ts";
+
+const gateways = ["_common", "inference", "filtration", "orchestration", "dashboard"];
+const nonPermissionAccess = new Set(["authenticated", "internal", "node", "public"]);
+
+/** Entry points anyone may call. Adding one is a deliberate act: it fails this test until listed. */
+const publicRoutes = new Set([
+  "_common GET /health",
+  "_common GET /ready",
+  "_common GET /metrics",
+  "_common GET /openapi/assets/:file",
+  "filtration POST /auth/login",
+  "filtration POST /auth/refresh",
+  "filtration POST /auth/register",
+  "dashboard GET /login",
+  "dashboard POST /login",
+  "dashboard POST /logout",
+  "dashboard GET /assets/:file",
+]);
+
+test("every route declares a permission, or an access that is not one", async () => {
+  let count = 0;
+  for (const gateway of gateways) {
+    for (const r of await loadRoutes(gateway)) {
+      count++;
+      const access = r.definition.access;
+      expect(isPermission(access) || nonPermissionAccess.has(access), `${r.file} ${r.method}: ${access}`).toBe(true);
+      if (access === "public") {
+        expect(publicRoutes.has(`${gateway} ${r.method} ${r.path}`), `${r.file} ${r.method} is public`).toBe(true);
+      }
+    }
+  }
+  expect(count).toBeGreaterThan(5);
+});
+
+test("file paths map to URLs the Deno way", () => {
+  expect(pathOf("deployment/status/[deployment_id].ts")).toBe("/deployment/status/:deployment_id");
+  expect(pathOf("management/prompts/index.ts")).toBe("/management/prompts");
+  expect(pathOf("index.tsx")).toBe("/");
+  expect(pathOf("deployment/getModel/[name]/[version].ts")).toBe("/deployment/getModel/:name/:version");
+});
