@@ -25,7 +25,7 @@ export async function migrate(db: Database): Promise<MigrationReport> {
     const done = await tx.execute<{ created_at: string | number }>(
       sql`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`,
     );
-    const last = Number(rowsOf(done)[0]?.created_at ?? 0);
+    const last = Number(rowsOf<{ created_at: string | number }>(done)[0]?.created_at ?? 0);
     let applied = 0;
     for (const migration of migrations) {
       if (migration.folderMillis <= last) continue;

@@ -43,7 +43,9 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   let redis: RedisClient | undefined;
   const readinessChecks: Record<string, () => Promise<void>> = {};
   if (config.redisUrl) {
-    redis = openRedis(config.redisUrl);
+    redis = await openRedis(config.redisUrl, (error) =>
+      log.warn("redis unreachable at start; /ready reports it until it answers", { error: String(error) }),
+    );
     readinessChecks.redis = () => pingRedis(redis as RedisClient);
   }
 

@@ -30,7 +30,11 @@ describe("bun start on an empty DATA_DIR", () => {
       for (const name of ["inference", "filtration", "orchestration", "dashboard"]) {
         const res = await fetch(`http://127.0.0.1:${first.ports[name]}/health`);
         expect(res.status).toBe(200);
-        expect((await fetch(`http://127.0.0.1:${first.ports[name]}/ready`)).status).toBe(200);
+        const ready = await fetch(`http://127.0.0.1:${first.ports[name]}/ready`);
+        expect(ready.status).toBe(200);
+        const { checks } = (await ready.json()) as { checks: Record<string, string> };
+        expect(checks.database).toBe("ok");
+        if (process.env.REDIS_URL) expect(checks.redis).toBe("ok");
       }
       expect(await grpcHealthCheck(`127.0.0.1:${first.ports.grpc}`)).toBe("SERVING");
       const dashboard = await fetch(`http://127.0.0.1:${first.ports.dashboard}/login`);

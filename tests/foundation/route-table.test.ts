@@ -42,3 +42,17 @@ test("file paths map to URLs the Deno way", () => {
   expect(pathOf("index.tsx")).toBe("/");
   expect(pathOf("deployment/getModel/[name]/[version].ts")).toBe("/deployment/getModel/:name/:version");
 });
+
+test("every gRPC method of the orchestration services declares its access", async () => {
+  const { grpcMethodAccess } = await import("../../server/grpc/services.ts");
+  const { ORCHESTRATION_SERVICES } = await import("../../server/grpc/orchestration-stubs.ts");
+  let count = 0;
+  for (const service of ORCHESTRATION_SERVICES) {
+    for (const method of service.methods) {
+      const access = grpcMethodAccess.get(`${service.typeName}/${method.name}`);
+      expect(access && isPermission(access), `${service.typeName}/${method.name}`).toBe(true);
+      count++;
+    }
+  }
+  expect(count).toBe(14);
+});

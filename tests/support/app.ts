@@ -74,3 +74,25 @@ export async function loginAsAdmin(handle: Handler) {
   if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
 }
+
+/** Adds a user with a built-in role to an organization (the default one unless given) and signs them in. */
+export async function createUser(
+  t: TestApp,
+  handle: Handler,
+  email: string,
+  role: "admin" | "developer" | "viewer",
+  orgId?: string,
+) {
+  const { and, eq } = await import("drizzle-orm");
+  const { memberships, organizations, roles, users } = await import("../../db/schema/index.ts");
+  const { hashPassword } = await import("../../services/auth/passwords.ts");
+  const db = t.app.db;
+  const org = orgId ?? (await db.select().from(organizations).where(eq(organizations.name, "default")))[0]?.id;
+  if (!org) throw new Error("no organization");
+  const [roleRow] = await db.select().from(roles).where(and(eq(roles.orgId, org), eq(roles.name, role)));
+  const [user] = await db.insert(users).values({ email, passwordHash: await hashPassword(adminPassword) }).returning();
+  if (!user || !roleRow) throw new Error("could not create the user");
+  await db.insert(memberships).values({ userId: user.id, orgId: org, roleId: roleRow.id });
+  const res = await call(handle, "POST", "/auth/login", { body: { email, password: adminPassword } });
+  return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
+}

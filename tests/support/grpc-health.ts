@@ -12,9 +12,16 @@ const proto = grpc.loadPackageDefinition(definition) as unknown as {
 };
 
 export function grpcHealthCheck(address: string, service = "", metadata = new grpc.Metadata()): Promise<string> {
-  const client = new proto.grpc.health.v1.Health(address, grpc.credentials.createInsecure());
+  const client = new proto.grpc.health.v1.Health(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+    Check: (
+      request: { service: string },
+      metadata: grpc.Metadata,
+      options: grpc.CallOptions,
+      callback: (error: grpc.ServiceError | null, reply: { status: string }) => void,
+    ) => void;
+  };
   return new Promise((resolve, reject) => {
-    client.Check({ service }, metadata, { deadline: Date.now() + 5000 }, (error: grpc.ServiceError | null, reply: { status: string }) => {
+    client.Check({ service }, metadata, { deadline: Date.now() + 5000 }, (error, reply) => {
       client.close();
       if (error) reject(error);
       else resolve(reply.status);

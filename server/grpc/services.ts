@@ -1,0 +1,49 @@
+// The orchestration gRPC services this listener registers, and the one access each method declares.
+// The record types are keyed by the generated descriptors' methods, so a method without an access
+// declaration does not compile.
+import type { DescService } from "@bufbuild/protobuf";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { ModelDeploymentService } from "../../proto/gen/llmplatform/orchestration/v1/deployments_pb";
+import { ModelRegistryService } from "../../proto/gen/llmplatform/orchestration/v1/models_pb";
+import { ComputePoolManagerService } from "../../proto/gen/llmplatform/orchestration/v1/pools_pb";
+import type { AppContext } from "../../services/context.ts";
+import type { Access } from "../../services/permissions.ts";
+import type { MethodAccess } from "./access-interceptor.ts";
+import { registerUnimplemented } from "./orchestration-stubs.ts";
+
+type AccessOf<S extends DescService> = Record<keyof S["method"], Access>;
+
+const poolAccess: AccessOf<typeof ComputePoolManagerService> = {
+  registerPool: "pools:write",
+  listPools: "pools:read",
+  deletePool: "pools:write",
+  listPoolInventory: "pools:read",
+};
+const modelAccess: AccessOf<typeof ModelRegistryService> = {
+  registerModel: "models:write",
+  getModel: "models:read",
+  listModels: "models:read",
+  deleteModel: "models:write",
+};
+const deploymentAccess: AccessOf<typeof ModelDeploymentService> = {
+  deployModel: "deployments:write",
+  getDeployment: "deployments:read",
+  listDeployments: "deployments:read",
+  startDeployment: "deployments:write",
+  deleteDeployment: "deployments:write",
+  removeDeployment: "deployments:write",
+};
+
+function entries<S extends DescService>(service: S, access: AccessOf<S>): [string, Access][] {
+  return service.methods.map((m) => [`${service.typeName}/${m.name}`, access[m.localName as keyof S["method"]]]);
+}
+
+export const grpcMethodAccess: MethodAccess = new Map([
+  ...entries(ComputePoolManagerService, poolAccess),
+  ...entries(ModelRegistryService, modelAccess),
+  ...entries(ModelDeploymentService, deploymentAccess),
+]);
+
+export function registerGrpcServices(router: ConnectRouter, _app: AppContext): void {
+  registerUnimplemented(router);
+}

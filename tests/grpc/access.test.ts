@@ -1,0 +1,52 @@
+// The access interceptor: the gRPC twin of the HTTP guard, with the same tokens and permissions.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import * as grpc from "@grpc/grpc-js";
+import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
+import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
+import type { GrpcServer } from "../../server/grpc/server.ts";
+import { createUser, gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import { startTestServer, TestClient } from "./support.ts";
+
+const pools = "llmplatform.orchestration.v1.ComputePoolManagerService";
+let t: TestApp;
+let server: GrpcServer;
+let client: TestClient;
+let adminToken: string;
+let viewerToken: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const { handle } = await gatewayHandler(t.app, "filtration");
+  adminToken = (await loginAsAdmin(handle)).access_token;
+  viewerToken = (await createUser(t, handle, "viewer@example.com", "viewer")).access_token;
+  server = await startTestServer((router) => registerGrpcServices(router, t.app), [accessInterceptor(t.app, grpcMethodAccess)]);
+  client = new TestClient(server.port);
+}, 60_000);
+afterAll(async () => {
+  client.raw.close();
+  await server.close(1000);
+  await t.close();
+});
+
+const bearer = (token: string) => {
+  const metadata = new grpc.Metadata();
+  metadata.set("authorization", `Bearer ${token}`);
+  return metadata;
+};
+const codeOf = (promise: Promise<unknown>) => promise.then(() => grpc.status.OK, (e: grpc.ServiceError) => e.code);
+
+test("UNAUTHENTICATED without a token, or with a bad one", async () => {
+  expect(await codeOf(client.unary(pools, "ListPools", {}))).toBe(grpc.status.UNAUTHENTICATED);
+  expect(await codeOf(client.unary(pools, "ListPools", {}, bearer("not.a.token")))).toBe(grpc.status.UNAUTHENTICATED);
+});
+
+test("PERMISSION_DENIED when the role lacks the method's permission", async () => {
+  expect(await codeOf(client.unary(pools, "RegisterPool", {}, bearer(viewerToken)))).toBe(grpc.status.PERMISSION_DENIED);
+});
+
+test("an authorized caller reaches the method", async () => {
+  // The pool methods are filled by the orchestration work; reaching them is what is checked here.
+  const code = await codeOf(client.unary(pools, "ListPools", {}, bearer(adminToken)));
+  expect([grpc.status.OK, grpc.status.UNIMPLEMENTED]).toContain(code);
+  expect(await codeOf(client.unary(pools, "ListPools", {}, bearer(viewerToken)))).not.toBe(grpc.status.PERMISSION_DENIED);
+});
