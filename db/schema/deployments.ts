@@ -1,0 +1,53 @@
+import { sql } from "drizzle-orm";
+import { doublePrecision, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { at, createdAt, id, updatedAt } from "./_columns.ts";
+import { organizations } from "./organizations.ts";
+import { pools } from "./pools.ts";
+
+export const deploymentStates = ["DEPLOYING", "RUNNING", "STOPPING", "STOPPED", "FAILED"] as const;
+export type DeploymentState = (typeof deploymentStates)[number];
+
+/** What the API asks for; the reconciler drives `status` toward it. */
+export const desiredStates = ["running", "stopped"] as const;
+export type DesiredState = (typeof desiredStates)[number];
+
+export const engineIds = ["llama.cpp", "vllm", "sglang", "tgi", "openai-compatible"] as const;
+export type EngineId = (typeof engineIds)[number];
+
+export const deployments = pgTable(
+  "deployments",
+  {
+    id: id(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /** The deployment name: the `model` of inference calls (the spec's `model_name`). */
+    name: text("name").notNull(),
+    modelVersion: text("model_version"),
+    poolId: uuid("pool_id")
+      .notNull()
+      .references(() => pools.id),
+    engine: text("engine", { enum: engineIds }).notNull(),
+    workloadType: text("workload_type").notNull().default("inference"),
+    /** The model source as given (path, file://, http(s)://, registry://). */
+    inferenceModel: text("inference_model"),
+    image: text("image").notNull(),
+    replicas: integer("replicas").notNull().default(1),
+    gpuPerReplica: integer("gpu_per_replica").notNull().default(0),
+    configuration: jsonb("configuration").$type<Record<string, unknown>>().notNull().default({}),
+    ownerId: text("owner_id"),
+    desiredState: text("desired_state", { enum: desiredStates }).notNull().default("running"),
+    /** Written by the reconciler (and the state machine) only. */
+    status: text("status", { enum: deploymentStates }).notNull().default("DEPLOYING"),
+    failureReason: text("failure_reason"),
+    estimatedCostPerHour: doublePrecision("estimated_cost_per_hour"),
+    deletedAt: at("deleted_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    // Names are unique among the deployments not deleted: a deleted name can be used again.
+    uniqueIndex("deployments_org_name_live_key").on(t.orgId, t.name).where(sql`${t.deletedAt} is null`),
+  ],
+);
+export type DeploymentRow = typeof deployments.$inferSelect;

@@ -1,0 +1,22 @@
+import { jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt, id } from "./_columns.ts";
+import { organizations } from "./organizations.ts";
+
+/** The model registry: versions of a model, each with its backend and artifact. */
+export const models = pgTable(
+  "models",
+  {
+    id: id(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    version: text("version").notNull(),
+    backend: text("backend").notNull(),
+    artifactUri: text("artifact_uri"),
+    config: jsonb("config").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("models_org_name_version_key").on(t.orgId, t.name, t.version)],
+);
+export type ModelRow = typeof models.$inferSelect;

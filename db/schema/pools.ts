@@ -1,0 +1,37 @@
+import { boolean, doublePrecision, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt, id, updatedAt } from "./_columns.ts";
+import { organizations } from "./organizations.ts";
+
+export const poolStates = ["Provisioning", "Active", "Deleting", "Failed"] as const;
+export type PoolState = (typeof poolStates)[number];
+
+export const providerIds = ["local", "external", "kubernetes", "skypilot", "akash", "nosana"] as const;
+export type ProviderId = (typeof providerIds)[number];
+
+export const pools = pgTable(
+  "pools",
+  {
+    id: id(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    ownerType: text("owner_type").notNull().default("org"),
+    ownerId: text("owner_id").notNull(),
+    provider: text("provider", { enum: providerIds }).notNull(),
+    allowedGpuTypes: text("allowed_gpu_types").array().notNull().default([]),
+    maxCostPerHour: doublePrecision("max_cost_per_hour"),
+    isDedicated: boolean("is_dedicated").notNull().default(false),
+    providerPoolId: text("provider_pool_id"),
+    schedulingPolicy: jsonb("scheduling_policy").$type<Record<string, unknown>>().notNull().default({}),
+    /** Written by the reconciler only. */
+    state: text("state", { enum: poolStates }).notNull().default("Provisioning"),
+    failureReason: text("failure_reason"),
+    /** SHA-256 of the node token returned once at creation; workers send the token with heartbeats. */
+    nodeTokenHash: text("node_token_hash").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("pools_org_name_key").on(t.orgId, t.name), uniqueIndex("pools_node_token_key").on(t.nodeTokenHash)],
+);
+export type PoolRow = typeof pools.$inferSelect;

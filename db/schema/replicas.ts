@@ -1,0 +1,29 @@
+import { integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { at, createdAt, id, updatedAt } from "./_columns.ts";
+import { deployments } from "./deployments.ts";
+
+export const replicaStates = ["PENDING", "STARTING", "READY", "UNHEALTHY", "RESTARTING", "STOPPED", "FAILED"] as const;
+export type ReplicaState = (typeof replicaStates)[number];
+
+/** What the reconciler observed of each replica of a deployment. */
+export const replicas = pgTable(
+  "replicas",
+  {
+    id: id(),
+    deploymentId: uuid("deployment_id")
+      .notNull()
+      .references(() => deployments.id, { onDelete: "cascade" }),
+    index: integer("index").notNull(),
+    state: text("state", { enum: replicaStates }).notNull().default("PENDING"),
+    /** Base URL of the worker's OpenAI-compatible API, once it is up. */
+    endpoint: text("endpoint"),
+    providerInstanceId: text("provider_instance_id"),
+    restarts: integer("restarts").notNull().default(0),
+    lastError: text("last_error"),
+    startedAt: at("started_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("replicas_deployment_index_key").on(t.deploymentId, t.index)],
+);
+export type ReplicaRow = typeof replicas.$inferSelect;
