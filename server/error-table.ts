@@ -21,5 +21,7 @@ export const errorTable: Record<ErrorCode, ErrorMapping> = {
   payload_too_large: { status: 413, wire: "payload_too_large", grpc: Code.ResourceExhausted },
   rate_limited: { status: 429, wire: "rate_limit_exceeded", grpc: Code.ResourceExhausted },
   unavailable: { status: 503, wire: "unavailable", grpc: Code.Unavailable },
+  upstream_error: { status: 502, wire: "upstream_error", grpc: Code.Unavailable },
+  upstream_timeout: { status: 504, wire: "upstream_timeout", grpc: Code.DeadlineExceeded },
   internal: { status: 500, wire: "internal", grpc: Code.Internal },
 };

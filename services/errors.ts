@@ -14,6 +14,10 @@ export const errorCodes = [
   "payload_too_large",
   "rate_limited",
   "unavailable",
+  /** The model's server failed or answered badly (HTTP 502). */
+  "upstream_error",
+  /** The model's server did not answer in time (HTTP 504). */
+  "upstream_timeout",
   "internal",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];

@@ -68,6 +68,8 @@ const openaiCodes: Partial<Record<ErrorCode, { type: string; code: string }>> = 
   not_found: { type: "invalid_request_error", code: "model_not_found" },
   rate_limited: { type: "rate_limit_error", code: "rate_limit_exceeded" },
   unavailable: { type: "server_error", code: "deployment_unavailable" },
+  upstream_error: { type: "server_error", code: "upstream_error" },
+  upstream_timeout: { type: "server_error", code: "upstream_timeout" },
 };
 
 export function openaiBody(problem: Problem) {

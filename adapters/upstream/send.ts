@@ -1,0 +1,76 @@
+// Sends one request to the replicas of a deployment: the least busy first, one retry on another
+// replica when the connection fails before anything was sent, a connect and a first-byte deadline,
+// and the client's disconnect passed on so the model stops generating.
+import { AppError } from "../../services/errors.ts";
+import type { InFlightBalancer } from "./balancer.ts";
+import { ConnectFailure, ensureReachable, markReached } from "./connect-probe.ts";
+
+export interface UpstreamRequest {
+  endpoints: readonly string[];
+  /** Path appended to the endpoint, e.g. /v1/chat/completions. */
+  path: string;
+  body: string;
+  signal: AbortSignal;
+  connectTimeoutMs: number;
+  /** Until the response headers arrive. */
+  firstByteTimeoutMs: number;
+}
+
+export interface UpstreamResponse {
+  response: Response;
+  endpoint: string;
+  /** Call when the response is consumed (or abandoned): frees the replica's in-flight slot. */
+  release(): void;
+}
+
+const timedOut = Symbol("first-byte timeout");
+
+export async function sendUpstream(balancer: InFlightBalancer, request: UpstreamRequest): Promise<UpstreamResponse> {
+  const tried = new Set<string>();
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const endpoint = balancer.pick(request.endpoints, tried);
+    if (!endpoint) break;
+    tried.add(endpoint);
+    const release = balancer.acquire(endpoint);
+    const controller = new AbortController();
+    const onClientAbort = () => controller.abort(request.signal.reason);
+    request.signal.addEventListener("abort", onClientAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(timedOut), request.firstByteTimeoutMs);
+    try {
+      await ensureReachable(endpoint, request.connectTimeoutMs);
+      const response = await fetch(`${endpoint.replace(/\/$/, "")}${request.path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: request.body,
+        signal: controller.signal,
+      });
+      clearTimeout(timer);
+      markReached(endpoint);
+      return {
+        response,
+        endpoint,
+        release: () => {
+          request.signal.removeEventListener("abort", onClientAbort);
+          release();
+        },
+      };
+    } catch (error) {
+      clearTimeout(timer);
+      request.signal.removeEventListener("abort", onClientAbort);
+      release();
+      if (request.signal.aborted) throw new AppError("upstream_error", "the client went away");
+      if (controller.signal.reason === timedOut) {
+        throw new AppError("upstream_timeout", `the model did not answer within ${request.firstByteTimeoutMs} ms`);
+      }
+      const beforeSending = error instanceof ConnectFailure || isConnectionRefused(error);
+      if (beforeSending && attempt === 0) continue;
+      throw new AppError("upstream_error", "the model's server could not be reached");
+    }
+  }
+  throw new AppError("upstream_error", "no replica of the deployment could be reached");
+}
+
+function isConnectionRefused(error: unknown): boolean {
+  const code = (error as { code?: string }).code ?? "";
+  return ["ConnectionRefused", "ECONNREFUSED", "FailedToOpenSocket", "ConnectionClosed"].includes(code);
+}

@@ -1,0 +1,137 @@
+// Passes an upstream SSE stream to the client event by event, as each event completes (nothing is held
+// beyond the end of its own event). Along the way it notes usage and the generated text for logging and
+// rate-limit correction, drops the usage chunk the client did not ask for, and turns an upstream that
+// dies or stops early into an error event followed by the end of the stream, never a hang.
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface RelayOutcome {
+  usage: Usage | undefined;
+  /** The assistant text streamed, for output checks and for counting when the model gives no usage. */
+  content: string;
+  finishReason: string | undefined;
+  /** Set when the stream did not end with [DONE]. */
+  error: string | undefined;
+  /** The client went away before the end. */
+  cancelled: boolean;
+}
+
+export interface RelayOptions {
+  /** The client asked for stream_options.include_usage. */
+  includeUsage: boolean;
+  /** Called once, when the stream ends for whatever reason. */
+  onEnd(outcome: RelayOutcome): void;
+  /** May rewrite each chunk's JSON before it is sent (or return undefined to drop it). */
+  mapChunk?(chunk: StreamChunk): StreamChunk | undefined;
+}
+
+export interface StreamChunk {
+  id?: string;
+  choices?: { index?: number; delta?: { role?: string; content?: string | null }; finish_reason?: string | null }[];
+  usage?: Usage | null;
+  [key: string]: unknown;
+}
+
+const encoder = new TextEncoder();
+const done = encoder.encode("data: [DONE]\n\n");
+
+export function errorEvent(message: string, code = "upstream_error"): Uint8Array {
+  return encoder.encode(`data: ${JSON.stringify({ error: { message, type: "server_error", param: null, code } })}\n\n`);
+}
+
+export function relaySse(upstream: ReadableStream<Uint8Array>, options: RelayOptions): ReadableStream<Uint8Array> {
+  const reader = upstream.getReader();
+  const decoder = new TextDecoder();
+  const outcome: RelayOutcome = { usage: undefined, content: "", finishReason: undefined, error: undefined, cancelled: false };
+  let buffer = "";
+  let sawDone = false;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    options.onEnd(outcome);
+  };
+
+  const handleEvent = (event: string, out: Uint8Array[]) => {
+    const data = event
+      .split("\n")
+      .filter((l) => l.startsWith("data:"))
+      .map((l) => l.slice(5).trimStart())
+      .join("\n");
+    if (data === "") return;
+    if (data === "[DONE]") {
+      sawDone = true;
+      return;
+    }
+    let chunk: StreamChunk;
+    try {
+      chunk = JSON.parse(data) as StreamChunk;
+    } catch {
+      out.push(encoder.encode(`${event}\n\n`));
+      return;
+    }
+    if (chunk.usage) outcome.usage = chunk.usage;
+    for (const choice of chunk.choices ?? []) {
+      if (choice.delta?.content) outcome.content += choice.delta.content;
+      if (choice.finish_reason) outcome.finishReason = choice.finish_reason;
+    }
+    const usageOnly = (chunk.choices?.length ?? 0) === 0 && chunk.usage;
+    if (usageOnly && !options.includeUsage) return;
+    if (!options.includeUsage && chunk.usage) chunk.usage = undefined;
+    const mapped = options.mapChunk ? options.mapChunk(chunk) : chunk;
+    if (mapped) out.push(encoder.encode(`data: ${JSON.stringify(mapped)}\n\n`));
+  };
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      // Pull-driven: we read upstream only as fast as the client takes, so a slow client slows the model
+      // instead of filling our memory.
+      for (;;) {
+        let result: ReadableStreamReadResult<Uint8Array>;
+        try {
+          result = await reader.read();
+        } catch {
+          outcome.error = "the model's server stopped in the middle of the answer";
+          controller.enqueue(errorEvent(outcome.error));
+          controller.close();
+          end();
+          return;
+        }
+        if (result.done) {
+          const out: Uint8Array[] = [];
+          if (buffer.trim() !== "") handleEvent(buffer.replace(/\r\n/g, "\n").trim(), out);
+          for (const piece of out) controller.enqueue(piece);
+          if (sawDone) controller.enqueue(done);
+          else {
+            outcome.error = "the model's server ended the answer early";
+            controller.enqueue(errorEvent(outcome.error));
+          }
+          controller.close();
+          end();
+          return;
+        }
+        buffer += decoder.decode(result.value, { stream: true }).replace(/\r\n/g, "\n");
+        const out: Uint8Array[] = [];
+        let boundary = buffer.indexOf("\n\n");
+        while (boundary >= 0) {
+          handleEvent(buffer.slice(0, boundary), out);
+          buffer = buffer.slice(boundary + 2);
+          boundary = buffer.indexOf("\n\n");
+        }
+        if (out.length > 0) {
+          for (const piece of out) controller.enqueue(piece);
+          return;
+        }
+      }
+    },
+    async cancel(reason) {
+      outcome.cancelled = true;
+      end();
+      await reader.cancel(reason).catch(() => {});
+    },
+  });
+}
