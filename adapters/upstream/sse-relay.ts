@@ -91,7 +91,7 @@ export function relaySse(upstream: ReadableStream<Uint8Array>, options: RelayOpt
       // Pull-driven: we read upstream only as fast as the client takes, so a slow client slows the model
       // instead of filling our memory.
       for (;;) {
-        let result: ReadableStreamReadResult<Uint8Array>;
+        let result: Awaited<ReturnType<typeof reader.read>>;
         try {
           result = await reader.read();
         } catch {
