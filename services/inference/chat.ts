@@ -1,0 +1,247 @@
+// The chat-completions lifecycle of the specification, in its order: (1) key, (2) context, (3) rate
+// limits, (4) quota, (5) input guardrails, (6) prompt processing, (7) upstream call, (8) output
+// guardrails, (9) logging off the hot path. Each step is configured by the deployment's context and
+// costs nothing when its policy is absent.
+import type { RateLimits } from "../limits/limiter.ts";
+import { AppError } from "../errors.ts";
+import { sendUpstream } from "../../adapters/upstream/send.ts";
+import { relaySse, type StreamChunk, type Usage } from "../../adapters/upstream/sse-relay.ts";
+import type { InferenceRuntime } from "./runtime.ts";
+import { type ChatMessage, estimatePromptTokens, estimateTokens } from "./messages.ts";
+import type { InferenceContext, InferenceLogEntry, Unresolved } from "./port.ts";
+
+export interface ChatRequestBody {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean | undefined;
+  stream_options?: { include_usage?: boolean | undefined; [k: string]: unknown } | undefined;
+  [key: string]: unknown;
+}
+
+export interface ChatInput {
+  apiKey: string | undefined;
+  body: ChatRequestBody;
+  requestId: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** Response headers to fill (rate-limit headers go on errors too). */
+  headers: Record<string, string | number>;
+}
+
+export type ChatResult = { kind: "json"; body: Record<string, unknown> } | { kind: "stream"; stream: ReadableStream<Uint8Array> };
+
+const unresolved: Record<Unresolved, () => AppError> = {
+  invalid_api_key: () => new AppError("unauthenticated", "invalid API key", { openai_code: "invalid_api_key" }),
+  model_not_found: () => new AppError("not_found", "the model does not exist", { param: "model" }),
+  model_not_allowed: () => new AppError("forbidden", "this API key may not use this model", { param: "model" }),
+  deployment_unavailable: () =>
+    new AppError("unavailable", "the deployment has no ready replica", { openai_code: "deployment_unavailable" }),
+};
+
+const minute = 60_000;
+
+export function limitsOf(context: InferenceContext): RateLimits | undefined {
+  const policy = context.rateLimit;
+  if (!policy?.requests_per_minute && !policy?.tokens_per_minute) return undefined;
+  return {
+    requests: policy.requests_per_minute ? { limit: policy.requests_per_minute, periodMs: minute } : undefined,
+    tokens: policy.tokens_per_minute ? { limit: policy.tokens_per_minute, periodMs: minute } : undefined,
+  };
+}
+
+export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput): Promise<ChatResult> {
+  const started = performance.now();
+  const { body } = input;
+  const entry: InferenceLogEntry = {
+    request_id: input.requestId,
+    org_id: undefined,
+    deployment_id: undefined,
+    api_key_id: undefined,
+    key_prefix: undefined,
+    model: body.model,
+    status: 200,
+    error_code: undefined,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    latency_ms: 0,
+    stream: body.stream === true,
+    guardrails: {},
+  };
+  let context: InferenceContext | undefined;
+  let limits: RateLimits | undefined;
+  let charged = 0;
+  const finish = (usage: Usage | undefined, error?: AppError) => {
+    entry.latency_ms = Math.round((performance.now() - started) * 100) / 100;
+    if (error) {
+      entry.status = runtime.statusOf(error);
+      entry.error_code = error.code;
+    }
+    if (usage) {
+      entry.prompt_tokens = usage.prompt_tokens;
+      entry.completion_tokens = usage.completion_tokens;
+      entry.total_tokens = usage.total_tokens;
+    }
+    runtime.logs.add(entry);
+    if (context && usage) {
+      runtime.usage.add({
+        orgId: context.orgId,
+        deploymentId: context.deployment.id,
+        apiKeyId: context.apiKeyId,
+        promptTokens: usage.prompt_tokens,
+        completionTokens: usage.completion_tokens,
+      });
+      if (limits?.tokens) {
+        void runtime.limiter.correct(rateKey(context), limits, usage.total_tokens - charged).catch(() => {});
+      }
+    }
+  };
+
+  try {
+    // (1) and (2): the key and the deployment, from the in-process cache.
+    if (!input.apiKey) throw unresolved.invalid_api_key();
+    const resolution = await runtime.resolve(input.apiKey, body.model);
+    if (!resolution.ok) throw unresolved[resolution.reason]();
+    context = resolution.context;
+    entry.org_id = context.orgId;
+    entry.deployment_id = context.deployment.id;
+    entry.api_key_id = context.apiKeyId;
+    entry.key_prefix = context.keyPrefix;
+    let messages = body.messages;
+
+    // (3) rate limits: the prompt's tokens are estimated now and corrected with the real usage.
+    limits = limitsOf(context);
+    if (limits) {
+      charged = estimatePromptTokens(messages);
+      const decision = await runtime.limiter.take(rateKey(context), limits, charged);
+      if (decision.requests) {
+        input.headers["x-ratelimit-limit-requests"] = decision.requests.limit;
+        input.headers["x-ratelimit-remaining-requests"] = decision.requests.remaining;
+      }
+      if (decision.tokens) {
+        input.headers["x-ratelimit-limit-tokens"] = decision.tokens.limit;
+        input.headers["x-ratelimit-remaining-tokens"] = decision.tokens.remaining;
+      }
+      if (!decision.allowed) {
+        charged = 0;
+        input.headers["retry-after"] = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+        throw new AppError("rate_limited", "rate limit reached for this key and model", {
+          openai_code: "rate_limit_exceeded",
+        });
+      }
+    }
+
+    // (4) quota of the organization.
+    if (context.quota) {
+      const quota = await runtime.port.checkQuota(context.orgId, context.deployment.id, estimatePromptTokens(messages));
+      if (!quota.allowed) {
+        throw new AppError("rate_limited", "the organization's quota is used up", { openai_code: "insufficient_quota" });
+      }
+    }
+
+    // (5) input guardrails.
+    const guard = context.guardrails && runtime.guard ? runtime.guard(context.guardrails) : undefined;
+    if (guard) {
+      const checked = guard.input(messages);
+      entry.guardrails.input = checked.decision;
+      if (checked.blockedBy) {
+        throw new AppError("validation_error", `the request was blocked by the ${checked.blockedBy} guardrail`, {
+          openai_code: "content_policy_violation",
+          param: "messages",
+        });
+      }
+      messages = checked.messages;
+    }
+
+    // (6) prompt templates and retrieval.
+    if (context.prompt || context.rag) messages = await runtime.port.processPrompt(context, messages);
+
+    // (7) the model.
+    if (context.endpoints.length === 0) throw unresolved.deployment_unavailable();
+    const stream = body.stream === true;
+    const includeUsage = body.stream_options?.include_usage === true;
+    const upstreamBody = JSON.stringify({
+      ...body,
+      messages,
+      model: context.deployment.name,
+      ...(stream ? { stream_options: { ...body.stream_options, include_usage: true } } : {}),
+    });
+    const upstream = await sendUpstream(runtime.balancer, {
+      endpoints: context.endpoints,
+      path: "/v1/chat/completions",
+      body: upstreamBody,
+      signal: input.signal,
+      connectTimeoutMs: runtime.timeouts.connectMs,
+      firstByteTimeoutMs: stream ? runtime.timeouts.firstByteStreamMs : runtime.timeouts.firstByteMs,
+    });
+    if (!upstream.response.ok) {
+      const status = upstream.response.status;
+      await upstream.response.body?.cancel().catch(() => {});
+      upstream.release();
+      throw new AppError("upstream_error", `the model's server answered ${status}`);
+    }
+
+    // (8) and (9): the answer, checked and logged.
+    if (stream) {
+      const output = guard?.output();
+      if (output) entry.guardrails.output = output.decision;
+      const relayed = relaySse(upstream.response.body as ReadableStream<Uint8Array>, {
+        includeUsage,
+        mapChunk: (chunk: StreamChunk) => {
+          chunk.model = body.model;
+          return output ? output.chunk(chunk) : chunk;
+        },
+        onEnd: (outcome) => {
+          upstream.release();
+          const usage = outcome.usage ?? {
+            prompt_tokens: estimatePromptTokens(messages),
+            completion_tokens: estimateTokens(outcome.content),
+            total_tokens: estimatePromptTokens(messages) + estimateTokens(outcome.content),
+          };
+          output?.end(outcome.content);
+          finish(
+            usage,
+            outcome.error ? new AppError("upstream_error", outcome.error) : output?.blockedBy() ? blocked(output.blockedBy() as string) : undefined,
+          );
+        },
+      });
+      return { kind: "stream", stream: relayed };
+    }
+    let answer: Record<string, unknown>;
+    try {
+      answer = (await upstream.response.json()) as Record<string, unknown>;
+    } catch {
+      throw new AppError("upstream_error", "the model's server sent an answer that is not JSON");
+    } finally {
+      upstream.release();
+    }
+    answer.model = body.model;
+    const usage = (answer.usage as Usage | undefined) ?? countUsage(messages, answer);
+    answer.usage = usage;
+    if (guard) {
+      const checked = guard.outputText(answer);
+      entry.guardrails.output = checked.decision;
+      if (checked.blockedBy) throw blocked(checked.blockedBy);
+    }
+    finish(usage);
+    return { kind: "json", body: answer };
+  } catch (error) {
+    const appError = error instanceof AppError ? error : new AppError("internal", "internal error");
+    finish(undefined, appError);
+    throw error;
+  }
+}
+
+const rateKey = (context: InferenceContext) => `${context.apiKeyId}:${context.deployment.id}`;
+
+const blocked = (scanner: string) =>
+  new AppError("validation_error", `the answer was blocked by the ${scanner} guardrail`, {
+    openai_code: "content_policy_violation",
+  });
+
+function countUsage(messages: ChatMessage[], answer: Record<string, unknown>): Usage {
+  const choices = (answer.choices as { message?: { content?: string } }[] | undefined) ?? [];
+  const completion = estimateTokens(choices.map((c) => c.message?.content ?? "").join(""));
+  const prompt = estimatePromptTokens(messages);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}

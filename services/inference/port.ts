@@ -1,0 +1,67 @@
+// What the inference gateway needs from the filtration side. Two implementations: in process (the
+// gateways share a process: plain function calls, no HTTP) and over HTTP to FILTRATION_URL's
+// /internal/* endpoints with X-Internal-API-Key (the gateways run apart).
+import type { ChatMessage } from "./messages.ts";
+
+export type Unresolved = "invalid_api_key" | "model_not_found" | "model_not_allowed" | "deployment_unavailable";
+
+export interface RateLimitPolicy {
+  requests_per_minute?: number;
+  tokens_per_minute?: number;
+}
+export interface QuotaPolicy {
+  requests_per_day?: number;
+  tokens_per_day?: number;
+}
+
+export interface InferenceContext {
+  orgId: string;
+  apiKeyId: string;
+  keyPrefix: string;
+  deployment: { id: string; name: string };
+  /** Base URLs of the ready replicas. */
+  endpoints: string[];
+  rateLimit: RateLimitPolicy | undefined;
+  quota: QuotaPolicy | undefined;
+  /** The deployment's guardrails policy (CONTRACTS), or undefined when none applies. */
+  guardrails: Record<string, unknown> | undefined;
+  rag: Record<string, unknown> | undefined;
+  prompt: { template_id: string } | undefined;
+}
+
+export type Resolution = { ok: true; context: InferenceContext } | { ok: false; reason: Unresolved };
+
+export interface UsageRecord {
+  orgId: string;
+  deploymentId: string;
+  apiKeyId: string;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface InferenceLogEntry {
+  request_id: string;
+  org_id: string | undefined;
+  deployment_id: string | undefined;
+  api_key_id: string | undefined;
+  key_prefix: string | undefined;
+  model: string;
+  status: number;
+  error_code: string | undefined;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  latency_ms: number;
+  stream: boolean;
+  guardrails: Record<string, unknown>;
+}
+
+export interface FiltrationPort {
+  resolve(apiKey: string, model: string): Promise<Resolution>;
+  /** The deployments a key may call (GET /v1/models). */
+  models(apiKey: string): Promise<{ id: string; created: number }[] | undefined>;
+  checkQuota(orgId: string, deploymentId: string, tokens: number): Promise<{ allowed: boolean; resetAt?: string }>;
+  trackUsage(records: UsageRecord[]): Promise<void>;
+  processPrompt(context: InferenceContext, messages: ChatMessage[]): Promise<ChatMessage[]>;
+  writeLogs(entries: InferenceLogEntry[]): Promise<void>;
+}

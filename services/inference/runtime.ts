@@ -1,0 +1,90 @@
+// Everything the inference gateway keeps for the life of its process: the context cache, the limiter,
+// the replica balancer, and the batchers that carry logs and usage off the hot path.
+import type { RedisClient } from "bun";
+import { RedisLimiter } from "../../adapters/redis/gcra.ts";
+import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
+import type { StreamChunk } from "../../adapters/upstream/sse-relay.ts";
+import type { Logger } from "../context.ts";
+import type { AppError } from "../errors.ts";
+import { InProcessLimiter, type RateLimiter } from "../limits/limiter.ts";
+import { Batcher } from "./batcher.ts";
+import type { ChatMessage } from "./messages.ts";
+import type { FiltrationPort, InferenceLogEntry, Resolution, UsageRecord } from "./port.ts";
+import { RevalidatingCache } from "./revalidating-cache.ts";
+
+/** The guardrails of one request, made from the deployment's policy (filled by services/guardrails). */
+export interface RequestGuard {
+  input(messages: ChatMessage[]): { messages: ChatMessage[]; blockedBy?: string | undefined; decision: unknown };
+  /** Blocking output checks while streaming; undefined when output checks are off or asynchronous. */
+  output():
+    | {
+        chunk(chunk: StreamChunk): StreamChunk | undefined;
+        end(content: string): void;
+        blockedBy(): string | undefined;
+        decision: unknown;
+      }
+    | undefined;
+  outputText(answer: Record<string, unknown>): { blockedBy?: string | undefined; decision: unknown };
+}
+
+export interface InferenceRuntime {
+  port: FiltrationPort;
+  limiter: RateLimiter;
+  balancer: InFlightBalancer;
+  resolve(apiKey: string, model: string): Promise<Resolution>;
+  logs: Batcher<InferenceLogEntry>;
+  usage: Batcher<UsageRecord>;
+  guard: ((policy: Record<string, unknown>) => RequestGuard | undefined) | undefined;
+  timeouts: { connectMs: number; firstByteMs: number; firstByteStreamMs: number };
+  statusOf(error: AppError): number;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  port: FiltrationPort;
+  redis: RedisClient | undefined;
+  log: Logger;
+  statusOf(error: AppError): number;
+  guard?: InferenceRuntime["guard"];
+}
+
+export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntime {
+  const { port, log } = options;
+  const contexts = new RevalidatingCache<Resolution>(
+    (key) => {
+      const split = key.indexOf("\n");
+      return port.resolve(key.slice(0, split), key.slice(split + 1));
+    },
+    // Revoked keys and stopped deployments are seen within a second; an unreachable filtration side
+    // leaves known contexts serving for 30 s.
+    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
+  );
+  const logs = new Batcher<InferenceLogEntry>({
+    sink: (batch) => port.writeLogs(batch),
+    maxBatch: 500,
+    intervalMs: 1000,
+    maxQueued: 100_000,
+    onError: (error, queued) => log.warn("inference logs not written yet; will retry", { error: String(error), queued }),
+  });
+  const usage = new Batcher<UsageRecord>({
+    sink: (batch) => port.trackUsage(batch),
+    maxBatch: 500,
+    intervalMs: 1000,
+    maxQueued: 100_000,
+    onError: (error, queued) => log.warn("usage not tracked yet; will retry", { error: String(error), queued }),
+  });
+  return {
+    port,
+    limiter: options.redis ? new RedisLimiter(options.redis) : new InProcessLimiter(),
+    balancer: new InFlightBalancer(),
+    resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
+    logs,
+    usage,
+    guard: options.guard,
+    timeouts: { connectMs: 3000, firstByteMs: 300_000, firstByteStreamMs: 60_000 },
+    statusOf: options.statusOf,
+    async close() {
+      await Promise.all([logs.close(), usage.close()]);
+    },
+  };
+}
