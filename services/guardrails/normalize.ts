@@ -2,7 +2,7 @@
 // catches them all: invisible characters are dropped (U+200B between letters must not split a word),
 // compatibility forms and accents are folded (fullwidth, mathematical alphanumerics, "ïgnörë"), common
 // Cyrillic/Greek look-alikes become Latin, digits and symbols inside words are read as leetspeak
-// ("1gn0r3"), and whitespace runs collapse. Every output character keeps the index of the input
+// ("1gn0r3"), and Unicode spaces become plain spaces. Every output character keeps the index of the input
 // character it came from, so findings point into the original text.
 
 /** Zero-width and formatting characters that render as nothing. */
@@ -50,9 +50,14 @@ function isAsciiLetter(c: number): boolean {
 
 export interface Normalized {
   text: string;
-  /** map[i] = index in the original text of normalized character i. */
-  map: Int32Array;
+  /** map[i] = index in the original text of normalized character i; null when it is i itself. */
+  map: Int32Array | null;
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const LEET_NEAR_LETTER = /[a-z][013457@$]|[013457@$][a-z]/;
+const LEET_RE = /(?<=[a-z])[013457@$]|[013457@$](?=[a-z])/g;
+const leetOf = (c: string): string => String.fromCharCode(LEET[c.charCodeAt(0)] as number);
 
 let codes = new Uint16Array(4096);
 let origin = new Int32Array(4096);
@@ -72,37 +77,29 @@ function decode(n: number): string {
   return s;
 }
 
+/**
+ * Whitespace is kept as it is (patterns match runs of it with \s+), so ASCII text, the common case,
+ * keeps its offsets and is folded with two native string operations.
+ */
 export function normalize(input: string): Normalized {
+  if (!NON_ASCII.test(input)) {
+    const lower = input.toLowerCase();
+    return { text: LEET_NEAR_LETTER.test(lower) ? lower.replace(LEET_RE, leetOf) : lower, map: null };
+  }
   // Folding never more than triples a character (NFKD of ligatures, e.g. U+FB03 "ffi").
   ensure(input.length * 3 + 8);
   let n = 0;
-  let pendingSpace = 0; // 0 none, 32 space, 10 newline
   const len = input.length;
   for (let i = 0; i < len; ) {
     const cp = input.codePointAt(i) as number;
-    const width = cp > 0xffff ? 2 : 1;
     const at = i;
-    i += width;
+    i += cp > 0xffff ? 2 : 1;
     if (cp < 0x80) {
-      if (cp === 32 || cp === 9 || cp === 13 || cp === 12 || cp === 11) {
-        if (n > 0 && pendingSpace !== 10) pendingSpace = 32;
-        continue;
-      }
-      if (cp === 10) {
-        if (n > 0) pendingSpace = 10;
-        continue;
-      }
       let c = cp;
       if (c >= 65 && c <= 90) c += 32;
       else if (LEET[c] !== undefined) {
-        const prev = n > 0 && pendingSpace === 0 ? (codes[n - 1] as number) : 0;
-        const next = input.charCodeAt(i);
-        if (isAsciiLetter(prev) || isAsciiLetter(next)) c = LEET[c] as number;
-      }
-      if (pendingSpace) {
-        codes[n] = pendingSpace;
-        origin[n++] = at;
-        pendingSpace = 0;
+        const prev = n > 0 ? (codes[n - 1] as number) : 0;
+        if (isAsciiLetter(prev) || isAsciiLetter(input.charCodeAt(i))) c = LEET[c] as number;
       }
       codes[n] = c;
       origin[n++] = at;
@@ -110,7 +107,8 @@ export function normalize(input: string): Normalized {
     }
     if (isInvisible(cp)) continue;
     if (cp === 0x00a0 || cp === 0x3000 || (cp >= 0x2000 && cp <= 0x200a) || cp === 0x2028 || cp === 0x2029) {
-      if (n > 0 && pendingSpace !== 10) pendingSpace = 32;
+      codes[n] = 32;
+      origin[n++] = at;
       continue;
     }
     const glyph = HOMOGLYPHS[cp];
@@ -118,11 +116,6 @@ export function normalize(input: string): Normalized {
     for (let k = 0; k < folded.length; k++) {
       const c = folded.charCodeAt(k);
       if (c >= 0x300 && c <= 0x36f) continue; // combining accents
-      if (pendingSpace) {
-        codes[n] = pendingSpace;
-        origin[n++] = at;
-        pendingSpace = 0;
-      }
       codes[n] = c;
       origin[n++] = at;
     }
@@ -132,6 +125,7 @@ export function normalize(input: string): Normalized {
 
 /** Original [start, end) of normalized [start, end). */
 export function originalSpan(input: string, norm: Normalized, start: number, end: number): [number, number] {
+  if (norm.map === null) return [start, end];
   const from = norm.map[start] ?? 0;
   const lastAt = norm.map[Math.max(start, end - 1)] ?? from;
   const cp = input.codePointAt(lastAt) ?? 0;

@@ -1,8 +1,24 @@
 import { type Detector, piiFinding } from "./types.ts";
 
 const OCTET = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
-// Not part of a longer dotted run ("1.2.3.4.5" is a version or an OID, not an address).
-const IPV4 = new RegExp(`(?<![\\d.])(?:${OCTET}\\.){3}${OCTET}(?!\\d|\\.\\d)`, "g");
+// Dotted quads; the octets and the surroundings are checked in code (a pattern that starts with a
+// digit lets the regex engine skip ahead, one that starts with a look-behind does not).
+const IPV4 = /\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/g;
+const OCTET_RE = new RegExp(`^${OCTET}$`);
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Not part of a longer dotted run ("1.2.3.4.5" is a version or an OID, not an address). */
+function standaloneQuad(text: string, start: number, end: number): boolean {
+  const before = text.charCodeAt(start - 1);
+  if (isDigit(before) || (before === 46 && isDigit(text.charCodeAt(start - 2)))) return false;
+  const after = text.charCodeAt(end);
+  if (isDigit(after) || (after === 46 && isDigit(text.charCodeAt(end + 1)))) return false;
+  for (const octet of text.slice(start, end).split(".")) if (!OCTET_RE.test(octet)) return false;
+  return true;
+}
 // Candidates only: hex groups and colons (with an optional embedded IPv4 tail and zone id); whether a
 // candidate is an address is decided by `validIpv6`, which a regular expression does badly.
 const IPV6_CANDIDATE =
@@ -48,7 +64,9 @@ export const detectIpAddresses: Detector = (text, out) => {
   if (text.indexOf(".") >= 0) {
     IPV4.lastIndex = 0;
     for (let m = IPV4.exec(text); m !== null; m = IPV4.exec(text)) {
-      out.push(piiFinding("ip_address", 0.8, m.index, m.index + m[0].length));
+      const end = m.index + m[0].length;
+      if (standaloneQuad(text, m.index, end)) out.push(piiFinding("ip_address", 0.8, m.index, end));
+      else IPV4.lastIndex = m.index + 1;
     }
   }
   if (text.indexOf(":") >= 0) {

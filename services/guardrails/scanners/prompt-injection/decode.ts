@@ -32,11 +32,16 @@ export function decodeBase64(run: string): string | null {
   }
 }
 
-/** Runs of hex byte pairs, optionally separated ("69 67 6e", "69:67:6e", "\x69\x67"). */
-export const HEX_RUN = /(?<![0-9A-Fa-f])(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?){8,}(?![0-9A-Fa-f])/g;
+/**
+ * Runs of hex byte pairs, optionally separated ("69 67 6e", "69:67:6e", "\x69\x67"). The first
+ * four pairs are spelt out so the regex engine can skip ahead on text without them.
+ */
+export const HEX_RUN =
+  /[0-9A-Fa-f]{2}[ :,]?(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?(?:\\x|0x)?[0-9A-Fa-f]{2}(?:[ :,]?(?:\\x|0x)?[0-9A-Fa-f]{2}){4,}/g;
 
 export function decodeHex(run: string): string | null {
   const hex = run.replace(/\\x|0x|[ :,]/g, "");
+  if (hex.length < 16) return null;
   if (hex.length % 2 !== 0) return null;
   let s = "";
   for (let i = 0; i < hex.length; i += 2) s += String.fromCharCode(Number.parseInt(hex.slice(i, i + 2), 16));

@@ -23,10 +23,14 @@ interface Hit extends BaseHit {
 
 const strongSignals = phraseSignals.filter((s) => s.strong);
 
+// rot13 of the words the strong signals need; only a text holding one is worth decoding.
+const ROT13_GATE =
+  /vtaber|qvfertneq|sbetrg|vafgehpgvba|cebzcg|ehyrf|erfgevpgvba|wnvyoe|nalguvat|obhaq|flfgrz|ireongvz/;
+
 const DECODE_REQUEST: Signal = {
   type: "encoded_payload",
   weight: 0.3,
-  re: /\b(?:decode|decipher|translate|convert|interpret)\b[^.\n]{0,40}\b(?:base64|base 64|b64|hex|hexadecimal|rot13|rot-13|binary|morse|cipher|ciphertext|encoded)\b/g,
+  re: /\b(?:decode|decipher|translate|convert|interpret)\b[^.\n]{0,40}\b(?:base64|base\s*64|b64|hex|hexadecimal|rot13|rot-13|binary|morse|cipher|ciphertext|encoded)\b/g,
 };
 
 function collect(
@@ -109,7 +113,7 @@ function analyse(text: string, depth: number, hits: Hit[]): number {
   phrases(phraseSignals, norm.text);
   phrases([DECODE_REQUEST], norm.text);
   // rot13 keeps length and positions, so the same offset map applies.
-  phrases(strongSignals, rot13(norm.text), "encoded_payload");
+  if (ROT13_GATE.test(norm.text)) phrases(strongSignals, rot13(norm.text), "encoded_payload");
 
   // Everything below calls normalize() again, which reuses its buffers: `norm` is dead from here on.
   if (depth < MAX_DEPTH) {

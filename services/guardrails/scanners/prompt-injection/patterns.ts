@@ -26,7 +26,13 @@ const qualifier =
 const ruleNoun =
   "(?:instructions?|prompts?|directions?|directives?|rules?|guidelines?|guidance|commands?|orders?|context|messages?|constraints?|restrictions?|programming|training|policies|policy|safeguards?|filters?|settings|guardrails?|limitations?|conversation|moral(?:s|ity)?|ethics|principles)";
 
-export const phraseSignals: readonly Signal[] = [
+// Patterns are written with single spaces for readability; every space matches any run of
+// whitespace (normalize() keeps whitespace as it is, so offsets stay cheap to map back).
+function spaced(signals: Signal[]): Signal[] {
+  return signals.map((s) => ({ ...s, re: new RegExp(s.re.source.replace(/ /g, "\\s+"), s.re.flags) }));
+}
+
+export const phraseSignals: readonly Signal[] = spaced([
   // "ignore all previous instructions", "disregard your system prompt", "forget the rules above"
   {
     type: "instruction_override",
@@ -134,7 +140,7 @@ export const phraseSignals: readonly Signal[] = [
     weight: 0.2,
     re: /\b(?:verbatim|word for word|word-for-word|exactly as (?:written|given|it is))\b/g,
   },
-];
+]);
 
 // Role delimiters of chat templates, matched on the raw text (case and layout matter here).
 export const delimiterSignals: readonly Signal[] = [

@@ -1,5 +1,5 @@
 import { bestPerType, type Hit, toFindings } from "../../hits.ts";
-import { normalize } from "../../normalize.ts";
+import { normalize, originalSpan } from "../../normalize.ts";
 import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
 import { abuseSignals } from "./phrases.ts";
 import { findProfanity } from "./profanity.ts";
@@ -76,9 +76,8 @@ function analyse(text: string, hits: Hit[]): number {
   for (const s of abuseSignals) {
     s.re.lastIndex = 0;
     for (let m = s.re.exec(norm.text); m !== null; m = s.re.exec(norm.text)) {
-      const start = norm.map[m.index] ?? 0;
-      const last = norm.map[m.index + m[0].length - 1] ?? start;
-      hits.push({ type: s.type, weight: s.weight, start, end: last + 1 });
+      const [start, end] = originalSpan(text, norm, m.index, m.index + m[0].length);
+      hits.push({ type: s.type, weight: s.weight, start, end });
     }
   }
   return hits.length === 0 ? 0 : combineScores(bestPerType(hits));

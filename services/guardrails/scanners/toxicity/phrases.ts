@@ -14,7 +14,12 @@ export interface AbuseSignal {
 const groups =
   "(?:jews|jewish people|muslims|blacks|black people|whites|white people|gays|gay people|lesbians|homosexuals|trans people|transgender people|immigrants|migrants|refugees|foreigners|mexicans|arabs|asians|chinese|indians|africans|christians|hindus|women|men|gypsies|roma|latinos|hispanics|disabled people)";
 
-export const abuseSignals: readonly AbuseSignal[] = [
+// Single spaces in the patterns match any run of whitespace (see normalize()).
+function spaced(signals: AbuseSignal[]): AbuseSignal[] {
+  return signals.map((s) => ({ ...s, re: new RegExp(s.re.source.replace(/ /g, "\\s+"), s.re.flags) }));
+}
+
+export const abuseSignals: readonly AbuseSignal[] = spaced([
   {
     type: "threat",
     weight: 0.9,
@@ -63,4 +68,4 @@ export const abuseSignals: readonly AbuseSignal[] = [
     weight: 0.9,
     re: /\bheil hitler\b|\bsieg heil\b|\bgas the \w+|\b14 ?88\b|\bwhite power\b|\bethnic cleansing now\b/g,
   },
-];
+]);
