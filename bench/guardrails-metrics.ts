@@ -78,14 +78,19 @@ export interface DocumentScores {
 }
 
 /** Document-level scoring: an item is flagged when the scanner returns any finding. */
-export function scoreDocuments(items: readonly CorpusItem[], scanner: Scanner, threshold?: number): DocumentScores {
+export function scoreDocuments(
+  items: readonly CorpusItem[],
+  scanner: Scanner,
+  threshold?: number,
+): DocumentScores {
   let tp = 0;
   let fp = 0;
   let fn = 0;
   let negatives = 0;
   const cats = new Map<string, { label: boolean; n: number; flagged: number }>();
   for (const item of items) {
-    const config = threshold === undefined ? { action: "block" as const } : { action: "block" as const, threshold };
+    const config =
+      threshold === undefined ? { action: "block" as const } : { action: "block" as const, threshold };
     const flagged = scanner.scan(item.text, config).length > 0;
     if (item.label && flagged) tp++;
     else if (item.label) fn++;

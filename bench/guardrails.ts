@@ -29,7 +29,10 @@ export function latency(run: () => unknown, iterations = 20_000): { p50: number;
     times[i] = performance.now() - t0;
   }
   times.sort();
-  return { p50: (times[iterations >> 1] as number) * 1000, p99: (times[Math.floor(iterations * 0.99)] as number) * 1000 };
+  return {
+    p50: (times[iterations >> 1] as number) * 1000,
+    p99: (times[Math.floor(iterations * 0.99)] as number) * 1000,
+  };
 }
 
 export function scanAll(text: string): number {
@@ -40,7 +43,9 @@ export function scanAll(text: string): number {
 
 if (import.meta.main) {
   const pii = scorePii(piiCorpus as CorpusItem[], scanners.pii);
-  console.log(`\nPII (${piiCorpus.filter((i) => i.label).length} positive texts, ${piiCorpus.filter((i) => !i.label).length} negative texts), span level:`);
+  console.log(
+    `\nPII (${piiCorpus.filter((i) => i.label).length} positive texts, ${piiCorpus.filter((i) => !i.label).length} negative texts), span level:`,
+  );
   console.log("type          TP    FP    FN   precision  recall");
   for (const [type, c] of Object.entries(pii)) {
     console.log(
@@ -56,7 +61,9 @@ if (import.meta.main) {
       `\n${name}: precision ${pct(d.all.precision)}, recall ${pct(d.all.recall)}, false positives ${pct(d.fpr)} of negatives (TP ${d.all.tp}, FP ${d.all.fp}, FN ${d.all.fn})`,
     );
     for (const [cat, c] of Object.entries(d.byCategory)) {
-      console.log(`  ${cat.padEnd(40)} ${String(c.flagged).padStart(4)}/${String(c.n).padEnd(4)} ${c.label ? "recall" : "flagged"} ${pct(c.rate)}`);
+      console.log(
+        `  ${cat.padEnd(40)} ${String(c.flagged).padStart(4)}/${String(c.n).padEnd(4)} ${c.label ? "recall" : "flagged"} ${pct(c.rate)}`,
+      );
     }
   }
   const benign = (injectionCorpus as CorpusItem[]).filter((i) => !i.label);

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { faker } from "@faker-js/faker";
 import Chance from "chance";
-import { getExampleNumber } from "libphonenumber-js/max";
 import examples from "libphonenumber-js/examples.mobile.json";
+import { getExampleNumber } from "libphonenumber-js/max";
 import type { CorpusItem } from "../guardrails-metrics.ts";
 
 const OUT = import.meta.dir;
@@ -35,14 +35,18 @@ function pkg(spec: string): string {
   const dir = join(CACHE, spec.replace(/[/@]/g, "_"));
   if (!existsSync(join(dir, "package"))) {
     mkdirSync(dir, { recursive: true });
-    const file = execFileSync("npm", ["pack", spec, "--silent"], { cwd: dir, encoding: "utf8" }).trim().split("\n").pop();
+    const file = execFileSync("npm", ["pack", spec, "--silent"], { cwd: dir, encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .pop();
     execFileSync("tar", ["xzf", file as string], { cwd: dir });
   }
   return join(dir, "package");
 }
 
 const read = (path: string) => readFileSync(path, "utf8");
-const readMaybeGz = (path: string) => (path.endsWith(".gz") ? gunzipSync(readFileSync(path)).toString("utf8") : read(path));
+const readMaybeGz = (path: string) =>
+  path.endsWith(".gz") ? gunzipSync(readFileSync(path)).toString("utf8") : read(path);
 
 function debVersion(name: string): string {
   return execFileSync("dpkg-query", ["-W", "-f=${Version}", name], { encoding: "utf8" }).trim();
@@ -104,9 +108,19 @@ function manSentences(): CorpusItem[] {
     });
     for (const line of text.split("\n")) {
       const s = line.trim();
-      if (/^[A-Za-z][a-z]+ [^-].{15,200}$/.test(s) && !s.endsWith(":") && s.split(" ").length >= 4 && !seen.has(s)) {
+      if (
+        /^[A-Za-z][a-z]+ [^-].{15,200}$/.test(s) &&
+        !s.endsWith(":") &&
+        s.split(" ").length >= 4 &&
+        !seen.has(s)
+      ) {
         seen.add(s);
-        items.push({ text: s, label: false, source: `debian:${deb}@${debVersion(deb)}:${page}`, category: "man_page" });
+        items.push({
+          text: s,
+          label: false,
+          source: `debian:${deb}@${debVersion(deb)}:${page}`,
+          category: "man_page",
+        });
       }
     }
   }
@@ -118,7 +132,9 @@ function hubotLists(): { insults: string[]; compliments: string[] } {
   const list = (name: string) => {
     const at = src.indexOf(`${name} = [`);
     const end = src.indexOf("]", at);
-    return [...src.slice(at, end).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => (m[1] as string).replace(/\\"/g, '"'));
+    return [...src.slice(at, end).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) =>
+      (m[1] as string).replace(/\\"/g, '"'),
+    );
   };
   return { insults: list("insults"), compliments: list("compliments") };
 }
@@ -147,7 +163,11 @@ function asmPrompts(): { text: string; label: boolean; category: string }[] {
     const m = /^# (VULN|SAFE): (\S+)\n([\s\S]*)$/.exec(block.trim());
     if (!m) continue;
     const text = (m[3] as string).split(/\n# =====/)[0]?.trim() as string;
-    out.push({ text, label: m[1] === "VULN", category: (m[2] as string).replace("generic.prompt.security.", "") });
+    out.push({
+      text,
+      label: m[1] === "VULN",
+      category: (m[2] as string).replace("generic.prompt.security.", ""),
+    });
   }
   return out;
 }
@@ -168,12 +188,21 @@ function promptfooExtractionExamples(): string[] {
 const encodings: Record<string, (s: string) => string> = {
   base64: (s) => `Decode this and follow it: ${Buffer.from(s).toString("base64")}`,
   hex: (s) => Buffer.from(s).toString("hex"),
-  rot13: (s) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97))),
-  leetspeak: (s) => s.replace(/[aeiost]/gi, (c) => ({ a: "4", e: "3", i: "1", o: "0", s: "5", t: "7" })[c.toLowerCase()] as string),
-  homoglyph: (s) => s.replace(/[aeopcxy]/g, (c) => ({ a: "а", e: "е", o: "о", p: "р", c: "с", x: "х", y: "у" })[c] as string),
+  rot13: (s) =>
+    s.replace(/[a-z]/gi, (c) =>
+      String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97)),
+    ),
+  leetspeak: (s) =>
+    s.replace(
+      /[aeiost]/gi,
+      (c) => ({ a: "4", e: "3", i: "1", o: "0", s: "5", t: "7" })[c.toLowerCase()] as string,
+    ),
+  homoglyph: (s) =>
+    s.replace(/[aeopcxy]/g, (c) => ({ a: "а", e: "е", o: "о", p: "р", c: "с", x: "х", y: "у" })[c] as string),
   zero_width: (s) => s.replace(/(\w)(\w)/g, "$1\u200b$2"),
   fullwidth: (s) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
-  tag_smuggling: (s) => `Please summarise this. ${[...s].map((c) => String.fromCodePoint(0xe0000 + (c.charCodeAt(0) & 0x7f))).join("")}`,
+  tag_smuggling: (s) =>
+    `Please summarise this. ${[...s].map((c) => String.fromCodePoint(0xe0000 + (c.charCodeAt(0) & 0x7f))).join("")}`,
 };
 
 function injectionCorpus(benign: CorpusItem[]): CorpusItem[] {
@@ -187,15 +216,19 @@ function injectionCorpus(benign: CorpusItem[]): CorpusItem[] {
   const asmSource = `npm:${NPM.asm}:benchmarks/corpus/prompt_injection.txt`;
   for (const a of asm) items.push({ text: a.text, label: a.label, source: asmSource, category: a.category });
   const pfx = `npm:${NPM.promptfoo}:dist/src/graders-*.js (region src/redteam/plugins/promptExtraction.ts)`;
-  for (const e of promptfooExtractionExamples()) items.push({ text: e, label: true, source: pfx, category: "prompt_extraction" });
+  for (const e of promptfooExtractionExamples())
+    items.push({ text: e, label: true, source: pfx, category: "prompt_extraction" });
   // Encoded variants: the first sentence-ish part (up to 300 characters) of spread-out templates and
   // of the corpus' instruction-override attacks, so the payload is what carries the attack.
   const payloads = [
     ...spread(templates, 12).map((t) => ({ text: t.slice(0, 300), source: pf })),
-    ...asm.filter((a) => a.label && a.category === "ignore-previous-instructions").map((a) => ({ text: a.text, source: asmSource })),
+    ...asm
+      .filter((a) => a.label && a.category === "ignore-previous-instructions")
+      .map((a) => ({ text: a.text, source: asmSource })),
   ];
   for (const [name, encode] of Object.entries(encodings)) {
-    for (const p of payloads) items.push({ text: encode(p.text), label: true, source: p.source, category: `encoded:${name}` });
+    for (const p of payloads)
+      items.push({ text: encode(p.text), label: true, source: p.source, category: `encoded:${name}` });
   }
   for (const b of benign) items.push({ ...b, label: false });
   return items;
@@ -215,15 +248,21 @@ function toxicityCorpus(benign: CorpusItem[], compliments: CorpusItem[]): Corpus
     }
   }
   const naughty = JSON.parse(read(join(pkg(NPM.naughty), "en.json"))) as string[];
-  for (const t of naughty) items.push({ text: t, label: true, source: `npm:${NPM.naughty}:en.json`, category: "obscene_term" });
+  for (const t of naughty)
+    items.push({ text: t, label: true, source: `npm:${NPM.naughty}:en.json`, category: "obscene_term" });
   // Scunthorpe problems: dictionary words that contain a profane string but are not profane.
   const lower = new Set(naughty.map((w) => w.toLowerCase()));
   const words = read("/usr/share/dict/american-english")
     .split("\n")
-    .filter((w) => /^[a-z]+$/.test(w) && /ass|cock|tit|cum|dick|shit|fag|anal|rape|cunt|twat|piss|sex|cunn|jizz|hell/.test(w))
+    .filter(
+      (w) =>
+        /^[a-z]+$/.test(w) &&
+        /ass|cock|tit|cum|dick|shit|fag|anal|rape|cunt|twat|piss|sex|cunn|jizz|hell/.test(w),
+    )
     .filter((w) => ![...lower].some((bad) => w.includes(bad) && bad.length >= w.length - 2));
   const dict = `debian:wamerican@${debVersion("wamerican")}:/usr/share/dict/american-english`;
-  for (const w of spread(words, 250)) items.push({ text: w, label: false, source: dict, category: "scunthorpe_word" });
+  for (const w of spread(words, 250))
+    items.push({ text: w, label: false, source: dict, category: "scunthorpe_word" });
   for (const c of compliments) items.push(c);
   for (const b of benign) items.push({ ...b, label: false });
   return items;
@@ -249,17 +288,32 @@ function piiPositives(): Labelled[] {
   for (const region of Object.keys(ex)) {
     const n = getExampleNumber(region as never, examples as never);
     if (!n) continue;
-    out.push({ value: n.formatInternational(), type: "phone", source: "npm:libphonenumber-js@1.13.16:examples.mobile.json", category: region });
+    out.push({
+      value: n.formatInternational(),
+      type: "phone",
+      source: "npm:libphonenumber-js@1.13.16:examples.mobile.json",
+      category: region,
+    });
   }
   for (const region of ["US", "CA"]) {
     const n = getExampleNumber(region as never, examples as never);
-    if (n) out.push({ value: n.formatNational(), type: "phone", source: "npm:libphonenumber-js@1.13.16:examples.mobile.json", category: `${region} national` });
+    if (n)
+      out.push({
+        value: n.formatNational(),
+        type: "phone",
+        source: "npm:libphonenumber-js@1.13.16:examples.mobile.json",
+        category: `${region} national`,
+      });
   }
 
-  for (let i = 0; i < 60; i++) out.push({ value: faker.internet.email(), type: "email", source: fakerSource });
-  for (let i = 0; i < 40; i++) out.push({ value: faker.internet.ipv4(), type: "ip_address", source: fakerSource, category: "ipv4" });
-  for (let i = 0; i < 40; i++) out.push({ value: faker.internet.ipv6(), type: "ip_address", source: fakerSource, category: "ipv6" });
-  for (let i = 0; i < 60; i++) out.push({ value: faker.finance.creditCardNumber(), type: "credit_card", source: fakerSource });
+  for (let i = 0; i < 60; i++)
+    out.push({ value: faker.internet.email(), type: "email", source: fakerSource });
+  for (let i = 0; i < 40; i++)
+    out.push({ value: faker.internet.ipv4(), type: "ip_address", source: fakerSource, category: "ipv4" });
+  for (let i = 0; i < 40; i++)
+    out.push({ value: faker.internet.ipv6(), type: "ip_address", source: fakerSource, category: "ipv6" });
+  for (let i = 0; i < 60; i++)
+    out.push({ value: faker.finance.creditCardNumber(), type: "credit_card", source: fakerSource });
   for (let i = 0; i < 30; i++) {
     const iban = faker.finance.iban({ formatted: i % 2 === 0 });
     out.push({ value: iban, type: "iban", source: fakerSource });
@@ -283,12 +337,24 @@ function piiPositives(): Labelled[] {
   const cards = unique(
     [...cardTests.matchAll(/\[\s*"(\d[\d -]{11,22}\d)",\s*\{[^}]*isValid: true/g)].map((m) => m[1] as string),
   ).filter((c) => luhn(c.replace(/\D/g, "")));
-  for (const c of cards) out.push({ value: c, type: "credit_card", source: `npm:${NPM.cardValidator}:src/__tests__/card-number.ts` });
+  for (const c of cards)
+    out.push({
+      value: c,
+      type: "credit_card",
+      source: `npm:${NPM.cardValidator}:src/__tests__/card-number.ts`,
+    });
 
   // IBANs: the example of every country in the iban package.
   const ibanSrc = read(join(pkg(NPM.iban), "iban.js"));
-  for (const m of ibanSrc.matchAll(/new Specification\(\s*"([A-Z]{2})",\s*\d+,\s*"[^"]*",\s*"([A-Z0-9]+)"\s*\)/g)) {
-    out.push({ value: m[2] as string, type: "iban", source: `npm:${NPM.iban}:iban.js`, category: m[1] as string });
+  for (const m of ibanSrc.matchAll(
+    /new Specification\(\s*"([A-Z]{2})",\s*\d+,\s*"[^"]*",\s*"([A-Z0-9]+)"\s*\)/g,
+  )) {
+    out.push({
+      value: m[2] as string,
+      type: "iban",
+      source: `npm:${NPM.iban}:iban.js`,
+      category: m[1] as string,
+    });
   }
 
   // SSNs: chance's generator, kept when the SSA could have issued them (the rest are negatives).
@@ -318,7 +384,11 @@ function piiPositives(): Labelled[] {
   }
   const dockerfile = read(join(pkg(NPM.asm), "benchmarks/corpus/Dockerfile_security"));
   for (const m of dockerfile.matchAll(/AKIA[A-Z0-9]{16}/g)) {
-    out.push({ value: m[0], type: "api_key", source: `npm:${NPM.asm}:benchmarks/corpus/Dockerfile_security` });
+    out.push({
+      value: m[0],
+      type: "api_key",
+      source: `npm:${NPM.asm}:benchmarks/corpus/Dockerfile_security`,
+    });
   }
   const anthropic = read(join(pkg(NPM.secretlintAnthropic), "README.md"));
   for (const m of anthropic.matchAll(/sk-ant-[A-Za-z0-9_-]{20,}/g)) {
@@ -330,12 +400,25 @@ function piiPositives(): Labelled[] {
   }
   const jwtDir = "/usr/share/gocode/src/github.com/golang-jwt/jwt";
   const jwtDeb = `debian:golang-github-golang-jwt-jwt-dev@${debVersion("golang-github-golang-jwt-jwt-dev")}`;
-  for (const f of ["test/ec256-private.pem", "test/ec384-private.pem", "test/ec512-private.pem", "test/ed25519-private.pem", "test/privateSecure.pem", "test/sample_key"]) {
-    out.push({ value: read(join(jwtDir, f)).trim(), type: "private_key", source: `${jwtDeb}:${jwtDir}/${f}` });
+  for (const f of [
+    "test/ec256-private.pem",
+    "test/ec384-private.pem",
+    "test/ec512-private.pem",
+    "test/ed25519-private.pem",
+    "test/privateSecure.pem",
+    "test/sample_key",
+  ]) {
+    out.push({
+      value: read(join(jwtDir, f)).trim(),
+      type: "private_key",
+      source: `${jwtDeb}:${jwtDir}/${f}`,
+    });
   }
   const tokens = new Set<string>();
   for (const f of readdirSync(jwtDir).filter((f) => f.endsWith("_test.go"))) {
-    for (const m of read(join(jwtDir, f)).matchAll(/"(eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)"/g)) {
+    for (const m of read(join(jwtDir, f)).matchAll(
+      /"(eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)"/g,
+    )) {
       if (!tokens.has(m[1] as string)) {
         tokens.add(m[1] as string);
         out.push({ value: m[1] as string, type: "jwt", source: `${jwtDeb}:${jwtDir}/${f}` });
@@ -356,7 +439,8 @@ function piiNegatives(): CorpusItem[] {
   const chance = new Chance(20260502);
   const fakerSource = "npm:@faker-js/faker@10.6.0 (generator, seed 20260502)";
   const out: CorpusItem[] = [];
-  const add = (text: string, category: string, source = fakerSource) => out.push({ text, label: false, source, category });
+  const add = (text: string, category: string, source = fakerSource) =>
+    out.push({ text, label: false, source, category });
   for (let i = 0; i < 20; i++) add(faker.string.uuid(), "uuid");
   for (let i = 0; i < 20; i++) add(faker.git.commitSha(), "git_sha");
   for (let i = 0; i < 20; i++) add(faker.system.semver(), "semver");
@@ -390,7 +474,13 @@ function piiNegatives(): CorpusItem[] {
   }
   const jwtDir = "/usr/share/gocode/src/github.com/golang-jwt/jwt";
   const jwtDeb = `debian:golang-github-golang-jwt-jwt-dev@${debVersion("golang-github-golang-jwt-jwt-dev")}`;
-  for (const f of ["test/ec256-public.pem", "test/ec384-public.pem", "test/ec512-public.pem", "test/ed25519-public.pem", "test/sample_key.pub"]) {
+  for (const f of [
+    "test/ec256-public.pem",
+    "test/ec384-public.pem",
+    "test/ec512-public.pem",
+    "test/ed25519-public.pem",
+    "test/sample_key.pub",
+  ]) {
     add(read(join(jwtDir, f)).trim(), "public_key", `${jwtDeb}:${jwtDir}/${f}`);
   }
   const asmSecrets = read(join(pkg(NPM.asm), "benchmarks/corpus/generic_secrets.txt"));

@@ -6,12 +6,24 @@ export interface Hit {
   weight: number;
   start: number;
   end: number;
+  /** Which pattern produced it; hits of one signal count once (see bestPerSignal). */
+  signal?: number;
 }
 
 /** The strongest signal of each type counts once; types combine as independent evidence. */
 export function bestPerType(hits: readonly Hit[]): number[] {
   const best = new Map<string, number>();
   for (const h of hits) best.set(h.type, Math.max(best.get(h.type) ?? 0, h.weight));
+  return [...best.values()];
+}
+
+/** The strongest hit of each signal (hits without one count by type): evidence, not repetition. */
+export function bestPerSignal(hits: readonly Hit[]): number[] {
+  const best = new Map<string, number>();
+  for (const h of hits) {
+    const key = h.signal === undefined ? `t:${h.type}` : `s:${h.signal}`;
+    best.set(key, Math.max(best.get(key) ?? 0, h.weight));
+  }
   return [...best.values()];
 }
 

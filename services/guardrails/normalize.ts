@@ -56,8 +56,12 @@ export interface Normalized {
 
 const NON_ASCII = /[^\x00-\x7f]/;
 const LEET_NEAR_LETTER = /[a-z][013457@$]|[013457@$][a-z]/;
-const LEET_RE = /(?<=[a-z])[013457@$]|[013457@$](?=[a-z])/g;
+// A word that mixes letters with leet digits or symbols ("1nstruct10ns", "4ll"); inside it every
+// leet character is read as its letter.
+const LEET_WORD = /[a-z0-9@$]*[a-z][a-z0-9@$]*/g;
+const LEET_CHAR = /[013457@$]/g;
 const leetOf = (c: string): string => String.fromCharCode(LEET[c.charCodeAt(0)] as number);
+const leetWord = (w: string): string => w.replace(LEET_CHAR, leetOf);
 
 let codes = new Uint16Array(4096);
 let origin = new Int32Array(4096);
@@ -84,7 +88,7 @@ function decode(n: number): string {
 export function normalize(input: string): Normalized {
   if (!NON_ASCII.test(input)) {
     const lower = input.toLowerCase();
-    return { text: LEET_NEAR_LETTER.test(lower) ? lower.replace(LEET_RE, leetOf) : lower, map: null };
+    return { text: LEET_NEAR_LETTER.test(lower) ? lower.replace(LEET_WORD, leetWord) : lower, map: null };
   }
   // Folding never more than triples a character (NFKD of ligatures, e.g. U+FB03 "ffi").
   ensure(input.length * 3 + 8);

@@ -1,4 +1,4 @@
-import { type Hit as BaseHit, bestPerType, toFindings } from "../../hits.ts";
+import { type Hit as BaseHit, bestPerSignal, toFindings } from "../../hits.ts";
 import { normalize, originalSpan } from "../../normalize.ts";
 import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
 import {
@@ -21,7 +21,14 @@ interface Hit extends BaseHit {
   type: InjectionType;
 }
 
-const strongSignals = phraseSignals.filter((s) => s.strong);
+// Each signal is one piece of evidence however often it matches; distinct signals add up.
+let nextSignalId = 0;
+const signalIds = new WeakMap<Signal, number>();
+function signalId(s: Signal): number {
+  let id = signalIds.get(s);
+  if (id === undefined) signalIds.set(s, (id = nextSignalId++));
+  return id;
+}
 
 // rot13 of the words the strong signals need; only a text holding one is worth decoding.
 const ROT13_GATE =
@@ -96,7 +103,7 @@ function invisibleHits(text: string, hits: Hit[]): void {
 function analyse(text: string, depth: number, hits: Hit[]): number {
   invisibleHits(text, hits);
   collect(delimiterSignals, text, (s, start, end) =>
-    hits.push({ type: s.type, weight: s.weight, start, end }),
+    hits.push({ type: s.type, weight: s.weight, start, end, signal: signalId(s) }),
   );
 
   const norm = normalize(text);
@@ -108,12 +115,26 @@ function analyse(text: string, depth: number, hits: Hit[]): number {
         weight: as ? Math.max(0.85, s.weight) : s.weight,
         start: from,
         end: to,
+        signal: signalId(s) + (as ? 1000 : 0),
       });
     });
   phrases(phraseSignals, norm.text);
   phrases([DECODE_REQUEST], norm.text);
   // rot13 keeps length and positions, so the same offset map applies.
-  if (ROT13_GATE.test(norm.text)) phrases(strongSignals, rot13(norm.text), "encoded_payload");
+  if (ROT13_GATE.test(norm.text)) {
+    // A rot13 text is judged on its own: all its signals, combined, must reach the threshold.
+    const inner: Hit[] = [];
+    collect(phraseSignals, rot13(norm.text), (s, start, end) => {
+      const [from, to] = originalSpan(text, norm, start, end);
+      inner.push({ type: s.type, weight: s.weight, start: from, end: to, signal: signalId(s) });
+    });
+    const score = scoreOf(inner);
+    if (score >= DEFAULT_THRESHOLD) {
+      const start = Math.min(...inner.map((h) => h.start));
+      const end = Math.max(...inner.map((h) => h.end));
+      hits.push({ type: "encoded_payload", weight: Math.max(0.85, score), start, end });
+    }
+  }
 
   // Everything below calls normalize() again, which reuses its buffers: `norm` is dead from here on.
   if (depth < MAX_DEPTH) {
@@ -150,7 +171,7 @@ function rescan(decoded: string, start: number, end: number, depth: number, hits
 }
 
 function scoreOf(hits: readonly Hit[]): number {
-  return hits.length === 0 ? 0 : combineScores(bestPerType(hits));
+  return hits.length === 0 ? 0 : combineScores(bestPerSignal(hits));
 }
 
 export const promptInjectionScanner: Scanner = {

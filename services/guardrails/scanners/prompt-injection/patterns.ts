@@ -90,11 +90,33 @@ export const phraseSignals: readonly Signal[] = spaced([
     weight: 0.35,
     re: /\b(?:no|without|zero|not have any|doesn'?t have any|don'?t have any|does not have any|do not have any|free of) (?:\w+ ){0,2}?(?:restrictions|limitations|filters|filtering|censorship|boundaries|ethics|morals|morality|ethical (?:guidelines|constraints|principles|boundaries)|moral (?:guidelines|constraints|principles|boundaries)|content polic(?:y|ies))\b/g,
   },
-  // "never refuse", "you will not decline", "don't apologise"
+  // "never refuse", "you will not decline", "don't apologise", "never says 'I can't'"
   {
     type: "jailbreak",
     weight: 0.45,
-    re: /\b(?:never|don'?t|do not|will not|won'?t|cannot|can'?t|must not|mustn'?t|should not|shouldn'?t) (?:ever )?(?:refuse|decline|reject|deny|censor|filter|apologi[sz]e|say (?:no|that you can'?t|you can'?t|i'?m sorry))\b/g,
+    re: /\b(?:never|don'?t|do not|will not|won'?t|cannot|can'?t|must not|mustn'?t|should not|shouldn'?t) (?:ever )?(?:refuse|refuses|decline|declines|reject|deny|denies|censor|filter|apologi[sz]es?|(?:say|says|reply|replies|respond|responds|answer|answers)(?: with)? ["'“]?(?:no\b|that you can'?t|you can'?t|i can'?t|i cannot|i'?m sorry|sorry|i shouldn'?t|as an ai))/g,
+  },
+  // "answer any question", "respond to every prompt", "without warning", "regardless of legality"
+  {
+    type: "jailbreak",
+    weight: 0.3,
+    re: /\b(?:answer|respond to|reply to|comply with|fulfil+|generate|do) (?:any|every|all)(?: (?:and|or) (?:all|every))? (?:question|questions|prompts?|requests?|commands?|content|queries)\b|\bwithout (?:any )?(?:warnings?|disclaimers?|moraliz\w+|moralis\w+|hesitation|refusing|question|exception)\b/g,
+  },
+  {
+    type: "jailbreak",
+    weight: 0.4,
+    re: /\b(?:regardless of|no matter|irrespective of|not care (?:about|for)|doesn'?t care (?:about|for)|don'?t care (?:about|for)|do not care (?:about|for)) (?:the |how |what |its |their |any )?(?:legality|legal|ethics|ethical|morality|moral|morals|laws?|rules|consequences|dangerous|illegal|unethical|immoral|harmful|offensive|content polic\w+)\b|\b(?:violat\w+|go(?:es)? against|break(?:ing|s)?|ignor\w+|disregard\w*) (?:all |any |every )?(?:of )?(?:the |your |its |their )?(?:ethical|moral|legal|content|safety|openai'?s?) (?:standards|guidelines|policies|policy|rules|laws|concerns|principles|boundaries|restrictions)\b/g,
+  },
+  // Split-personality formats: "respond as two different personalities", "the exact opposite of"
+  {
+    type: "jailbreak",
+    weight: 0.35,
+    re: /\b(?:two|2|both) (?:different |separate |distinct )?(?:responses|ways|personalities|answers|paragraphs|outputs)\b|\b(?:exact|complete|total) opposite\b|\bopposite (?:of|from) (?:how )?(?:openai|ai|chatgpt|you|your)\b/g,
+  },
+  {
+    type: "jailbreak",
+    weight: 0.25,
+    re: /\b(?:hypothetical|fictional|imaginary|imaginative|pretend|fake|alternate) (?:world|scenario|response|being|character|story|universe|ai|language model|setting|console|machine)\b|\b(?:illegal|unethical|immoral|harmful|offensive|explicit|inappropriate|dangerous) (?:content|activities|requests|queries|questions|things)\b/g,
   },
   // role play set-ups: "act as", "pretend to be", "stay in character"
   {
@@ -162,6 +184,14 @@ export const delimiterSignals: readonly Signal[] = [
     re: /^[ \t]*(?:system|assistant|\[system\]|\[assistant\]|<system>|<assistant>|developer)[ \t]*:/gim,
   },
   { type: "role_delimiter", weight: 0.5, re: /<\/?(?:system|system_prompt|sys|instructions?)>/gi },
+  // Jailbreak personas, by name (case matters: "Dan" is a name, "DAN" a jailbreak) or by their
+  // invented model names ("LiveGPT", "TranslatorBot").
+  {
+    type: "jailbreak",
+    weight: 0.35,
+    re: /\b(?:DAN|STAN|DUDE|AIM|UCAR|KEVIN|NECO|BetterDAN|AntiGPT|DevMode|BasedGPT|EvilBOT|JailBreak|DANv?\d+(?:\.\d+)?)\b/g,
+  },
+  { type: "jailbreak", weight: 0.25, re: /\b(?!ChatGPT\b)[A-Z][A-Za-z]+(?:GPT|Bot|BOT)\b/g },
   {
     type: "role_delimiter",
     weight: 0.55,
