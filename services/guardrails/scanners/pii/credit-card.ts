@@ -12,6 +12,20 @@ function allSame(digits: string): boolean {
   return true;
 }
 
+// Cards are printed in groups of four (the last group shorter on 13-, 15-, 17-19-digit numbers), or
+// 4-6-5 / 4-6-4 (Amex, Diners). Other groupings of Luhn-valid numbers are other things: IMEIs are
+// written 2-6-6-1, for one.
+function cardGrouping(groups: number[]): boolean {
+  if (groups.length === 1) return true;
+  if (groups.length === 3 && groups[0] === 4 && groups[1] === 6 && (groups[2] === 5 || groups[2] === 4))
+    return true;
+  for (let i = 0; i < groups.length - 1; i++) if (groups[i] !== 4) return false;
+  const last = groups[groups.length - 1] as number;
+  return last >= 1 && last <= 4;
+}
+
+const groupLengths: number[] = [];
+
 /** The longest prefix of 13..19 digits that ends at a group boundary and passes Luhn. */
 function cardEnd(text: string, start: number, end: number): number {
   positions.length = 0;
@@ -33,7 +47,17 @@ function cardEnd(text: string, start: number, end: number): number {
     const atBoundary = len === digits.length || !(next >= 48 && next <= 57);
     if (!atBoundary) continue;
     const candidate = digits.slice(0, len);
-    if (!allSame(candidate) && luhnValid(candidate)) return last + 1;
+    if (allSame(candidate) || !luhnValid(candidate)) continue;
+    groupLengths.length = 0;
+    let run = 0;
+    for (let k = 0; k < len; k++) {
+      run++;
+      if (k === len - 1 || (positions[k + 1] as number) > (positions[k] as number) + 1) {
+        groupLengths.push(run);
+        run = 0;
+      }
+    }
+    if (cardGrouping(groupLengths)) return last + 1;
   }
   return -1;
 }

@@ -3,7 +3,7 @@ import { type Detector, piiFinding } from "./types.ts";
 // The SSA never issues area 000, 666 or 900-999, group 00 or serial 0000; two numbers were printed
 // in advertising and are void (078-05-1120, 219-09-9999). A separator is required, or else a nearby
 // "SSN" / "social security" label: a bare 9-digit run alone is far more often something else.
-const SEPARATED = /(?<![\d-])(\d{3})([- ])(\d{2})\2(\d{4})(?![\d-]|[ ]\d)/g;
+const SEPARATED = /(?<![\d+(-])(\d{3})([- ])(\d{2})\2(\d{4})(?![\d-]|[ ]\d)/g;
 const LABELLED =
   /\b(?:ssn|social security(?: number| no\.?| #)?)\b[^\d\n]{0,20}(?<!\d)(\d{3})(\d{2})(\d{4})(?!\d)/gi;
 

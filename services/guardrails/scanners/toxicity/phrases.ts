@@ -43,7 +43,7 @@ export const abuseSignals: readonly AbuseSignal[] = spaced([
   {
     type: "insult",
     weight: 0.5,
-    re: /\b(?:idiot|moron|imbecile|loser|dumbass|jackass|scumbag|douche(?:bag)?|cretin|halfwit|nitwit|dimwit|numbskull|bonehead|blockhead|dipshit|shithead|dickhead|asshat|twit|pillock|wanker|tosser|git|prat|knobhead|bellend|ugly|stupid)\b/g,
+    re: /\b(?:idiot|moron|imbecile|loser|dumbass|jackass|scumbag|douche(?:bag)?|cretin|halfwit|nitwit|dimwit|numbskull|bonehead|blockhead|dipshit|shithead|dickhead|asshat|twit|pillock|wanker|tosser|git|prat|knobhead|bellend)\b/g,
   },
   {
     type: "harassment",
