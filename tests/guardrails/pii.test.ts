@@ -43,7 +43,8 @@ describe("PII detection", () => {
   });
 
   test("a private key block is found from BEGIN to END, or to the end of a truncated text", () => {
-    const key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----";
+    const key =
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----";
     expect(typesIn(`key:\n${key}\nbye`)).toEqual([["private_key", key]]);
     const open = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIDk";
     expect(typesIn(`key: ${open}`)).toEqual([["private_key", open]]);
@@ -104,30 +105,42 @@ describe("PII detection", () => {
     const secret = "AKIAIOSFODNN7EXAMPLE";
     const findings = scan(`aws ${secret} and jane@example.com`);
     expect(findings).toHaveLength(2);
-    for (const f of findings) expect(Object.keys(f).sort()).toEqual(["end", "scanner", "score", "start", "type"]);
+    for (const f of findings)
+      expect(Object.keys(f).sort()).toEqual(["end", "scanner", "score", "start", "type"]);
     expect(JSON.stringify(findings)).not.toContain(secret);
     expect(JSON.stringify(findings)).not.toContain("jane");
   });
 
   test("action off scans nothing; a threshold above a type's confidence drops it", () => {
     expect(piiScanner.scan("jane@example.com", { action: "off" })).toEqual([]);
-    expect(piiScanner.scan("+44 20 7946 0958 jane@example.com", { action: "log", threshold: 0.9 }).map((f) => f.type)).toEqual([
-      "email",
-    ]);
+    expect(
+      piiScanner
+        .scan("+44 20 7946 0958 jane@example.com", { action: "log", threshold: 0.9 })
+        .map((f) => f.type),
+    ).toEqual(["email"]);
   });
 });
 
 describe("redact", () => {
   test("replaces each finding with its typed placeholder", () => {
-    const text = "Mail jane@example.com, call +44 20 7946 0958, card 4111 1111 1111 1111, IBAN GB82WEST12345698765432, SSN 123-45-6789, host 10.0.0.1, key AKIAIOSFODNN7EXAMPLE.";
+    const text =
+      "Mail jane@example.com, call +44 20 7946 0958, card 4111 1111 1111 1111, IBAN GB82WEST12345698765432, SSN 123-45-6789, host 10.0.0.1, key AKIAIOSFODNN7EXAMPLE.";
     expect(redact(text, scan(text))).toBe(
       "Mail [EMAIL], call [PHONE], card [CREDIT_CARD], IBAN [IBAN], SSN [US_SSN], host [IP_ADDRESS], key [SECRET].",
     );
   });
 
   test("of overlapping findings the longest wins, then the first", () => {
-    const f = (type: string, start: number, end: number): Finding => ({ scanner: "pii", type, score: 1, start, end });
-    expect(redact("0123456789", [f("phone", 2, 5), f("credit_card", 1, 8), f("email", 7, 10)])).toBe("0[CREDIT_CARD]89");
+    const f = (type: string, start: number, end: number): Finding => ({
+      scanner: "pii",
+      type,
+      score: 1,
+      start,
+      end,
+    });
+    expect(redact("0123456789", [f("phone", 2, 5), f("credit_card", 1, 8), f("email", 7, 10)])).toBe(
+      "0[CREDIT_CARD]89",
+    );
     expect(redact("0123456789", [f("phone", 0, 4), f("email", 2, 6)])).toBe("[PHONE]456789");
     expect(redact("abc", [])).toBe("abc");
   });

@@ -48,12 +48,12 @@ export function decodeHex(run: string): string | null {
   return readable(s) ? s : null;
 }
 
-/** Runs of percent-encoded bytes (URL encoding). */
-export const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2}[A-Za-z0-9 ._~-]{0,3}){6,}/g;
+/** Runs of URL-encoded text: at least three percent-encoded bytes among unreserved characters. */
+export const PERCENT_RUN = /(?:[A-Za-z0-9._~!*'()+-]*%[0-9A-Fa-f]{2}){3,}[A-Za-z0-9._~!*'()+-]*/g;
 
 export function decodePercent(run: string): string | null {
   try {
-    const s = decodeURIComponent(run);
+    const s = decodeURIComponent(run.replace(/\+/g, " "));
     return readable(s) ? s : null;
   } catch {
     return null;

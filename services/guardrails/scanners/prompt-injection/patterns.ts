@@ -49,7 +49,7 @@ export const phraseSignals: readonly Signal[] = spaced([
     weight: 0.85,
     strong: true,
     re: new RegExp(
-      `\\b${verbOverride} (?:all |everything |anything |what(?:'s| is| was| you were told| i said)? )?(?:of )?(?:the |that |this |your )?(?:above|before|previous(?:ly)?|prior|earlier|said|told)(?: (?:this|that|it|here|now))?(?=\\s*(?:[,.;:!\\n)]|$|and\\b|then\\b|instead\\b|but\\b))`,
+      `\\b${verbOverride} (?:all |everything |anything |what(?:'s| is| was| you were told| i said)? )?(?:(?:that )?you(?: were|'ve been| have been| got)? (?:told|given|said) )?(?:of )?(?:the |that |this |your )?(?:above|before|previous(?:ly)?|prior|earlier|said|told)(?: (?:this|that|it|here|now))?(?=\\s*(?:[,.;:!\\n)]|$|and\\b|then\\b|instead\\b|but\\b))`,
       "g",
     ),
   },

@@ -70,8 +70,18 @@ function profanityKind(word: string): { type: string; weight: number } {
   return { type: "profanity", weight: 0.6 };
 }
 
+// Words spelt out letter by letter ("f.u.c.k", "s h i t"): obscenity reads them only when joined.
+const SPELT_OUT = /(?<![A-Za-z])[A-Za-z](?:[ .\-_*]{1,2}[A-Za-z](?![A-Za-z])){2,}/g;
+
 function analyse(text: string, hits: Hit[]): number {
   for (const m of findProfanity(text)) hits.push({ ...profanityKind(m.word), start: m.start, end: m.end });
+  SPELT_OUT.lastIndex = 0;
+  for (let m = SPELT_OUT.exec(text); m !== null; m = SPELT_OUT.exec(text)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    for (const p of findProfanity(m[0].replace(/[ .\-_*]/g, "")))
+      hits.push({ ...profanityKind(p.word), start, end });
+  }
   const norm = normalize(text);
   for (const s of abuseSignals) {
     s.re.lastIndex = 0;
