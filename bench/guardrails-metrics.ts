@@ -37,8 +37,8 @@ function counts(tp: number, fp: number, fn: number): Counts {
 export function scorePii(items: readonly CorpusItem[], scanner: Scanner): Record<string, Counts> {
   const tally = new Map<string, { tp: number; fp: number; fn: number }>();
   const of = (t: string) => {
-    let c = tally.get(t);
-    if (!c) tally.set(t, (c = { tp: 0, fp: 0, fn: 0 }));
+    const c = tally.get(t) ?? { tp: 0, fp: 0, fn: 0 };
+    tally.set(t, c);
     return c;
   };
   for (const item of items) {

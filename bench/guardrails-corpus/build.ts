@@ -49,7 +49,8 @@ const readMaybeGz = (path: string) =>
   path.endsWith(".gz") ? gunzipSync(readFileSync(path)).toString("utf8") : read(path);
 
 function debVersion(name: string): string {
-  return execFileSync("dpkg-query", ["-W", "-f=${Version}", name], { encoding: "utf8" }).trim();
+  const format = "-f=$" + "{Version}"; // dpkg-query's own field syntax, not a template
+  return execFileSync("dpkg-query", ["-W", format, name], { encoding: "utf8" }).trim();
 }
 
 /** Every n-th element, so samples are spread over a list and reproducible. */

@@ -54,7 +54,7 @@ export interface Normalized {
   map: Int32Array | null;
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[^\t-~]/; // anything outside tab..tilde (ASCII; other controls take the slow path too)
 const LEET_NEAR_LETTER = /[a-z][013457@$]|[013457@$][a-z]/;
 // A word that mixes letters with leet digits or symbols ("1nstruct10ns", "4ll"); inside it every
 // leet character is read as its letter.

@@ -25,8 +25,10 @@ interface Hit extends BaseHit {
 let nextSignalId = 0;
 const signalIds = new WeakMap<Signal, number>();
 function signalId(s: Signal): number {
-  let id = signalIds.get(s);
-  if (id === undefined) signalIds.set(s, (id = nextSignalId++));
+  const known = signalIds.get(s);
+  if (known !== undefined) return known;
+  const id = nextSignalId++;
+  signalIds.set(s, id);
   return id;
 }
 
