@@ -36,11 +36,30 @@ function signalId(s: Signal): number {
 const ROT13_GATE =
   /vtaber|qvfertneq|sbetrg|vafgehpgvba|cebzcg|ehyrf|erfgevpgvba|wnvyoe|nalguvat|obhaq|flfgrz|ireongvz/;
 
-const DECODE_REQUEST: Signal = {
-  type: "encoded_payload",
-  weight: 0.3,
-  re: /\b(?:decode|decipher|translate|convert|interpret)\b[^.\n]{0,40}\b(?:base64|base\s*64|b64|hex|hexadecimal|rot13|rot-13|binary|morse|cipher|ciphertext|encoded)\b/g,
-};
+const ENCODING =
+  "(?:base64|base\\s*64|b64|hex|hexadecimal|rot13|rot-13|binary|morse|cipher|ciphertext|encoded|encoding)";
+const DECODE_REQUESTS: readonly Signal[] = [
+  {
+    type: "encoded_payload",
+    weight: 0.3,
+    re: new RegExp(
+      `\\b(?:decode|decipher|translate|convert|interpret)\\b[^.\\n]{0,40}\\b${ENCODING}\\b`,
+      "g",
+    ),
+  },
+  // Asking the model to act on what it decodes is the attack itself, whatever the payload says.
+  {
+    type: "encoded_payload",
+    weight: 0.45,
+    re: new RegExp(
+      `\\b(?:run|execute|exec|follow|obey|act on|carry out|perform)\\b[^.\\n]{0,40}\\b${ENCODING}\\b|\\b${ENCODING}\\b[^.\\n]{0,40}\\b(?:and|then) (?:run|execute|follow|obey|act on|carry out|do what it says)\\b`,
+      "g",
+    ),
+  },
+];
+// A readable payload hidden in an encoding is a weak signal on its own (people paste base64 to
+// have it decoded), and adds to a request to act on it.
+const READABLE_PAYLOAD = 0.25;
 
 function collect(
   signals: readonly Signal[],
@@ -121,7 +140,7 @@ function analyse(text: string, depth: number, hits: Hit[]): number {
       });
     });
   phrases(phraseSignals, norm.text);
-  phrases([DECODE_REQUEST], norm.text);
+  phrases(DECODE_REQUESTS, norm.text);
   // rot13 keeps length and positions, so the same offset map applies.
   if (ROT13_GATE.test(norm.text)) {
     // A rot13 text is judged on its own: all its signals, combined, must reach the threshold.
@@ -168,8 +187,8 @@ function decodeRuns(
 function rescan(decoded: string, start: number, end: number, depth: number, hits: Hit[]): void {
   const inner: Hit[] = [];
   const score = analyse(decoded, depth + 1, inner);
-  if (score >= DEFAULT_THRESHOLD)
-    hits.push({ type: "encoded_payload", weight: Math.max(0.85, score), start, end });
+  const weight = score >= DEFAULT_THRESHOLD ? Math.max(0.85, score) : READABLE_PAYLOAD;
+  hits.push({ type: "encoded_payload", weight, start, end, signal: score >= DEFAULT_THRESHOLD ? -1 : -2 });
 }
 
 function scoreOf(hits: readonly Hit[]): number {
