@@ -32,7 +32,7 @@ function signalId(s: Signal): number {
   return id;
 }
 
-// rot13 of the words the strong signals need; only a text holding one is worth decoding.
+// rot13 of words the signals need; only a text holding one is worth decoding as rot13.
 const ROT13_GATE =
   /vtaber|qvfertneq|sbetrg|vafgehpgvba|cebzcg|ehyrf|erfgevpgvba|wnvyoe|nalguvat|obhaq|flfgrz|ireongvz/;
 

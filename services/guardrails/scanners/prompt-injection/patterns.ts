@@ -15,8 +15,6 @@ export interface Signal {
   type: InjectionType;
   weight: number;
   re: RegExp;
-  /** Strong signals are also looked for in decoded payloads (base64, hex, rot13, ...). */
-  strong?: boolean;
 }
 
 const verbOverride =
@@ -37,7 +35,6 @@ export const phraseSignals: readonly Signal[] = spaced([
   {
     type: "instruction_override",
     weight: 0.9,
-    strong: true,
     re: new RegExp(
       `\\b${verbOverride}\\b(?: (?:\\w+)){0,3}? ${qualifier}(?: \\w+){0,3}? ${ruleNoun}\\b`,
       "g",
@@ -47,7 +44,6 @@ export const phraseSignals: readonly Signal[] = spaced([
   {
     type: "instruction_override",
     weight: 0.85,
-    strong: true,
     re: new RegExp(
       `\\b${verbOverride} (?:all |everything |anything |what(?:'s| is| was| you were told| i said)? )?(?:(?:that )?you(?: were|'ve been| have been| got)? (?:told|given|said) )?(?:of )?(?:the |that |this |your )?(?:above|before|previous(?:ly)?|prior|earlier|said|told)(?: (?:this|that|it|here|now))?(?=\\s*(?:[,.;:!\\n)]|$|and\\b|then\\b|instead\\b|but\\b))`,
       "g",
@@ -69,7 +65,6 @@ export const phraseSignals: readonly Signal[] = spaced([
   {
     type: "jailbreak",
     weight: 0.9,
-    strong: true,
     re: /\bdo anything now\b|\bjailbr(?:eak|oken|eaking)\b|\b(?:developer|dev|god|dan|jailbreak|unrestricted|unfiltered|uncensored|evil|chaos|opposite|dude|stan|rtm|uwu|maximum) mode (?:enabled|activated|on|output)\b/g,
   },
   {
@@ -81,7 +76,6 @@ export const phraseSignals: readonly Signal[] = spaced([
   {
     type: "jailbreak",
     weight: 0.85,
-    strong: true,
     re: /\b(?:you(?: are|'re| will be)|it is|they are|he is|she is|is) (?:now )?(?:no longer|not|never) (?:bound|restricted|limited|constrained|governed|held back|obligated|required to (?:follow|obey|adhere|abide))\b|\b(?:free|freed|liberated|released|unshackled|broken free|escaped) (?:from|of) (?:all |any |the |your |their |its )*(?:typical |usual |normal |ethical |moral |openai'?s? |ai )?(?:confines|restrictions|rules|limitations|constraints|shackles|guidelines|policies|filters|ethics|morals|censorship|programming|chains|jail)\b/g,
   },
   // "without any restrictions", "no ethical guidelines", "doesn't have any filters"
@@ -143,13 +137,11 @@ export const phraseSignals: readonly Signal[] = spaced([
   {
     type: "prompt_extraction",
     weight: 0.85,
-    strong: true,
     re: /\b(?:repeat|print|reveal|show|output|display|tell|give|write|dump|leak|recite|spell|list|echo|type|copy|paste|share|disclose|expose|return|provide|state|read|translate|summari[sz]e|what (?:is|are|was|were))\b(?: \w+){0,4}? (?:your|the|my|its|all|this|those|these|our)(?: \w+){0,2}? (?:system prompts?|system messages?|system instructions?|initial prompts?|original prompts?|hidden prompts?|secret prompts?|pre-?prompts?|meta-?prompts?|initial instructions?|original instructions?|hidden instructions?|secret instructions?|developer (?:prompts?|messages?|instructions?)|instructions (?:you were|that you were|you have been|you'?ve been|you got|given to you)|(?:prompts?|instructions?|text|words|rules) (?:above|before (?:this|my))|(?:full|entire|complete|exact) (?:prompts?|instructions?))\b/g,
   },
   {
     type: "prompt_extraction",
     weight: 0.7,
-    strong: true,
     re: /\b(?:repeat|print|output|copy|write|recite|return)\b(?: \w+){0,3}? (?:the |all )?(?:words|text|everything|content|tokens|lines|sentences) (?:above|before|preceding|prior)\b|\b(?:starting|beginning) with (?:the words? )?["'“]?you are\b/g,
   },
   {
