@@ -1,0 +1,80 @@
+// Guardrail scanners measured on the labelled corpus in bench/guardrails-corpus (material from npm and
+// Debian packages; see its README) and timed on 1 KB prompts. Run: bun bench/guardrails.ts
+// tests/guardrails/corpus.test.ts asserts the same figures, so a regression fails CI.
+
+import { scanners } from "../services/guardrails/registry.ts";
+import type { Scanner } from "../services/guardrails/scanner.ts";
+import piiCorpus from "./guardrails-corpus/pii.json";
+import injectionCorpus from "./guardrails-corpus/prompt_injection.json";
+import toxicityCorpus from "./guardrails-corpus/toxicity.json";
+import { type CorpusItem, scoreDocuments, scorePii } from "./guardrails-metrics.ts";
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+export function onePromptOf(items: readonly CorpusItem[], bytes = 1024): string {
+  let text = "";
+  for (const item of items) {
+    if (text.length >= bytes) break;
+    text += `${item.text} `;
+  }
+  return text.slice(0, bytes);
+}
+
+export function latency(run: () => unknown, iterations = 20_000): { p50: number; p99: number } {
+  for (let i = 0; i < 2_000; i++) run();
+  const times = new Float64Array(iterations);
+  for (let i = 0; i < iterations; i++) {
+    const t0 = performance.now();
+    run();
+    times[i] = performance.now() - t0;
+  }
+  times.sort();
+  return {
+    p50: (times[iterations >> 1] as number) * 1000,
+    p99: (times[Math.floor(iterations * 0.99)] as number) * 1000,
+  };
+}
+
+export function scanAll(text: string): number {
+  let n = 0;
+  for (const s of Object.values(scanners) as Scanner[]) n += s.scan(text, { action: "block" }).length;
+  return n;
+}
+
+if (import.meta.main) {
+  const pii = scorePii(piiCorpus as CorpusItem[], scanners.pii);
+  console.log(
+    `\nPII (${piiCorpus.filter((i) => i.label).length} positive texts, ${piiCorpus.filter((i) => !i.label).length} negative texts), span level:`,
+  );
+  console.log("type          TP    FP    FN   precision  recall");
+  for (const [type, c] of Object.entries(pii)) {
+    console.log(
+      `${type.padEnd(12)} ${String(c.tp).padStart(4)} ${String(c.fp).padStart(5)} ${String(c.fn).padStart(5)}   ${pct(c.precision).padStart(7)}  ${pct(c.recall).padStart(7)}`,
+    );
+  }
+  for (const [name, corpus, scanner] of [
+    ["Prompt injection", injectionCorpus, scanners.prompt_injection],
+    ["Toxicity", toxicityCorpus, scanners.toxicity],
+  ] as const) {
+    const d = scoreDocuments(corpus as CorpusItem[], scanner);
+    console.log(
+      `\n${name}: precision ${pct(d.all.precision)}, recall ${pct(d.all.recall)}, false positives ${pct(d.fpr)} of negatives (TP ${d.all.tp}, FP ${d.all.fp}, FN ${d.all.fn})`,
+    );
+    for (const [cat, c] of Object.entries(d.byCategory)) {
+      console.log(
+        `  ${cat.padEnd(40)} ${String(c.flagged).padStart(4)}/${String(c.n).padEnd(4)} ${c.label ? "recall" : "flagged"} ${pct(c.rate)}`,
+      );
+    }
+  }
+  const benign = (injectionCorpus as CorpusItem[]).filter((i) => !i.label);
+  const prompts = {
+    "1 KB benign prompt": onePromptOf(benign),
+    "1 KB prompt with PII": onePromptOf((piiCorpus as CorpusItem[]).filter((i) => i.label).slice(1)),
+    "1 KB jailbreak": onePromptOf((injectionCorpus as CorpusItem[]).filter((i) => i.label)),
+  };
+  console.log("\nLatency, all three scanners on one text (µs):");
+  for (const [name, text] of Object.entries(prompts)) {
+    const { p50, p99 } = latency(() => scanAll(text));
+    console.log(`  ${name.padEnd(24)} p50 ${p50.toFixed(1).padStart(6)}  p99 ${p99.toFixed(1).padStart(6)}`);
+  }
+}

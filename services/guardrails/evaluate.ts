@@ -1,0 +1,69 @@
+import type { GuardrailsPolicy, Stage } from "./policy.ts";
+import { redact } from "./redact.ts";
+import { scanners } from "./registry.ts";
+import type { Finding, GuardrailAction, ScannerConfig, ScannerId } from "./scanner.ts";
+
+export type Decision = "allow" | "log" | "redact" | "block";
+
+export interface Evaluation {
+  allowed: boolean;
+  action: Decision;
+  /** Offsets into the evaluated text, never the text itself. */
+  findings: Finding[];
+  /** The text with PII replaced by typed placeholders, when the action is "redact". */
+  redacted?: string;
+  /** The scanners whose findings decided a block (for the error message: names, not content). */
+  blockedBy?: ScannerId[];
+}
+
+const strength: Record<Decision, number> = { allow: 0, log: 1, redact: 2, block: 3 };
+
+/**
+ * What a configured action means for a scanner. `redact` is defined for PII only; asked of another
+ * scanner it blocks, because a prompt injection or an insult cannot be made safe by masking a span.
+ */
+function decisionFor(scanner: ScannerId, action: GuardrailAction): Decision {
+  if (action === "off") return "allow";
+  if (action === "redact" && scanner !== "pii") return "block";
+  return action;
+}
+
+/** The scanners a stage runs, with their configs (output has no prompt-injection scanner). */
+export function stageConfigs(policy: GuardrailsPolicy, stage: Stage): [ScannerId, ScannerConfig][] {
+  const configs: [ScannerId, ScannerConfig | undefined][] =
+    stage === "input"
+      ? [
+          ["prompt_injection", policy.input?.prompt_injection],
+          ["pii", policy.input?.pii],
+          ["toxicity", policy.input?.toxicity],
+        ]
+      : [
+          ["pii", policy.output?.pii],
+          ["toxicity", policy.output?.toxicity],
+        ];
+  return configs.filter((c): c is [ScannerId, ScannerConfig] => c[1] !== undefined && c[1].action !== "off");
+}
+
+/**
+ * Runs the scanners a guardrails policy turns on for one stage and decides: the strongest action of
+ * any scanner that found something wins (block > redact > log > allow).
+ */
+export function evaluate(text: string, policy: GuardrailsPolicy, stage: Stage = "input"): Evaluation {
+  let decision: Decision = "allow";
+  const findings: Finding[] = [];
+  const redactable: Finding[] = [];
+  const blockedBy: ScannerId[] = [];
+  for (const [id, config] of stageConfigs(policy, stage)) {
+    const found = scanners[id].scan(text, config);
+    if (found.length === 0) continue;
+    const d = decisionFor(id, config.action);
+    for (const f of found) findings.push(f);
+    if (d === "redact") for (const f of found) redactable.push(f);
+    if (d === "block") blockedBy.push(id);
+    if (strength[d] > strength[decision]) decision = d;
+  }
+  const result: Evaluation = { allowed: decision !== "block", action: decision, findings };
+  if (decision === "redact") result.redacted = redact(text, redactable);
+  if (blockedBy.length > 0) result.blockedBy = blockedBy;
+  return result;
+}

@@ -1,0 +1,137 @@
+// Folds the cheap obfuscations of a prompt into plain lower-case text so one set of phrase patterns
+// catches them all: invisible characters are dropped (U+200B between letters must not split a word),
+// compatibility forms and accents are folded (fullwidth, mathematical alphanumerics, "ïgnörë"), common
+// Cyrillic/Greek look-alikes become Latin, digits and symbols inside words are read as leetspeak
+// ("1gn0r3"), and Unicode spaces become plain spaces. Every output character keeps the index of the input
+// character it came from, so findings point into the original text.
+
+/** Zero-width and formatting characters that render as nothing. */
+export function isInvisible(cp: number): boolean {
+  return (
+    (cp >= 0x200b && cp <= 0x200f) || // zero-width space/non-joiner/joiner, LRM, RLM
+    (cp >= 0x202a && cp <= 0x202e) || // bidi embeddings and overrides
+    (cp >= 0x2060 && cp <= 0x2064) || // word joiner, invisible operators
+    (cp >= 0x2066 && cp <= 0x2069) || // bidi isolates
+    cp === 0xfeff ||
+    cp === 0x00ad ||
+    cp === 0x180e ||
+    (cp >= 0xe0000 && cp <= 0xe007f) // tag characters ("ASCII smuggling")
+  );
+}
+
+// Look-alikes that NFKD leaves alone (they are letters of other scripts), mapped to the Latin letter
+// they imitate.
+const HOMOGLYPHS: Record<number, string> = {};
+for (const [from, to] of [
+  ["аеорсухіјѕԁһӏԛԝ", "aeopcyxijsdhlqw"], // Cyrillic lower case
+  ["АВЕКМНОРСТХІЈЅ", "abekmhopctxijs"], // Cyrillic upper case
+  ["αβεικνορτυχ", "abeiknoptux"], // Greek lower case
+  ["ΑΒΕΗΙΚΜΝΟΡΤΥΧΖ", "abehikmnoptyxz"], // Greek upper case
+  ["ɡɪʏ", "giy"],
+] as const) {
+  for (let i = 0; i < from.length; i++) HOMOGLYPHS[from.charCodeAt(i)] = to[i] as string;
+}
+
+// Leetspeak digits and symbols, read as letters only next to a letter so plain numbers stay numbers.
+const LEET: Record<number, number> = {
+  48: 111, // 0 o
+  49: 105, // 1 i
+  51: 101, // 3 e
+  52: 97, // 4 a
+  53: 115, // 5 s
+  55: 116, // 7 t
+  64: 97, // @ a
+  36: 115, // $ s
+};
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+}
+
+export interface Normalized {
+  text: string;
+  /** map[i] = index in the original text of normalized character i; null when it is i itself. */
+  map: Int32Array | null;
+}
+
+const NON_ASCII = /[^\t-~]/; // anything outside tab..tilde (ASCII; other controls take the slow path too)
+const LEET_NEAR_LETTER = /[a-z][013457@$]|[013457@$][a-z]/;
+// A word that mixes letters with leet digits or symbols ("1nstruct10ns", "4ll"); inside it every
+// leet character is read as its letter.
+const LEET_WORD = /[a-z0-9@$]*[a-z][a-z0-9@$]*/g;
+const LEET_CHAR = /[013457@$]/g;
+const leetOf = (c: string): string => String.fromCharCode(LEET[c.charCodeAt(0)] as number);
+const leetWord = (w: string): string => w.replace(LEET_CHAR, leetOf);
+
+let codes = new Uint16Array(4096);
+let origin = new Int32Array(4096);
+
+function ensure(capacity: number): void {
+  if (codes.length >= capacity) return;
+  const size = Math.max(capacity, codes.length * 2);
+  codes = new Uint16Array(size);
+  origin = new Int32Array(size);
+}
+
+function decode(n: number): string {
+  let s = "";
+  for (let i = 0; i < n; i += 8192) {
+    s += String.fromCharCode.apply(null, codes.subarray(i, Math.min(n, i + 8192)) as unknown as number[]);
+  }
+  return s;
+}
+
+/**
+ * Whitespace is kept as it is (patterns match runs of it with \s+), so ASCII text, the common case,
+ * keeps its offsets and is folded with two native string operations.
+ */
+export function normalize(input: string): Normalized {
+  if (!NON_ASCII.test(input)) {
+    const lower = input.toLowerCase();
+    return { text: LEET_NEAR_LETTER.test(lower) ? lower.replace(LEET_WORD, leetWord) : lower, map: null };
+  }
+  // Folding never more than triples a character (NFKD of ligatures, e.g. U+FB03 "ffi").
+  ensure(input.length * 3 + 8);
+  let n = 0;
+  const len = input.length;
+  for (let i = 0; i < len; ) {
+    const cp = input.codePointAt(i) as number;
+    const at = i;
+    i += cp > 0xffff ? 2 : 1;
+    if (cp < 0x80) {
+      let c = cp;
+      if (c >= 65 && c <= 90) c += 32;
+      else if (LEET[c] !== undefined) {
+        const prev = n > 0 ? (codes[n - 1] as number) : 0;
+        if (isAsciiLetter(prev) || isAsciiLetter(input.charCodeAt(i))) c = LEET[c] as number;
+      }
+      codes[n] = c;
+      origin[n++] = at;
+      continue;
+    }
+    if (isInvisible(cp)) continue;
+    if (cp === 0x00a0 || cp === 0x3000 || (cp >= 0x2000 && cp <= 0x200a) || cp === 0x2028 || cp === 0x2029) {
+      codes[n] = 32;
+      origin[n++] = at;
+      continue;
+    }
+    const glyph = HOMOGLYPHS[cp];
+    const folded = glyph ?? String.fromCodePoint(cp).normalize("NFKD").toLowerCase();
+    for (let k = 0; k < folded.length; k++) {
+      const c = folded.charCodeAt(k);
+      if (c >= 0x300 && c <= 0x36f) continue; // combining accents
+      codes[n] = c;
+      origin[n++] = at;
+    }
+  }
+  return { text: decode(n), map: origin.subarray(0, n) };
+}
+
+/** Original [start, end) of normalized [start, end). */
+export function originalSpan(input: string, norm: Normalized, start: number, end: number): [number, number] {
+  if (norm.map === null) return [start, end];
+  const from = norm.map[start] ?? 0;
+  const lastAt = norm.map[Math.max(start, end - 1)] ?? from;
+  const cp = input.codePointAt(lastAt) ?? 0;
+  return [from, lastAt + (cp > 0xffff ? 2 : 1)];
+}

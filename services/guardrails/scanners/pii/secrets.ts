@@ -1,0 +1,71 @@
+import { type Detector, type PiiType, piiFinding } from "./types.ts";
+
+// Credentials with a recognisable shape, after the providers' published formats. Order matters
+// only for readability: overlaps are resolved by the scanner (the longest wins).
+const API_KEYS: readonly RegExp[] = [
+  // Anthropic: sk-ant-api03-... / sk-ant-admin01-...
+  /(?<![\w-])sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{20,}/g,
+  // OpenAI (legacy sk-, project sk-proj-, service account sk-svcacct-, admin sk-admin-) and any
+  // OpenAI-compatible key of the same form, including this platform's own.
+  /(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g,
+  // AWS access key ids (long-term AKIA, temporary ASIA, and the other documented prefixes).
+  /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}(?![A-Za-z0-9])/g,
+  // GitHub: classic tokens (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained PATs.
+  /(?<![\w])gh[pousr]_[A-Za-z0-9]{36,251}(?![\w])/g,
+  /(?<![\w])github_pat_[A-Za-z0-9_]{50,255}(?![\w])/g,
+  // Slack bot/user/app/refresh/legacy tokens.
+  /(?<![\w-])xox[bpars]-[A-Za-z0-9-]{10,250}(?![\w-])/g,
+  // Google API keys.
+  /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g,
+  // Stripe secret and restricted keys, live and test.
+  /(?<![\w])[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}(?![\w])/g,
+];
+
+// A PEM private key block of any algorithm (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP's "PRIVATE KEY
+// BLOCK"). Without its END line (truncated, or still streaming) the block runs to the end of the text.
+const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
+
+// header.payload.signature, each base64url; header and payload are JSON objects, so both start with
+// "eyJ" ('{"'). The header is decoded below to be sure it is a JOSE header.
+const JWT = /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{0,1024}(?![\w-])/g;
+
+function joseHeader(b64url: string): boolean {
+  try {
+    const json = atob(
+      b64url.replace(/-/g, "+").replace(/_/g, "/") + "==".slice(0, (4 - (b64url.length % 4)) % 4),
+    );
+    const header: unknown = JSON.parse(json);
+    return typeof header === "object" && header !== null && "alg" in header;
+  } catch {
+    return false;
+  }
+}
+
+function push(out: Parameters<Detector>[1], type: PiiType, score: number, start: number, end: number): void {
+  out.push(piiFinding(type, score, start, end));
+}
+
+export const detectSecrets: Detector = (text, out) => {
+  for (const re of API_KEYS) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text))
+      push(out, "api_key", 0.95, m.index, m.index + m[0].length);
+  }
+  if (text.indexOf("-----BEGIN ") >= 0) {
+    PEM_BEGIN.lastIndex = 0;
+    for (let m = PEM_BEGIN.exec(text); m !== null; m = PEM_BEGIN.exec(text)) {
+      const endLine = `-----END ${m[1]}-----`;
+      const at = text.indexOf(endLine, m.index + m[0].length);
+      const end = at < 0 ? text.length : at + endLine.length;
+      push(out, "private_key", 1, m.index, end);
+      PEM_BEGIN.lastIndex = end;
+    }
+  }
+  if (text.indexOf("eyJ") >= 0) {
+    JWT.lastIndex = 0;
+    for (let m = JWT.exec(text); m !== null; m = JWT.exec(text)) {
+      if (joseHeader(m[0].slice(0, m[0].indexOf("."))))
+        push(out, "jwt", 0.95, m.index, m.index + m[0].length);
+    }
+  }
+};

@@ -1,0 +1,112 @@
+import { bestPerType, type Hit, toFindings } from "../../hits.ts";
+import { normalize, originalSpan } from "../../normalize.ts";
+import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
+import { abuseSignals } from "./phrases.ts";
+import { findProfanity } from "./profanity.ts";
+
+const DEFAULT_THRESHOLD = 0.5;
+
+// obscenity's terms by how much a single occurrence says. Slurs are hate on their own; swearing is
+// rude; sexual and anatomical words are often clinical ("sex", "penis", "anal fissure") and count
+// only together with something else.
+const SLURS = new Set([
+  "abo",
+  "abeed",
+  "africoon",
+  "arabush",
+  "boonga",
+  "chingchong",
+  "chink",
+  "dyke",
+  "fag",
+  "kike",
+  "negro",
+  "nigger",
+  "retard",
+  "spastic",
+  "tranny",
+]);
+const SEXUAL = new Set([
+  "anal",
+  "anus",
+  "bestiality",
+  "blowjob",
+  "boob",
+  "buttplug",
+  "cum",
+  "deepthroat",
+  "dildo",
+  "doggystyle",
+  "double penetration",
+  "ejaculate",
+  "felch",
+  "fellatio",
+  "finger bang",
+  "fisting",
+  "gangbang",
+  "handjob",
+  "hentai",
+  "hooker",
+  "incest",
+  "jerk off",
+  "jizz",
+  "lubejob",
+  "masturbate",
+  "orgasm",
+  "orgy",
+  "penis",
+  "porn",
+  "scat",
+  "semen",
+  "sex",
+  "tit",
+  "vagina",
+]);
+
+function profanityKind(word: string): { type: string; weight: number } {
+  if (SLURS.has(word)) return { type: "slur", weight: 0.9 };
+  if (word === "rape") return { type: "violence", weight: 0.7 };
+  if (SEXUAL.has(word)) return { type: "sexual", weight: 0.4 };
+  return { type: "profanity", weight: 0.6 };
+}
+
+// Words spelt out letter by letter ("f.u.c.k", "s h i t"): obscenity reads them only when joined.
+const SPELT_OUT = /(?<![A-Za-z])[A-Za-z](?:[ .\-_*]{1,2}[A-Za-z](?![A-Za-z])){2,}/g;
+
+function analyse(text: string, hits: Hit[]): number {
+  for (const m of findProfanity(text)) hits.push({ ...profanityKind(m.word), start: m.start, end: m.end });
+  SPELT_OUT.lastIndex = 0;
+  for (let m = SPELT_OUT.exec(text); m !== null; m = SPELT_OUT.exec(text)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    for (const p of findProfanity(m[0].replace(/[ .\-_*]/g, "")))
+      hits.push({ ...profanityKind(p.word), start, end });
+  }
+  const norm = normalize(text);
+  for (const s of abuseSignals) {
+    s.re.lastIndex = 0;
+    for (let m = s.re.exec(norm.text); m !== null; m = s.re.exec(norm.text)) {
+      const [start, end] = originalSpan(text, norm, m.index, m.index + m[0].length);
+      hits.push({ type: s.type, weight: s.weight, start, end });
+    }
+  }
+  return hits.length === 0 ? 0 : combineScores(bestPerType(hits));
+}
+
+export const toxicityScanner: Scanner = {
+  id: "toxicity",
+  defaultThreshold: DEFAULT_THRESHOLD,
+  scan(text: string, config: ScannerConfig): Finding[] {
+    if (config.action === "off" || text.length === 0) return [];
+    const threshold = config.threshold ?? DEFAULT_THRESHOLD;
+    const hits: Hit[] = [];
+    const score = analyse(text, hits);
+    if (score < threshold) return [];
+    return toFindings("toxicity", hits, score);
+  },
+};
+
+/** The 0..1 score alone (for calibration and the bench). */
+export function toxicityScore(text: string): number {
+  return analyse(text, []);
+}

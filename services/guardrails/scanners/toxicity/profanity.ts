@@ -1,0 +1,118 @@
+import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from "obscenity";
+
+// Profanity, slurs and sexual terms come from obscenity's English dataset, which already resolves
+// leetspeak, confusable characters and stretched letters ("fuuuck") and whitelists the Scunthorpe
+// cases ("assassin", "cocktail").
+//
+// obscenity runs ~120 regular expressions one after another over a character-by-character
+// transformed copy of the text (~150 µs for 1 KB). Almost all text has no match, so a gate answers
+// that case first: the same transformation done with lookup tables, then ONE regular expression
+// that is the union of obscenity's own patterns. Only when the union matches does obscenity's
+// matcher run (for the exact terms, offsets and whitelist). The gate is exact, not a heuristic:
+// a text obscenity would flag always passes it (tests/guardrails/toxicity.test.ts checks this).
+
+const dataset = englishDataset.build();
+const matcher = new RegExpMatcher({ ...dataset, ...englishRecommendedTransformers });
+
+export interface ProfanityMatch {
+  word: string;
+  start: number;
+  end: number;
+}
+
+type SimpleTransformer = { type: 0; transform: (c: number) => number | undefined };
+type StatefulTransformer = {
+  type: 1;
+  factory: () => { transform: (c: number) => number | undefined; reset(): void };
+};
+type AnyTransformer = SimpleTransformer | StatefulTransformer;
+
+function buildGate(): ((text: string) => boolean) | null {
+  const terms = (matcher as unknown as { blacklistedTerms?: { regExp?: RegExp }[] }).blacklistedTerms;
+  const transformers =
+    englishRecommendedTransformers.blacklistMatcherTransformers as unknown as AnyTransformer[];
+  if (!Array.isArray(terms) || terms.some((t) => !(t.regExp instanceof RegExp))) return null;
+  // The table below folds the simple transformers; it is only valid when they all come first.
+  const firstStateful = transformers.findIndex((t) => t.type === 1);
+  const simple = transformers.slice(0, firstStateful < 0 ? transformers.length : firstStateful);
+  const rest = firstStateful < 0 ? [] : transformers.slice(firstStateful);
+  if (simple.some((t) => t.type !== 0) || rest.some((t) => t.type !== 1)) return null;
+  const stateful = (rest as StatefulTransformer[]).map((t) => t.factory());
+
+  const NONE = -1;
+  const ascii = new Int32Array(128);
+  const others = new Map<number, number>();
+  const fold = (cp: number): number => {
+    let c: number | undefined = cp;
+    for (const t of simple as SimpleTransformer[]) {
+      c = t.transform(c);
+      if (c === undefined) return NONE;
+    }
+    return c;
+  };
+  for (let c = 0; c < 128; c++) ascii[c] = fold(c);
+
+  const union = new RegExp(terms.map((t) => `(?:${(t.regExp as RegExp).source})`).join("|"), "s");
+  let buf = new Uint16Array(2048);
+
+  return (text: string) => {
+    if (buf.length < text.length * 2) buf = new Uint16Array(text.length * 2);
+    for (const s of stateful) s.reset();
+    let n = 0;
+    for (let i = 0; i < text.length; ) {
+      const cp = text.codePointAt(i) as number;
+      i += cp > 0xffff ? 2 : 1;
+      let c: number;
+      if (cp < 128) c = ascii[cp] as number;
+      else {
+        const known = others.get(cp);
+        c = known ?? fold(cp);
+        if (known === undefined) others.set(cp, c);
+      }
+      if (c === NONE) continue;
+      let out: number | undefined = c;
+      for (const s of stateful) {
+        out = s.transform(out);
+        if (out === undefined) break;
+      }
+      if (out === undefined) continue;
+      if (out > 0xffff) {
+        buf[n++] = 0xd800 + ((out - 0x10000) >> 10);
+        buf[n++] = 0xdc00 + ((out - 0x10000) & 0x3ff);
+      } else buf[n++] = out;
+    }
+    let transformed = "";
+    for (let i = 0; i < n; i += 8192) {
+      transformed += String.fromCharCode.apply(
+        null,
+        buf.subarray(i, Math.min(n, i + 8192)) as unknown as number[],
+      );
+    }
+    return union.test(transformed);
+  };
+}
+
+const gate = buildGate();
+
+/** True when the fast gate is in use (false: obscenity's internals changed; every text takes the slow path). */
+export const profanityGateActive = gate !== null;
+
+export function findProfanity(text: string): ProfanityMatch[] {
+  if (gate && !gate(text)) return [];
+  const found: ProfanityMatch[] = [];
+  for (const m of matcher.getAllMatches(text, true)) {
+    const word = englishDataset.getPayloadWithPhraseMetadata(m).phraseMetadata?.originalWord ?? "";
+    // obscenity's end index is inclusive.
+    found.push({ word, start: m.startIndex, end: m.endIndex + 1 });
+  }
+  return found;
+}
+
+/** obscenity alone, without the gate (to check the gate's exactness). */
+export function obscenityHasMatch(text: string): boolean {
+  return matcher.hasMatch(text);
+}
+
+export function profanityGate(text: string): boolean {
+  return gate ? gate(text) : true;
+}
