@@ -86,6 +86,17 @@ export function relaySse(upstream: ReadableStream<Uint8Array>, options: RelayOpt
     if (mapped) out.push(encoder.encode(`data: ${JSON.stringify(mapped)}\n\n`));
   };
 
+  /** mapChunk may throw to stop the stream (a guardrail blocked it): the client gets an error event. */
+  const stop = async (controller: ReadableStreamDefaultController<Uint8Array>, out: Uint8Array[], error: unknown) => {
+    for (const piece of out) controller.enqueue(piece);
+    const code = (error as { openaiCode?: string }).openaiCode ?? "content_policy_violation";
+    outcome.error = error instanceof Error ? error.message : String(error);
+    controller.enqueue(errorEvent(outcome.error, code));
+    controller.close();
+    end();
+    await reader.cancel(outcome.error).catch(() => {});
+  };
+
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       // Pull-driven: we read upstream only as fast as the client takes, so a slow client slows the model
@@ -103,7 +114,12 @@ export function relaySse(upstream: ReadableStream<Uint8Array>, options: RelayOpt
         }
         if (result.done) {
           const out: Uint8Array[] = [];
-          if (buffer.trim() !== "") handleEvent(buffer.replace(/\r\n/g, "\n").trim(), out);
+          try {
+            if (buffer.trim() !== "") handleEvent(buffer.replace(/\r\n/g, "\n").trim(), out);
+          } catch (error) {
+            await stop(controller, out, error);
+            return;
+          }
           for (const piece of out) controller.enqueue(piece);
           if (sawDone) controller.enqueue(done);
           else {
@@ -117,10 +133,15 @@ export function relaySse(upstream: ReadableStream<Uint8Array>, options: RelayOpt
         buffer += decoder.decode(result.value, { stream: true }).replace(/\r\n/g, "\n");
         const out: Uint8Array[] = [];
         let boundary = buffer.indexOf("\n\n");
-        while (boundary >= 0) {
-          handleEvent(buffer.slice(0, boundary), out);
-          buffer = buffer.slice(boundary + 2);
-          boundary = buffer.indexOf("\n\n");
+        try {
+          while (boundary >= 0) {
+            handleEvent(buffer.slice(0, boundary), out);
+            buffer = buffer.slice(boundary + 2);
+            boundary = buffer.indexOf("\n\n");
+          }
+        } catch (error) {
+          await stop(controller, out, error);
+          return;
         }
         if (out.length > 0) {
           for (const piece of out) controller.enqueue(piece);

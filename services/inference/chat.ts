@@ -140,7 +140,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     }
 
     // (5) input guardrails.
-    const guard = context.guardrails && runtime.guard ? runtime.guard(context.guardrails) : undefined;
+    const guard = context.guardrails ? runtime.guard(context.guardrails) : undefined;
     if (guard) {
       const checked = guard.input(messages);
       entry.guardrails.input = checked.decision;
@@ -183,25 +183,26 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
 
     // (8) and (9): the answer, checked and logged.
     if (stream) {
-      const output = guard?.output();
-      if (output) entry.guardrails.output = output.decision;
+      const output = guard?.output(true);
       const relayed = relaySse(upstream.response.body as ReadableStream<Uint8Array>, {
         includeUsage,
         mapChunk: (chunk: StreamChunk) => {
           chunk.model = body.model;
-          return output ? output.chunk(chunk) : chunk;
+          return output?.chunk ? output.chunk(chunk) : chunk;
         },
         onEnd: (outcome) => {
           upstream.release();
+          const prompt = estimatePromptTokens(messages);
           const usage = outcome.usage ?? {
-            prompt_tokens: estimatePromptTokens(messages),
+            prompt_tokens: prompt,
             completion_tokens: estimateTokens(outcome.content),
-            total_tokens: estimatePromptTokens(messages) + estimateTokens(outcome.content),
+            total_tokens: prompt + estimateTokens(outcome.content),
           };
-          output?.end(outcome.content);
+          if (output) entry.guardrails.output = output.finish(outcome.content);
+          const blockedBy = output?.blockedBy();
           finish(
             usage,
-            outcome.error ? new AppError("upstream_error", outcome.error) : output?.blockedBy() ? blocked(output.blockedBy() as string) : undefined,
+            blockedBy ? blocked(blockedBy) : outcome.error ? new AppError("upstream_error", outcome.error) : undefined,
           );
         },
       });

@@ -3,29 +3,13 @@
 import type { RedisClient } from "bun";
 import { RedisLimiter } from "../../adapters/redis/gcra.ts";
 import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
-import type { StreamChunk } from "../../adapters/upstream/sse-relay.ts";
 import type { Logger } from "../context.ts";
 import type { AppError } from "../errors.ts";
 import { InProcessLimiter, type RateLimiter } from "../limits/limiter.ts";
 import { Batcher } from "./batcher.ts";
-import type { ChatMessage } from "./messages.ts";
+import { type RequestGuard, requestGuard } from "./guard.ts";
 import type { FiltrationPort, InferenceLogEntry, Resolution, UsageRecord } from "./port.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
-
-/** The guardrails of one request, made from the deployment's policy (filled by services/guardrails). */
-export interface RequestGuard {
-  input(messages: ChatMessage[]): { messages: ChatMessage[]; blockedBy?: string | undefined; decision: unknown };
-  /** Blocking output checks while streaming; undefined when output checks are off or asynchronous. */
-  output():
-    | {
-        chunk(chunk: StreamChunk): StreamChunk | undefined;
-        end(content: string): void;
-        blockedBy(): string | undefined;
-        decision: unknown;
-      }
-    | undefined;
-  outputText(answer: Record<string, unknown>): { blockedBy?: string | undefined; decision: unknown };
-}
 
 export interface InferenceRuntime {
   port: FiltrationPort;
@@ -34,7 +18,7 @@ export interface InferenceRuntime {
   resolve(apiKey: string, model: string): Promise<Resolution>;
   logs: Batcher<InferenceLogEntry>;
   usage: Batcher<UsageRecord>;
-  guard: ((policy: Record<string, unknown>) => RequestGuard | undefined) | undefined;
+  guard(policy: Record<string, unknown>): RequestGuard | undefined;
   timeouts: { connectMs: number; firstByteMs: number; firstByteStreamMs: number };
   statusOf(error: AppError): number;
   close(): Promise<void>;
@@ -45,7 +29,6 @@ export interface RuntimeOptions {
   redis: RedisClient | undefined;
   log: Logger;
   statusOf(error: AppError): number;
-  guard?: InferenceRuntime["guard"];
 }
 
 export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntime {
@@ -80,7 +63,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
     logs,
     usage,
-    guard: options.guard,
+    guard: requestGuard,
     timeouts: { connectMs: 3000, firstByteMs: 300_000, firstByteStreamMs: 60_000 },
     statusOf: options.statusOf,
     async close() {

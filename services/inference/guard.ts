@@ -1,0 +1,122 @@
+// Applies a deployment's guardrails policy to one request: the caller's messages before prompt
+// processing (step 5), and the answer (step 8), while it streams in blocking mode or after it in async
+// mode. Findings carry offsets and types only, never the matched text.
+import type { StreamChunk } from "../../adapters/upstream/sse-relay.ts";
+import { evaluate, stageConfigs } from "../guardrails/evaluate.ts";
+import type { GuardrailsPolicy } from "../guardrails/policy.ts";
+import { createStreamScanner } from "../guardrails/stream-scan.ts";
+import type { Finding } from "../guardrails/scanner.ts";
+import { type ChatMessage, textOf } from "./messages.ts";
+
+export interface GuardDecision {
+  action: string;
+  findings: (Omit<Finding, "start" | "end"> & { start: number; end: number; message?: number })[];
+}
+
+export interface OutputGuard {
+  /** Blocking mode only: rewrites each chunk as it streams (redaction, holdback). */
+  chunk?(chunk: StreamChunk): StreamChunk;
+  /** The scanner that blocked the stream, if one did. */
+  blockedBy(): string | undefined;
+  /** Called with the whole answer at the end; async mode scans here. */
+  finish(content: string): GuardDecision;
+}
+
+export interface RequestGuard {
+  input(messages: ChatMessage[]): { messages: ChatMessage[]; blockedBy?: string | undefined; decision: GuardDecision };
+  output(stream: boolean): OutputGuard | undefined;
+  /** Non-streaming answers: checks (and in blocking mode redacts) the message content in place. */
+  outputText(answer: Record<string, unknown>): { blockedBy?: string | undefined; decision: GuardDecision };
+}
+
+/** Raised inside the stream relay to end a stream whose content a guardrail blocked. */
+export class StreamBlocked extends Error {
+  constructor(readonly scanner: string) {
+    super(`the answer was blocked by the ${scanner} guardrail`);
+  }
+}
+
+export function requestGuard(raw: Record<string, unknown>): RequestGuard | undefined {
+  const policy = raw as GuardrailsPolicy;
+  const inputOn = stageConfigs(policy, "input").length > 0;
+  const outputOn = stageConfigs(policy, "output").length > 0;
+  if (!inputOn && !outputOn) return undefined;
+  const blocking = (policy.output?.mode ?? "blocking") === "blocking";
+
+  return {
+    input(messages) {
+      const decision: GuardDecision = { action: "allow", findings: [] };
+      if (!inputOn) return { messages, decision };
+      let blockedBy: string | undefined;
+      const checked = messages.map((message, index) => {
+        if (message.role === "assistant") return message;
+        const result = evaluate(textOf(message), policy, "input");
+        for (const f of result.findings) decision.findings.push({ ...f, message: index });
+        if (rank(result.action) > rank(decision.action)) decision.action = result.action;
+        if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
+        return result.action === "redact" && result.redacted !== undefined ? { ...message, content: result.redacted } : message;
+      });
+      return { messages: checked, blockedBy, decision };
+    },
+
+    output(stream) {
+      if (!outputOn) return undefined;
+      if (!blocking || !stream) {
+        return {
+          blockedBy: () => undefined,
+          finish: (content) => summarize(evaluate(content, policy, "output")),
+        };
+      }
+      const scanner = createStreamScanner(policy.output ?? {});
+      let blocked: string | undefined;
+      const findings: GuardDecision["findings"] = [];
+      const take = (result: ReturnType<typeof scanner.push>) => {
+        for (const f of result.findings ?? []) findings.push(f);
+        if (result.blocked) {
+          blocked = result.blocked.scanner;
+          findings.push(result.blocked);
+          throw new StreamBlocked(blocked);
+        }
+        return result.emit;
+      };
+      return {
+        chunk(chunk) {
+          for (const choice of chunk.choices ?? []) {
+            let text = choice.delta?.content ? take(scanner.push(choice.delta.content)) : "";
+            if (choice.finish_reason) text += take(scanner.end());
+            if (choice.delta && (choice.delta.content || text)) choice.delta.content = text;
+          }
+          return chunk;
+        },
+        blockedBy: () => blocked,
+        finish: () => ({ action: blocked ? "block" : findings.length ? "redact" : "allow", findings }),
+      };
+    },
+
+    outputText(answer) {
+      const decision: GuardDecision = { action: "allow", findings: [] };
+      if (!outputOn) return { decision };
+      const choices = (answer.choices as { message?: { content?: string | null } }[] | undefined) ?? [];
+      let blockedBy: string | undefined;
+      for (const choice of choices) {
+        const content = choice.message?.content;
+        if (!content) continue;
+        const result = evaluate(content, policy, "output");
+        decision.findings.push(...result.findings);
+        if (rank(result.action) > rank(decision.action)) decision.action = result.action;
+        if (!blocking) continue;
+        if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
+        if (result.action === "redact" && result.redacted !== undefined && choice.message) {
+          choice.message.content = result.redacted;
+        }
+      }
+      return { blockedBy, decision };
+    },
+  };
+}
+
+const rank = (action: string) => ({ allow: 0, log: 1, redact: 2, block: 3 })[action as "allow"] ?? 0;
+
+function summarize(result: ReturnType<typeof evaluate>): GuardDecision {
+  return { action: result.action, findings: result.findings };
+}
