@@ -8,7 +8,7 @@
  * The output is gibberish, by design. Two knobs make its behaviour predictable where tests need it:
  * - the weights come from a seeded generator, so the same options give the same bytes;
  * - `eogBias` adds a constant to the logits of the end-of-generation tokens (`</s>`, `<|im_end|>`). At 0 the
- *   model ends a reply by chance (about 1 token in 200 at temperature 1); a large negative value (-30) means it
+ *   model ends a reply by chance (about 1 token in 90 at temperature 1); a large negative value (-30) means it
  *   never stops before `max_tokens`; a large positive one (+30) means it stops at once.
  *
  * How the bias works: dimension 0 of every token embedding is a constant 1, and no layer writes to it (row 0 of
@@ -78,10 +78,9 @@ type Vocab = {
 };
 
 /** A few frequent English pieces so that tokenization merges something, as a real SentencePiece vocab does. */
-const MERGED_PIECES = ["th", "he", "in", "er", "an", "re", "on", "at", "en", "nd", "ou", "ll"].flatMap((p) => [
-  p,
-  SPACE + p[0],
-]);
+const MERGED_PIECES = ["th", "he", "in", "er", "an", "re", "on", "at", "en", "nd", "ou", "ll"].flatMap(
+  (p) => [p, SPACE + p[0]],
+);
 const WORD_PIECES = [`${SPACE}the`, `${SPACE}and`, `${SPACE}hello`, `${SPACE}world`, "ing", "ion"];
 
 function buildVocab(): Vocab {
@@ -106,8 +105,15 @@ function buildVocab(): Vocab {
   // Single characters: the space marker and printable ASCII (the space itself is always written as "▁").
   add(SPACE, TOKEN_TYPE.NORMAL, -1000);
   for (let c = 33; c < 127; c++) add(String.fromCharCode(c), TOKEN_TYPE.NORMAL, -1000);
-  // Longer pieces: SentencePiece merges the adjacent pair whose concatenation has the highest score.
-  [...MERGED_PIECES, ...WORD_PIECES].forEach((piece, i) => add(piece, TOKEN_TYPE.NORMAL, -(i + 1)));
+  // Longer pieces: SentencePiece merges the adjacent pair whose concatenation has the highest score, so a
+  // piece is reachable only through pieces that build it up two at a time. Every prefix of a word piece is
+  // therefore a piece too, scored above the pairs so that a word grows from its left end ("▁h", "▁he", ...).
+  MERGED_PIECES.forEach((piece, i) => {
+    add(piece, TOKEN_TYPE.NORMAL, -(i + 1));
+  });
+  for (const word of WORD_PIECES) {
+    for (let end = 2; end <= word.length; end++) add(word.slice(0, end), TOKEN_TYPE.NORMAL, 0);
+  }
   return { tokens, scores, types, ids: { bos, eos, unk, imStart, imEnd } };
 }
 
@@ -167,7 +173,9 @@ function buildTensors(o: Required<TinyGgufOptions>, vocab: Vocab): Tensor[] {
       ones(`${p}ffn_norm.weight`, nEmbd),
       random(`${p}ffn_gate.weight`, [nEmbd, o.feedForwardLength], 1 / Math.sqrt(nEmbd)),
       random(`${p}ffn_up.weight`, [nEmbd, o.feedForwardLength], 1 / Math.sqrt(nEmbd)),
-      zeroRow0(random(`${p}ffn_down.weight`, [o.feedForwardLength, nEmbd], 0.5 / Math.sqrt(o.feedForwardLength))),
+      zeroRow0(
+        random(`${p}ffn_down.weight`, [o.feedForwardLength, nEmbd], 0.5 / Math.sqrt(o.feedForwardLength)),
+      ),
     );
   }
   tensors.push(ones("output_norm.weight", nEmbd), output);
@@ -270,16 +278,20 @@ function writeValue(w: Writer, v: MetaValue): void {
   switch (v.type) {
     case "u32":
       w.u32(GGUF_TYPE.UINT32);
-      return w.u32(v.value);
+      w.u32(v.value);
+      return;
     case "f32":
       w.u32(GGUF_TYPE.FLOAT32);
-      return w.f32(v.value);
+      w.f32(v.value);
+      return;
     case "bool":
       w.u32(GGUF_TYPE.BOOL);
-      return w.u8(v.value ? 1 : 0);
+      w.u8(v.value ? 1 : 0);
+      return;
     case "str":
       w.u32(GGUF_TYPE.STRING);
-      return w.str(v.value);
+      w.str(v.value);
+      return;
     case "str[]":
       w.u32(GGUF_TYPE.ARRAY);
       w.u32(GGUF_TYPE.STRING);
@@ -349,7 +361,13 @@ export function writeTinyGguf(path: string, opts: TinyGgufOptions = {}): TinyGgu
   const tensors = buildTensors(o, vocab);
   const bytes = encodeGguf(buildMetadata(o, vocab), tensors);
   writeFileSync(path, bytes);
-  return { path, bytes: bytes.length, vocabSize: vocab.tokens.length, tensorCount: tensors.length, tokens: vocab.ids };
+  return {
+    path,
+    bytes: bytes.length,
+    vocabSize: vocab.tokens.length,
+    tensorCount: tensors.length,
+    tokens: vocab.ids,
+  };
 }
 
 if (import.meta.main) {
