@@ -209,6 +209,29 @@ describe("chat completions", () => {
     expect(performance.now() - started).toBeLessThan(1500);
   });
 
+  test("plain requests whose clients leave give their sequences back too", async () => {
+    const started = performance.now();
+    const leaving = new AbortController();
+    const gone = [0, 1].map((i) =>
+      main.client.chat.completions
+        .create(
+          { model: "tiny-test", messages: user(`long plain ${i}`), max_tokens: 4000 },
+          { signal: leaving.signal },
+        )
+        .catch((e: unknown) => e),
+    );
+    await Bun.sleep(150);
+    leaving.abort();
+    for (const err of await Promise.all(gone)) expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
+    const res = await main.client.chat.completions.create({
+      model: "tiny-test",
+      messages: user("next"),
+      max_tokens: 4,
+    });
+    expect(res.usage?.completion_tokens).toBe(4);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
   test("a bad body is a 400 in OpenAI's error shape", async () => {
     const err = await main.client.chat.completions
       .create({ model: "tiny-test", messages: [{ role: "wizard", content: "x" }] as never })
