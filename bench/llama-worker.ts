@@ -86,8 +86,9 @@ async function stream(
   let completionTokens = 0;
   let buffer = "";
   const decoder = new TextDecoder();
-  for await (const bytes of res.body) {
-    buffer += decoder.decode(bytes, { stream: true });
+  const reader = res.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    buffer += decoder.decode(read.value, { stream: true });
     let end = buffer.indexOf("\n\n");
     while (end >= 0) {
       const data = buffer.slice(6, end);
@@ -106,11 +107,14 @@ async function stream(
 }
 
 async function readLine(stdout: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stdout.getReader();
   const decoder = new TextDecoder();
   let text = "";
-  for await (const bytes of stdout) {
-    text += decoder.decode(bytes, { stream: true });
-    if (text.includes("\n")) break;
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
   }
+  reader.releaseLock();
   return text.split("\n")[0] ?? "";
 }
