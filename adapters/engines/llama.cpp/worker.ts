@@ -6,6 +6,7 @@ import { FatalError, readConfig, type WorkerConfig } from "./config.ts";
 import { startHeartbeat } from "./heartbeat.ts";
 import { createLog, type Log } from "./log.ts";
 import { type LoadedModel, loadModel } from "./model.ts";
+import { serverError } from "./openai-shapes.ts";
 import { SequencePool } from "./sequences.ts";
 import { createRoutes } from "./server.ts";
 
@@ -32,6 +33,10 @@ async function main(): Promise<void> {
     component: "llama.cpp-worker",
   });
 
+  // Until the server runs there is nothing to drain: a stop request during loading just ends the process.
+  const exitWhileLoading = () => process.exit(0);
+  process.once("SIGTERM", exitWhileLoading);
+  process.once("SIGINT", exitWhileLoading);
   const loadWatchdog = setTimeout(
     () => fatal(`the model did not load within ${config.loadTimeoutMs} ms: ${config.modelPath}`),
     config.loadTimeoutMs,
@@ -62,7 +67,12 @@ async function main(): Promise<void> {
       port: config.port,
       // FIELD-NOTES: Bun closes a connection idle for 10 s, which cuts an SSE stream waiting for its turn.
       idleTimeout: 0,
+      development: false,
       fetch: routes.fetch,
+      error(error) {
+        log.error("unhandled error in a request", { error: error.message });
+        return Response.json(serverError("internal error", "internal_error"), { status: 500 });
+      },
     });
   } catch (error) {
     await loaded.dispose().catch(() => {});
@@ -89,6 +99,8 @@ async function main(): Promise<void> {
       )
     : undefined;
 
+  process.off("SIGTERM", exitWhileLoading);
+  process.off("SIGINT", exitWhileLoading);
   installShutdown({ server, pool, routes, loaded, shutdown, heartbeat, log });
   log.info("ready", { port, model: config.modelName });
   announce({ event: "ready", port });
