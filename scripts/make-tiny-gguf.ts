@@ -1,0 +1,394 @@
+/**
+ * Writes a tiny but real GGUF v3 file: a llama-architecture model with seeded random F32 weights, a
+ * SentencePiece-style ("llama") vocabulary with byte fallback, and a ChatML chat template. It exists so that
+ * tests and benchmarks can run the llama.cpp engine end to end without downloading a model.
+ *
+ *   bun scripts/make-tiny-gguf.ts <out.gguf> [--seed N] [--eog-bias X]
+ *
+ * The output is gibberish, by design. Two knobs make its behaviour predictable where tests need it:
+ * - the weights come from a seeded generator, so the same options give the same bytes;
+ * - `eogBias` adds a constant to the logits of the end-of-generation tokens (`</s>`, `<|im_end|>`). At 0 the
+ *   model ends a reply by chance (about 1 token in 90 at temperature 1); a large negative value (-30) means it
+ *   never stops before `max_tokens`; a large positive one (+30) means it stops at once.
+ *
+ * How the bias works: dimension 0 of every token embedding is a constant 1, and no layer writes to it (row 0 of
+ * attn_output and ffn_down is zero), so after the final RMS norm that coordinate is always positive. Column 0 of
+ * the output matrix is then a per-token bias: zero for every token but the end-of-generation ones.
+ */
+import { writeFileSync } from "node:fs";
+
+export type TinyGgufOptions = {
+  /** Seed of the weight generator. Default 42. */
+  seed?: number;
+  /** Hidden size. Default 64. */
+  embeddingLength?: number;
+  /** Transformer blocks. Default 2. */
+  blockCount?: number;
+  /** Attention heads. Default 4. */
+  headCount?: number;
+  /** Key/value heads (grouped-query attention when fewer than headCount). Default 2. */
+  headCountKv?: number;
+  /** Feed-forward hidden size. Default 128. */
+  feedForwardLength?: number;
+  /** Training context length written to the metadata. Default 512. */
+  contextLength?: number;
+  /** Logit offset of the end-of-generation tokens, see the file comment. Default 0. */
+  eogBias?: number;
+  /** `general.name`. Default "tiny-random-llama". */
+  name?: string;
+};
+
+export type TinyGgufSummary = {
+  path: string;
+  bytes: number;
+  vocabSize: number;
+  tensorCount: number;
+  tokens: { bos: number; eos: number; unk: number; imStart: number; imEnd: number };
+};
+
+/** ChatML, written the way most GGUF files carry it. */
+export const CHATML_TEMPLATE =
+  "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}" +
+  "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+// GGUF value types (ggml/include/gguf.h).
+const GGUF_TYPE = { UINT32: 4, INT32: 5, FLOAT32: 6, BOOL: 7, STRING: 8, ARRAY: 9 } as const;
+// llama.cpp token types (LLAMA_TOKEN_TYPE_*).
+const TOKEN_TYPE = { NORMAL: 1, UNKNOWN: 2, CONTROL: 3, BYTE: 6 } as const;
+const GGML_TYPE_F32 = 0;
+const ALIGNMENT = 32;
+const SPACE = "\u2581"; // SentencePiece's "▁", which stands for a space
+
+type MetaValue =
+  | { type: "u32"; value: number }
+  | { type: "f32"; value: number }
+  | { type: "bool"; value: boolean }
+  | { type: "str"; value: string }
+  | { type: "str[]"; value: string[] }
+  | { type: "f32[]"; value: number[] }
+  | { type: "i32[]"; value: number[] };
+
+type Tensor = { name: string; ne: number[]; data: Float32Array };
+
+type Vocab = {
+  tokens: string[];
+  scores: number[];
+  types: number[];
+  ids: TinyGgufSummary["tokens"];
+};
+
+/** A few frequent English pieces so that tokenization merges something, as a real SentencePiece vocab does. */
+const MERGED_PIECES = ["th", "he", "in", "er", "an", "re", "on", "at", "en", "nd", "ou", "ll"].flatMap(
+  (p) => [p, SPACE + p[0]],
+);
+const WORD_PIECES = [`${SPACE}the`, `${SPACE}and`, `${SPACE}hello`, `${SPACE}world`, "ing", "ion"];
+
+function buildVocab(): Vocab {
+  const tokens: string[] = [];
+  const scores: number[] = [];
+  const types: number[] = [];
+  const add = (text: string, type: number, score = 0): number => {
+    const existing = tokens.indexOf(text);
+    if (existing >= 0) return existing;
+    tokens.push(text);
+    scores.push(score);
+    types.push(type);
+    return tokens.length - 1;
+  };
+  const unk = add("<unk>", TOKEN_TYPE.UNKNOWN);
+  const bos = add("<s>", TOKEN_TYPE.CONTROL);
+  const eos = add("</s>", TOKEN_TYPE.CONTROL);
+  const imStart = add("<|im_start|>", TOKEN_TYPE.CONTROL);
+  const imEnd = add("<|im_end|>", TOKEN_TYPE.CONTROL);
+  // Byte fallback: any byte the pieces below do not cover (newlines, UTF-8) is spelled with these.
+  for (let b = 0; b < 256; b++) add(`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`, TOKEN_TYPE.BYTE);
+  // Single characters: the space marker and printable ASCII (the space itself is always written as "▁").
+  add(SPACE, TOKEN_TYPE.NORMAL, -1000);
+  for (let c = 33; c < 127; c++) add(String.fromCharCode(c), TOKEN_TYPE.NORMAL, -1000);
+  // Longer pieces: SentencePiece merges the adjacent pair whose concatenation has the highest score, so a
+  // piece is reachable only through pieces that build it up two at a time. Every prefix of a word piece is
+  // therefore a piece too, scored above the pairs so that a word grows from its left end ("▁h", "▁he", ...).
+  MERGED_PIECES.forEach((piece, i) => {
+    add(piece, TOKEN_TYPE.NORMAL, -(i + 1));
+  });
+  for (const word of WORD_PIECES) {
+    for (let end = 2; end <= word.length; end++) add(word.slice(0, end), TOKEN_TYPE.NORMAL, 0);
+  }
+  return { tokens, scores, types, ids: { bos, eos, unk, imStart, imEnd } };
+}
+
+/** mulberry32: small, fast, and the same in every runtime. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function normal(next: () => number): () => number {
+  return () => {
+    const u = Math.max(next(), 1e-12);
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
+  };
+}
+
+function buildTensors(o: Required<TinyGgufOptions>, vocab: Vocab): Tensor[] {
+  const gauss = normal(rng(o.seed));
+  const nEmbd = o.embeddingLength;
+  const nVocab = vocab.tokens.length;
+  const headDim = nEmbd / o.headCount;
+  const nEmbdKv = headDim * o.headCountKv;
+  // ne[0] is the contiguous dimension (the input size of a weight matrix), ne[1] the number of rows.
+  const random = (name: string, ne: number[], std: number): Tensor => {
+    const data = new Float32Array(ne.reduce((a, b) => a * b, 1));
+    for (let i = 0; i < data.length; i++) data[i] = gauss() * std;
+    return { name, ne, data };
+  };
+  const ones = (name: string, n: number): Tensor => ({ name, ne: [n], data: new Float32Array(n).fill(1) });
+  const zeroRow0 = (t: Tensor): Tensor => {
+    t.data.fill(0, 0, t.ne[0]);
+    return t;
+  };
+
+  const tokenEmbd = random("token_embd.weight", [nEmbd, nVocab], 0.5);
+  for (let t = 0; t < nVocab; t++) tokenEmbd.data[t * nEmbd] = 1; // the constant channel
+  // Logit std ≈ 0.25·√nEmbd = 2: varied but not flat.
+  const output = random("output.weight", [nEmbd, nVocab], 0.25);
+  for (let t = 0; t < nVocab; t++) output.data[t * nEmbd] = 0;
+  for (const t of [vocab.ids.eos, vocab.ids.imEnd]) output.data[t * nEmbd] = o.eogBias;
+
+  const tensors: Tensor[] = [tokenEmbd];
+  for (let b = 0; b < o.blockCount; b++) {
+    const p = `blk.${b}.`;
+    tensors.push(
+      ones(`${p}attn_norm.weight`, nEmbd),
+      random(`${p}attn_q.weight`, [nEmbd, nEmbd], 1 / Math.sqrt(nEmbd)),
+      random(`${p}attn_k.weight`, [nEmbd, nEmbdKv], 1 / Math.sqrt(nEmbd)),
+      random(`${p}attn_v.weight`, [nEmbd, nEmbdKv], 1 / Math.sqrt(nEmbd)),
+      zeroRow0(random(`${p}attn_output.weight`, [nEmbd, nEmbd], 0.5 / Math.sqrt(nEmbd))),
+      ones(`${p}ffn_norm.weight`, nEmbd),
+      random(`${p}ffn_gate.weight`, [nEmbd, o.feedForwardLength], 1 / Math.sqrt(nEmbd)),
+      random(`${p}ffn_up.weight`, [nEmbd, o.feedForwardLength], 1 / Math.sqrt(nEmbd)),
+      zeroRow0(
+        random(`${p}ffn_down.weight`, [o.feedForwardLength, nEmbd], 0.5 / Math.sqrt(o.feedForwardLength)),
+      ),
+    );
+  }
+  tensors.push(ones("output_norm.weight", nEmbd), output);
+  return tensors;
+}
+
+function buildMetadata(o: Required<TinyGgufOptions>, vocab: Vocab): [string, MetaValue][] {
+  const u32 = (value: number): MetaValue => ({ type: "u32", value });
+  return [
+    ["general.architecture", { type: "str", value: "llama" }],
+    ["general.name", { type: "str", value: o.name }],
+    ["general.alignment", u32(ALIGNMENT)],
+    ["general.file_type", u32(0)], // all F32
+    ["llama.context_length", u32(o.contextLength)],
+    ["llama.embedding_length", u32(o.embeddingLength)],
+    ["llama.block_count", u32(o.blockCount)],
+    ["llama.feed_forward_length", u32(o.feedForwardLength)],
+    ["llama.attention.head_count", u32(o.headCount)],
+    ["llama.attention.head_count_kv", u32(o.headCountKv)],
+    ["llama.rope.dimension_count", u32(o.embeddingLength / o.headCount)],
+    ["llama.rope.freq_base", { type: "f32", value: 10000 }],
+    ["llama.attention.layer_norm_rms_epsilon", { type: "f32", value: 1e-5 }],
+    ["llama.vocab_size", u32(vocab.tokens.length)],
+    ["tokenizer.ggml.model", { type: "str", value: "llama" }],
+    ["tokenizer.ggml.tokens", { type: "str[]", value: vocab.tokens }],
+    ["tokenizer.ggml.scores", { type: "f32[]", value: vocab.scores }],
+    ["tokenizer.ggml.token_type", { type: "i32[]", value: vocab.types }],
+    ["tokenizer.ggml.bos_token_id", u32(vocab.ids.bos)],
+    ["tokenizer.ggml.eos_token_id", u32(vocab.ids.eos)],
+    ["tokenizer.ggml.eot_token_id", u32(vocab.ids.imEnd)],
+    ["tokenizer.ggml.unknown_token_id", u32(vocab.ids.unk)],
+    ["tokenizer.ggml.padding_token_id", u32(vocab.ids.eos)],
+    ["tokenizer.ggml.add_bos_token", { type: "bool", value: true }],
+    ["tokenizer.ggml.add_eos_token", { type: "bool", value: false }],
+    // Without this, llama.cpp inserts a space after every special token ("<|im_start|>▁user").
+    ["tokenizer.ggml.add_space_prefix", { type: "bool", value: false }],
+    ["tokenizer.chat_template", { type: "str", value: CHATML_TEMPLATE }],
+  ];
+}
+
+/** Little-endian byte sink that grows as needed. */
+class Writer {
+  private buf = new Uint8Array(1 << 16);
+  private view = new DataView(this.buf.buffer);
+  length = 0;
+  private static enc = new TextEncoder();
+
+  private reserve(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.length + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+  u32(v: number): void {
+    this.reserve(4);
+    this.view.setUint32(this.length, v, true);
+    this.length += 4;
+  }
+  i32(v: number): void {
+    this.reserve(4);
+    this.view.setInt32(this.length, v, true);
+    this.length += 4;
+  }
+  u64(v: number): void {
+    this.reserve(8);
+    this.view.setBigUint64(this.length, BigInt(v), true);
+    this.length += 8;
+  }
+  f32(v: number): void {
+    this.reserve(4);
+    this.view.setFloat32(this.length, v, true);
+    this.length += 4;
+  }
+  u8(v: number): void {
+    this.reserve(1);
+    this.buf[this.length++] = v;
+  }
+  bytes(b: Uint8Array): void {
+    this.reserve(b.length);
+    this.buf.set(b, this.length);
+    this.length += b.length;
+  }
+  str(s: string): void {
+    const b = Writer.enc.encode(s);
+    this.u64(b.length);
+    this.bytes(b);
+  }
+  pad(alignment: number): void {
+    while (this.length % alignment !== 0) this.u8(0);
+  }
+  result(): Uint8Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+function writeValue(w: Writer, v: MetaValue): void {
+  switch (v.type) {
+    case "u32":
+      w.u32(GGUF_TYPE.UINT32);
+      w.u32(v.value);
+      return;
+    case "f32":
+      w.u32(GGUF_TYPE.FLOAT32);
+      w.f32(v.value);
+      return;
+    case "bool":
+      w.u32(GGUF_TYPE.BOOL);
+      w.u8(v.value ? 1 : 0);
+      return;
+    case "str":
+      w.u32(GGUF_TYPE.STRING);
+      w.str(v.value);
+      return;
+    case "str[]":
+      w.u32(GGUF_TYPE.ARRAY);
+      w.u32(GGUF_TYPE.STRING);
+      w.u64(v.value.length);
+      for (const s of v.value) w.str(s);
+      return;
+    case "f32[]":
+      w.u32(GGUF_TYPE.ARRAY);
+      w.u32(GGUF_TYPE.FLOAT32);
+      w.u64(v.value.length);
+      for (const x of v.value) w.f32(x);
+      return;
+    case "i32[]":
+      w.u32(GGUF_TYPE.ARRAY);
+      w.u32(GGUF_TYPE.INT32);
+      w.u64(v.value.length);
+      for (const x of v.value) w.i32(x);
+      return;
+  }
+}
+
+/** Serializes a GGUF v3 file: header, metadata, tensor infos, padding, then the aligned tensor data. */
+export function encodeGguf(metadata: [string, MetaValue][], tensors: Tensor[]): Uint8Array {
+  const w = new Writer();
+  w.bytes(new TextEncoder().encode("GGUF"));
+  w.u32(3);
+  w.u64(tensors.length);
+  w.u64(metadata.length);
+  for (const [key, value] of metadata) {
+    w.str(key);
+    writeValue(w, value);
+  }
+  let offset = 0;
+  for (const t of tensors) {
+    w.str(t.name);
+    w.u32(t.ne.length);
+    for (const n of t.ne) w.u64(n);
+    w.u32(GGML_TYPE_F32);
+    w.u64(offset);
+    offset += Math.ceil(t.data.byteLength / ALIGNMENT) * ALIGNMENT;
+  }
+  w.pad(ALIGNMENT);
+  for (const t of tensors) {
+    w.bytes(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+    w.pad(ALIGNMENT);
+  }
+  return w.result();
+}
+
+export function writeTinyGguf(path: string, opts: TinyGgufOptions = {}): TinyGgufSummary {
+  const o: Required<TinyGgufOptions> = {
+    seed: 42,
+    embeddingLength: 64,
+    blockCount: 2,
+    headCount: 4,
+    headCountKv: 2,
+    feedForwardLength: 128,
+    contextLength: 512,
+    eogBias: 0,
+    name: "tiny-random-llama",
+    ...opts,
+  };
+  if (o.embeddingLength % o.headCount !== 0 || o.headCount % o.headCountKv !== 0) {
+    throw new Error("embeddingLength must divide by headCount, and headCount by headCountKv");
+  }
+  const vocab = buildVocab();
+  const tensors = buildTensors(o, vocab);
+  const bytes = encodeGguf(buildMetadata(o, vocab), tensors);
+  writeFileSync(path, bytes);
+  return {
+    path,
+    bytes: bytes.length,
+    vocabSize: vocab.tokens.length,
+    tensorCount: tensors.length,
+    tokens: vocab.ids,
+  };
+}
+
+if (import.meta.main) {
+  const args = process.argv.slice(2);
+  const flag = (name: string): number | undefined => {
+    const i = args.indexOf(name);
+    if (i < 0) return undefined;
+    const value = Number(args.splice(i, 2)[1]);
+    if (!Number.isFinite(value)) throw new Error(`${name} takes a number`);
+    return value;
+  };
+  const seed = flag("--seed");
+  const eogBias = flag("--eog-bias");
+  const out = args[0];
+  if (!out || args.length > 1) {
+    console.error("usage: bun scripts/make-tiny-gguf.ts <out.gguf> [--seed N] [--eog-bias X]");
+    process.exit(1);
+  }
+  const summary = writeTinyGguf(out, {
+    ...(seed === undefined ? {} : { seed }),
+    ...(eogBias === undefined ? {} : { eogBias }),
+  });
+  console.log(JSON.stringify(summary));
+}

@@ -1,0 +1,376 @@
+// The llama.cpp worker as a parent process sees it: spawned for real on a tiny random GGUF, spoken to with
+// the official OpenAI SDK. The model's end-of-generation logits are pushed down (eogBias -30), so it always
+// writes until max_tokens and the counts below are exact.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { localCommand, workerEntry } from "../../adapters/engines/llama.cpp/index.ts";
+import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+
+interface Worker {
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  port: number;
+  client: OpenAI;
+  base: string;
+}
+
+let dir: string;
+let modelPath: string;
+let main: Worker;
+const spawned: Bun.Subprocess[] = [];
+
+function spawnWorker(env: Record<string, string>): Bun.Subprocess<"ignore", "pipe", "pipe"> {
+  const proc = Bun.spawn([process.execPath, workerEntry], {
+    // THREADS=1: on a small shared machine one thread is ~15x faster than two for a model this small (README).
+    env: { ...process.env, PORT: "0", THREADS: "1", LOG_LEVEL: "error", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  spawned.push(proc);
+  return proc;
+}
+
+/** The first line the worker prints on stdout, parsed. */
+async function firstLine(
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">,
+  timeoutMs = 15_000,
+): Promise<Record<string, unknown>> {
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const deadline = Bun.sleep(timeoutMs).then(() => {
+    throw new Error(`no line on stdout within ${timeoutMs} ms`);
+  });
+  while (!text.includes("\n")) {
+    const { value, done } = await Promise.race([reader.read(), deadline]);
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+  return JSON.parse(text.split("\n")[0] ?? "");
+}
+
+async function startWorker(env: Record<string, string>): Promise<Worker> {
+  const proc = spawnWorker(env);
+  const line = await firstLine(proc);
+  expect(line.event).toBe("ready");
+  const port = line.port as number;
+  const base = `http://127.0.0.1:${port}`;
+  return { proc, port, base, client: new OpenAI({ baseURL: `${base}/v1`, apiKey: "unused", maxRetries: 0 }) };
+}
+
+const user = (content: string) => [{ role: "user" as const, content }];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "llama-worker-"));
+  modelPath = join(dir, "tiny.gguf");
+  writeTinyGguf(modelPath, { eogBias: -30, contextLength: 4096 });
+  main = await startWorker({
+    MODEL_PATH: modelPath,
+    MODEL_NAME: "tiny-test",
+    PARALLEL: "2",
+    CONTEXT_SIZE: "4096",
+  });
+});
+
+afterAll(() => {
+  for (const proc of spawned) if (proc.exitCode === null) proc.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("chat completions", () => {
+  test("a plain completion parses, and its usage adds up", async () => {
+    const res = await main.client.chat.completions.create({
+      model: "tiny-test",
+      messages: [
+        { role: "system", content: "You are terse." },
+        { role: "user", content: "hello world" },
+      ],
+      max_tokens: 12,
+    });
+    expect(res.object).toBe("chat.completion");
+    expect(res.id).toStartWith("chatcmpl-");
+    expect(res.model).toBe("tiny-test");
+    expect(res.choices).toHaveLength(1);
+    expect(res.choices[0]?.message.role).toBe("assistant");
+    expect(typeof res.choices[0]?.message.content).toBe("string");
+    expect(res.choices[0]?.finish_reason).toBe("length");
+    const usage = res.usage;
+    expect(usage?.prompt_tokens).toBeGreaterThan(0);
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+    expect(usage?.completion_tokens).toBeLessThanOrEqual(12);
+    expect(usage?.total_tokens).toBe((usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0));
+  });
+
+  test("max_completion_tokens is honoured like max_tokens", async () => {
+    const res = await main.client.chat.completions.create({
+      model: "tiny-test",
+      messages: user("hi"),
+      max_completion_tokens: 3,
+    });
+    expect(res.choices[0]?.finish_reason).toBe("length");
+    expect(res.usage?.completion_tokens).toBe(3);
+  });
+
+  test("a stop sequence ends the answer before it, with finish_reason stop", async () => {
+    const ask = (stop?: string) =>
+      main.client.chat.completions.create({
+        model: "tiny-test",
+        messages: user("the end"),
+        max_tokens: 48,
+        temperature: 0,
+        ...(stop ? { stop } : {}),
+      });
+    const full = (await ask()).choices[0]?.message.content ?? "";
+    // Greedy decoding repeats itself exactly, so a printable pair from the middle of the answer is a stop
+    // sequence the second answer is bound to meet.
+    const at = full.slice(4).search(/[!-~]{2}/) + 4;
+    expect(at).toBeGreaterThan(3);
+    const stop = full.slice(at, at + 2);
+    const res = await ask(stop);
+    expect(res.choices[0]?.finish_reason).toBe("stop");
+    expect(res.choices[0]?.message.content).toBe(full.slice(0, full.indexOf(stop)));
+  });
+
+  test("a stream sends the role, content deltas, a finish_reason, then the usage and [DONE]", async () => {
+    const stream = await main.client.chat.completions.create({
+      model: "tiny-test",
+      messages: user("stream please"),
+      max_tokens: 10,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks[0]?.choices[0]?.delta.role).toBe("assistant");
+    const content = chunks.filter((c) => c.choices[0]?.delta.content);
+    expect(content.length).toBeGreaterThan(0);
+    const finishes = chunks.filter((c) => c.choices[0]?.finish_reason);
+    expect(finishes).toHaveLength(1);
+    expect(finishes[0]?.choices[0]?.finish_reason).toBe("length");
+    const last = chunks.at(-1);
+    expect(last?.choices).toEqual([]);
+    expect(last?.usage?.completion_tokens).toBe(10);
+    expect(last?.usage?.total_tokens).toBe((last?.usage?.prompt_tokens ?? 0) + 10);
+    expect(chunks.every((c) => c.object === "chat.completion.chunk" && c.model === "tiny-test")).toBe(true);
+  });
+
+  test("without include_usage a stream has no usage chunk, and the raw stream ends with [DONE]", async () => {
+    const res = await fetch(`${main.base}/v1/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ messages: user("raw"), max_tokens: 3, stream: true }),
+    });
+    expect(res.headers.get("content-type")).toStartWith("text/event-stream");
+    const events = (await res.text()).split("\n\n").filter(Boolean);
+    expect(events.at(-1)).toBe("data: [DONE]");
+    expect(events.some((e) => e.includes('"usage"'))).toBe(false);
+  });
+
+  test("8 concurrent requests on 2 sequences all succeed", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        main.client.chat.completions.create({
+          model: "tiny-test",
+          messages: user(`request ${i}`),
+          max_tokens: 16,
+        }),
+      ),
+    );
+    for (const res of results) {
+      expect(res.choices[0]?.finish_reason).toBe("length");
+      expect(res.usage?.completion_tokens).toBe(16);
+    }
+  });
+
+  test("aborted streams give their sequences back at once", async () => {
+    // Both sequences start answers that would take seconds; the client leaves after the first content.
+    const started = performance.now();
+    await Promise.all(
+      [0, 1].map(async (i) => {
+        const stream = await main.client.chat.completions.create({
+          model: "tiny-test",
+          messages: user(`long ${i}`),
+          max_tokens: 4000,
+          stream: true,
+        });
+        for await (const chunk of stream) if (chunk.choices[0]?.delta.content) break;
+      }),
+    );
+    const res = await main.client.chat.completions.create({
+      model: "tiny-test",
+      messages: user("next"),
+      max_tokens: 4,
+    });
+    expect(res.usage?.completion_tokens).toBe(4);
+    // 4000 tokens take seconds here; had they gone on, this request would have waited for them.
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  test("plain requests whose clients leave give their sequences back too", async () => {
+    const started = performance.now();
+    const leaving = new AbortController();
+    const gone = [0, 1].map((i) =>
+      main.client.chat.completions
+        .create(
+          { model: "tiny-test", messages: user(`long plain ${i}`), max_tokens: 4000 },
+          { signal: leaving.signal },
+        )
+        .catch((e: unknown) => e),
+    );
+    await Bun.sleep(150);
+    leaving.abort();
+    for (const err of await Promise.all(gone)) expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
+    const res = await main.client.chat.completions.create({
+      model: "tiny-test",
+      messages: user("next"),
+      max_tokens: 4,
+    });
+    expect(res.usage?.completion_tokens).toBe(4);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  test("a bad body is a 400 in OpenAI's error shape", async () => {
+    const err = await main.client.chat.completions
+      .create({ model: "tiny-test", messages: [{ role: "wizard", content: "x" }] as never })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    const bad = err as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(bad.status).toBe(400);
+    expect(bad.type).toBe("invalid_request_error");
+    expect(bad.param).toBe("messages.0.role");
+
+    const notJson = await fetch(`${main.base}/v1/chat/completions`, { method: "POST", body: "{nope" });
+    expect(notJson.status).toBe(400);
+    const body = (await notJson.json()) as { error: Record<string, unknown> };
+    expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
+    expect(body.error.type).toBe("invalid_request_error");
+  });
+
+  test("a prompt longer than the context is a 400 context_length_exceeded", async () => {
+    const res = await fetch(`${main.base}/v1/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ messages: user("x ".repeat(3000)) }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; param: string } };
+    expect(body.error.code).toBe("context_length_exceeded");
+  });
+});
+
+describe("other routes", () => {
+  test("/v1/models lists the one model", async () => {
+    const list = await main.client.models.list();
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0]).toMatchObject({ id: "tiny-test", object: "model", owned_by: "llama.cpp" });
+    expect(typeof list.data[0]?.created).toBe("number");
+  });
+
+  test("/health answers ok", async () => {
+    const res = await fetch(`${main.base}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+  });
+});
+
+describe("start-up failures", () => {
+  const expectFatal = async (path: string, reason: RegExp) => {
+    const started = performance.now();
+    const proc = spawnWorker({ MODEL_PATH: path });
+    const line = await firstLine(proc);
+    expect(line.event).toBe("fatal");
+    expect(line.reason).toMatch(reason);
+    expect(await proc.exited).toBe(2);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  };
+
+  test("a missing model exits with code 2 and says so", async () => {
+    const missing = join(dir, "nowhere.gguf");
+    await expectFatal(missing, new RegExp(`^model file not found: ${missing}$`));
+  });
+
+  test("a file of random bytes exits with code 2", async () => {
+    const corrupt = join(dir, "random.gguf");
+    writeFileSync(corrupt, crypto.getRandomValues(new Uint8Array(4096)));
+    await expectFatal(corrupt, /^not a valid GGUF model: .*GGUF magic/);
+  });
+
+  test("a truncated GGUF exits with code 2", async () => {
+    const truncated = join(dir, "truncated.gguf");
+    writeFileSync(truncated, (await Bun.file(modelPath).bytes()).subarray(0, 300_000));
+    await expectFatal(truncated, /^not a valid GGUF model: .*(corrupted or incomplete|failed to read)/);
+  });
+});
+
+describe("heartbeats and shutdown", () => {
+  test("heartbeats reach the orchestrator with the node token, and SIGTERM mid-answer exits 0", async () => {
+    const beats: { auth: string | null; body: Record<string, unknown> }[] = [];
+    using stub = Bun.serve({
+      port: 0,
+      async fetch(req) {
+        beats.push({
+          auth: req.headers.get("authorization"),
+          body: (await req.json()) as Record<string, unknown>,
+        });
+        return Response.json({ ok: true });
+      },
+    });
+    const { env } = localCommand({
+      modelPath,
+      port: 0,
+      modelName: "beating",
+      threads: 1,
+      parallel: 1,
+      contextSize: 4096,
+      heartbeat: {
+        url: `http://127.0.0.1:${stub.port}/inventory/heartbeat`,
+        nodeToken: "node-secret",
+        intervalMs: 150,
+        providerInstanceId: "instance-7",
+        provider: "local",
+      },
+    });
+    const worker = await startWorker(env);
+    for (let i = 0; i < 100 && beats.length < 2; i++) await Bun.sleep(50);
+    expect(beats.length).toBeGreaterThanOrEqual(2);
+    expect(beats[0]?.auth).toBe("Bearer node-secret");
+    expect(beats[0]?.body).toEqual({
+      provider: "local",
+      provider_instance_id: "instance-7",
+      gpu_allocated: 0,
+      vcpu_allocated: 1,
+      ram_gb_allocated: 1,
+      health_score: 100,
+      state: "READY",
+      expose_url: `http://127.0.0.1:${worker.port}`,
+    });
+
+    const stream = await worker.client.chat.completions.create({
+      model: "beating",
+      messages: user("go on"),
+      max_tokens: 4000,
+      stream: true,
+    });
+    const reading = (async () => {
+      for await (const _ of stream) {
+        /* drain until the worker ends it */
+      }
+    })().catch((e: unknown) => e);
+    await Bun.sleep(100);
+    const stopping = performance.now();
+    worker.proc.kill("SIGTERM");
+    expect(await worker.proc.exited).toBe(0);
+    expect(performance.now() - stopping).toBeLessThan(3500);
+    // The client is told, not left hanging: an error event (the SDK throws it) or the end of the stream.
+    await reading;
+  });
+});
+
+test("localCommand runs this Bun on the worker entry", () => {
+  const { cmd, env } = localCommand({ modelPath: "/m.gguf", port: 9000, modelName: "m" });
+  expect(cmd).toEqual([process.execPath, workerEntry]);
+  expect(workerEntry).toEndWith("adapters/engines/llama.cpp/worker.ts");
+  expect(env).toEqual({ MODEL_PATH: "/m.gguf", PORT: "9000", MODEL_NAME: "m" });
+});
