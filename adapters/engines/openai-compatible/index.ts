@@ -1,0 +1,9 @@
+// An OpenAI-compatible server that already runs somewhere (the `external` provider's engine):
+// nothing to launch, the platform only routes to it.
+import type { Engine } from "../engine.ts";
+
+export const openaiCompatibleEngine: Engine = {
+  id: "openai-compatible",
+  summary: "An OpenAI-compatible endpoint that is already running",
+  modelFormats: [],
+};
