@@ -44,3 +44,37 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     await Bun.sleep(100);
   }
 }
+
+/** A user with the admin role in a new organization of their own (a separate tenant). */
+export async function otherTenant(o: OrchestrationTest, email: string) {
+  const { organizations } = await import("../../db/schema/index.ts");
+  const { ensureBuiltinRoles } = await import("../../services/orgs/builtin-roles.ts");
+  const { createUser } = await import("../support/app.ts");
+  const [org] = await o.t.app.db.insert(organizations).values({ name: `other-${crypto.randomUUID().slice(0, 8)}` }).returning();
+  if (!org) throw new Error("no organization");
+  await ensureBuiltinRoles(o.t.app.db, org.id);
+  return createUser(o.t, o.filtration, email, "admin", org.id);
+}
+
+/** An OpenAI-compatible server that answers /v1/models and /health (for the external provider). */
+export function fakeOpenAIServer(model = "fake") {
+  let up = true;
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      if (!up) return new Response("down", { status: 503 });
+      const path = new URL(request.url).pathname;
+      if (path === "/v1/models") return Response.json({ object: "list", data: [{ id: model, object: "model" }] });
+      if (path === "/health") return Response.json({ status: "ok" });
+      return new Response("not found", { status: 404 });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    setUp(value: boolean) {
+      up = value;
+    },
+    stop: () => server.stop(true),
+  };
+}
