@@ -12,7 +12,7 @@ import type { ComputeProvider, ReplicaHandle, ReplicaSpec } from "../../adapters
 
 const dataDir = mkdtempSync(join(tmpdir(), "llmp-local-"));
 const model = join(dataDir, "model.gguf");
-writeFileSync(model, "GGUF");
+writeFileSync(model, "GGUF fake");
 const fake: Engine = {
   id: "llama.cpp",
   summary: "contract stand-in",

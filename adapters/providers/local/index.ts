@@ -3,7 +3,6 @@
 // their output to files under DATA_DIR/workers, so a restarted orchestration process finds them
 // again: the pid is in the provider instance id (`local-<pid>`), and the process's environment
 // proves it is the replica's worker of this installation.
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import type { Engine } from "../../engines/engine.ts";
@@ -14,6 +13,7 @@ import { readLines, sizeOf } from "./output-files.ts";
 import {
   environOf,
   INSTALLATION_ENV,
+  installationTag,
   instanceIdOf,
   isAlive,
   launch,
@@ -57,8 +57,7 @@ const workerOptions = ["threads", "parallel", "context_size"] as const;
 export function createLocalProvider(options: LocalProviderOptions): ComputeProvider {
   const workersDir = join(options.dataDir, "workers");
   const host = options.workerHost ?? "127.0.0.1";
-  // Tells this installation's workers apart from another's on the same machine (tests run many).
-  const installation = createHash("sha256").update(options.dataDir).digest("hex").slice(0, 16);
+  const installation = installationTag(options.dataDir);
   const workers = new Map<string, Worker>();
   const engines = Object.keys(options.engines).filter((id) => options.engines[id as EngineId]?.localCommand) as EngineId[];
 

@@ -2,12 +2,16 @@
 // restart of the orchestration process and can be found again from the database (pid in the
 // provider instance id) or from /proc (the installation tag in their environment).
 import type { Subprocess } from "bun";
+import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 export const REPLICA_ENV = "LLMP_REPLICA_ID";
 export const INSTALLATION_ENV = "LLMP_INSTALLATION";
 const instancePrefix = "local-";
+
+/** Tells this installation's workers apart from another's on the same machine (tests run many). */
+export const installationTag = (dataDir: string) => createHash("sha256").update(dataDir).digest("hex").slice(0, 16);
 
 export const instanceIdOf = (pid: number) => `${instancePrefix}${pid}`;
 export function pidOf(providerInstanceId: string): number | undefined {
