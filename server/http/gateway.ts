@@ -273,7 +273,8 @@ function mountSocket(gateway: { ws: (path: string, options: never) => unknown },
   gateway.ws(r.path, {
     access: d.access,
     ...(d.params ? { params: d.params } : {}),
-    detail: { summary: d.summary, ...securityOf(d.access) },
+    // OpenAPI cannot describe a WebSocket; the HTTP route that hands out its URL documents it.
+    detail: { summary: d.summary, hide: true },
     async beforeHandle(context: SocketContext) {
       context.accepted = await d.accept({ params: context.params, ctx: context.ctx, request: context.request });
     },
