@@ -3,7 +3,12 @@
 // (DEPLOYING -> RUNNING, STOPPING -> STOPPED) or cannot be (-> FAILED). Idempotent: running it twice
 // changes nothing the first run did not.
 import { and, eq } from "drizzle-orm";
-import type { ComputeProvider, ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../../adapters/providers/provider.ts";
+import type {
+  ComputeProvider,
+  ReplicaHandle,
+  ReplicaObservation,
+  ReplicaSpec,
+} from "../../adapters/providers/provider.ts";
 import type { DeploymentRow, NodeState, PoolRow, ReplicaRow, ReplicaState } from "../../db/schema/index.ts";
 import { replicas } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
@@ -42,10 +47,13 @@ export interface PassDeps {
 }
 
 const runningStates: readonly ReplicaState[] = ["STARTING", "READY", "UNHEALTHY"];
-export const isRunningReplica = (r: ReplicaRow) => runningStates.includes(r.state) && r.providerInstanceId !== null;
+export const isRunningReplica = (r: ReplicaRow) =>
+  runningStates.includes(r.state) && r.providerInstanceId !== null;
 
 export const shouldRun = (d: DeploymentRow) =>
-  d.deletedAt === null && d.desiredState === "running" && (d.status === "DEPLOYING" || d.status === "RUNNING");
+  d.deletedAt === null &&
+  d.desiredState === "running" &&
+  (d.status === "DEPLOYING" || d.status === "RUNNING");
 
 export function backoffMs(settings: PassSettings, restarts: number): number {
   return Math.min(settings.restartMaxMs, settings.restartBaseMs * 2 ** Math.max(0, restarts - 1));
@@ -61,10 +69,12 @@ export async function reconcileDeployment(
   const provider = pool ? deps.runtime.providers[pool.provider] : undefined;
   if (!shouldRun(d) || !pool || !provider) {
     await stopAll(deps, d, pool, provider, rows);
-    if (shouldRun(d)) await fail(deps, d, pool ? `the ${pool.provider} provider is not available` : "its pool is gone");
+    if (shouldRun(d))
+      await fail(deps, d, pool ? `the ${pool.provider} provider is not available` : "its pool is gone");
     return;
   }
-  if (pool.state === "Failed") return void (await fail(deps, d, `pool ${pool.name} failed: ${pool.failureReason ?? "unknown"}`));
+  if (pool.state === "Failed")
+    return void (await fail(deps, d, `pool ${pool.name} failed: ${pool.failureReason ?? "unknown"}`));
   if (pool.state !== "Active") return; // Provisioning: wait for it.
 
   let modelPath: string | undefined;
@@ -99,11 +109,22 @@ export async function reconcileDeployment(
     if (outcome === "READY") ready++;
   }
   if (d.status === "DEPLOYING" && ready === d.replicas) {
-    await move(deps, d, "RUNNING", d.replicas === 1 ? "the replica is ready" : `all ${d.replicas} replicas are ready`);
+    await move(
+      deps,
+      d,
+      "RUNNING",
+      d.replicas === 1 ? "the replica is ready" : `all ${d.replicas} replicas are ready`,
+    );
   }
 }
 
-function specOf(deps: PassDeps, d: DeploymentRow, pool: PoolRow, row: ReplicaRow, modelPath: string | undefined): ReplicaSpec {
+function specOf(
+  deps: PassDeps,
+  d: DeploymentRow,
+  pool: PoolRow,
+  row: ReplicaRow,
+  modelPath: string | undefined,
+): ReplicaSpec {
   const url = deps.settings.heartbeatUrl;
   return {
     replicaId: row.id,
@@ -161,19 +182,33 @@ async function reconcileReplica(
   if (!row.providerInstanceId) return start(deps, d, provider, row, spec, row.restarts);
   track(deps, d, provider, row, "end");
   let seen: ReplicaObservation = await provider.inspectReplica(handleOf(row), spec);
-  if (seen.phase === "starting" && row.startedAt && now.getTime() - row.startedAt.getTime() > deps.settings.startTimeoutMs) {
+  if (
+    seen.phase === "starting" &&
+    row.startedAt &&
+    now.getTime() - row.startedAt.getTime() > deps.settings.startTimeoutMs
+  ) {
     await provider.stopReplica(handleOf(row));
-    seen = { phase: "exited", reason: `not ready within ${Math.round(deps.settings.startTimeoutMs / 1000)} s` };
+    seen = {
+      phase: "exited",
+      reason: `not ready within ${Math.round(deps.settings.startTimeoutMs / 1000)} s`,
+    };
   }
   switch (seen.phase) {
     case "starting":
       return "STARTING";
     case "ready": {
-      const state: ReplicaState = nodeStates.get(`${pool.id}/${row.providerInstanceId}`) === "UNHEALTHY" ? "UNHEALTHY" : "READY";
+      const state: ReplicaState =
+        nodeStates.get(`${pool.id}/${row.providerInstanceId}`) === "UNHEALTHY" ? "UNHEALTHY" : "READY";
       if (state !== row.state || seen.endpoint !== row.endpoint) {
-        await update(deps, row, { state, endpoint: seen.endpoint, lastError: state === "UNHEALTHY" ? "no heartbeat for three intervals" : null });
-        if (state === "READY" && row.state === "STARTING") note(deps, d, row.index, `replica ${row.index} ready at ${seen.endpoint}`);
-        if (state !== row.state && row.state !== "STARTING") note(deps, d, row.index, `replica ${row.index} is ${state}`);
+        await update(deps, row, {
+          state,
+          endpoint: seen.endpoint,
+          lastError: state === "UNHEALTHY" ? "no heartbeat for three intervals" : null,
+        });
+        if (state === "READY" && row.state === "STARTING")
+          note(deps, d, row.index, `replica ${row.index} ready at ${seen.endpoint}`);
+        if (state !== row.state && row.state !== "STARTING")
+          note(deps, d, row.index, `replica ${row.index} is ${state}`);
       }
       return state;
     }
@@ -195,7 +230,12 @@ async function reconcileReplica(
       }
       await update(deps, row, { state: "RESTARTING", endpoint: null, lastError: reason, restarts });
       const delay = backoffMs(deps.settings, restarts);
-      note(deps, d, row.index, `replica ${row.index}: ${reason}; restarting in ${(delay / 1000).toFixed(1)} s (restart ${restarts})`);
+      note(
+        deps,
+        d,
+        row.index,
+        `replica ${row.index}: ${reason}; restarting in ${(delay / 1000).toFixed(1)} s (restart ${restarts})`,
+      );
       return "RESTARTING";
     }
   }
@@ -251,7 +291,13 @@ async function stopAll(
   if (d.status === "STOPPING" && !d.deletedAt) await move(deps, d, "STOPPED", "all replicas stopped");
 }
 
-async function stopReplica(deps: PassDeps, d: DeploymentRow, pool: PoolRow, provider: ComputeProvider, row: ReplicaRow) {
+async function stopReplica(
+  deps: PassDeps,
+  d: DeploymentRow,
+  pool: PoolRow,
+  provider: ComputeProvider,
+  row: ReplicaRow,
+) {
   if (!row.providerInstanceId) return;
   await provider.stopReplica(handleOf(row));
   await forget(deps, pool, row);
@@ -265,13 +311,23 @@ async function forget(deps: PassDeps, pool: PoolRow, row: ReplicaRow) {
   if (row.providerInstanceId) await markInstanceOffline(deps.ctx, pool.id, row.providerInstanceId);
 }
 
-function track(deps: PassDeps, d: DeploymentRow, provider: ComputeProvider, row: ReplicaRow, cursor: string | undefined) {
+function track(
+  deps: PassDeps,
+  d: DeploymentRow,
+  provider: ComputeProvider,
+  row: ReplicaRow,
+  cursor: string | undefined,
+) {
   const known = deps.tracked.get(row.id);
   if (known && known.handle.providerInstanceId === row.providerInstanceId) return;
   deps.tracked.set(row.id, { deploymentId: d.id, index: row.index, provider, handle: handleOf(row), cursor });
 }
 
-async function update(deps: PassDeps, row: ReplicaRow, patch: Partial<Omit<ReplicaRow, "id" | "deploymentId" | "index">>) {
+async function update(
+  deps: PassDeps,
+  row: ReplicaRow,
+  patch: Partial<Omit<ReplicaRow, "id" | "deploymentId" | "index">>,
+) {
   const changed = (Object.keys(patch) as (keyof typeof patch)[]).some((k) => {
     const a = patch[k];
     const b = row[k];

@@ -3,6 +3,7 @@
 // forbidden move is answered at once with 409; the reconciler does the rest (RUNNING, STOPPED,
 // FAILED and every replica).
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { engines } from "../../adapters/engines/index.ts";
 import type { Executor } from "../../db/client.ts";
 import {
   type DeploymentRow,
@@ -13,17 +14,16 @@ import {
   pools,
   replicas,
 } from "../../db/schema/index.ts";
-import { engines } from "../../adapters/engines/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
 import { uuidOr404 } from "./ids.ts";
-import { isUniqueViolation } from "./unique-violation.ts";
 import { checkModelSource, normalizeModelSource } from "./model-source.ts";
 import { assertPoolAcceptsDeployments } from "./pools.ts";
 import { providerNamed } from "./providers.ts";
 import { orchestrationOf } from "./runtime.ts";
 import { assertDeploymentRemovable, moveDeployment, recordDeploymentCreated } from "./state-machine.ts";
+import { isUniqueViolation } from "./unique-violation.ts";
 import { Problems } from "./validation.ts";
 import { type DeploymentView, deploymentView } from "./views.ts";
 
@@ -49,7 +49,10 @@ export const workloadTypes = ["inference"] as const;
 
 const isInt = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n);
 
-export async function deploy(ctx: RequestContext, input: DeployInput): Promise<{ deployment_id: string; status: "DEPLOYING" }> {
+export async function deploy(
+  ctx: RequestContext,
+  input: DeployInput,
+): Promise<{ deployment_id: string; status: "DEPLOYING" }> {
   const actor = actorOf(ctx);
   const problems = new Problems();
   const name = input.model_name?.trim() ?? "";
@@ -59,7 +62,10 @@ export async function deploy(ctx: RequestContext, input: DeployInput): Promise<{
   }
   if (!input.pool_id) problems.add("pool_id", "is required");
   if (!input.image?.trim()) problems.add("image", "is required");
-  if (input.replicas !== undefined && (!isInt(input.replicas) || input.replicas < 1 || input.replicas > maxReplicas)) {
+  if (
+    input.replicas !== undefined &&
+    (!isInt(input.replicas) || input.replicas < 1 || input.replicas > maxReplicas)
+  ) {
     problems.add("replicas", `must be an integer from 1 to ${maxReplicas}`);
   }
   if (input.gpu_per_replica !== undefined && (!isInt(input.gpu_per_replica) || input.gpu_per_replica < 0)) {
@@ -69,7 +75,8 @@ export async function deploy(ctx: RequestContext, input: DeployInput): Promise<{
   if (!(workloadTypes as readonly string[]).includes(workloadType)) {
     problems.add("workload_type", `must be one of ${workloadTypes.join(", ")}`);
   }
-  if (input.org_id && input.org_id !== actor.orgId) problems.add("org_id", "must be your active organization's id");
+  if (input.org_id && input.org_id !== actor.orgId)
+    problems.add("org_id", "must be your active organization's id");
   const configuration = input.configuration ?? {};
   problems.throwIfAny();
 
@@ -87,14 +94,18 @@ export async function deploy(ctx: RequestContext, input: DeployInput): Promise<{
   if (!engine || !(engineIds as readonly string[]).includes(engine)) {
     problems.add("engine", `unknown engine "${engine ?? ""}" (known: ${engineIds.join(", ")})`);
   } else if (!engines[engine as EngineId] || !provider.capabilities.engines.includes(engine as EngineId)) {
-    problems.add("engine", `the ${provider.id} provider runs ${provider.capabilities.engines.join(", ") || "no engine"}, not ${engine}`);
+    problems.add(
+      "engine",
+      `the ${provider.id} provider runs ${provider.capabilities.engines.join(", ") || "no engine"}, not ${engine}`,
+    );
   }
   const replicaCount = input.replicas ?? provider.defaultReplicas?.(configuration) ?? 1;
   const gpuPerReplica = input.gpu_per_replica ?? 0;
   if (gpuPerReplica > 0 && !provider.capabilities.gpus) {
     problems.add("gpu_per_replica", `the ${provider.id} provider places no GPUs`);
   }
-  for (const p of provider.validateDeployment?.({ replicas: replicaCount, gpuPerReplica, configuration }) ?? []) {
+  for (const p of provider.validateDeployment?.({ replicas: replicaCount, gpuPerReplica, configuration }) ??
+    []) {
     problems.add(p.field, p.message);
   }
   let source: string | null = input.inference_model?.trim() || null;
@@ -211,7 +222,10 @@ export async function getDeployment(ctx: RequestContext, deploymentId: string): 
 }
 
 /** The caller's organization's deployments; another `org_id` lists nothing (it is not theirs to see). */
-export async function listDeployments(ctx: RequestContext, filter: { org_id?: string | undefined } = {}): Promise<{ deployments: DeploymentView[] }> {
+export async function listDeployments(
+  ctx: RequestContext,
+  filter: { org_id?: string | undefined } = {},
+): Promise<{ deployments: DeploymentView[] }> {
   const orgId = actorOf(ctx).orgId;
   if (filter.org_id && filter.org_id !== orgId) return { deployments: [] };
   const rows = await ctx.db
@@ -238,30 +252,46 @@ export async function startDeployment(ctx: RequestContext, deploymentId: string)
 }
 
 /** RUNNING -> STOPPING; the reconciler stops the replicas, then STOPPED. The record stays. */
-export async function terminateDeployment(ctx: RequestContext, deploymentId: string): Promise<DeploymentView> {
+export async function terminateDeployment(
+  ctx: RequestContext,
+  deploymentId: string,
+): Promise<DeploymentView> {
   const actor = actorOf(ctx);
-  const view = await mutate(ctx, "deployment.terminate", { type: "deployment", id: deploymentId }, async (tx) => {
-    const row = await deploymentOfOrg(tx, actor.orgId, deploymentId);
-    const moved = await moveDeployment(tx, row, "STOPPING", `terminated by ${actor.email}`, ctx.clock());
-    await tx.update(deployments).set({ desiredState: "stopped" }).where(eq(deployments.id, row.id));
-    return { result: (await viewsOf(tx, [{ ...moved, desiredState: "stopped" }]))[0] as DeploymentView };
-  });
+  const view = await mutate(
+    ctx,
+    "deployment.terminate",
+    { type: "deployment", id: deploymentId },
+    async (tx) => {
+      const row = await deploymentOfOrg(tx, actor.orgId, deploymentId);
+      const moved = await moveDeployment(tx, row, "STOPPING", `terminated by ${actor.email}`, ctx.clock());
+      await tx.update(deployments).set({ desiredState: "stopped" }).where(eq(deployments.id, row.id));
+      return { result: (await viewsOf(tx, [{ ...moved, desiredState: "stopped" }]))[0] as DeploymentView };
+    },
+  );
   orchestrationOf(ctx).kick();
   return view;
 }
 
 /** Removes a STOPPED or FAILED deployment for good: afterwards it is 404 and its name is free. */
-export async function deleteDeployment(ctx: RequestContext, deploymentId: string): Promise<{ deployment_id: string; deleted: true }> {
+export async function deleteDeployment(
+  ctx: RequestContext,
+  deploymentId: string,
+): Promise<{ deployment_id: string; deleted: true }> {
   const orgId = actorOf(ctx).orgId;
-  const result = await mutate(ctx, "deployment.delete", { type: "deployment", id: deploymentId }, async (tx) => {
-    const row = await deploymentOfOrg(tx, orgId, deploymentId);
-    assertDeploymentRemovable(row.status);
-    await tx
-      .update(deployments)
-      .set({ deletedAt: ctx.clock(), desiredState: "stopped" })
-      .where(eq(deployments.id, row.id));
-    return { result: { deployment_id: row.id, deleted: true as const } };
-  });
+  const result = await mutate(
+    ctx,
+    "deployment.delete",
+    { type: "deployment", id: deploymentId },
+    async (tx) => {
+      const row = await deploymentOfOrg(tx, orgId, deploymentId);
+      assertDeploymentRemovable(row.status);
+      await tx
+        .update(deployments)
+        .set({ deletedAt: ctx.clock(), desiredState: "stopped" })
+        .where(eq(deployments.id, row.id));
+      return { result: { deployment_id: row.id, deleted: true as const } };
+    },
+  );
   orchestrationOf(ctx).kick();
   return result;
 }
@@ -284,4 +314,3 @@ export async function routableEndpoints(db: Executor, orgId: string, name: strin
     .orderBy(asc(replicas.index));
   return rows.filter((r) => r.endpoint).map((r) => r.endpoint as string);
 }
-

@@ -3,8 +3,8 @@
 // from machines, many a minute: they are not audited like user changes.
 import { and, eq, lt } from "drizzle-orm";
 import { type NodeState, nodeStates, nodes, type PoolRow, pools } from "../../db/schema/index.ts";
-import type { AppContext, RequestContext } from "../context.ts";
 import { useNodeTokenCheck } from "../auth/authorize.ts";
+import type { AppContext, RequestContext } from "../context.ts";
 import { AppError, invalid } from "../errors.ts";
 import { isUuid } from "./ids.ts";
 import { poolOfNodeToken } from "./node-token.ts";
@@ -37,18 +37,23 @@ export async function recordHeartbeat(
   credentials: { nodeToken: string | undefined },
   input: HeartbeatInput,
 ): Promise<{ node: NodeView; heartbeat_interval_ms: number }> {
-  let pool: PoolRow | undefined = credentials.nodeToken ? await poolOfNodeToken(ctx, credentials.nodeToken) : undefined;
+  let pool: PoolRow | undefined = credentials.nodeToken
+    ? await poolOfNodeToken(ctx, credentials.nodeToken)
+    : undefined;
   if (!pool) {
     // The access guard let the call in, and not with a node token: it holds the internal key.
     if (!input.pool_id) throw invalid("pool_id", "is required with the internal API key");
-    if (isUuid(input.pool_id)) [pool] = await ctx.db.select().from(pools).where(eq(pools.id, input.pool_id)).limit(1);
+    if (isUuid(input.pool_id))
+      [pool] = await ctx.db.select().from(pools).where(eq(pools.id, input.pool_id)).limit(1);
     if (!pool) throw new AppError("not_found", "pool not found");
   }
   const problems = new Problems();
   const instanceId = input.provider_instance_id?.trim() ?? "";
-  if (instanceId === "" || instanceId.length > 256) problems.add("provider_instance_id", "is required (at most 256 characters)");
+  if (instanceId === "" || instanceId.length > 256)
+    problems.add("provider_instance_id", "is required (at most 256 characters)");
   const state = (input.state ?? "READY").toUpperCase();
-  if (!(nodeStates as readonly string[]).includes(state)) problems.add("state", `must be one of ${nodeStates.join(", ")}`);
+  if (!(nodeStates as readonly string[]).includes(state))
+    problems.add("state", `must be one of ${nodeStates.join(", ")}`);
   if (input.health_score !== undefined && (input.health_score < 0 || input.health_score > 100)) {
     problems.add("health_score", "must be from 0 to 100");
   }
@@ -79,7 +84,9 @@ export async function recordHeartbeat(
 
 /** READY nodes without a heartbeat for three intervals turn UNHEALTHY. Returns how many did. */
 export async function markSilentNodes(ctx: AppContext): Promise<number> {
-  const cutoff = new Date(ctx.clock().getTime() - missedHeartbeatsBeforeUnhealthy * ctx.config.heartbeatIntervalMs);
+  const cutoff = new Date(
+    ctx.clock().getTime() - missedHeartbeatsBeforeUnhealthy * ctx.config.heartbeatIntervalMs,
+  );
   const changed = await ctx.db
     .update(nodes)
     .set({ state: "UNHEALTHY", healthScore: 0 })
@@ -89,7 +96,11 @@ export async function markSilentNodes(ctx: AppContext): Promise<number> {
 }
 
 /** An instance the reconciler stopped will not report again: OFFLINE, not a health problem. */
-export async function markInstanceOffline(ctx: AppContext, poolId: string, providerInstanceId: string): Promise<void> {
+export async function markInstanceOffline(
+  ctx: AppContext,
+  poolId: string,
+  providerInstanceId: string,
+): Promise<void> {
   await ctx.db
     .update(nodes)
     .set({ state: "OFFLINE" })

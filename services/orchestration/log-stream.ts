@@ -30,12 +30,15 @@ export async function openLogStream(
 ): Promise<() => void> {
   const early: LogEntry[] = [];
   let live = false;
-  const unsubscribe = orchestrationOf(ctx).logs.subscribe(deploymentId, (entry) => (live ? send(entry) : early.push(entry)));
+  const unsubscribe = orchestrationOf(ctx).logs.subscribe(deploymentId, (entry) =>
+    live ? send(entry) : early.push(entry),
+  );
   const backlog = await lastLines(ctx, deploymentId, { limit: backlogLines });
   for (const entry of backlog) send(entry);
   // Lines that arrived while the backlog was read, unless the backlog already had them.
   const seen = new Set(backlog.map((e) => `${e.ts}|${e.replica}|${e.stream}|${e.line}`));
-  for (const entry of early) if (!seen.has(`${entry.ts}|${entry.replica}|${entry.stream}|${entry.line}`)) send(entry);
+  for (const entry of early)
+    if (!seen.has(`${entry.ts}|${entry.replica}|${entry.stream}|${entry.line}`)) send(entry);
   live = true;
   return unsubscribe;
 }

@@ -4,7 +4,7 @@
 import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { deploymentLogs, deployments } from "../../db/schema/index.ts";
-import { actorOf, type AppContext, type RequestContext } from "../context.ts";
+import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { notFound } from "../errors.ts";
 import { uuidOr404 } from "./ids.ts";
 
@@ -25,7 +25,13 @@ export class LogHub {
   private queue: { deploymentId: string; entry: LogEntry }[] = [];
   private readonly subscribers = new Map<string, Set<Subscriber>>();
 
-  push(deploymentId: string, replica: number, stream: LogEntry["stream"], lines: string[], ts = new Date()): void {
+  push(
+    deploymentId: string,
+    replica: number,
+    stream: LogEntry["stream"],
+    lines: string[],
+    ts = new Date(),
+  ): void {
     for (const raw of lines) {
       const entry: LogEntry = { ts: ts.toISOString(), replica, stream, line: raw.slice(0, maxLineChars) };
       this.queue.push({ deploymentId, entry });
@@ -56,7 +62,9 @@ export class LogHub {
     const touched = [...new Set(batch.map((b) => b.deploymentId))];
     // A deployment deleted meanwhile takes its lines with it (the foreign key would refuse them).
     const live = new Set(
-      (await db.select({ id: deployments.id }).from(deployments).where(inArray(deployments.id, touched))).map((d) => d.id),
+      (await db.select({ id: deployments.id }).from(deployments).where(inArray(deployments.id, touched))).map(
+        (d) => d.id,
+      ),
     );
     const rows = batch
       .filter((b) => live.has(b.deploymentId))
@@ -81,7 +89,9 @@ async function trim(db: Executor, deploymentId: string): Promise<void> {
     .offset(keepLines)
     .limit(1);
   if (cut) {
-    await db.delete(deploymentLogs).where(and(eq(deploymentLogs.deploymentId, deploymentId), lte(deploymentLogs.id, cut.id)));
+    await db
+      .delete(deploymentLogs)
+      .where(and(eq(deploymentLogs.deploymentId, deploymentId), lte(deploymentLogs.id, cut.id)));
   }
 }
 
@@ -91,7 +101,13 @@ export async function visibleDeploymentId(ctx: RequestContext, deploymentId: str
   const [row] = await ctx.db
     .select({ id: deployments.id })
     .from(deployments)
-    .where(and(eq(deployments.id, id), eq(deployments.orgId, actorOf(ctx).orgId), sql`${deployments.deletedAt} is null`))
+    .where(
+      and(
+        eq(deployments.id, id),
+        eq(deployments.orgId, actorOf(ctx).orgId),
+        sql`${deployments.deletedAt} is null`,
+      ),
+    )
     .limit(1);
   if (!row) throw notFound("deployment");
   return row.id;
@@ -124,5 +140,7 @@ export async function lastLines(
     )
     .orderBy(desc(deploymentLogs.id))
     .limit(limit);
-  return rows.reverse().map((r) => ({ ts: r.ts.toISOString(), replica: r.replica, stream: r.stream, line: r.line }));
+  return rows
+    .reverse()
+    .map((r) => ({ ts: r.ts.toISOString(), replica: r.replica, stream: r.stream, line: r.line }));
 }

@@ -43,7 +43,10 @@ export function parseModelSource(raw: string): ModelSource {
     }
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
-    throw invalid(field, "use a path, a file:// or http(s):// URL, or registry://<model_name>/<model_version>");
+    throw invalid(
+      field,
+      "use a path, a file:// or http(s):// URL, or registry://<model_name>/<model_version>",
+    );
   }
   return { kind: "file", path: isAbsolute(source) ? source : resolve(source) };
 }
@@ -81,7 +84,8 @@ async function concreteSource(db: Executor, orgId: string, source: ModelSource):
   if (source.kind !== "registry") return source;
   const model = await registered(db, orgId, source.name, source.version);
   if (!model) throw invalid(field, `no registered model ${source.name} version ${source.version}`);
-  if (!model.artifactUri) throw invalid(field, `model ${source.name} version ${source.version} has no artifact_uri`);
+  if (!model.artifactUri)
+    throw invalid(field, `model ${source.name} version ${source.version} has no artifact_uri`);
   const inner = parseModelSource(model.artifactUri);
   if (inner.kind === "registry") throw invalid(field, "a registered artifact cannot point to the registry");
   return inner;
@@ -96,7 +100,10 @@ export async function checkModelSource(db: Executor, orgId: string, raw: string)
   }
 }
 
-export type ResolvedModel = { state: "ready"; path: string } | { state: "pending" } | { state: "failed"; reason: string };
+export type ResolvedModel =
+  | { state: "ready"; path: string }
+  | { state: "pending" }
+  | { state: "failed"; reason: string };
 
 /** Downloads of http(s) sources, one at a time per URL, into DATA_DIR/models. */
 export class ModelFetcher {
@@ -164,5 +171,7 @@ export async function resolveModelFile(
   }
   if (source.kind === "http") return fetcher.fetch(source.url);
   const problem = fileProblem(source.path);
-  return problem ? { state: "failed", reason: `model file: ${problem}` } : { state: "ready", path: source.path };
+  return problem
+    ? { state: "failed", reason: `model file: ${problem}` }
+    : { state: "ready", path: source.path };
 }

@@ -27,8 +27,10 @@ export async function registerModel(ctx: RequestContext, input: RegisterModelInp
   const problems = new Problems();
   const name = input.model_name?.trim() ?? "";
   const version = input.model_version?.trim() || defaultModelVersion;
-  if (!modelNamePattern.test(name)) problems.add("model_name", "required: letters, digits, '.', '_', ':' and '-', at most 128");
-  if (!modelVersionPattern.test(version)) problems.add("model_version", "letters, digits, '.', '_' and '-', at most 64");
+  if (!modelNamePattern.test(name))
+    problems.add("model_name", "required: letters, digits, '.', '_', ':' and '-', at most 128");
+  if (!modelVersionPattern.test(version))
+    problems.add("model_version", "letters, digits, '.', '_' and '-', at most 64");
   if (!(engineIds as readonly string[]).includes(input.backend)) {
     problems.add("backend", `required, one of ${engineIds.join(", ")}`);
   }
@@ -79,7 +81,10 @@ export async function getModel(ctx: RequestContext, name: string, version: strin
   return modelView(row);
 }
 
-export async function listModelVersions(ctx: RequestContext, name: string): Promise<{ model_name: string; models: ModelView[] }> {
+export async function listModelVersions(
+  ctx: RequestContext,
+  name: string,
+): Promise<{ model_name: string; models: ModelView[] }> {
   const rows = await ctx.db
     .select()
     .from(models)

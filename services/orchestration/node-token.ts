@@ -7,7 +7,9 @@ import { type PoolRow, pools } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 
 export function nodeTokenFor(ctx: AppContext, poolId: string): string {
-  const mac = createHmac("sha256", ctx.config.internalApiKey).update(`node-token:${poolId}`).digest("base64url");
+  const mac = createHmac("sha256", ctx.config.internalApiKey)
+    .update(`node-token:${poolId}`)
+    .digest("base64url");
   return `nt_${mac}`;
 }
 

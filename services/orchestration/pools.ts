@@ -7,11 +7,11 @@ import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
 import { uuidOr404 } from "./ids.ts";
-import { Problems } from "./validation.ts";
 import { nodeTokenFor, nodeTokenHash } from "./node-token.ts";
 import { providerNamed } from "./providers.ts";
 import { orchestrationOf } from "./runtime.ts";
 import { assertPoolRemovable, movePool } from "./state-machine.ts";
+import { Problems } from "./validation.ts";
 import { type NodeView, nodeView, type PoolView, poolView } from "./views.ts";
 
 export interface CreatePoolInput {
@@ -33,19 +33,26 @@ function schedulingPolicyOf(raw: string | undefined, problems: Problems): Record
   if (raw === undefined || raw.trim() === "") return {};
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {}
   problems.add("scheduling_policy_json", "must be the JSON text of an object");
   return {};
 }
 
-export async function createPool(ctx: RequestContext, input: CreatePoolInput): Promise<PoolView & { node_token: string }> {
+export async function createPool(
+  ctx: RequestContext,
+  input: CreatePoolInput,
+): Promise<PoolView & { node_token: string }> {
   const actor = actorOf(ctx);
   const problems = new Problems();
   const provider = providerNamed(ctx, input.provider);
   const name = input.pool_name?.trim() || `${provider.id}-${crypto.randomUUID().slice(0, 8)}`;
   if (!poolNamePattern.test(name)) {
-    problems.add("pool_name", "letters, digits, '.', '_' and '-', at most 63, starting with a letter or digit");
+    problems.add(
+      "pool_name",
+      "letters, digits, '.', '_' and '-', at most 63, starting with a letter or digit",
+    );
   }
   const ownerType = input.owner_type || "org";
   if (!(ownerTypes as readonly string[]).includes(ownerType)) {
@@ -54,7 +61,10 @@ export async function createPool(ctx: RequestContext, input: CreatePoolInput): P
   const ownOwner = ownerType === "user" ? actor.userId : actor.orgId;
   const ownerId = input.owner_id || ownOwner;
   if (ownerId !== ownOwner) {
-    problems.add("owner_id", ownerType === "user" ? "must be your own user id" : "must be your active organization's id");
+    problems.add(
+      "owner_id",
+      ownerType === "user" ? "must be your own user id" : "must be your active organization's id",
+    );
   }
   if (input.max_cost_per_hour != null && !(input.max_cost_per_hour >= 0)) {
     problems.add("max_cost_per_hour", "must be zero or more");
@@ -74,7 +84,10 @@ export async function createPool(ctx: RequestContext, input: CreatePoolInput): P
       .from(pools)
       .where(and(eq(pools.orgId, actor.orgId), eq(pools.name, name)))
       .limit(1);
-    if (taken) throw new AppError("already_exists", `a pool named ${name} already exists`, { fields: [{ field: "pool_name", message: "is taken" }] });
+    if (taken)
+      throw new AppError("already_exists", `a pool named ${name} already exists`, {
+        fields: [{ field: "pool_name", message: "is taken" }],
+      });
     const [row] = await tx
       .insert(pools)
       .values({
@@ -98,7 +111,10 @@ export async function createPool(ctx: RequestContext, input: CreatePoolInput): P
   return { ...view, node_token: token };
 }
 
-async function nodeCounts(db: Executor, poolIds: string[]): Promise<Map<string, { nodes: number; ready: number }>> {
+async function nodeCounts(
+  db: Executor,
+  poolIds: string[],
+): Promise<Map<string, { nodes: number; ready: number }>> {
   const counts = new Map<string, { nodes: number; ready: number }>();
   if (poolIds.length === 0) return counts;
   const rows = await db
@@ -122,13 +138,20 @@ export async function listPools(ctx: RequestContext, ownerId: string): Promise<{
     .from(pools)
     .where(and(eq(pools.orgId, actorOf(ctx).orgId), eq(pools.ownerId, ownerId)))
     .orderBy(asc(pools.createdAt));
-  const counts = await nodeCounts(ctx.db, rows.map((r) => r.id));
+  const counts = await nodeCounts(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   return { pools: rows.map((r) => poolView(r, counts.get(r.id))) };
 }
 
 export async function poolOfOrg(db: Executor, orgId: string, poolId: string): Promise<PoolRow> {
   const id = uuidOr404(poolId, "pool");
-  const [pool] = await db.select().from(pools).where(and(eq(pools.id, id), eq(pools.orgId, orgId))).limit(1);
+  const [pool] = await db
+    .select()
+    .from(pools)
+    .where(and(eq(pools.id, id), eq(pools.orgId, orgId)))
+    .limit(1);
   if (!pool) throw notFound("pool");
   return pool;
 }
@@ -153,7 +176,10 @@ export async function deletePool(ctx: RequestContext, poolId: string): Promise<P
           notInArray(deployments.status, ["STOPPED", "FAILED"]),
         ),
       );
-    assertPoolRemovable(pool, live.map((d) => d.name));
+    assertPoolRemovable(
+      pool,
+      live.map((d) => d.name),
+    );
     const moved = await movePool(tx, pool, "Deleting", null, ctx.clock());
     return { result: poolView(moved, (await nodeCounts(tx, [pool.id])).get(pool.id)) };
   });
@@ -161,7 +187,10 @@ export async function deletePool(ctx: RequestContext, poolId: string): Promise<P
   return view;
 }
 
-export async function poolInventory(ctx: RequestContext, poolId: string): Promise<{ pool_id: string; nodes: NodeView[] }> {
+export async function poolInventory(
+  ctx: RequestContext,
+  poolId: string,
+): Promise<{ pool_id: string; nodes: NodeView[] }> {
   const pool = await poolOfOrg(ctx.db, actorOf(ctx).orgId, poolId);
   const rows = await ctx.db
     .select()
@@ -174,7 +203,8 @@ export async function poolInventory(ctx: RequestContext, poolId: string): Promis
 /** Pools that can take a deployment now or soon. */
 export function assertPoolAcceptsDeployments(pool: PoolRow): void {
   if (pool.state === "Deleting" || pool.state === "Failed") {
-    throw new AppError("failed_precondition", `the pool ${pool.name} is ${pool.state}`, { state: pool.state });
+    throw new AppError("failed_precondition", `the pool ${pool.name} is ${pool.state}`, {
+      state: pool.state,
+    });
   }
 }
-

@@ -14,20 +14,31 @@ export function defaultProviderId(_ctx: AppContext): ProviderId {
   return "local";
 }
 
-export const isProviderId = (value: string): value is ProviderId => (providerIds as readonly string[]).includes(value);
+export const isProviderId = (value: string): value is ProviderId =>
+  (providerIds as readonly string[]).includes(value);
 
 /** The provider named (or the default), or 400 naming `field`. */
-export function providerNamed(ctx: AppContext, name: string | undefined, field = "provider"): ComputeProvider {
+export function providerNamed(
+  ctx: AppContext,
+  name: string | undefined,
+  field = "provider",
+): ComputeProvider {
   const id = name === undefined || name === "" ? defaultProviderId(ctx) : name;
   if (!isProviderId(id)) throw invalid(field, `unknown provider "${id}" (known: ${providerIds.join(", ")})`);
   const provider = orchestrationOf(ctx).providers[id];
   if (!provider) {
     const available = providerIds.filter((p) => orchestrationOf(ctx).providers[p]);
-    throw invalid(field, `the ${id} provider is not available in this installation (available: ${available.join(", ")})`);
+    throw invalid(
+      field,
+      `the ${id} provider is not available in this installation (available: ${available.join(", ")})`,
+    );
   }
   return provider;
 }
 
-export async function providerResources(ctx: AppContext, name: string | undefined): Promise<ProviderResources> {
+export async function providerResources(
+  ctx: AppContext,
+  name: string | undefined,
+): Promise<ProviderResources> {
   return providerNamed(ctx, name).listResources();
 }

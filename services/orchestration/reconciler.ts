@@ -6,12 +6,26 @@
 // it finds running workers again through the provider (adoption) and stops the orphans.
 // A log pump beside it copies replica output into the log hub (live stream and deployment_logs).
 import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import {
+  type DeploymentRow,
+  deployments,
+  type NodeState,
+  nodes,
+  type PoolRow,
+  pools,
+  replicas,
+} from "../../db/schema/index.ts";
 import type { ProviderId } from "../../db/schema/pools.ts";
-import { type DeploymentRow, deployments, nodes, type NodeState, type PoolRow, pools, replicas } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
+import {
+  isRunningReplica,
+  type PassSettings,
+  reconcileDeployment,
+  shouldRun,
+  type Tracked,
+} from "./deployment-pass.ts";
 import { forgetOfflineNodes, markSilentNodes } from "./inventory.ts";
-import { isRunningReplica, type PassSettings, reconcileDeployment, shouldRun, type Tracked } from "./deployment-pass.ts";
-import { orchestrationOf, type OrchestrationRuntime } from "./runtime.ts";
+import { type OrchestrationRuntime, orchestrationOf } from "./runtime.ts";
 import { movePool } from "./state-machine.ts";
 
 export interface ReconcilerOptions {
@@ -77,13 +91,31 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
       .from(deployments)
       .where(or(isNull(deployments.deletedAt), inArray(deployments.id, withReplicas)));
     if (rows.length === 0) return;
-    const poolRows = await ctx.db.select().from(pools).where(inArray(pools.id, [...new Set(rows.map((d) => d.poolId))]));
-    const replicaRows = await ctx.db.select().from(replicas).where(inArray(replicas.deploymentId, rows.map((d) => d.id)));
+    const poolRows = await ctx.db
+      .select()
+      .from(pools)
+      .where(inArray(pools.id, [...new Set(rows.map((d) => d.poolId))]));
+    const replicaRows = await ctx.db
+      .select()
+      .from(replicas)
+      .where(
+        inArray(
+          replicas.deploymentId,
+          rows.map((d) => d.id),
+        ),
+      );
     const nodeRows = await ctx.db
       .select({ poolId: nodes.poolId, instance: nodes.providerInstanceId, state: nodes.state })
       .from(nodes)
-      .where(inArray(nodes.poolId, poolRows.map((p) => p.id)));
-    const nodeStates = new Map<string, NodeState>(nodeRows.map((n) => [`${n.poolId}/${n.instance}`, n.state]));
+      .where(
+        inArray(
+          nodes.poolId,
+          poolRows.map((p) => p.id),
+        ),
+      );
+    const nodeStates = new Map<string, NodeState>(
+      nodeRows.map((n) => [`${n.poolId}/${n.instance}`, n.state]),
+    );
     for (const d of rows) {
       try {
         await reconcileDeployment(
@@ -100,7 +132,10 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
   }
 
   async function reconcilePools() {
-    const rows = await ctx.db.select().from(pools).where(inArray(pools.state, ["Provisioning", "Deleting"]));
+    const rows = await ctx.db
+      .select()
+      .from(pools)
+      .where(inArray(pools.state, ["Provisioning", "Deleting"]));
     for (const pool of rows) {
       try {
         await reconcilePool(pool);
@@ -133,7 +168,10 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
         await ctx.db.transaction(async (tx) => {
           const moved = await movePool(tx, pool, "Active", null, ctx.clock());
           if (result.providerPoolId && !moved.providerPoolId) {
-            await tx.update(pools).set({ providerPoolId: result.providerPoolId }).where(eq(pools.id, pool.id));
+            await tx
+              .update(pools)
+              .set({ providerPoolId: result.providerPoolId })
+              .where(eq(pools.id, pool.id));
           }
         });
       } else if (result.state === "Failed") {
@@ -175,7 +213,11 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
       if (!provider?.listInstances) continue;
       for (const instance of await provider.listInstances()) {
         if (wanted.get(instance.replicaId) === instance.providerInstanceId) continue;
-        log.warn("stopping an orphaned worker", { provider: id, replica_id: instance.replicaId, instance: instance.providerInstanceId });
+        log.warn("stopping an orphaned worker", {
+          provider: id,
+          replica_id: instance.replicaId,
+          instance: instance.providerInstanceId,
+        });
         await provider.stopReplica({ ...instance, endpoint: null });
       }
     }
@@ -243,7 +285,12 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
 }
 
 /** Copies new replica output into the log hub, and the hub into deployment_logs. */
-function createLogPump(ctx: AppContext, runtime: OrchestrationRuntime, tracked: Map<string, Tracked>, everyMs: number) {
+function createLogPump(
+  ctx: AppContext,
+  runtime: OrchestrationRuntime,
+  tracked: Map<string, Tracked>,
+  everyMs: number,
+) {
   const log = ctx.log.child({ component: "log-pump" });
   let busy: Promise<void> | undefined;
 

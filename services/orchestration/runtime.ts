@@ -2,8 +2,9 @@
 // local one remembers the workers it launched), the log hub, model downloads, and a way to wake the
 // reconciler after a write. Keyed by the database handle, so several platforms in one process (the
 // test suite) stay apart.
-import type { Database } from "../../db/client.ts";
+
 import { createProviders, type ProviderRegistry } from "../../adapters/providers/index.ts";
+import type { Database } from "../../db/client.ts";
 import type { AppContext } from "../context.ts";
 import { LogHub } from "./logs.ts";
 import { ModelFetcher } from "./model-source.ts";

@@ -44,7 +44,9 @@ export function canMoveDeployment(from: DeploymentState, to: DeploymentState): b
 
 export function assertDeploymentMove(from: DeploymentState, to: DeploymentState): void {
   if (canMoveDeployment(from, to)) return;
-  const allowed = (Object.keys(deploymentMoves) as DeploymentState[]).filter((s) => deploymentMoves[s].includes(to));
+  const allowed = (Object.keys(deploymentMoves) as DeploymentState[]).filter((s) =>
+    deploymentMoves[s].includes(to),
+  );
   const operation = operationOf[to];
   throw new AppError(
     "failed_precondition",
@@ -128,7 +130,8 @@ export async function movePool(
 
 /** A pool is deleted only once nothing on it runs or is about to (CONTRACTS: 409 otherwise). */
 export function assertPoolRemovable(pool: Pick<PoolRow, "state">, liveDeployments: string[]): void {
-  if (pool.state === "Deleting") throw new AppError("failed_precondition", "the pool is already being deleted");
+  if (pool.state === "Deleting")
+    throw new AppError("failed_precondition", "the pool is already being deleted");
   if (liveDeployments.length === 0) return;
   throw new AppError(
     "failed_precondition",

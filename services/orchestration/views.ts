@@ -182,7 +182,12 @@ export function deploymentView(
     endpoints: observed.filter((r) => r.state === "READY" && r.endpoint).map((r) => r.endpoint as string),
     transitions: [...transitionRows]
       .sort((a, b) => a.at.getTime() - b.at.getTime())
-      .map((t) => ({ at: t.at.toISOString(), from: t.fromState as DeploymentState | null, to: t.toState as DeploymentState, reason: t.reason })),
+      .map((t) => ({
+        at: t.at.toISOString(),
+        from: t.fromState as DeploymentState | null,
+        to: t.toState as DeploymentState,
+        reason: t.reason,
+      })),
     owner_id: d.ownerId,
     org_id: d.orgId,
     estimated_cost_per_hour: d.estimatedCostPerHour,

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { routableEndpoints } from "../../services/orchestration/deployments.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
 import { call, createUser } from "../support/app.ts";
-import { createPool, eventually, fakeOpenAIServer, type OrchestrationTest, otherTenant, startOrchestrationTest } from "./support.ts";
+import {
+  createPool,
+  eventually,
+  fakeOpenAIServer,
+  type OrchestrationTest,
+  otherTenant,
+  startOrchestrationTest,
+} from "./support.ts";
 
 let o: OrchestrationTest;
 let reconciler: Reconciler;
@@ -30,12 +37,17 @@ afterAll(async () => {
 
 const deploy = (body: Record<string, unknown>, token = o.token) =>
   call(o.orchestration, "POST", "/deployment/deploy", { token, body });
-const status = (id: string, token = o.token) => call(o.orchestration, "GET", `/deployment/status/${id}`, { token });
+const status = (id: string, token = o.token) =>
+  call(o.orchestration, "GET", `/deployment/status/${id}`, { token });
 const until = (id: string, state: string, timeoutMs = 10_000) =>
-  eventually(async () => {
-    const res = await status(id);
-    return res.body.status === state ? res.body : undefined;
-  }, timeoutMs, `status ${state}`);
+  eventually(
+    async () => {
+      const res = await status(id);
+      return res.body.status === state ? res.body : undefined;
+    },
+    timeoutMs,
+    `status ${state}`,
+  );
 const external = (name: string, extra: Record<string, unknown> = {}) => ({
   model_name: name,
   pool_id: externalPool,
@@ -61,9 +73,24 @@ describe("POST /deployment/deploy: bad input is 400 naming the field (404 for th
       [external("a", { configuration: {} }), "configuration.endpoints"],
       [external("a", { replicas: 2 }), "replicas"],
       [{ model_name: "a", pool_id: localPool, image: "x" }, "inference_model"],
-      [{ model_name: "a", pool_id: localPool, image: "x", inference_model: "/nowhere/model.gguf" }, "inference_model"],
-      [{ model_name: "a", pool_id: localPool, image: "x", inference_model: "file:///nowhere/model.gguf" }, "inference_model"],
-      [{ model_name: "a", pool_id: localPool, image: "x", engine: "openai-compatible", inference_model: "/nowhere" }, "engine"],
+      [
+        { model_name: "a", pool_id: localPool, image: "x", inference_model: "/nowhere/model.gguf" },
+        "inference_model",
+      ],
+      [
+        { model_name: "a", pool_id: localPool, image: "x", inference_model: "file:///nowhere/model.gguf" },
+        "inference_model",
+      ],
+      [
+        {
+          model_name: "a",
+          pool_id: localPool,
+          image: "x",
+          engine: "openai-compatible",
+          inference_model: "/nowhere",
+        },
+        "engine",
+      ],
     ];
     for (const [body, field] of cases) {
       const res = await deploy(body);
@@ -80,7 +107,9 @@ describe("POST /deployment/deploy: bad input is 400 naming the field (404 for th
 
 describe("lifecycle on the external provider", () => {
   test("deploy -> DEPLOYING -> RUNNING; terminate -> STOPPED; start -> RUNNING; delete -> 404", async () => {
-    const created = await deploy(external("ext-1", { model_version: "v1", configuration: { endpoints: [upstream.url, upstream2.url] } }));
+    const created = await deploy(
+      external("ext-1", { model_version: "v1", configuration: { endpoints: [upstream.url, upstream2.url] } }),
+    );
     expect(created.status).toBe(201);
     expect(created.body.status).toBe("DEPLOYING");
     const id = created.body.deployment_id as string;
@@ -107,27 +136,55 @@ describe("lifecycle on the external provider", () => {
     expect(running.configuration).toBeUndefined();
 
     // Deleting a running deployment, or starting it again, is a conflict.
-    expect((await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status).toBe(409);
-    const startRunning = await call(o.orchestration, "POST", "/deployment/start", { token: o.token, body: { deployment_id: id } });
+    expect(
+      (await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status,
+    ).toBe(409);
+    const startRunning = await call(o.orchestration, "POST", "/deployment/start", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     expect(startRunning.status).toBe(409);
     expect(startRunning.body.error.code).toBe("conflict");
 
-    const terminated = await call(o.orchestration, "POST", "/deployment/terminate", { token: o.token, body: { deployment_id: id } });
+    const terminated = await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     expect(terminated.status).toBe(200);
     expect(terminated.body.status).toBe("STOPPING");
     const stopped = await until(id, "STOPPED");
     expect(stopped.observed_replicas.every((r: { state: string }) => r.state === "STOPPED")).toBe(true);
     expect(stopped.endpoints).toEqual([]);
-    expect((await call(o.orchestration, "POST", "/deployment/terminate", { token: o.token, body: { deployment_id: id } })).status).toBe(409);
+    expect(
+      (
+        await call(o.orchestration, "POST", "/deployment/terminate", {
+          token: o.token,
+          body: { deployment_id: id },
+        })
+      ).status,
+    ).toBe(409);
 
-    const started = await call(o.orchestration, "POST", "/deployment/start", { token: o.token, body: { deployment_id: id } });
+    const started = await call(o.orchestration, "POST", "/deployment/start", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     expect(started.status).toBe(200);
     expect(started.body.status).toBe("DEPLOYING");
     const again = await until(id, "RUNNING");
-    expect(again.transitions.map((t: { to: string }) => t.to)).toEqual(["DEPLOYING", "RUNNING", "STOPPING", "STOPPED", "DEPLOYING", "RUNNING"]);
+    expect(again.transitions.map((t: { to: string }) => t.to)).toEqual([
+      "DEPLOYING",
+      "RUNNING",
+      "STOPPING",
+      "STOPPED",
+      "DEPLOYING",
+      "RUNNING",
+    ]);
     for (const t of again.transitions) expect(Number.isNaN(Date.parse(t.at))).toBe(false);
 
-    await call(o.orchestration, "POST", "/deployment/terminate", { token: o.token, body: { deployment_id: id } });
+    await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     await until(id, "STOPPED");
     const removed = await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token });
     expect(removed.status).toBe(200);
@@ -151,7 +208,10 @@ describe("lifecycle on the external provider", () => {
     const id = created.body.deployment_id;
     await Bun.sleep(300);
     expect((await status(id)).body.status).toBe("DEPLOYING");
-    const res = await call(o.orchestration, "POST", "/deployment/terminate", { token: o.token, body: { deployment_id: id } });
+    const res = await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error.message).toContain("DEPLOYING");
     dead.setUp(true);
@@ -171,11 +231,18 @@ describe("lifecycle on the external provider", () => {
       ["GET", `/deployment/logs/${id}`, undefined],
       ["GET", `/deployment/logs/${id}/stream`, undefined],
     ] as const) {
-      expect((await call(o.orchestration, method, path, { token: stranger.access_token, body })).status, path).toBe(404);
+      expect(
+        (await call(o.orchestration, method, path, { token: stranger.access_token, body })).status,
+        path,
+      ).toBe(404);
     }
-    const list = await call(o.orchestration, "GET", "/deployment/deployments", { token: stranger.access_token });
+    const list = await call(o.orchestration, "GET", "/deployment/deployments", {
+      token: stranger.access_token,
+    });
     expect(list.body.deployments).toEqual([]);
-    const filtered = await call(o.orchestration, "GET", `/deployment/deployments?org_id=${o.orgId}`, { token: stranger.access_token });
+    const filtered = await call(o.orchestration, "GET", `/deployment/deployments?org_id=${o.orgId}`, {
+      token: stranger.access_token,
+    });
     expect(filtered.body.deployments).toEqual([]);
     const pool404 = await deploy(external("x", { pool_id: externalPool }), stranger.access_token);
     expect(pool404.status).toBe(404);
@@ -183,7 +250,9 @@ describe("lifecycle on the external provider", () => {
 
   test("a viewer lists and reads, but cannot deploy or terminate", async () => {
     const viewer = await createUser(o.t, o.filtration, "dep-viewer@example.com", "viewer");
-    expect((await call(o.orchestration, "GET", "/deployment/deployments", { token: viewer.access_token })).status).toBe(200);
+    expect(
+      (await call(o.orchestration, "GET", "/deployment/deployments", { token: viewer.access_token })).status,
+    ).toBe(200);
     expect((await deploy(external("by-viewer"), viewer.access_token)).status).toBe(403);
   });
 });
@@ -204,17 +273,27 @@ describe("heartbeats and routing", () => {
     expect(await routableEndpoints(o.t.app.db, o.orgId, "beating")).toEqual([`${upstream.url}/v1`]);
 
     // Silent for more than three intervals of 100 ms.
-    const unhealthy = await eventually(async () => {
-      const res = await status(id);
-      return res.body.observed_replicas[0].state === "UNHEALTHY" ? res.body : undefined;
-    }, 5000, "UNHEALTHY replica");
+    const unhealthy = await eventually(
+      async () => {
+        const res = await status(id);
+        return res.body.observed_replicas[0].state === "UNHEALTHY" ? res.body : undefined;
+      },
+      5000,
+      "UNHEALTHY replica",
+    );
     expect(unhealthy.endpoints).toEqual([]);
     expect(await routableEndpoints(o.t.app.db, o.orgId, "beating")).toEqual([]);
-    const inventory = await call(o.orchestration, "GET", `/deployment/list/pool/${pool.pool_id}/inventory`, { token: o.token });
+    const inventory = await call(o.orchestration, "GET", `/deployment/list/pool/${pool.pool_id}/inventory`, {
+      token: o.token,
+    });
     expect(inventory.body.nodes[0].state).toBe("UNHEALTHY");
 
     await beat();
-    await eventually(async () => (await status(id)).body.observed_replicas[0].state === "READY", 5000, "READY again");
+    await eventually(
+      async () => (await status(id)).body.observed_replicas[0].state === "READY",
+      5000,
+      "READY again",
+    );
   });
 });
 
@@ -224,15 +303,27 @@ describe("deleting a pool that hosts deployments", () => {
     const created = await deploy(external("on-doomed-pool", { pool_id: pool.pool_id }));
     const id = created.body.deployment_id;
     await until(id, "RUNNING");
-    const busy = await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, { token: o.token });
+    const busy = await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, {
+      token: o.token,
+    });
     expect(busy.status).toBe(409);
     expect(busy.body.error.message).toContain("on-doomed-pool");
-    await call(o.orchestration, "POST", "/deployment/terminate", { token: o.token, body: { deployment_id: id } });
+    await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     await until(id, "STOPPED");
-    expect((await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, { token: o.token })).status).toBe(200);
+    expect(
+      (await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, { token: o.token }))
+        .status,
+    ).toBe(200);
     // A deployment cannot land on a pool being deleted.
     const late = await deploy(external("too-late", { pool_id: pool.pool_id }));
     expect([404, 409]).toContain(late.status);
-    await eventually(async () => (await status(id)).status === 404, 5000, "the deployment to go with its pool");
+    await eventually(
+      async () => (await status(id)).status === 404,
+      5000,
+      "the deployment to go with its pool",
+    );
   });
 });

@@ -45,12 +45,17 @@ afterAll(async () => {
   await o.t.close();
 });
 
-const status = async (id: string): Promise<Any> => (await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).body;
+const status = async (id: string): Promise<Any> =>
+  (await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).body;
 const until = (id: string, state: string, timeoutMs = 30_000) =>
-  eventually(async () => {
-    const d = await status(id);
-    return d.status === state ? d : undefined;
-  }, timeoutMs, `status ${state}`);
+  eventually(
+    async () => {
+      const d = await status(id);
+      return d.status === state ? d : undefined;
+    },
+    timeoutMs,
+    `status ${state}`,
+  );
 const deploy = async (body: Record<string, unknown>) => {
   const res = await call(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
@@ -65,10 +70,16 @@ describe("from pool to tokens", () => {
   let id: string;
 
   test("pool Active; registered model; deploy -> DEPLOYING -> RUNNING; tokens from the replica's endpoint", async () => {
-    await eventually(async () => {
-      const list = await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, { token: o.token });
-      return list.body.pools.find((p: Any) => p.pool_id === poolId)?.state === "Active";
-    }, 5000, "the pool to be Active");
+    await eventually(
+      async () => {
+        const list = await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, {
+          token: o.token,
+        });
+        return list.body.pools.find((p: Any) => p.pool_id === poolId)?.state === "Active";
+      },
+      5000,
+      "the pool to be Active",
+    );
     const model = await call(o.orchestration, "POST", "/deployment/registerModel", {
       token: o.token,
       body: { model_name: "tiny", model_version: "1", backend: "llama.cpp", artifact_uri: modelPath },
@@ -111,16 +122,28 @@ describe("from pool to tokens", () => {
   test("the worker reports heartbeats (a READY node) and its output is in the deployment's logs", async () => {
     const d = await status(id);
     const instance = d.observed_replicas[0].provider_instance_id;
-    const node = await eventually(async () => {
-      const inv = await call(o.orchestration, "GET", `/deployment/list/pool/${poolId}/inventory`, { token: o.token });
-      return inv.body.nodes.find((n: Any) => n.provider_instance_id === instance);
-    }, 10_000, "the worker's heartbeat");
+    const node = await eventually(
+      async () => {
+        const inv = await call(o.orchestration, "GET", `/deployment/list/pool/${poolId}/inventory`, {
+          token: o.token,
+        });
+        return inv.body.nodes.find((n: Any) => n.provider_instance_id === instance);
+      },
+      10_000,
+      "the worker's heartbeat",
+    );
     expect(node.state).toBe("READY");
     expect(nodeToken).toMatch(/^nt_/);
-    const logs = await eventually(async () => {
-      const res = await call(o.orchestration, "GET", `/deployment/logs/${id}`, { token: o.token });
-      return res.body.lines.some((l: Any) => l.stream === "stdout" && l.line.includes('"ready"')) ? res.body.lines : undefined;
-    }, 5000, "the worker's ready line in the logs");
+    const logs = await eventually(
+      async () => {
+        const res = await call(o.orchestration, "GET", `/deployment/logs/${id}`, { token: o.token });
+        return res.body.lines.some((l: Any) => l.stream === "stdout" && l.line.includes('"ready"'))
+          ? res.body.lines
+          : undefined;
+      },
+      5000,
+      "the worker's ready line in the logs",
+    );
     expect(logs.some((l: Any) => l.stream === "system" && l.line.startsWith("replica 0 started"))).toBe(true);
   });
 
@@ -128,38 +151,57 @@ describe("from pool to tokens", () => {
     const before = await status(id);
     const [pid] = pidsOf(before);
     process.kill(pid, "SIGKILL");
-    const restarted = await eventually(async () => {
-      const d = await status(id);
-      const r = d.observed_replicas[0];
-      return r.restarts === 1 && r.state === "READY" ? d : undefined;
-    }, 30_000, "the replica to be restarted");
+    const restarted = await eventually(
+      async () => {
+        const d = await status(id);
+        const r = d.observed_replicas[0];
+        return r.restarts === 1 && r.state === "READY" ? d : undefined;
+      },
+      30_000,
+      "the replica to be restarted",
+    );
     const replica = restarted.observed_replicas[0];
     expect(pidOf(replica.provider_instance_id)).not.toBe(pid);
     expect(replica.last_error).toBeNull();
     expect(restarted.status).toBe("RUNNING");
     const logs = await call(o.orchestration, "GET", `/deployment/logs/${id}`, { token: o.token });
-    expect(logs.body.lines.some((l: Any) => l.stream === "system" && /restarting in/.test(l.line))).toBe(true);
+    expect(logs.body.lines.some((l: Any) => l.stream === "system" && /restarting in/.test(l.line))).toBe(
+      true,
+    );
   });
 
   test("terminate -> STOPPED with the worker gone; start -> RUNNING; delete -> 404", async () => {
     const [pid] = pidsOf(await status(id));
-    const terminated = await call(o.orchestration, "POST", "/deployment/terminate", { token: o.token, body: { deployment_id: id } });
+    const terminated = await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     expect(terminated.body.status).toBe("STOPPING");
     const stopped = await until(id, "STOPPED");
     expect(stopped.observed_replicas[0].state).toBe("STOPPED");
     expect(isAlive(pid)).toBe(false);
 
-    const started = await call(o.orchestration, "POST", "/deployment/start", { token: o.token, body: { deployment_id: id } });
+    const started = await call(o.orchestration, "POST", "/deployment/start", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     expect(started.body.status).toBe("DEPLOYING");
     const again = await until(id, "RUNNING");
     const [newPid] = pidsOf(again);
     expect(isAlive(newPid)).toBe(true);
 
-    await call(o.orchestration, "POST", "/deployment/terminate", { token: o.token, body: { deployment_id: id } });
+    await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     await until(id, "STOPPED");
     expect(isAlive(newPid)).toBe(false);
-    expect((await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status).toBe(200);
-    expect((await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).status).toBe(404);
+    expect(
+      (await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status,
+    ).toBe(200);
+    expect((await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -173,13 +215,20 @@ describe("failures", () => {
     expect(failed.failure_reason.length).toBeGreaterThan("replica 0 cannot start: ".length);
     expect(failed.observed_replicas[0].state).toBe("FAILED");
     expect(failed.transitions.at(-1)).toMatchObject({ from: "DEPLOYING", to: "FAILED" });
-    expect((await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status).toBe(200);
+    expect(
+      (await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status,
+    ).toBe(200);
   });
 });
 
 describe("replicas", () => {
   test("two replicas serve concurrent requests", async () => {
-    const id = await deploy({ model_name: "tiny-pair", inference_model: modelPath, replicas: 2, configuration: { threads: 1 } });
+    const id = await deploy({
+      model_name: "tiny-pair",
+      inference_model: modelPath,
+      replicas: 2,
+      configuration: { threads: 1 },
+    });
     const running = await until(id, "RUNNING", 45_000);
     expect(running.endpoints).toHaveLength(2);
     expect(new Set(running.endpoints).size).toBe(2);
@@ -193,7 +242,10 @@ describe("replicas", () => {
       ),
     );
     expect(answers.every((a) => a.choices.length === 1)).toBe(true);
-    await call(o.orchestration, "POST", "/deployment/terminate", { token: o.token, body: { deployment_id: id } });
+    await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
     const stopped = await until(id, "STOPPED");
     for (const pid of pidsOf(stopped)) expect(isAlive(pid)).toBe(false);
   });

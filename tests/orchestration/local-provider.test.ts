@@ -34,12 +34,24 @@ const spec = (overrides: Partial<ReplicaSpec> = {}): ReplicaSpec => ({
   modelPath: model,
   configuration: {},
   gpuPerReplica: 0,
-  placement: { poolId: "p", allowedGpuTypes: [], maxCostPerHour: null, isDedicated: false, schedulingPolicy: {} },
+  placement: {
+    poolId: "p",
+    allowedGpuTypes: [],
+    maxCostPerHour: null,
+    isDedicated: false,
+    schedulingPolicy: {},
+  },
   heartbeat: undefined,
   ...overrides,
 });
 
-async function until(provider: ComputeProvider, handle: ReplicaHandle, s: ReplicaSpec, phase: string, timeoutMs = 10_000) {
+async function until(
+  provider: ComputeProvider,
+  handle: ReplicaHandle,
+  s: ReplicaSpec,
+  phase: string,
+  timeoutMs = 10_000,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const seen = await provider.inspectReplica(handle, s);
@@ -82,7 +94,10 @@ describe("local provider", () => {
     const s = spec({ modelPath: join(dataDir, "missing.gguf") });
     const handle = await provider.startReplica(s);
     const seen = await until(provider, handle, s, "failed");
-    expect(seen).toEqual({ phase: "failed", reason: `model file not found: ${join(dataDir, "missing.gguf")}` });
+    expect(seen).toEqual({
+      phase: "failed",
+      reason: `model file not found: ${join(dataDir, "missing.gguf")}`,
+    });
   });
 
   test("a worker killed from outside is exited (to be restarted)", async () => {
@@ -103,11 +118,19 @@ describe("local provider", () => {
     started.push({ provider: first, handle });
     const ready = await until(first, handle, s, "ready");
     const second = make();
-    const adopted = await second.inspectReplica({ ...handle, endpoint: ready.phase === "ready" ? ready.endpoint : null }, s);
+    const adopted = await second.inspectReplica(
+      { ...handle, endpoint: ready.phase === "ready" ? ready.endpoint : null },
+      s,
+    );
     expect(adopted).toEqual(ready);
-    expect(await second.listInstances?.()).toContainEqual({ replicaId: s.replicaId, providerInstanceId: handle.providerInstanceId });
+    expect(await second.listInstances?.()).toContainEqual({
+      replicaId: s.replicaId,
+      providerInstanceId: handle.providerInstanceId,
+    });
     // The same pid under another replica's id is not this replica's worker.
-    expect((await second.inspectReplica({ ...handle, replicaId: crypto.randomUUID() }, s)).phase).toBe("gone");
+    expect((await second.inspectReplica({ ...handle, replicaId: crypto.randomUUID() }, s)).phase).toBe(
+      "gone",
+    );
     // Reading from "end" gives only what comes after.
     expect((await second.readLogs(handle, "end")).lines).toEqual([]);
     await second.stopReplica(handle);
@@ -120,7 +143,10 @@ describe("local provider", () => {
     const handle = await provider.startReplica(s);
     started.push({ provider, handle });
     await until(provider, handle, s, "ready");
-    const stranger = createLocalProvider({ dataDir: mkdtempSync(join(tmpdir(), "llmp-other-")), engines: { "llama.cpp": fake } });
+    const stranger = createLocalProvider({
+      dataDir: mkdtempSync(join(tmpdir(), "llmp-other-")),
+      engines: { "llama.cpp": fake },
+    });
     expect((await stranger.listInstances?.())?.some((i) => i.replicaId === s.replicaId)).toBe(false);
     expect((await stranger.inspectReplica(handle, s)).phase).toBe("gone");
     await stranger.stopReplica(handle);

@@ -8,7 +8,13 @@ import { keepLines } from "../../services/orchestration/logs.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
 import { orchestrationOf } from "../../services/orchestration/runtime.ts";
 import { call } from "../support/app.ts";
-import { createPool, eventually, fakeOpenAIServer, type OrchestrationTest, startOrchestrationTest } from "./support.ts";
+import {
+  createPool,
+  eventually,
+  fakeOpenAIServer,
+  type OrchestrationTest,
+  startOrchestrationTest,
+} from "./support.ts";
 
 let o: OrchestrationTest;
 let reconciler: Reconciler;
@@ -24,10 +30,19 @@ beforeAll(async () => {
   const pool = await createPool(o, { provider: "external" });
   const res = await call(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
-    body: { model_name: "logged", pool_id: pool.pool_id, image: "none", configuration: { endpoints: [upstream.url] } },
+    body: {
+      model_name: "logged",
+      pool_id: pool.pool_id,
+      image: "none",
+      configuration: { endpoints: [upstream.url] },
+    },
   });
   deploymentId = res.body.deployment_id;
-  await eventually(async () => (await call(o.orchestration, "GET", `/deployment/status/${deploymentId}`, { token: o.token })).body.status === "RUNNING");
+  await eventually(
+    async () =>
+      (await call(o.orchestration, "GET", `/deployment/status/${deploymentId}`, { token: o.token })).body
+        .status === "RUNNING",
+  );
 }, 60_000);
 afterAll(async () => {
   await listener.stop(100);
@@ -38,30 +53,50 @@ afterAll(async () => {
 
 describe("GET /deployment/logs/{deployment_id}", () => {
   test("returns the persisted lines, oldest first, as {ts, replica, stream, line}", async () => {
-    const res = await eventually(async () => {
-      const r = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}`, { token: o.token });
-      return r.body.lines?.some((l: { line: string }) => l.line.includes("ready at")) ? r : undefined;
-    }, 5000, "the ready note");
+    const res = await eventually(
+      async () => {
+        const r = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}`, { token: o.token });
+        return r.body.lines?.some((l: { line: string }) => l.line.includes("ready at")) ? r : undefined;
+      },
+      5000,
+      "the ready note",
+    );
     expect(res.status).toBe(200);
     const first = res.body.lines[0];
-    expect(first).toMatchObject({ replica: 0, stream: "system", line: "replica 0 started (" + `${upstream.url}/v1)` });
+    expect(first).toMatchObject({
+      replica: 0,
+      stream: "system",
+      line: `replica 0 started (${upstream.url}/v1)`,
+    });
     expect(Number.isNaN(Date.parse(first.ts))).toBe(false);
-    const limited = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}?limit=1`, { token: o.token });
+    const limited = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}?limit=1`, {
+      token: o.token,
+    });
     expect(limited.body.lines).toHaveLength(1);
   });
 
   test("keeps only the last lines of a deployment", async () => {
     const hub = orchestrationOf(o.t.app).logs;
-    hub.push(deploymentId, 0, "stdout", Array.from({ length: keepLines + 50 }, (_, i) => `line ${i}`));
+    hub.push(
+      deploymentId,
+      0,
+      "stdout",
+      Array.from({ length: keepLines + 50 }, (_, i) => `line ${i}`),
+    );
     await hub.flush(o.t.app.db);
-    const res = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}?limit=1000`, { token: o.token });
+    const res = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}?limit=1000`, {
+      token: o.token,
+    });
     expect(res.body.lines).toHaveLength(keepLines);
     expect(res.body.lines.at(-1).line).toBe(`line ${keepLines + 49}`);
     expect(res.body.lines[0].line).toBe("line 50");
   });
 
   test("404 for an unknown deployment", async () => {
-    expect((await call(o.orchestration, "GET", `/deployment/logs/${crypto.randomUUID()}`, { token: o.token })).status).toBe(404);
+    expect(
+      (await call(o.orchestration, "GET", `/deployment/logs/${crypto.randomUUID()}`, { token: o.token }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -72,7 +107,10 @@ describe("the log stream", () => {
     });
     expect(info.status).toBe(200);
     const body = (await info.json()) as { url: string; format: string };
-    expect(body).toEqual({ url: `ws://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/ws`, format: "json" });
+    expect(body).toEqual({
+      url: `ws://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/ws`,
+      format: "json",
+    });
 
     const messages: { ts: string; replica: number; stream: string; line: string }[] = [];
     const socket = new WebSocket(body.url, { headers: { authorization: `Bearer ${o.token}` } } as never);
@@ -83,7 +121,11 @@ describe("the log stream", () => {
     });
     await eventually(async () => messages.length > 0, 5000, "the backlog");
     orchestrationOf(o.t.app).logs.push(deploymentId, 0, "stderr", ["a live line"]);
-    const live = await eventually(async () => messages.find((m) => m.line === "a live line"), 5000, "the live line");
+    const live = await eventually(
+      async () => messages.find((m) => m.line === "a live line"),
+      5000,
+      "the live line",
+    );
     expect(live).toMatchObject({ replica: 0, stream: "stderr", line: "a live line" });
     expect(Object.keys(live).sort()).toEqual(["line", "replica", "stream", "ts"]);
     socket.close();
@@ -101,12 +143,25 @@ describe("the log stream", () => {
     });
     expect(opened).toBe(true);
     const refused = await fetch(url.replace("ws://", "http://"), {
-      headers: { upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" },
+      headers: {
+        upgrade: "websocket",
+        connection: "Upgrade",
+        "sec-websocket-version": "13",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+      },
     });
     expect(refused.status).toBe(401);
-    const unknown = await fetch(`http://127.0.0.1:${listener.port}/deployment/logs/${crypto.randomUUID()}/ws?access_token=${o.token}`, {
-      headers: { upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" },
-    });
+    const unknown = await fetch(
+      `http://127.0.0.1:${listener.port}/deployment/logs/${crypto.randomUUID()}/ws?access_token=${o.token}`,
+      {
+        headers: {
+          upgrade: "websocket",
+          connection: "Upgrade",
+          "sec-websocket-version": "13",
+          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        },
+      },
+    );
     expect(unknown.status).toBe(404);
   });
 });

@@ -20,10 +20,24 @@ const register = (body: Record<string, unknown>, token = o.token) =>
 
 describe("model registry", () => {
   test("register, get, list versions, delete", async () => {
-    const first = await register({ model_name: "tiny", model_version: "1", backend: "llama.cpp", artifact_uri: modelFile, config_json: { ctx: 512 } });
+    const first = await register({
+      model_name: "tiny",
+      model_version: "1",
+      backend: "llama.cpp",
+      artifact_uri: modelFile,
+      config_json: { ctx: 512 },
+    });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ model_name: "tiny", model_version: "1", backend: "llama.cpp", artifact_uri: modelFile, config_json: { ctx: 512 } });
-    expect((await register({ model_name: "tiny", model_version: "2", backend: "llama.cpp" })).status).toBe(201);
+    expect(first.body).toMatchObject({
+      model_name: "tiny",
+      model_version: "1",
+      backend: "llama.cpp",
+      artifact_uri: modelFile,
+      config_json: { ctx: 512 },
+    });
+    expect((await register({ model_name: "tiny", model_version: "2", backend: "llama.cpp" })).status).toBe(
+      201,
+    );
 
     const got = await call(o.orchestration, "GET", "/deployment/getModel/tiny/1", { token: o.token });
     expect(got.status).toBe(200);
@@ -31,10 +45,22 @@ describe("model registry", () => {
     const list = await call(o.orchestration, "GET", "/deployment/listModels/tiny", { token: o.token });
     expect(list.body.models.map((m: { model_version: string }) => m.model_version)).toEqual(["1", "2"]);
 
-    const del = await call(o.orchestration, "DELETE", "/deployment/deleteModel", { token: o.token, body: { model_name: "tiny", model_version: "2" } });
+    const del = await call(o.orchestration, "DELETE", "/deployment/deleteModel", {
+      token: o.token,
+      body: { model_name: "tiny", model_version: "2" },
+    });
     expect(del.status).toBe(200);
-    expect((await call(o.orchestration, "GET", "/deployment/getModel/tiny/2", { token: o.token })).status).toBe(404);
-    expect((await call(o.orchestration, "DELETE", "/deployment/deleteModel", { token: o.token, body: { model_name: "tiny", model_version: "2" } })).status).toBe(404);
+    expect(
+      (await call(o.orchestration, "GET", "/deployment/getModel/tiny/2", { token: o.token })).status,
+    ).toBe(404);
+    expect(
+      (
+        await call(o.orchestration, "DELETE", "/deployment/deleteModel", {
+          token: o.token,
+          body: { model_name: "tiny", model_version: "2" },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   test("the same name and version twice is 409; the version defaults to latest", async () => {
@@ -57,12 +83,20 @@ describe("model registry", () => {
   test("a viewer reads but cannot register", async () => {
     const viewer = await createUser(o.t, o.filtration, "model-viewer@example.com", "viewer");
     expect((await register({ model_name: "v", backend: "llama.cpp" }, viewer.access_token)).status).toBe(403);
-    expect((await call(o.orchestration, "GET", "/deployment/listModels/tiny", { token: viewer.access_token })).status).toBe(200);
+    expect(
+      (await call(o.orchestration, "GET", "/deployment/listModels/tiny", { token: viewer.access_token }))
+        .status,
+    ).toBe(200);
   });
 
   test("registry:// sources resolve at deploy time; a model in use cannot be deleted", async () => {
     await register({ model_name: "src", model_version: "1", backend: "llama.cpp", artifact_uri: modelFile });
-    await register({ model_name: "gone", model_version: "1", backend: "llama.cpp", artifact_uri: join(o.t.config.dataDir, "missing.gguf") });
+    await register({
+      model_name: "gone",
+      model_version: "1",
+      backend: "llama.cpp",
+      artifact_uri: join(o.t.config.dataDir, "missing.gguf"),
+    });
     const pool = await createPool(o);
     const deploy = (name: string, source: string) =>
       call(o.orchestration, "POST", "/deployment/deploy", {
@@ -76,7 +110,10 @@ describe("model registry", () => {
     const missingFile = await deploy("missing-artifact", "registry://gone/1");
     expect(missingFile.status).toBe(400);
     expect(missingFile.body.error.details.fields[0].field).toBe("inference_model");
-    const inUse = await call(o.orchestration, "DELETE", "/deployment/deleteModel", { token: o.token, body: { model_name: "src", model_version: "1" } });
+    const inUse = await call(o.orchestration, "DELETE", "/deployment/deleteModel", {
+      token: o.token,
+      body: { model_name: "src", model_version: "1" },
+    });
     expect(inUse.status).toBe(409);
   });
 });

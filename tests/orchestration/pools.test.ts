@@ -22,17 +22,34 @@ describe("POST /deployment/createpool", () => {
   test("creates a local pool that turns Active, and returns its node token once", async () => {
     const res = await call(o.orchestration, "POST", "/deployment/createpool", {
       token: o.token,
-      body: { pool_name: "here", owner_type: "org", owner_id: o.orgId, provider: "local", max_cost_per_hour: 0 },
+      body: {
+        pool_name: "here",
+        owner_type: "org",
+        owner_id: o.orgId,
+        provider: "local",
+        max_cost_per_hour: 0,
+      },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ pool_name: "here", provider: "local", owner_id: o.orgId, node_count: 0 });
+    expect(res.body).toMatchObject({
+      pool_name: "here",
+      provider: "local",
+      owner_id: o.orgId,
+      node_count: 0,
+    });
     expect(res.body.node_token).toMatch(/^nt_/);
     const id = res.body.pool_id as string;
-    const active = await eventually(async () => {
-      const list = await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, { token: o.token });
-      const pool = list.body.pools.find((p: { pool_id: string }) => p.pool_id === id);
-      return pool?.state === "Active" ? pool : undefined;
-    }, 5000, "the pool to be Active");
+    const active = await eventually(
+      async () => {
+        const list = await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, {
+          token: o.token,
+        });
+        const pool = list.body.pools.find((p: { pool_id: string }) => p.pool_id === id);
+        return pool?.state === "Active" ? pool : undefined;
+      },
+      5000,
+      "the pool to be Active",
+    );
     expect(active.node_token).toBeUndefined();
   });
 
@@ -61,16 +78,29 @@ describe("POST /deployment/createpool", () => {
 
   test("a duplicate pool name is 409", async () => {
     await createPool(o, { pool_name: "twice" });
-    const res = await call(o.orchestration, "POST", "/deployment/createpool", { token: o.token, body: { pool_name: "twice" } });
+    const res = await call(o.orchestration, "POST", "/deployment/createpool", {
+      token: o.token,
+      body: { pool_name: "twice" },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("conflict");
   });
 
   test("needs pools:write: a viewer gets 403, no token 401", async () => {
     const viewer = await createUser(o.t, o.filtration, "pool-viewer@example.com", "viewer");
-    expect((await call(o.orchestration, "POST", "/deployment/createpool", { token: viewer.access_token, body: {} })).status).toBe(403);
+    expect(
+      (
+        await call(o.orchestration, "POST", "/deployment/createpool", {
+          token: viewer.access_token,
+          body: {},
+        })
+      ).status,
+    ).toBe(403);
     expect((await call(o.orchestration, "POST", "/deployment/createpool", { body: {} })).status).toBe(401);
-    expect((await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, { token: viewer.access_token })).status).toBe(200);
+    expect(
+      (await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, { token: viewer.access_token }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -93,9 +123,15 @@ describe("inventory and heartbeats", () => {
       });
     const first = await beat();
     expect(first.status).toBe(200);
-    expect(first.body.node).toMatchObject({ provider_instance_id: "node-a", state: "READY", vcpu_allocated: 2 });
+    expect(first.body.node).toMatchObject({
+      provider_instance_id: "node-a",
+      state: "READY",
+      vcpu_allocated: 2,
+    });
     expect((await beat()).status).toBe(200);
-    const inventory = await call(o.orchestration, "GET", `/deployment/list/pool/${pool.pool_id}/inventory`, { token: o.token });
+    const inventory = await call(o.orchestration, "GET", `/deployment/list/pool/${pool.pool_id}/inventory`, {
+      token: o.token,
+    });
     expect(inventory.status).toBe(200);
     expect(inventory.body.nodes).toHaveLength(1);
     expect(inventory.body.nodes[0]).toMatchObject({
@@ -123,10 +159,16 @@ describe("inventory and heartbeats", () => {
       body: { provider_instance_id: "x" },
     });
     expect(wrong.status).toBe(401);
-    expect((await call(o.orchestration, "POST", "/inventory/heartbeat", { body: { provider_instance_id: "x" } })).status).toBe(401);
+    expect(
+      (await call(o.orchestration, "POST", "/inventory/heartbeat", { body: { provider_instance_id: "x" } }))
+        .status,
+    ).toBe(401);
     const pool = await createPool(o);
     const internal = { "x-internal-api-key": o.t.config.internalApiKey };
-    const noPool = await call(o.orchestration, "POST", "/inventory/heartbeat", { headers: internal, body: { provider_instance_id: "x" } });
+    const noPool = await call(o.orchestration, "POST", "/inventory/heartbeat", {
+      headers: internal,
+      body: { provider_instance_id: "x" },
+    });
     expect(noPool.status).toBe(400);
     const ok = await call(o.orchestration, "POST", "/inventory/heartbeat", {
       headers: internal,
@@ -136,8 +178,17 @@ describe("inventory and heartbeats", () => {
   });
 
   test("the inventory of an unknown pool, or another organization's, is 404", async () => {
-    expect((await call(o.orchestration, "GET", `/deployment/list/pool/${crypto.randomUUID()}/inventory`, { token: o.token })).status).toBe(404);
-    expect((await call(o.orchestration, "GET", "/deployment/list/pool/not-a-uuid/inventory", { token: o.token })).status).toBe(404);
+    expect(
+      (
+        await call(o.orchestration, "GET", `/deployment/list/pool/${crypto.randomUUID()}/inventory`, {
+          token: o.token,
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await call(o.orchestration, "GET", "/deployment/list/pool/not-a-uuid/inventory", { token: o.token }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -146,30 +197,49 @@ describe("POST /deployment/deletepool/{pool_id}", () => {
     const pool = await createPool(o);
     await eventually(async () => {
       const list = await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, { token: o.token });
-      return list.body.pools.find((p: { pool_id: string; state: string }) => p.pool_id === pool.pool_id && p.state === "Active");
+      return list.body.pools.find(
+        (p: { pool_id: string; state: string }) => p.pool_id === pool.pool_id && p.state === "Active",
+      );
     }, 5000);
-    const res = await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, { token: o.token });
+    const res = await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, {
+      token: o.token,
+    });
     expect(res.status).toBe(200);
     expect(res.body.state).toBe("Deleting");
-    await eventually(async () => {
-      const inv = await call(o.orchestration, "GET", `/deployment/list/pool/${pool.pool_id}/inventory`, { token: o.token });
-      return inv.status === 404;
-    }, 5000, "the pool to be gone");
-    expect((await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, { token: o.token })).status).toBe(404);
+    await eventually(
+      async () => {
+        const inv = await call(o.orchestration, "GET", `/deployment/list/pool/${pool.pool_id}/inventory`, {
+          token: o.token,
+        });
+        return inv.status === 404;
+      },
+      5000,
+      "the pool to be gone",
+    );
+    expect(
+      (await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, { token: o.token }))
+        .status,
+    ).toBe(404);
   });
 });
 
 describe("GET /deployment/provider/resources", () => {
   test("local lists this machine's cores and memory", async () => {
-    const res = await call(o.orchestration, "GET", "/deployment/provider/resources?provider=local", { token: o.token });
+    const res = await call(o.orchestration, "GET", "/deployment/provider/resources?provider=local", {
+      token: o.token,
+    });
     expect(res.status).toBe(200);
     expect(res.body.provider).toBe("local");
     expect(res.body.cpu.cores).toBeGreaterThan(0);
     expect(res.body.memory.total_mib).toBeGreaterThan(0);
     expect(Array.isArray(res.body.gpus)).toBe(true);
-    const byDefault = await call(o.orchestration, "GET", "/deployment/provider/resources", { token: o.token });
+    const byDefault = await call(o.orchestration, "GET", "/deployment/provider/resources", {
+      token: o.token,
+    });
     expect(byDefault.body.provider).toBe("local");
-    const unknown = await call(o.orchestration, "GET", "/deployment/provider/resources?provider=mars", { token: o.token });
+    const unknown = await call(o.orchestration, "GET", "/deployment/provider/resources?provider=mars", {
+      token: o.token,
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details.fields[0].field).toBe("provider");
   });

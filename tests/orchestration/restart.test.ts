@@ -6,7 +6,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { INSTALLATION_ENV, installationTag, isAlive, pidOf, REPLICA_ENV, taggedProcesses } from "../../adapters/providers/local/processes.ts";
+import {
+  INSTALLATION_ENV,
+  installationTag,
+  isAlive,
+  pidOf,
+  REPLICA_ENV,
+  taggedProcesses,
+} from "../../adapters/providers/local/processes.ts";
 import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
@@ -26,7 +33,13 @@ afterAll(async () => {
   await dropDatabase?.();
 });
 
-async function api(port: number, token: string | undefined, method: string, path: string, body?: unknown): Promise<Any> {
+async function api(
+  port: number,
+  token: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Any> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
     headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -36,7 +49,12 @@ async function api(port: number, token: string | undefined, method: string, path
 }
 
 test("a restart adopts running workers, recovers state and stops orphans", async () => {
-  const env: Record<string, string> = { DATA_DIR: dataDir, SERVICES: "filtration,orchestration", HEARTBEAT_INTERVAL_MS: "1000", ...admin };
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    SERVICES: "filtration,orchestration",
+    HEARTBEAT_INTERVAL_MS: "1000",
+    ...admin,
+  };
   if (usingPostgres) {
     const database = await createEmptyPostgresDatabase();
     env.DATABASE_URL = database.url;
@@ -47,7 +65,10 @@ test("a restart adopts running workers, recovers state and stops orphans", async
 
   platform = await runPlatform(env);
   let { orchestration, filtration } = platform.ports as { orchestration: number; filtration: number };
-  const login = await api(filtration, undefined, "POST", "/auth/login", { email: admin.ADMIN_EMAIL, password: admin.ADMIN_PASSWORD });
+  const login = await api(filtration, undefined, "POST", "/auth/login", {
+    email: admin.ADMIN_EMAIL,
+    password: admin.ADMIN_PASSWORD,
+  });
   const token = login.body.access_token as string;
   const pool = await api(orchestration, token, "POST", "/deployment/createpool", { pool_name: "here" });
   const deployed = await api(orchestration, token, "POST", "/deployment/deploy", {
@@ -59,10 +80,14 @@ test("a restart adopts running workers, recovers state and stops orphans", async
   expect(deployed.status).toBe(201);
   const id = deployed.body.deployment_id;
   const status = async () => (await api(orchestration, token, "GET", `/deployment/status/${id}`)).body;
-  const before = await eventually(async () => {
-    const d = await status();
-    return d.status === "RUNNING" ? d : undefined;
-  }, 60_000, "RUNNING");
+  const before = await eventually(
+    async () => {
+      const d = await status();
+      return d.status === "RUNNING" ? d : undefined;
+    },
+    60_000,
+    "RUNNING",
+  );
   const pid = pidOf(before.observed_replicas[0].provider_instance_id) as number;
 
   // The orchestration process goes away; its worker does not.
@@ -77,18 +102,28 @@ test("a restart adopts running workers, recovers state and stops orphans", async
     detached: true,
   });
   orphan.unref();
-  await eventually(async () => taggedProcesses(installationTag(dataDir)).some((p) => p.pid === orphan.pid), 5000, "the orphan");
+  await eventually(
+    async () => taggedProcesses(installationTag(dataDir)).some((p) => p.pid === orphan.pid),
+    5000,
+    "the orphan",
+  );
 
   platform = await runPlatform(env);
   ({ orchestration, filtration } = platform.ports as { orchestration: number; filtration: number });
   const after = await status();
   expect(after.status).toBe("RUNNING");
-  expect(after.observed_replicas[0].provider_instance_id).toBe(before.observed_replicas[0].provider_instance_id);
+  expect(after.observed_replicas[0].provider_instance_id).toBe(
+    before.observed_replicas[0].provider_instance_id,
+  );
   expect(after.observed_replicas[0].restarts).toBe(0);
   await eventually(async () => !isAlive(orphan.pid), 15_000, "the orphan to be stopped");
   // Adopted, not restarted: the same worker still answers.
   const client = new OpenAI({ baseURL: after.observed_replicas[0].endpoint, apiKey: "unused" });
-  const answer = await client.chat.completions.create({ model: "survivor", messages: [{ role: "user", content: "Hi" }], max_tokens: 4 });
+  const answer = await client.chat.completions.create({
+    model: "survivor",
+    messages: [{ role: "user", content: "Hi" }],
+    max_tokens: 4,
+  });
   expect(answer.choices).toHaveLength(1);
   expect((await status()).observed_replicas[0].restarts).toBe(0);
   expect(taggedProcesses(installationTag(dataDir)).map((p) => p.pid)).toEqual([pid]);

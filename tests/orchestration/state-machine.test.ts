@@ -1,6 +1,6 @@
 // The deployment and pool state machines of CONTRACTS, checked move by move.
 import { expect, test } from "bun:test";
-import { deploymentStates, type DeploymentState } from "../../db/schema/index.ts";
+import { type DeploymentState, deploymentStates } from "../../db/schema/index.ts";
 import { AppError } from "../../services/errors.ts";
 import {
   assertDeploymentMove,
@@ -38,9 +38,13 @@ test("a forbidden move is failed_precondition (409 / FAILED_PRECONDITION) and sa
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe("failed_precondition");
-    expect((error as AppError).message).toBe("cannot terminate a deployment that is DEPLOYING (it must be RUNNING)");
+    expect((error as AppError).message).toBe(
+      "cannot terminate a deployment that is DEPLOYING (it must be RUNNING)",
+    );
   }
-  expect(() => assertDeploymentMove("RUNNING", "DEPLOYING")).toThrow("cannot start a deployment that is RUNNING (it must be STOPPED or FAILED)");
+  expect(() => assertDeploymentMove("RUNNING", "DEPLOYING")).toThrow(
+    "cannot start a deployment that is RUNNING (it must be STOPPED or FAILED)",
+  );
 });
 
 test("only STOPPED or FAILED deployments can be deleted", () => {

@@ -1,6 +1,13 @@
 // Shared set-up of the orchestration tests: a test platform, its filtration and orchestration
 // gateways in process, and an administrator's token.
-import { call, gatewayHandler, type Handler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import {
+  call,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
 
 export interface OrchestrationTest {
   t: TestApp;
@@ -16,7 +23,14 @@ export async function startOrchestrationTest(env: Record<string, string> = {}): 
   const { handle: filtration } = await gatewayHandler(t.app, "filtration");
   const { handle: orchestration } = await gatewayHandler(t.app, "orchestration");
   const session = await loginAsAdmin(filtration);
-  return { t, filtration, orchestration, token: session.access_token, orgId: session.user.org_id, userId: session.user.id };
+  return {
+    t,
+    filtration,
+    orchestration,
+    token: session.access_token,
+    orgId: session.user.org_id,
+    userId: session.user.id,
+  };
 }
 
 /** Creates a pool (local unless said otherwise) and returns its view with the node token. */
@@ -30,7 +44,11 @@ export async function createPool(o: OrchestrationTest, body: Record<string, unkn
 }
 
 /** Polls `check` until it returns a value, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -40,7 +58,8 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
     await Bun.sleep(100);
   }
 }
@@ -50,7 +69,10 @@ export async function otherTenant(o: OrchestrationTest, email: string) {
   const { organizations } = await import("../../db/schema/index.ts");
   const { ensureBuiltinRoles } = await import("../../services/orgs/builtin-roles.ts");
   const { createUser } = await import("../support/app.ts");
-  const [org] = await o.t.app.db.insert(organizations).values({ name: `other-${crypto.randomUUID().slice(0, 8)}` }).returning();
+  const [org] = await o.t.app.db
+    .insert(organizations)
+    .values({ name: `other-${crypto.randomUUID().slice(0, 8)}` })
+    .returning();
   if (!org) throw new Error("no organization");
   await ensureBuiltinRoles(o.t.app.db, org.id);
   return createUser(o.t, o.filtration, email, "admin", org.id);
@@ -65,7 +87,8 @@ export function fakeOpenAIServer(model = "fake") {
     fetch(request) {
       if (!up) return new Response("down", { status: 503 });
       const path = new URL(request.url).pathname;
-      if (path === "/v1/models") return Response.json({ object: "list", data: [{ id: model, object: "model" }] });
+      if (path === "/v1/models")
+        return Response.json({ object: "list", data: [{ id: model, object: "model" }] });
       if (path === "/health") return Response.json({ status: "ok" });
       return new Response("not found", { status: 404 });
     },

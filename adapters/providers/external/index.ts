@@ -7,7 +7,9 @@ import { answers, normalizeEndpoint } from "./client.ts";
 
 export function endpointsOf(configuration: Record<string, unknown>): string[] {
   const raw = configuration.endpoints;
-  return Array.isArray(raw) ? raw.filter((e): e is string => typeof e === "string").map(normalizeEndpoint) : [];
+  return Array.isArray(raw)
+    ? raw.filter((e): e is string => typeof e === "string").map(normalizeEndpoint)
+    : [];
 }
 
 export function createExternalProvider(): ComputeProvider {
@@ -22,7 +24,10 @@ export function createExternalProvider(): ComputeProvider {
       const problems: FieldProblem[] = [];
       const raw = configuration.endpoints;
       if (!Array.isArray(raw) || raw.length === 0) {
-        problems.push({ field: "configuration.endpoints", message: "list the URLs of the OpenAI-compatible servers" });
+        problems.push({
+          field: "configuration.endpoints",
+          message: "list the URLs of the OpenAI-compatible servers",
+        });
         return problems;
       }
       raw.forEach((entry, i) => {
@@ -33,7 +38,10 @@ export function createExternalProvider(): ComputeProvider {
         if (!ok) problems.push({ field: `configuration.endpoints.${i}`, message: "must be an http(s) URL" });
       });
       if (replicas > raw.length) {
-        problems.push({ field: "replicas", message: `at most one replica per endpoint (${raw.length} given)` });
+        problems.push({
+          field: "replicas",
+          message: `at most one replica per endpoint (${raw.length} given)`,
+        });
       }
       if (configuration.api_key !== undefined && typeof configuration.api_key !== "string") {
         problems.push({ field: "configuration.api_key", message: "must be a string" });
@@ -63,7 +71,7 @@ export function createExternalProvider(): ComputeProvider {
     async stopReplica() {
       // Not ours to stop: the platform only stops routing to it.
     },
-    async inspectReplica(handle, spec): Promise<ReplicaObservation> {
+    async inspectReplica(_handle, spec): Promise<ReplicaObservation> {
       const endpoint = endpointsOf(spec.configuration)[spec.index];
       if (!endpoint) return { phase: "failed", reason: `no endpoint for replica ${spec.index}` };
       const apiKey = typeof spec.configuration.api_key === "string" ? spec.configuration.api_key : undefined;

@@ -5,10 +5,16 @@
 // proves it is the replica's worker of this installation.
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import type { Engine } from "../../engines/engine.ts";
 import type { EngineId } from "../../../db/schema/deployments.ts";
 import type { FieldProblem } from "../../../services/errors.ts";
-import type { ComputeProvider, LogChunk, ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
+import type { Engine } from "../../engines/engine.ts";
+import type {
+  ComputeProvider,
+  LogChunk,
+  ReplicaHandle,
+  ReplicaObservation,
+  ReplicaSpec,
+} from "../provider.ts";
 import { readLines, sizeOf } from "./output-files.ts";
 import {
   environOf,
@@ -59,7 +65,9 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
   const host = options.workerHost ?? "127.0.0.1";
   const installation = installationTag(options.dataDir);
   const workers = new Map<string, Worker>();
-  const engines = Object.keys(options.engines).filter((id) => options.engines[id as EngineId]?.localCommand) as EngineId[];
+  const engines = Object.keys(options.engines).filter(
+    (id) => options.engines[id as EngineId]?.localCommand,
+  ) as EngineId[];
 
   function scanEvents(worker: Worker) {
     const { lines, offset } = readLines(worker.stdoutPath, worker.scanned);
@@ -73,7 +81,8 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
         continue;
       }
       if (event.event === "ready" && positiveInt(event.port)) worker.port = event.port as number;
-      if (event.event === "fatal") worker.fatal = typeof event.reason === "string" ? event.reason : "the worker could not start";
+      if (event.event === "fatal")
+        worker.fatal = typeof event.reason === "string" ? event.reason : "the worker could not start";
     }
   }
 
@@ -83,7 +92,8 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
     if (pid === undefined || !isAlive(pid)) return undefined;
     const env = environOf(pid);
     if (env) {
-      if (env.get(REPLICA_ENV) !== handle.replicaId || env.get(INSTALLATION_ENV) !== installation) return undefined;
+      if (env.get(REPLICA_ENV) !== handle.replicaId || env.get(INSTALLATION_ENV) !== installation)
+        return undefined;
     } else if (!handle.endpoint || !(await servesModel(handle.endpoint, spec.deploymentName))) {
       // No /proc (not Linux): the best proof left is that it answers with the deployment's name.
       return undefined;
@@ -178,7 +188,8 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
       if (!worker) {
         // Not started by this process: only signal it if it is provably the replica's worker.
         const env = environOf(pid);
-        if (!env || env.get(REPLICA_ENV) !== handle.replicaId || env.get(INSTALLATION_ENV) !== installation) return;
+        if (!env || env.get(REPLICA_ENV) !== handle.replicaId || env.get(INSTALLATION_ENV) !== installation)
+          return;
       }
       await terminate(pid, worker?.child);
     },
@@ -189,7 +200,9 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
       worker ??= await adopt(handle, spec);
       if (!worker) return { phase: "gone" };
       scanEvents(worker);
-      const alive = worker.child ? worker.child.exitCode === null && worker.child.signalCode === null : isAlive(worker.pid);
+      const alive = worker.child
+        ? worker.child.exitCode === null && worker.child.signalCode === null
+        : isAlive(worker.pid);
       if (!alive) {
         scanEvents(worker);
         workers.delete(handle.replicaId);
@@ -226,7 +239,10 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
     },
 
     async listInstances() {
-      return taggedProcesses(installation).map((p) => ({ replicaId: p.replicaId, providerInstanceId: instanceIdOf(p.pid) }));
+      return taggedProcesses(installation).map((p) => ({
+        replicaId: p.replicaId,
+        providerInstanceId: instanceIdOf(p.pid),
+      }));
     },
   };
 }
@@ -255,5 +271,8 @@ async function servesModel(endpoint: string, name: string): Promise<boolean> {
 function lastLine(path: string): string | undefined {
   const size = sizeOf(path);
   const { lines } = readLines(path, Math.max(0, size - 4096));
-  return lines.filter((l) => l.trim() !== "").pop()?.slice(0, 500);
+  return lines
+    .filter((l) => l.trim() !== "")
+    .pop()
+    ?.slice(0, 500);
 }

@@ -32,7 +32,10 @@ export function readLines(path: string, offset: number): { lines: string[]; offs
       end = read - 1;
     }
     const text = chunk.subarray(0, end + 1).toString("utf8");
-    const lines = text.split("\n").slice(0, -1).map((l) => l.replace(/\r$/, ""));
+    const lines = text
+      .split("\n")
+      .slice(0, -1)
+      .map((l) => l.replace(/\r$/, ""));
     return { lines, offset: offset + end + 1 };
   } finally {
     closeSync(fd);

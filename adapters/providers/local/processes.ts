@@ -1,17 +1,28 @@
 // Worker processes of this machine: launched detached, with their output in files, so they outlive a
 // restart of the orchestration process and can be found again from the database (pid in the
 // provider instance id) or from /proc (the installation tag in their environment).
-import type { Subprocess } from "bun";
+
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import { join } from "node:path";
+import type { Subprocess } from "bun";
 
 export const REPLICA_ENV = "LLMP_REPLICA_ID";
 export const INSTALLATION_ENV = "LLMP_INSTALLATION";
 const instancePrefix = "local-";
 
 /** Tells this installation's workers apart from another's on the same machine (tests run many). */
-export const installationTag = (dataDir: string) => createHash("sha256").update(dataDir).digest("hex").slice(0, 16);
+export const installationTag = (dataDir: string) =>
+  createHash("sha256").update(dataDir).digest("hex").slice(0, 16);
 
 export const instanceIdOf = (pid: number) => `${instancePrefix}${pid}`;
 export function pidOf(providerInstanceId: string): number | undefined {
@@ -53,7 +64,13 @@ export function launch(
   let child: Subprocess;
   try {
     child = Bun.spawn(
-      ["/bin/sh", "-c", `PROVIDER_INSTANCE_ID="${instancePrefix}$$"; export PROVIDER_INSTANCE_ID; exec "$@"`, "worker", ...command],
+      [
+        "/bin/sh",
+        "-c",
+        `PROVIDER_INSTANCE_ID="${instancePrefix}$$"; export PROVIDER_INSTANCE_ID; exec "$@"`,
+        "worker",
+        ...command,
+      ],
       { env, stdin: "ignore", stdout: out, stderr: err, detached: true },
     );
   } finally {
@@ -86,7 +103,8 @@ export function isAlive(pid: number): boolean {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
   } catch {
-    return existsSync("/proc/self") ? false : true;
+    // No /proc (not Linux): kill(pid, 0) above is all there is to know.
+    return !existsSync("/proc/self");
   }
 }
 
@@ -117,7 +135,8 @@ export function taggedProcesses(installation: string): { pid: number; replicaId:
     if (pid === process.pid) continue;
     const env = environOf(pid);
     const replicaId = env?.get(REPLICA_ENV);
-    if (replicaId && env?.get(INSTALLATION_ENV) === installation && isAlive(pid)) found.push({ pid, replicaId });
+    if (replicaId && env?.get(INSTALLATION_ENV) === installation && isAlive(pid))
+      found.push({ pid, replicaId });
   }
   return found;
 }

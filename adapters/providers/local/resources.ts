@@ -22,7 +22,12 @@ function nvidiaGpus(): ProviderResources["gpus"] {
       seen.count++;
       byName.set(name, seen);
     }
-    return [...byName].map(([name, g]) => ({ name, memory_mib: g.memory_mib, count: g.count, price_per_hour: null }));
+    return [...byName].map(([name, g]) => ({
+      name,
+      memory_mib: g.memory_mib,
+      count: g.count,
+      price_per_hour: null,
+    }));
   } catch {
     return [];
   }

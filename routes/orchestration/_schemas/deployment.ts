@@ -1,6 +1,8 @@
 import { t } from "elysia";
 
-export const DeploymentId = t.Object({ deployment_id: t.String({ minLength: 1, description: "The deployment's id" }) });
+export const DeploymentId = t.Object({
+  deployment_id: t.String({ minLength: 1, description: "The deployment's id" }),
+});
 
 const Replica = t.Object({
   index: t.Integer(),

@@ -10,7 +10,9 @@ export const POST = route({
     pool_name: t.Optional(t.String({ description: "Unique in the organization; generated when absent" })),
     owner_type: t.Optional(t.String({ description: "org (default) or user" })),
     owner_id: t.Optional(t.String({ description: "Your organization's id (or your user id); the default" })),
-    provider: t.Optional(t.String({ description: "local (default here), external, kubernetes, skypilot, akash, nosana" })),
+    provider: t.Optional(
+      t.String({ description: "local (default here), external, kubernetes, skypilot, akash, nosana" }),
+    ),
     allowed_gpu_types: t.Optional(t.Array(t.String())),
     max_cost_per_hour: t.Optional(t.Nullable(t.Number({ minimum: 0 }))),
     is_dedicated: t.Optional(t.Boolean()),

@@ -12,7 +12,11 @@ export const POST = route({
     gpu_per_replica: t.Optional(t.Integer({ minimum: 0 })),
     pool_id: t.String({ description: "The target compute pool" }),
     workload_type: t.Optional(t.String({ description: "inference" })),
-    engine: t.Optional(t.String({ description: "llama.cpp (local) or openai-compatible (external); default: the pool provider's first" })),
+    engine: t.Optional(
+      t.String({
+        description: "llama.cpp (local) or openai-compatible (external); default: the pool provider's first",
+      }),
+    ),
     configuration: t.Optional(
       t.Record(t.String(), t.Unknown(), {
         description: "local: threads, parallel, context_size; external: endpoints (URLs), api_key",
@@ -21,9 +25,14 @@ export const POST = route({
     owner_id: t.Optional(t.String()),
     org_id: t.Optional(t.String()),
     inference_model: t.Optional(
-      t.String({ description: "Model source: path, file:// or http(s):// URL of a GGUF file, or registry://name/version" }),
+      t.String({
+        description:
+          "Model source: path, file:// or http(s):// URL of a GGUF file, or registry://name/version",
+      }),
     ),
-    image: t.String({ description: "Container image (recorded; the local provider runs the engine's worker)" }),
+    image: t.String({
+      description: "Container image (recorded; the local provider runs the engine's worker)",
+    }),
   }),
   response: t.Object({ deployment_id: t.String(), status: t.String() }),
   status: 201,

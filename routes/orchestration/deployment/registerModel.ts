@@ -9,7 +9,9 @@ export const POST = route({
   body: t.Object({
     model_name: t.String({ description: "Letters, digits, . _ : -" }),
     model_version: t.Optional(t.String({ description: "Default: latest" })),
-    backend: t.String({ description: "The inference engine: llama.cpp, vllm, sglang, tgi, openai-compatible" }),
+    backend: t.String({
+      description: "The inference engine: llama.cpp, vllm, sglang, tgi, openai-compatible",
+    }),
     artifact_uri: t.Optional(t.String({ description: "Path, file:// or http(s):// URL of the model file" })),
     config_json: t.Optional(t.Record(t.String(), t.Unknown())),
   }),

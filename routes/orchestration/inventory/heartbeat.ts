@@ -20,7 +20,9 @@ export const POST = route({
   response: t.Object({ node: Node, heartbeat_interval_ms: t.Integer() }),
   handler: ({ ctx, body, headers }) => {
     const authorization = headers.authorization ?? "";
-    const nodeToken = /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, "").trim() : undefined;
+    const nodeToken = /^bearer\s+/i.test(authorization)
+      ? authorization.replace(/^bearer\s+/i, "").trim()
+      : undefined;
     return recordHeartbeat(ctx, { nodeToken }, body);
   },
 });

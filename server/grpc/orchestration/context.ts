@@ -9,7 +9,9 @@ let sequence = 0;
 export function requestContextOf(app: AppContext, call: HandlerContext): RequestContext {
   return {
     ...app,
-    requestId: call.requestHeader.get("x-request-id")?.slice(0, 128) || `grpc_${process.pid.toString(36)}_${(++sequence).toString(36)}`,
+    requestId:
+      call.requestHeader.get("x-request-id")?.slice(0, 128) ||
+      `grpc_${process.pid.toString(36)}_${(++sequence).toString(36)}`,
     actor: call.values.get(actorKey),
     ip: undefined,
     userAgent: call.requestHeader.get("user-agent") ?? undefined,

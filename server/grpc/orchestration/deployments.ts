@@ -2,7 +2,7 @@
 // Its DeleteDeployment is the specification's "terminate"; RemoveDeployment is HTTP's delete.
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ModelDeploymentService } from "../../../proto/gen/llmplatform/orchestration/v1/deployments_pb";
+import type { ModelDeploymentService } from "../../../proto/gen/llmplatform/orchestration/v1/deployments_pb";
 import type { AppContext } from "../../../services/context.ts";
 import {
   deleteDeployment,
@@ -67,17 +67,27 @@ export function deploymentService(app: AppContext): ServiceImpl<typeof ModelDepl
       return { deploymentId: result.deployment_id, status: result.status };
     },
     async getDeployment(req, call) {
-      return { deployment: deploymentMessage(await getDeployment(requestContextOf(app, call), req.deploymentId)) };
+      return {
+        deployment: deploymentMessage(await getDeployment(requestContextOf(app, call), req.deploymentId)),
+      };
     },
     async listDeployments(req, call) {
-      const { deployments } = await listDeployments(requestContextOf(app, call), { org_id: given(req.orgId) });
+      const { deployments } = await listDeployments(requestContextOf(app, call), {
+        org_id: given(req.orgId),
+      });
       return { deployments: deployments.map(deploymentMessage) };
     },
     async startDeployment(req, call) {
-      return { deployment: deploymentMessage(await startDeployment(requestContextOf(app, call), req.deploymentId)) };
+      return {
+        deployment: deploymentMessage(await startDeployment(requestContextOf(app, call), req.deploymentId)),
+      };
     },
     async deleteDeployment(req, call) {
-      return { deployment: deploymentMessage(await terminateDeployment(requestContextOf(app, call), req.deploymentId)) };
+      return {
+        deployment: deploymentMessage(
+          await terminateDeployment(requestContextOf(app, call), req.deploymentId),
+        ),
+      };
     },
     async removeDeployment(req, call) {
       await deleteDeployment(requestContextOf(app, call), req.deploymentId);

@@ -2,9 +2,14 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ModelRegistryService } from "../../../proto/gen/llmplatform/orchestration/v1/models_pb";
+import type { ModelRegistryService } from "../../../proto/gen/llmplatform/orchestration/v1/models_pb";
 import type { AppContext } from "../../../services/context.ts";
-import { deleteModel, getModel, listModelVersions, registerModel } from "../../../services/orchestration/models.ts";
+import {
+  deleteModel,
+  getModel,
+  listModelVersions,
+  registerModel,
+} from "../../../services/orchestration/models.ts";
 import type { ModelView } from "../../../services/orchestration/views.ts";
 import { given, requestContextOf } from "./context.ts";
 
@@ -30,14 +35,19 @@ export function modelService(app: AppContext): ServiceImpl<typeof ModelRegistryS
       return { model: modelMessage(model) };
     },
     async getModel(req, call) {
-      return { model: modelMessage(await getModel(requestContextOf(app, call), req.modelName, req.modelVersion)) };
+      return {
+        model: modelMessage(await getModel(requestContextOf(app, call), req.modelName, req.modelVersion)),
+      };
     },
     async listModels(req, call) {
       const { models } = await listModelVersions(requestContextOf(app, call), req.modelName);
       return { models: models.map(modelMessage) };
     },
     async deleteModel(req, call) {
-      await deleteModel(requestContextOf(app, call), { model_name: req.modelName, model_version: req.modelVersion });
+      await deleteModel(requestContextOf(app, call), {
+        model_name: req.modelName,
+        model_version: req.modelVersion,
+      });
       return {};
     },
   };

@@ -5,7 +5,8 @@ import { Pool } from "../../_schemas/pool.ts";
 
 export const POST = route({
   access: "pools:write",
-  summary: "Delete a pool (Deleting, then gone, with its stopped deployments); 409 while deployments on it are not stopped",
+  summary:
+    "Delete a pool (Deleting, then gone, with its stopped deployments); 409 while deployments on it are not stopped",
   params: t.Object({ pool_id: t.String() }),
   response: Pool,
   handler: ({ ctx, params }) => deletePool(ctx, params.pool_id),

@@ -5,7 +5,9 @@ import { providerResources } from "../../../../services/orchestration/providers.
 export const GET = route({
   access: "pools:read",
   summary: "What a provider offers (local: this machine's cores, memory and GPUs)",
-  query: t.Object({ provider: t.Optional(t.String({ description: "Default: the default provider (local here)" })) }),
+  query: t.Object({
+    provider: t.Optional(t.String({ description: "Default: the default provider (local here)" })),
+  }),
   response: t.Object({
     provider: t.String(),
     cpu: t.Nullable(t.Object({ cores: t.Integer(), model: t.Nullable(t.String()) })),

@@ -8,5 +8,6 @@ export const GET = route({
   summary: "Where to stream a deployment's logs: a WebSocket sending {ts, replica, stream, line} messages",
   params: DeploymentId,
   response: t.Object({ url: t.String(), format: t.Literal("json") }),
-  handler: ({ ctx, params, request }) => logStreamInfo(ctx, params.deployment_id, request.url, request.headers),
+  handler: ({ ctx, params, request }) =>
+    logStreamInfo(ctx, params.deployment_id, request.url, request.headers),
 });

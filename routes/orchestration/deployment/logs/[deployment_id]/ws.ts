@@ -4,8 +4,12 @@ import { DeploymentId } from "../../../_schemas/deployment.ts";
 
 export const WS = wsRoute({
   access: "deployments:read",
-  summary: "A deployment's logs as they come (the last 100 lines first): one JSON {ts, replica, stream, line} a message",
+  summary:
+    "A deployment's logs as they come (the last 100 lines first): one JSON {ts, replica, stream, line} a message",
   params: DeploymentId,
-  accept: async ({ ctx, params }) => ({ ctx, deploymentId: await visibleDeploymentId(ctx, params.deployment_id) }),
+  accept: async ({ ctx, params }) => ({
+    ctx,
+    deploymentId: await visibleDeploymentId(ctx, params.deployment_id),
+  }),
   open: ({ ctx, deploymentId }, socket) => openLogStream(ctx, deploymentId, (entry) => socket.send(entry)),
 });
