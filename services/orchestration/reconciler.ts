@@ -62,6 +62,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
     maxStartAttempts: options.maxStartAttempts ?? 5,
   };
   const orphanScanMs = options.orphanScanMs ?? 5000;
+  const settlingIntervalMs = 100;
   const tracked = new Map<string, Tracked>();
   let lastOrphanScan = 0;
   let stopped = false;
@@ -72,7 +73,11 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
   const pump = createLogPump(ctx, runtime, tracked, options.logPumpMs ?? 250);
   const deps = { ctx, runtime, settings, tracked, drain: pump.drain };
 
+  /** Something is on its way (a replica starting, a deployment stopping): look again sooner. */
+  let settling = false;
+
   async function pass(): Promise<void> {
+    settling = false;
     await reconcileDeployments();
     await reconcilePools();
     await markSilentNodes(ctx);
@@ -116,6 +121,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
     const nodeStates = new Map<string, NodeState>(
       nodeRows.map((n) => [`${n.poolId}/${n.instance}`, n.state]),
     );
+    settling ||= rows.some((d) => d.status === "DEPLOYING" || d.status === "STOPPING");
     for (const d of rows) {
       try {
         await reconcileDeployment(
@@ -226,7 +232,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
   function schedule() {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(kick, intervalMs);
+    timer = setTimeout(kick, settling ? Math.min(intervalMs, settlingIntervalMs) : intervalMs);
   }
 
   function kick() {
