@@ -142,6 +142,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
       .select()
       .from(pools)
       .where(inArray(pools.state, ["Provisioning", "Deleting"]));
+    settling ||= rows.length > 0;
     for (const pool of rows) {
       try {
         await reconcilePool(pool);
