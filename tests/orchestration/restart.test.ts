@@ -1,6 +1,7 @@
 // The orchestration process restarted in the middle (`bun server/main.ts`, real signals): running
-// workers survive it and are adopted (same process, still RUNNING), state comes back from the
-// database, and a worker nobody wants any more (an orphan) is stopped. Nothing is left behind.
+// workers survive it and are adopted (same process, still RUNNING), one that died meanwhile is
+// started again, state comes back from the database, and a worker nobody wants any more (an orphan)
+// is stopped. Nothing is left behind.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -79,21 +80,35 @@ test("a restart adopts running workers, recovers state and stops orphans", async
   });
   expect(deployed.status).toBe(201);
   const id = deployed.body.deployment_id;
-  const status = async () => (await api(orchestration, token, "GET", `/deployment/status/${id}`)).body;
-  const before = await eventually(
-    async () => {
-      const d = await status();
-      return d.status === "RUNNING" ? d : undefined;
-    },
-    60_000,
-    "RUNNING",
-  );
+  const second = await api(orchestration, token, "POST", "/deployment/deploy", {
+    model_name: "dies-meanwhile",
+    pool_id: pool.body.pool_id,
+    image: "llama.cpp",
+    inference_model: model,
+  });
+  const secondId = second.body.deployment_id;
+  const statusOf = async (which: string) =>
+    (await api(orchestration, token, "GET", `/deployment/status/${which}`)).body;
+  const status = () => statusOf(id);
+  const runningOf = (which: string) =>
+    eventually(
+      async () => {
+        const d = await statusOf(which);
+        return d.status === "RUNNING" ? d : undefined;
+      },
+      60_000,
+      "RUNNING",
+    );
+  const before = await runningOf(id);
   const pid = pidOf(before.observed_replicas[0].provider_instance_id) as number;
+  const secondPid = pidOf((await runningOf(secondId)).observed_replicas[0].provider_instance_id) as number;
 
   // The orchestration process goes away; its worker does not.
   expect(await platform.stop()).toBe(0);
   platform = undefined;
   expect(isAlive(pid)).toBe(true);
+  // One worker dies while nobody watches: the next start restarts it.
+  process.kill(secondPid, "SIGKILL");
 
   // Meanwhile a worker of this installation appears that no replica wants: an orphan.
   const orphan = Bun.spawn([process.execPath, "-e", "setInterval(() => {}, 1000)"], {
@@ -126,10 +141,29 @@ test("a restart adopts running workers, recovers state and stops orphans", async
   });
   expect(answer.choices).toHaveLength(1);
   expect((await status()).observed_replicas[0].restarts).toBe(0);
-  expect(taggedProcesses(installationTag(dataDir)).map((p) => p.pid)).toEqual([pid]);
+  const restarted = await eventually(
+    async () => {
+      const d = await statusOf(secondId);
+      return d.observed_replicas[0].state === "READY" && d.observed_replicas[0].restarts === 1
+        ? d
+        : undefined;
+    },
+    30_000,
+    "the dead worker to be restarted",
+  );
+  const newSecondPid = pidOf(restarted.observed_replicas[0].provider_instance_id) as number;
+  expect(newSecondPid).not.toBe(secondPid);
+  expect(
+    taggedProcesses(installationTag(dataDir))
+      .map((p) => p.pid)
+      .sort(),
+  ).toEqual([pid, newSecondPid].sort());
 
-  await api(orchestration, token, "POST", "/deployment/terminate", { deployment_id: id });
-  await eventually(async () => (await status()).status === "STOPPED", 20_000, "STOPPED");
+  for (const which of [id, secondId]) {
+    await api(orchestration, token, "POST", "/deployment/terminate", { deployment_id: which });
+    await eventually(async () => (await statusOf(which)).status === "STOPPED", 20_000, "STOPPED");
+  }
   expect(isAlive(pid)).toBe(false);
+  expect(isAlive(newSecondPid)).toBe(false);
   expect(taggedProcesses(installationTag(dataDir))).toEqual([]);
 }, 150_000);
