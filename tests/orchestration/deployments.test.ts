@@ -327,3 +327,19 @@ describe("deleting a pool that hosts deployments", () => {
     );
   });
 });
+
+describe("a model source that fails after the deploy was accepted", () => {
+  test("an http(s) model that cannot be fetched turns the deployment FAILED with the reason", async () => {
+    const url = `${upstream.url}/models/missing.gguf`;
+    const created = await deploy({
+      model_name: "unfetchable",
+      pool_id: localPool,
+      image: "llama.cpp",
+      inference_model: url,
+    });
+    expect(created.status).toBe(201);
+    const failed = await until(created.body.deployment_id, "FAILED");
+    expect(failed.failure_reason).toBe(`could not fetch ${url}: HTTP 404`);
+    expect(failed.transitions.map((t: { to: string }) => t.to)).toEqual(["DEPLOYING", "FAILED"]);
+  });
+});
