@@ -15,11 +15,9 @@ const model = join(dataDir, "model.gguf");
 writeFileSync(model, "GGUF fake");
 const fake: Engine = {
   id: "llama.cpp",
-  summary: "contract stand-in",
-  modelFormats: ["gguf"],
-  localCommand: (spec) => ({
-    command: [process.execPath, join(import.meta.dir, "fixtures", "contract-worker.ts")],
-    env: { MODEL_PATH: spec.modelPath, MODEL_NAME: spec.modelName, HOST: spec.host, PORT: String(spec.port) },
+  localCommand: (opts) => ({
+    cmd: [process.execPath, join(import.meta.dir, "fixtures", "contract-worker.ts")],
+    env: { MODEL_PATH: opts.modelPath, MODEL_NAME: opts.modelName, PORT: String(opts.port), ...opts.env },
   }),
 };
 const make = () => createLocalProvider({ dataDir, engines: { "llama.cpp": fake } });

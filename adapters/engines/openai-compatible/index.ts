@@ -4,6 +4,5 @@ import type { Engine } from "../engine.ts";
 
 export const openaiCompatibleEngine: Engine = {
   id: "openai-compatible",
-  summary: "An OpenAI-compatible endpoint that is already running",
-  modelFormats: [],
+  healthPath: "/v1/models",
 };

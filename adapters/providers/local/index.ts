@@ -148,16 +148,22 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
       const engine = options.engines[spec.engine];
       if (!engine?.localCommand) throw new Error(`the ${spec.engine} engine cannot run on this machine`);
       if (!spec.modelPath) throw new Error("no model file to load");
+      const heartbeat: Record<string, string> = spec.heartbeat
+        ? {
+            HEARTBEAT_URL: spec.heartbeat.url,
+            NODE_TOKEN: spec.heartbeat.nodeToken,
+            HEARTBEAT_INTERVAL_MS: String(spec.heartbeat.intervalMs),
+            POOL_PROVIDER: "local",
+          }
+        : {};
+      const contextSize = spec.configuration.context_size as number | undefined;
       const launchSpec = engine.localCommand({
         modelPath: spec.modelPath,
         modelName: spec.deploymentName,
-        host,
         port: 0,
-        threads: spec.configuration.threads as number | undefined,
-        parallel: spec.configuration.parallel as number | undefined,
-        contextSize: spec.configuration.context_size as number | undefined,
-        // The instance id is filled in by the launching shell (the worker's own pid).
-        heartbeat: spec.heartbeat && { ...spec.heartbeat, providerInstanceId: "", poolProvider: "local" },
+        ...(spec.configuration.threads === undefined ? {} : { threads: spec.configuration.threads as number }),
+        ...(spec.configuration.parallel === undefined ? {} : { parallel: spec.configuration.parallel as number }),
+        env: { HOST: host, ...(contextSize ? { CONTEXT_SIZE: String(contextSize) } : {}), ...heartbeat },
       });
       const env: Record<string, string> = {
         ...(process.env as Record<string, string>),
@@ -165,8 +171,9 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
         [REPLICA_ENV]: spec.replicaId,
         [INSTALLATION_ENV]: installation,
       };
+      // The launching shell sets it to the worker's own pid, the id the database records.
       delete env.PROVIDER_INSTANCE_ID;
-      const launched = launch(workersDir, spec.replicaId, launchSpec.command, env);
+      const launched = launch(workersDir, spec.replicaId, launchSpec.cmd, env);
       workers.set(spec.replicaId, {
         pid: launched.pid,
         child: launched.child,
