@@ -34,6 +34,8 @@ export interface Config {
   /** Unset: a password is generated on first start and printed once. */
   adminPassword: string | undefined;
   allowRegistration: boolean;
+  /** How often nodes send heartbeats; a node silent for three intervals turns UNHEALTHY. */
+  heartbeatIntervalMs: number;
   logLevel: LogLevel;
   services: ReadonlySet<ServiceName>;
 }
@@ -70,6 +72,16 @@ function url(env: Env, name: string, fallback: string | undefined, schemes: read
     throw new ConfigError(name, `expected a ${schemes.join(" or ")} URL, got ${parsed.protocol}`);
   }
   return raw;
+}
+
+function milliseconds(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 10 || value > 3_600_000) {
+    throw new ConfigError(name, `expected milliseconds between 10 and 3600000, got "${raw}"`);
+  }
+  return value;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -173,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminEmail,
     adminPassword,
     allowRegistration: bool(env, "ALLOW_REGISTRATION", false),
+    heartbeatIntervalMs: milliseconds(env, "HEARTBEAT_INTERVAL_MS", 10_000),
     logLevel: oneOf(env, "LOG_LEVEL", logLevels, "info"),
     services: services(env),
   };

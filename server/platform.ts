@@ -6,6 +6,7 @@ import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import type { AppContext, Logger } from "../services/context.ts";
 import { bootstrap } from "../services/orgs/bootstrap.ts";
+import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
 import type { Config, ServiceName } from "./config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { startDashboard } from "./dashboard.ts";
@@ -50,16 +51,20 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   }
 
   const listeners: Listener[] = [];
+  let reconciler: Reconciler | undefined;
   const run = (name: ServiceName) => config.services.has(name);
   try {
     if (run("filtration")) listeners.push(await startHttpGateway(app, "filtration", readinessChecks));
     if (run("orchestration")) {
-      listeners.push(await startHttpGateway(app, "orchestration", readinessChecks));
+      const http = await startHttpGateway(app, "orchestration", readinessChecks);
+      listeners.push(http);
       listeners.push(await startGrpc(app));
+      reconciler = startReconciler(app, { heartbeatUrl: `${orchestrationUrl(config, http.port)}/inventory/heartbeat` });
     }
     if (run("inference")) listeners.push(await startHttpGateway(app, "inference", readinessChecks));
     if (run("dashboard")) listeners.push(await startDashboard(app, readinessChecks));
   } catch (error) {
+    await reconciler?.stop();
     await Promise.all(listeners.map((l) => l.stop(0)));
     await database.close();
     unlock();
@@ -79,6 +84,8 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
     },
     stop(deadlineMs = 10_000) {
       stopping ??= (async () => {
+        // Workers keep running: the next start adopts them (or stops them if no longer wanted).
+        await reconciler?.stop();
         await Promise.all(listeners.map((l) => l.stop(deadlineMs)));
         redis?.close();
         await database.close();
@@ -88,4 +95,11 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
     },
   };
   return platform;
+}
+
+/** Where this process's workers reach the orchestration gateway: ORCHESTRATION_URL, or the port it got. */
+function orchestrationUrl(config: Config, boundPort: number): string {
+  if (config.ports.orchestration !== 0) return config.orchestrationUrl.replace(/\/+$/, "");
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  return `http://${host}:${boundPort}`;
 }

@@ -1,5 +1,6 @@
-// Placeholders until the orchestration services exist: every method answers UNIMPLEMENTED, so
-// clients and reflection already see the real schema. The orchestration work replaces this file.
+// Every orchestration method answering UNIMPLEMENTED: the schema without the services. The gRPC
+// plumbing tests (health, reflection, protocols, shutdown) serve this, so they need no database;
+// the running server registers the real services (services.ts).
 import type { DescMethod, DescMethodUnary, DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { ModelDeploymentService } from "../../proto/gen/llmplatform/orchestration/v1/deployments_pb";

@@ -9,7 +9,9 @@ import { ComputePoolManagerService } from "../../proto/gen/llmplatform/orchestra
 import type { AppContext } from "../../services/context.ts";
 import type { Access } from "../../services/permissions.ts";
 import type { MethodAccess } from "./access-interceptor.ts";
-import { registerUnimplemented } from "./orchestration-stubs.ts";
+import { deploymentService } from "./orchestration/deployments.ts";
+import { modelService } from "./orchestration/models.ts";
+import { poolService } from "./orchestration/pools.ts";
 
 type AccessOf<S extends DescService> = Record<keyof S["method"], Access>;
 
@@ -44,6 +46,8 @@ export const grpcMethodAccess: MethodAccess = new Map([
   ...entries(ModelDeploymentService, deploymentAccess),
 ]);
 
-export function registerGrpcServices(router: ConnectRouter, _app: AppContext): void {
-  registerUnimplemented(router);
+export function registerGrpcServices(router: ConnectRouter, app: AppContext): void {
+  router.service(ComputePoolManagerService, poolService(app));
+  router.service(ModelRegistryService, modelService(app));
+  router.service(ModelDeploymentService, deploymentService(app));
 }

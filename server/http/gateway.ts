@@ -8,7 +8,7 @@ import type { AppContext, RequestContext } from "../../services/context.ts";
 import { AppError } from "../../services/errors.ts";
 import type { Access } from "../../services/permissions.ts";
 import { errorTable } from "../error-table.ts";
-import type { LoadedRoute } from "./loader.ts";
+import type { LoadedRoute, LoadedWsRoute } from "./loader.ts";
 import { HttpMetrics } from "./metrics.ts";
 import { openaiBody, platformBody, type Problem, problemOf } from "./problems.ts";
 import type { GatewayName, GatewayRuntime } from "./route.ts";
@@ -22,6 +22,8 @@ export interface GatewayOptions {
   description: string;
   app: AppContext;
   routes: LoadedRoute[];
+  /** WebSocket routes (a route file's `WS` export). */
+  sockets?: LoadedWsRoute[];
   errorStyle?: "platform" | "openai";
   /** Where credentials come from; default: Authorization bearer and X-Internal-API-Key. */
   credentials?: (request: Request) => Credentials;
@@ -44,6 +46,16 @@ export const headerCredentials = (request: Request): Credentials => ({
   internalKey: request.headers.get("x-internal-api-key") ?? undefined,
 });
 
+/**
+ * A browser cannot set headers on a WebSocket, so an upgrade request may carry the access token as
+ * `?access_token=` instead (only there: elsewhere a token in a URL ends up in logs and histories).
+ */
+const withSocketToken = (read: (request: Request) => Credentials) => (request: Request): Credentials => {
+  const credentials = read(request);
+  if (credentials.bearer || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return credentials;
+  return { ...credentials, bearer: new URL(request.url).searchParams.get("access_token") ?? undefined };
+};
+
 interface RequestMeta {
   id: string;
   start: number;
@@ -58,7 +70,7 @@ export function createGateway(options: GatewayOptions) {
   const log = appCtx.log.child({ gateway: name });
   const metrics = new HttpMetrics(name);
   const meta = new WeakMap<Request, RequestMeta>();
-  const readCredentials = options.credentials ?? headerCredentials;
+  const readCredentials = withSocketToken(options.credentials ?? headerCredentials);
   const defaultLimit = options.bodyLimitBytes ?? defaultBodyLimit;
   const raisedLimits = options.routes
     .filter((r) => r.definition.bodyLimit !== undefined)
@@ -229,6 +241,8 @@ export function createGateway(options: GatewayOptions) {
     );
   }
 
+  for (const r of options.sockets ?? []) mountSocket(gateway, r);
+
   return {
     app: gateway,
     runtime,
@@ -237,6 +251,47 @@ export function createGateway(options: GatewayOptions) {
       server = s;
     },
   };
+}
+
+/** Mounts a WebSocket route: the access macro authorizes the upgrade, `accept` may refuse it. */
+function mountSocket(gateway: { ws: (path: string, options: never) => unknown }, r: LoadedWsRoute): void {
+  const d = r.definition;
+  const cleanups = new WeakMap<object, () => void>();
+  const closed = new WeakSet<object>();
+  interface SocketContext {
+    params: unknown;
+    ctx: RequestContext;
+    request: Request;
+    accepted?: unknown;
+  }
+  interface Socket {
+    raw: object;
+    data: SocketContext;
+    send(data: string): unknown;
+    close(code?: number, reason?: string): unknown;
+  }
+  gateway.ws(r.path, {
+    access: d.access,
+    ...(d.params ? { params: d.params } : {}),
+    // OpenAPI cannot describe a WebSocket; the HTTP route that hands out its URL documents it.
+    detail: { summary: d.summary, hide: true },
+    async beforeHandle(context: SocketContext) {
+      context.accepted = await d.accept({ params: context.params, ctx: context.ctx, request: context.request });
+    },
+    async open(ws: Socket) {
+      const cleanup = await d.open(ws.data.accepted, {
+        send: (message) => ws.send(JSON.stringify(message)),
+        close: (code, reason) => ws.close(code, reason),
+      });
+      if (closed.has(ws.raw)) cleanup();
+      else cleanups.set(ws.raw, cleanup);
+    },
+    close(ws: Socket) {
+      closed.add(ws.raw);
+      cleanups.get(ws.raw)?.();
+      cleanups.delete(ws.raw);
+    },
+  } as never);
 }
 
 function securityOf(access: Access): { security?: Record<string, string[]>[] } {

@@ -2,7 +2,7 @@ import type { AppContext } from "../../services/context.ts";
 import type { ServiceName } from "../config.ts";
 import type { Listener } from "../platform.ts";
 import { createGateway, type GatewayOptions } from "./gateway.ts";
-import { loadRoutes } from "./loader.ts";
+import { loadRouteFiles, loadRoutes } from "./loader.ts";
 
 const about: Record<Exclude<ServiceName, "dashboard">, { title: string; description: string; openai?: boolean }> = {
   inference: {
@@ -25,11 +25,13 @@ export async function buildHttpGateway(
   name: Exclude<ServiceName, "dashboard">,
   readinessChecks: GatewayOptions["readinessChecks"] = {},
 ) {
-  const routes = [...(await loadRoutes("_common")), ...(await loadRoutes(name))];
+  const own = await loadRouteFiles(name);
+  const routes = [...(await loadRoutes("_common")), ...own.http];
   return createGateway({
     name,
     app,
     routes,
+    sockets: own.ws,
     title: about[name].title,
     description: about[name].description,
     errorStyle: about[name].openai ? "openai" : "platform",

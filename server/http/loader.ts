@@ -5,7 +5,7 @@
 // not routes (partials, helpers, tests beside the routes). routes/_common/ is mounted on every gateway.
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { type AnyRoute, type HttpMethod, httpMethods } from "./route.ts";
+import { type AnyRoute, type AnyWsRoute, type HttpMethod, httpMethods } from "./route.ts";
 
 export interface LoadedRoute {
   method: HttpMethod;
@@ -14,6 +14,13 @@ export interface LoadedRoute {
   /** Source file, relative to the repository, for error messages and the route table test. */
   file: string;
   definition: AnyRoute;
+}
+
+/** A WebSocket route: the file's `WS` export. */
+export interface LoadedWsRoute {
+  path: string;
+  file: string;
+  definition: AnyWsRoute;
 }
 
 export const routesRoot = join(import.meta.dir, "..", "..", "routes");
@@ -28,12 +35,17 @@ export function pathOf(relativeFile: string): string {
 }
 
 export async function loadRoutes(folder: string): Promise<LoadedRoute[]> {
+  return (await loadRouteFiles(folder)).http;
+}
+
+export async function loadRouteFiles(folder: string): Promise<{ http: LoadedRoute[]; ws: LoadedWsRoute[] }> {
   const dir = join(routesRoot, folder);
-  if (!existsSync(dir)) return [];
+  if (!existsSync(dir)) return { http: [], ws: [] };
   const files = [...new Bun.Glob("**/*.{ts,tsx}").scanSync({ cwd: dir })]
     .filter((f) => !/\.test\.tsx?$/.test(f) && !f.split(sep).some((s) => s.startsWith("_")))
     .sort();
   const loaded: LoadedRoute[] = [];
+  const sockets: LoadedWsRoute[] = [];
   for (const file of files) {
     const module = (await import(join(dir, file))) as Record<string, unknown>;
     const where = relative(join(routesRoot, ".."), join(dir, file));
@@ -47,7 +59,15 @@ export async function loadRoutes(folder: string): Promise<LoadedRoute[]> {
       loaded.push({ method, path: pathOf(file), file: where, definition });
       exported++;
     }
-    if (exported === 0) throw new Error(`${where}: exports no GET, POST, PUT, PATCH or DELETE route`);
+    const ws = module.WS as AnyWsRoute | undefined;
+    if (ws) {
+      if (typeof ws.open !== "function" || typeof ws.accept !== "function" || !ws.access) {
+        throw new Error(`${where}: export WS is not a wsRoute() with an access declaration`);
+      }
+      sockets.push({ path: pathOf(file), file: where, definition: ws });
+      exported++;
+    }
+    if (exported === 0) throw new Error(`${where}: exports no GET, POST, PUT, PATCH, DELETE or WS route`);
   }
-  return loaded;
+  return { http: loaded, ws: sockets };
 }

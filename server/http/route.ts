@@ -60,3 +60,28 @@ export type AnyRoute = RouteDefinition<any, any, any, any>;
 export const route = <P extends TSchema, Q extends TSchema, B extends TSchema, R extends TSchema>(
   definition: RouteDefinition<P, Q, B, R>,
 ): RouteDefinition<P, Q, B, R> => definition;
+
+/** The socket a WebSocket route writes to: JSON messages out, and a way to hang up. */
+export interface WsSocket {
+  send(message: unknown): void;
+  close(code?: number, reason?: string): void;
+}
+
+/**
+ * A WebSocket route (export `WS`): `accept` runs before the upgrade, with the caller already
+ * authorized, and may refuse with an AppError (answered as an HTTP error, no upgrade); `open` starts
+ * sending and returns what to do when the socket closes. Messages from the client are ignored.
+ */
+export interface WsRouteDefinition<P extends TSchema = TSchema, S = unknown> {
+  access: Access;
+  summary: string;
+  params?: P;
+  accept(input: { params: Static<P>; ctx: RequestContext; request: Request }): Promise<S> | S;
+  open(state: S, socket: WsSocket): (() => void) | Promise<() => void>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the loader handles WebSocket routes of every shape alike.
+export type AnyWsRoute = WsRouteDefinition<any, any>;
+
+export const wsRoute = <P extends TSchema, S>(definition: WsRouteDefinition<P, S>): WsRouteDefinition<P, S> =>
+  definition;

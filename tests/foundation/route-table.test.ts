@@ -1,6 +1,6 @@
 // Walks every route of every gateway: each declares its access, and only a known list is public.
 import { expect, test } from "bun:test";
-import { loadRoutes, pathOf } from "../../server/http/loader.ts";
+import { loadRouteFiles, pathOf } from "../../server/http/loader.ts";
 import { isPermission } from "../../services/permissions.ts";
 
 const gateways = ["_common", "inference", "filtration", "orchestration", "dashboard"];
@@ -24,7 +24,8 @@ const publicRoutes = new Set([
 test("every route declares a permission, or an access that is not one", async () => {
   let count = 0;
   for (const gateway of gateways) {
-    for (const r of await loadRoutes(gateway)) {
+    const files = await loadRouteFiles(gateway);
+    for (const r of [...files.http, ...files.ws.map((w) => ({ ...w, method: "WS" }))]) {
       count++;
       const access = r.definition.access;
       expect(isPermission(access) || nonPermissionAccess.has(access), `${r.file} ${r.method}: ${access}`).toBe(true);

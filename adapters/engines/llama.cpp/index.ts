@@ -1,17 +1,13 @@
-// The llama.cpp engine: GGUF models on CPU through node-llama-cpp, served by a worker process with an
-// OpenAI-compatible API (README.md). This file says how to start that worker on this machine.
+// The llama.cpp engine: GGUF models through node-llama-cpp, served by a worker process with an
+// OpenAI-compatible API (README.md). This file says how to start that worker on this machine; the
+// local provider spawns `localCommand(...)` and reads the ready (or fatal) line on stdout.
 import { fileURLToPath } from "node:url";
+import type { Engine, LocalCommandOptions as EngineCommandOptions } from "../engine.ts";
 
 /** Absolute path of the worker's entry file. */
 export const workerEntry: string = fileURLToPath(new URL("./worker.ts", import.meta.url));
 
-export interface LocalCommandOptions {
-  modelPath: string;
-  /** 0: the worker picks a free port and reports it in its ready line. */
-  port: number;
-  modelName: string;
-  threads?: number;
-  parallel?: number;
+export interface LocalCommandOptions extends EngineCommandOptions {
   /** Tokens per sequence. */
   contextSize?: number;
   heartbeat?: {
@@ -23,7 +19,7 @@ export interface LocalCommandOptions {
   };
 }
 
-/** The command and environment (to add to the parent's) that start a worker serving one model. */
+/** The command and the variables (to add to the parent's) that start a worker serving one model. */
 export function localCommand(opts: LocalCommandOptions): { cmd: string[]; env: Record<string, string> } {
   const env: Record<string, string> = {
     MODEL_PATH: opts.modelPath,
@@ -38,8 +34,14 @@ export function localCommand(opts: LocalCommandOptions): { cmd: string[]; env: R
     env.NODE_TOKEN = opts.heartbeat.nodeToken;
     env.PROVIDER_INSTANCE_ID = opts.heartbeat.providerInstanceId;
     env.POOL_PROVIDER = opts.heartbeat.provider;
-    if (opts.heartbeat.intervalMs !== undefined)
-      env.HEARTBEAT_INTERVAL_MS = String(opts.heartbeat.intervalMs);
+    if (opts.heartbeat.intervalMs !== undefined) env.HEARTBEAT_INTERVAL_MS = String(opts.heartbeat.intervalMs);
   }
-  return { cmd: [process.execPath, workerEntry], env };
+  // process.execPath is the Bun running the orchestrator: the worker runs on the same one.
+  return { cmd: [process.execPath, workerEntry], env: { ...env, ...opts.env } };
 }
+
+export const llamaCppEngine = {
+  id: "llama.cpp",
+  healthPath: "/health",
+  localCommand,
+} as const satisfies Engine;

@@ -1,0 +1,136 @@
+// Seconds from deploy to RUNNING, and a llama.cpp worker's tokens per second at 1 and 8 concurrent
+// streams, through the replica's own endpoint. Runs the platform in this process on a fresh DATA_DIR
+// with the tiny GGUF model (or --model <file.gguf>).
+//
+//   bun bench/deploy-and-tokens.ts [--model path.gguf] [--max-tokens 64] [--threads N]
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import OpenAI from "openai";
+import { writeTinyGguf } from "../scripts/make-tiny-gguf.ts";
+import { loadConfig } from "../server/config.ts";
+import { createLogger } from "../server/log.ts";
+import { startPlatform } from "../server/platform.ts";
+
+const { values } = parseArgs({
+  options: {
+    model: { type: "string" },
+    "max-tokens": { type: "string", default: "64" },
+    threads: { type: "string" },
+  },
+});
+const maxTokens = Number(values["max-tokens"]);
+const dataDir = mkdtempSync(join(tmpdir(), "llmp-bench-"));
+const password = "bench password 123";
+const config = loadConfig({
+  DATA_DIR: dataDir,
+  SERVICES: "filtration,orchestration",
+  HOST: "127.0.0.1",
+  FILTRATION_PORT: "0",
+  ORCHESTRATION_PORT: "0",
+  GRPC_PORT: "0",
+  ADMIN_PASSWORD: password,
+  LOG_LEVEL: "warn",
+});
+const platform = await startPlatform(config, createLogger(config.logLevel));
+const filtration = `http://127.0.0.1:${platform.portOf("filtration")}`;
+const orchestration = `http://127.0.0.1:${platform.portOf("orchestration")}`;
+
+async function api<T>(base: string, path: string, body?: unknown, token?: string): Promise<T> {
+  const res = await fetch(`${base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+let deploymentId: string | undefined;
+let token = "";
+try {
+  ({ access_token: token } = await api<{ access_token: string }>(filtration, "/auth/login", {
+    email: config.adminEmail,
+    password,
+  }));
+  const model = values.model ? resolve(values.model) : join(dataDir, "tiny.gguf");
+  // A tiny model that never ends a reply early, so every stream yields max_tokens tokens.
+  if (!values.model) writeTinyGguf(model, { eogBias: -30 });
+  const pool = await api<{ pool_id: string }>(orchestration, "/deployment/createpool", { pool_name: "bench" }, token);
+
+  const started = performance.now();
+  ({ deployment_id: deploymentId } = await api<{ deployment_id: string }>(
+    orchestration,
+    "/deployment/deploy",
+    {
+      model_name: "bench",
+      pool_id: pool.pool_id,
+      image: "llama.cpp",
+      inference_model: model,
+      configuration: { parallel: 8, ...(values.threads ? { threads: Number(values.threads) } : {}) },
+    },
+    token,
+  ));
+  let endpoint = "";
+  for (;;) {
+    const d = await api<{ status: string; failure_reason: string | null; endpoints: string[] }>(
+      orchestration,
+      `/deployment/status/${deploymentId}`,
+      undefined,
+      token,
+    );
+    if (d.status === "RUNNING") {
+      endpoint = d.endpoints[0] as string;
+      break;
+    }
+    if (d.status === "FAILED") throw new Error(`deployment failed: ${d.failure_reason}`);
+    await Bun.sleep(25);
+  }
+  const deploySeconds = (performance.now() - started) / 1000;
+  console.log(`deploy -> RUNNING: ${deploySeconds.toFixed(2)} s`);
+
+  const client = new OpenAI({ baseURL: endpoint, apiKey: "unused" });
+  async function oneStream(): Promise<number> {
+    const stream = await client.chat.completions.create({
+      model: "bench",
+      messages: [{ role: "user", content: "Tell me a story." }],
+      max_tokens: maxTokens,
+      temperature: 0.8,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let chunks = 0;
+    let usage: number | undefined;
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta?.content) chunks++;
+      if (chunk.usage) usage = chunk.usage.completion_tokens;
+    }
+    return usage ?? chunks;
+  }
+
+  await oneStream(); // warm-up
+  const results: Record<string, { streams: number; tokens: number; seconds: number; tokens_per_second: number }> = {};
+  for (const streams of [1, 8]) {
+    const t0 = performance.now();
+    const counts = await Promise.all(Array.from({ length: streams }, oneStream));
+    const seconds = (performance.now() - t0) / 1000;
+    const tokens = counts.reduce((a, b) => a + b, 0);
+    results[streams] = { streams, tokens, seconds, tokens_per_second: tokens / seconds };
+    console.log(
+      `${streams} stream(s): ${tokens} tokens in ${seconds.toFixed(2)} s = ${(tokens / seconds).toFixed(1)} tokens/s` +
+        ` (${(tokens / seconds / streams).toFixed(1)} per stream)`,
+    );
+  }
+  console.log(JSON.stringify({ deploy_to_running_s: Number(deploySeconds.toFixed(2)), max_tokens: maxTokens, results }));
+} finally {
+  if (deploymentId) {
+    await api(orchestration, "/deployment/terminate", { deployment_id: deploymentId }, token).catch(() => {});
+    for (let i = 0; i < 100; i++) {
+      const d = await api<{ status: string }>(orchestration, `/deployment/status/${deploymentId}`, undefined, token);
+      if (d.status === "STOPPED" || d.status === "FAILED") break;
+      await Bun.sleep(100);
+    }
+  }
+  await platform.stop(1000);
+}

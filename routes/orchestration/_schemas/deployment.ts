@@ -1,0 +1,49 @@
+import { t } from "elysia";
+
+export const DeploymentId = t.Object({
+  deployment_id: t.String({ minLength: 1, description: "The deployment's id" }),
+});
+
+const Replica = t.Object({
+  index: t.Integer(),
+  state: t.String({ description: "PENDING, STARTING, READY, UNHEALTHY, RESTARTING, STOPPED or FAILED" }),
+  endpoint: t.Nullable(t.String({ description: "OpenAI base URL (…/v1) of the replica" })),
+  provider_instance_id: t.Nullable(t.String()),
+  restarts: t.Integer(),
+  last_error: t.Nullable(t.String()),
+  started_at: t.Nullable(t.String({ format: "date-time" })),
+  updated_at: t.String({ format: "date-time" }),
+});
+
+const Transition = t.Object({
+  at: t.String({ format: "date-time" }),
+  from: t.Nullable(t.String()),
+  to: t.String(),
+  reason: t.Nullable(t.String()),
+});
+
+export const Deployment = t.Object({
+  deployment_id: t.String(),
+  model_name: t.String({ description: "The deployment name: the `model` of inference calls" }),
+  status: t.String({ description: "DEPLOYING, RUNNING, STOPPING, STOPPED or FAILED" }),
+  desired_state: t.String({ description: "running or stopped: what the reconciler drives toward" }),
+  failure_reason: t.Nullable(t.String()),
+  model_version: t.Nullable(t.String()),
+  pool_id: t.String(),
+  pool_name: t.Nullable(t.String()),
+  provider: t.Nullable(t.String()),
+  engine: t.String(),
+  workload_type: t.String(),
+  inference_model: t.Nullable(t.String({ description: "The model source" })),
+  image: t.String(),
+  replicas: t.Integer({ description: "Replicas wanted" }),
+  gpu_per_replica: t.Integer(),
+  observed_replicas: t.Array(Replica),
+  endpoints: t.Array(t.String(), { description: "Endpoints of the READY replicas" }),
+  transitions: t.Array(Transition, { description: "Oldest first" }),
+  owner_id: t.Nullable(t.String()),
+  org_id: t.String(),
+  estimated_cost_per_hour: t.Nullable(t.Number()),
+  created_at: t.String({ format: "date-time" }),
+  updated_at: t.String({ format: "date-time" }),
+});

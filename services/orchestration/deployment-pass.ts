@@ -1,0 +1,360 @@
+// One reconciler pass over one deployment: from its row, its replica rows and what the provider
+// observes, bring the replicas toward what is wanted, and move the deployment when that is reached
+// (DEPLOYING -> RUNNING, STOPPING -> STOPPED) or cannot be (-> FAILED). Idempotent: running it twice
+// changes nothing the first run did not.
+import { and, eq } from "drizzle-orm";
+import type {
+  ComputeProvider,
+  ReplicaHandle,
+  ReplicaObservation,
+  ReplicaSpec,
+} from "../../adapters/providers/provider.ts";
+import type { DeploymentRow, NodeState, PoolRow, ReplicaRow, ReplicaState } from "../../db/schema/index.ts";
+import { replicas } from "../../db/schema/index.ts";
+import type { AppContext } from "../context.ts";
+import { AppError } from "../errors.ts";
+import { markInstanceOffline } from "./inventory.ts";
+import { resolveModelFile } from "./model-source.ts";
+import { nodeTokenFor } from "./node-token.ts";
+import type { OrchestrationRuntime } from "./runtime.ts";
+import { moveDeployment } from "./state-machine.ts";
+
+export interface PassSettings {
+  heartbeatUrl: string | undefined;
+  restartBaseMs: number;
+  restartMaxMs: number;
+  startTimeoutMs: number;
+  /** Exits before ever being ready that fail a DEPLOYING deployment. */
+  maxStartAttempts: number;
+}
+
+/** Replicas whose output the log pump reads, by replica id. */
+export interface Tracked {
+  deploymentId: string;
+  index: number;
+  provider: ComputeProvider;
+  handle: ReplicaHandle;
+  cursor: string | undefined;
+}
+
+export interface PassDeps {
+  ctx: AppContext;
+  runtime: OrchestrationRuntime;
+  settings: PassSettings;
+  tracked: Map<string, Tracked>;
+  /** Reads what is left of a replica's output before it is forgotten. */
+  drain(replicaId: string): Promise<void>;
+}
+
+const runningStates: readonly ReplicaState[] = ["STARTING", "READY", "UNHEALTHY"];
+export const isRunningReplica = (r: ReplicaRow) =>
+  runningStates.includes(r.state) && r.providerInstanceId !== null;
+
+export const shouldRun = (d: DeploymentRow) =>
+  d.deletedAt === null &&
+  d.desiredState === "running" &&
+  (d.status === "DEPLOYING" || d.status === "RUNNING");
+
+export function backoffMs(settings: PassSettings, restarts: number): number {
+  return Math.min(settings.restartMaxMs, settings.restartBaseMs * 2 ** Math.max(0, restarts - 1));
+}
+
+export async function reconcileDeployment(
+  deps: PassDeps,
+  d: DeploymentRow,
+  pool: PoolRow | undefined,
+  rows: ReplicaRow[],
+  nodeStates: Map<string, NodeState>,
+): Promise<void> {
+  const provider = pool ? deps.runtime.providers[pool.provider] : undefined;
+  if (!shouldRun(d) || !pool || !provider) {
+    await stopAll(deps, d, pool, provider, rows);
+    if (shouldRun(d))
+      await fail(deps, d, pool ? `the ${pool.provider} provider is not available` : "its pool is gone");
+    return;
+  }
+  if (pool.state === "Failed")
+    return void (await fail(deps, d, `pool ${pool.name} failed: ${pool.failureReason ?? "unknown"}`));
+  if (pool.state !== "Active") return; // Provisioning: wait for it.
+
+  let modelPath: string | undefined;
+  if (provider.capabilities.needsModelFile) {
+    const model = await resolveModelFile(deps.ctx.db, d.orgId, d.inferenceModel ?? "", deps.runtime.models);
+    if (model.state === "pending") return;
+    if (model.state === "failed") {
+      await stopAll(deps, d, pool, provider, rows);
+      return void (await fail(deps, d, model.reason));
+    }
+    modelPath = model.path;
+  }
+
+  const byIndex = new Map(rows.map((r) => [r.index, r]));
+  for (const extra of rows.filter((r) => r.index >= d.replicas)) {
+    await stopReplica(deps, d, pool, provider, extra);
+    await deps.ctx.db.delete(replicas).where(eq(replicas.id, extra.id));
+  }
+  let ready = 0;
+  for (let index = 0; index < d.replicas; index++) {
+    let row = byIndex.get(index);
+    if (!row) {
+      [row] = await deps.ctx.db
+        .insert(replicas)
+        .values({ deploymentId: d.id, index, state: "PENDING" })
+        .onConflictDoNothing()
+        .returning();
+      if (!row) continue; // Someone else inserted it; the next pass sees it.
+    }
+    const outcome = await reconcileReplica(deps, d, pool, provider, row, modelPath, nodeStates);
+    if (outcome === "failed") return;
+    if (outcome === "READY") ready++;
+  }
+  if (d.status === "DEPLOYING" && ready === d.replicas) {
+    await move(
+      deps,
+      d,
+      "RUNNING",
+      d.replicas === 1 ? "the replica is ready" : `all ${d.replicas} replicas are ready`,
+    );
+  }
+}
+
+function specOf(
+  deps: PassDeps,
+  d: DeploymentRow,
+  pool: PoolRow,
+  row: ReplicaRow,
+  modelPath: string | undefined,
+): ReplicaSpec {
+  const url = deps.settings.heartbeatUrl;
+  return {
+    replicaId: row.id,
+    deploymentId: d.id,
+    deploymentName: d.name,
+    index: row.index,
+    engine: d.engine,
+    modelPath,
+    configuration: d.configuration,
+    gpuPerReplica: d.gpuPerReplica,
+    placement: {
+      poolId: pool.id,
+      allowedGpuTypes: pool.allowedGpuTypes,
+      maxCostPerHour: pool.maxCostPerHour,
+      isDedicated: pool.isDedicated,
+      schedulingPolicy: pool.schedulingPolicy,
+    },
+    heartbeat: url
+      ? { url, nodeToken: nodeTokenFor(deps.ctx, pool.id), intervalMs: deps.ctx.config.heartbeatIntervalMs }
+      : undefined,
+  };
+}
+
+const handleOf = (row: ReplicaRow): ReplicaHandle => ({
+  replicaId: row.id,
+  providerInstanceId: row.providerInstanceId ?? "",
+  endpoint: row.endpoint,
+});
+
+type ReplicaOutcome = ReplicaState | "failed";
+
+async function reconcileReplica(
+  deps: PassDeps,
+  d: DeploymentRow,
+  pool: PoolRow,
+  provider: ComputeProvider,
+  row: ReplicaRow,
+  modelPath: string | undefined,
+  nodeStates: Map<string, NodeState>,
+): Promise<ReplicaOutcome> {
+  const now = deps.ctx.clock();
+  const spec = specOf(deps, d, pool, row, modelPath);
+  switch (row.state) {
+    case "PENDING":
+    case "STOPPED":
+    case "FAILED":
+      return start(deps, d, provider, row, spec, 0);
+    case "RESTARTING": {
+      const due = row.updatedAt.getTime() + backoffMs(deps.settings, row.restarts);
+      return now.getTime() >= due ? start(deps, d, provider, row, spec, row.restarts) : "RESTARTING";
+    }
+    default:
+      break;
+  }
+  if (!row.providerInstanceId) return start(deps, d, provider, row, spec, row.restarts);
+  track(deps, d, provider, row, "end");
+  let seen: ReplicaObservation = await provider.inspectReplica(handleOf(row), spec);
+  if (
+    seen.phase === "starting" &&
+    row.startedAt &&
+    now.getTime() - row.startedAt.getTime() > deps.settings.startTimeoutMs
+  ) {
+    await provider.stopReplica(handleOf(row));
+    seen = {
+      phase: "exited",
+      reason: `not ready within ${Math.round(deps.settings.startTimeoutMs / 1000)} s`,
+    };
+  }
+  switch (seen.phase) {
+    case "starting":
+      return "STARTING";
+    case "ready": {
+      const state: ReplicaState =
+        nodeStates.get(`${pool.id}/${row.providerInstanceId}`) === "UNHEALTHY" ? "UNHEALTHY" : "READY";
+      if (state !== row.state || seen.endpoint !== row.endpoint) {
+        await update(deps, row, {
+          state,
+          endpoint: seen.endpoint,
+          lastError: state === "UNHEALTHY" ? "no heartbeat for three intervals" : null,
+        });
+        if (state === "READY" && row.state === "STARTING")
+          note(deps, d, row.index, `replica ${row.index} ready at ${seen.endpoint}`);
+        if (state !== row.state && row.state !== "STARTING")
+          note(deps, d, row.index, `replica ${row.index} is ${state}`);
+      }
+      return state;
+    }
+    case "failed": {
+      await forget(deps, pool, row);
+      await update(deps, row, { state: "FAILED", endpoint: null, lastError: seen.reason });
+      note(deps, d, row.index, `replica ${row.index} cannot start: ${seen.reason}`);
+      await fail(deps, d, `replica ${row.index} cannot start: ${seen.reason}`);
+      return "failed";
+    }
+    default: {
+      const reason = seen.phase === "gone" ? "the worker is gone" : seen.reason;
+      await forget(deps, pool, row);
+      const restarts = row.restarts + 1;
+      if (d.status === "DEPLOYING" && restarts >= deps.settings.maxStartAttempts) {
+        await update(deps, row, { state: "FAILED", endpoint: null, lastError: reason, restarts });
+        await fail(deps, d, `replica ${row.index} exited ${restarts} times before it was ready: ${reason}`);
+        return "failed";
+      }
+      await update(deps, row, { state: "RESTARTING", endpoint: null, lastError: reason, restarts });
+      const delay = backoffMs(deps.settings, restarts);
+      note(
+        deps,
+        d,
+        row.index,
+        `replica ${row.index}: ${reason}; restarting in ${(delay / 1000).toFixed(1)} s (restart ${restarts})`,
+      );
+      return "RESTARTING";
+    }
+  }
+}
+
+async function start(
+  deps: PassDeps,
+  d: DeploymentRow,
+  provider: ComputeProvider,
+  row: ReplicaRow,
+  spec: ReplicaSpec,
+  restarts: number,
+): Promise<ReplicaOutcome> {
+  let handle: ReplicaHandle;
+  try {
+    handle = await provider.startReplica(spec);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    await update(deps, row, { state: "FAILED", endpoint: null, lastError: reason });
+    await fail(deps, d, `replica ${row.index} could not be started: ${reason}`);
+    return "failed";
+  }
+  await update(deps, row, {
+    state: "STARTING",
+    providerInstanceId: handle.providerInstanceId,
+    endpoint: handle.endpoint,
+    startedAt: deps.ctx.clock(),
+    lastError: null,
+    restarts,
+  });
+  track(deps, d, provider, { ...row, providerInstanceId: handle.providerInstanceId }, undefined);
+  note(deps, d, row.index, `replica ${row.index} started (${handle.providerInstanceId})`);
+  return "STARTING";
+}
+
+/** Stops every replica of a deployment that should not run, then STOPPING -> STOPPED. */
+async function stopAll(
+  deps: PassDeps,
+  d: DeploymentRow,
+  pool: PoolRow | undefined,
+  provider: ComputeProvider | undefined,
+  rows: ReplicaRow[],
+): Promise<void> {
+  for (const row of rows) {
+    if (row.state === "STOPPED" || row.state === "FAILED") {
+      if (d.deletedAt) await deps.ctx.db.delete(replicas).where(eq(replicas.id, row.id));
+      continue;
+    }
+    if (provider && pool) await stopReplica(deps, d, pool, provider, row);
+    if (d.deletedAt) await deps.ctx.db.delete(replicas).where(eq(replicas.id, row.id));
+    else await update(deps, row, { state: "STOPPED", endpoint: null });
+  }
+  if (d.status === "STOPPING" && !d.deletedAt) await move(deps, d, "STOPPED", "all replicas stopped");
+}
+
+async function stopReplica(
+  deps: PassDeps,
+  d: DeploymentRow,
+  pool: PoolRow,
+  provider: ComputeProvider,
+  row: ReplicaRow,
+) {
+  if (!row.providerInstanceId) return;
+  await provider.stopReplica(handleOf(row));
+  await forget(deps, pool, row);
+  note(deps, d, row.index, `replica ${row.index} stopped`);
+}
+
+/** The replica's process is over: read the rest of its output, and its node goes OFFLINE. */
+async function forget(deps: PassDeps, pool: PoolRow, row: ReplicaRow) {
+  await deps.drain(row.id);
+  deps.tracked.delete(row.id);
+  if (row.providerInstanceId) await markInstanceOffline(deps.ctx, pool.id, row.providerInstanceId);
+}
+
+function track(
+  deps: PassDeps,
+  d: DeploymentRow,
+  provider: ComputeProvider,
+  row: ReplicaRow,
+  cursor: string | undefined,
+) {
+  const known = deps.tracked.get(row.id);
+  if (known && known.handle.providerInstanceId === row.providerInstanceId) return;
+  deps.tracked.set(row.id, { deploymentId: d.id, index: row.index, provider, handle: handleOf(row), cursor });
+}
+
+async function update(
+  deps: PassDeps,
+  row: ReplicaRow,
+  patch: Partial<Omit<ReplicaRow, "id" | "deploymentId" | "index">>,
+) {
+  const changed = (Object.keys(patch) as (keyof typeof patch)[]).some((k) => {
+    const a = patch[k];
+    const b = row[k];
+    return a instanceof Date && b instanceof Date ? a.getTime() !== b.getTime() : a !== b;
+  });
+  if (!changed) return;
+  await deps.ctx.db
+    .update(replicas)
+    .set({ ...patch, updatedAt: deps.ctx.clock() })
+    .where(and(eq(replicas.id, row.id), eq(replicas.deploymentId, row.deploymentId)));
+}
+
+function note(deps: PassDeps, d: DeploymentRow, replica: number, line: string) {
+  deps.runtime.logs.push(d.id, replica, "system", [line]);
+}
+
+/** The state machine decides; a deployment someone else moved meanwhile is left for the next pass. */
+async function move(deps: PassDeps, d: DeploymentRow, to: DeploymentRow["status"], reason: string) {
+  try {
+    await deps.ctx.db.transaction((tx) => moveDeployment(tx, d, to, reason, deps.ctx.clock()));
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === "failed_precondition")) throw error;
+  }
+}
+
+async function fail(deps: PassDeps, d: DeploymentRow, reason: string) {
+  if (d.status === "FAILED") return;
+  note(deps, d, 0, `deployment failed: ${reason}`);
+  await move(deps, d, "FAILED", reason);
+}

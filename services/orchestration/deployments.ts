@@ -1,0 +1,316 @@
+// Deployments as the API sees them: the API writes what is wanted (desired_state, replicas) and
+// asks the state machine for the user's moves (start: -> DEPLOYING, terminate: -> STOPPING), so a
+// forbidden move is answered at once with 409; the reconciler does the rest (RUNNING, STOPPED,
+// FAILED and every replica).
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { engines } from "../../adapters/engines/index.ts";
+import type { Executor } from "../../db/client.ts";
+import {
+  type DeploymentRow,
+  deployments,
+  deploymentTransitions,
+  type EngineId,
+  engineIds,
+  pools,
+  replicas,
+} from "../../db/schema/index.ts";
+import { mutate } from "../audit/mutate.ts";
+import { actorOf, type RequestContext } from "../context.ts";
+import { AppError, notFound } from "../errors.ts";
+import { uuidOr404 } from "./ids.ts";
+import { checkModelSource, normalizeModelSource } from "./model-source.ts";
+import { assertPoolAcceptsDeployments } from "./pools.ts";
+import { providerNamed } from "./providers.ts";
+import { orchestrationOf } from "./runtime.ts";
+import { assertDeploymentRemovable, moveDeployment, recordDeploymentCreated } from "./state-machine.ts";
+import { isUniqueViolation } from "./unique-violation.ts";
+import { Problems } from "./validation.ts";
+import { type DeploymentView, deploymentView } from "./views.ts";
+
+export interface DeployInput {
+  model_name: string;
+  model_version?: string | undefined;
+  replicas?: number | undefined;
+  gpu_per_replica?: number | undefined;
+  pool_id: string;
+  workload_type?: string | undefined;
+  engine?: string | undefined;
+  configuration?: Record<string, unknown> | undefined;
+  owner_id?: string | undefined;
+  org_id?: string | undefined;
+  inference_model?: string | undefined;
+  image: string;
+}
+
+/** CONTRACTS: the deployment name, the `model` of inference calls. */
+export const deploymentNamePattern = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+export const maxReplicas = 32;
+export const workloadTypes = ["inference"] as const;
+
+const isInt = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n);
+
+export async function deploy(
+  ctx: RequestContext,
+  input: DeployInput,
+): Promise<{ deployment_id: string; status: "DEPLOYING" }> {
+  const actor = actorOf(ctx);
+  const problems = new Problems();
+  const name = input.model_name?.trim() ?? "";
+  if (name === "") problems.add("model_name", "is required");
+  else if (!deploymentNamePattern.test(name)) {
+    problems.add("model_name", "letters, digits and . _ : / -, at most 128, starting with a letter or digit");
+  }
+  if (!input.pool_id) problems.add("pool_id", "is required");
+  if (!input.image?.trim()) problems.add("image", "is required");
+  if (
+    input.replicas !== undefined &&
+    (!isInt(input.replicas) || input.replicas < 1 || input.replicas > maxReplicas)
+  ) {
+    problems.add("replicas", `must be an integer from 1 to ${maxReplicas}`);
+  }
+  if (input.gpu_per_replica !== undefined && (!isInt(input.gpu_per_replica) || input.gpu_per_replica < 0)) {
+    problems.add("gpu_per_replica", "must be an integer, 0 or more");
+  }
+  const workloadType = input.workload_type || "inference";
+  if (!(workloadTypes as readonly string[]).includes(workloadType)) {
+    problems.add("workload_type", `must be one of ${workloadTypes.join(", ")}`);
+  }
+  if (input.org_id && input.org_id !== actor.orgId)
+    problems.add("org_id", "must be your active organization's id");
+  const configuration = input.configuration ?? {};
+  problems.throwIfAny();
+
+  const pool = await ctx.db
+    .select()
+    .from(pools)
+    .where(and(eq(pools.id, uuidOr404(input.pool_id, "pool")), eq(pools.orgId, actor.orgId)))
+    .limit(1)
+    .then((rows) => rows[0]);
+  if (!pool) throw notFound("pool");
+  assertPoolAcceptsDeployments(pool);
+  const provider = providerNamed(ctx, pool.provider, "pool_id");
+
+  const engine = input.engine || provider.capabilities.engines[0];
+  if (!engine || !(engineIds as readonly string[]).includes(engine)) {
+    problems.add("engine", `unknown engine "${engine ?? ""}" (known: ${engineIds.join(", ")})`);
+  } else if (!engines[engine as EngineId] || !provider.capabilities.engines.includes(engine as EngineId)) {
+    problems.add(
+      "engine",
+      `the ${provider.id} provider runs ${provider.capabilities.engines.join(", ") || "no engine"}, not ${engine}`,
+    );
+  }
+  const replicaCount = input.replicas ?? provider.defaultReplicas?.(configuration) ?? 1;
+  const gpuPerReplica = input.gpu_per_replica ?? 0;
+  if (gpuPerReplica > 0 && !provider.capabilities.gpus) {
+    problems.add("gpu_per_replica", `the ${provider.id} provider places no GPUs`);
+  }
+  for (const p of provider.validateDeployment?.({ replicas: replicaCount, gpuPerReplica, configuration }) ??
+    []) {
+    problems.add(p.field, p.message);
+  }
+  let source: string | null = input.inference_model?.trim() || null;
+  if (provider.capabilities.needsModelFile) {
+    if (!source) problems.add("inference_model", `is required: the model the ${provider.id} provider loads`);
+    else {
+      try {
+        source = normalizeModelSource(source);
+        await checkModelSource(ctx.db, actor.orgId, source);
+      } catch (error) {
+        const fields = error instanceof AppError ? error.details?.fields : undefined;
+        if (!fields) throw error;
+        for (const f of fields) problems.add(f.field, f.message);
+      }
+    }
+  }
+  problems.throwIfAny();
+
+  const result = await mutate(ctx, "deployment.create", { type: "deployment" }, async (tx) => {
+    await assertNameFree(tx, actor.orgId, name);
+    const now = ctx.clock();
+    const [row] = await tx
+      .insert(deployments)
+      .values({
+        orgId: actor.orgId,
+        name,
+        modelVersion: input.model_version || null,
+        poolId: pool.id,
+        engine: engine as EngineId,
+        workloadType,
+        inferenceModel: source,
+        image: input.image.trim(),
+        replicas: replicaCount,
+        gpuPerReplica,
+        configuration,
+        ownerId: input.owner_id || actor.userId,
+        desiredState: "running",
+        status: "DEPLOYING",
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .catch((error: unknown) => {
+        // Two deploys of one name at once: the unique index decides.
+        if (isUniqueViolation(error)) throw nameTaken(name);
+        throw error;
+      });
+    const created = row as DeploymentRow;
+    await recordDeploymentCreated(tx, created.id, now);
+    return {
+      result: { deployment_id: created.id, status: "DEPLOYING" as const },
+      target: { type: "deployment", id: created.id },
+      details: { name, pool_id: pool.id, engine, replicas: replicaCount },
+    };
+  });
+  orchestrationOf(ctx).kick();
+  return result;
+}
+
+async function assertNameFree(db: Executor, orgId: string, name: string): Promise<void> {
+  const [taken] = await db
+    .select({ id: deployments.id })
+    .from(deployments)
+    .where(and(eq(deployments.orgId, orgId), eq(deployments.name, name), isNull(deployments.deletedAt)))
+    .limit(1);
+  if (taken) throw nameTaken(name);
+}
+
+const nameTaken = (name: string) =>
+  new AppError("already_exists", `a deployment named ${name} already exists`, {
+    fields: [{ field: "model_name", message: "is taken" }],
+  });
+
+/** Deployments with their pool, replicas and transitions, as the API shows them. */
+export async function viewsOf(db: Executor, rows: DeploymentRow[]): Promise<DeploymentView[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [poolRows, replicaRows, transitionRows] = await Promise.all([
+    db
+      .select({ id: pools.id, name: pools.name, provider: pools.provider })
+      .from(pools)
+      .where(inArray(pools.id, [...new Set(rows.map((r) => r.poolId))])),
+    db.select().from(replicas).where(inArray(replicas.deploymentId, ids)),
+    db
+      .select()
+      .from(deploymentTransitions)
+      .where(inArray(deploymentTransitions.deploymentId, ids))
+      .orderBy(asc(deploymentTransitions.at)),
+  ]);
+  return rows.map((d) =>
+    deploymentView(
+      d,
+      poolRows.find((p) => p.id === d.poolId),
+      replicaRows.filter((r) => r.deploymentId === d.id),
+      transitionRows.filter((t) => t.deploymentId === d.id),
+    ),
+  );
+}
+
+async function deploymentOfOrg(db: Executor, orgId: string, deploymentId: string): Promise<DeploymentRow> {
+  const id = uuidOr404(deploymentId, "deployment");
+  const [row] = await db
+    .select()
+    .from(deployments)
+    .where(and(eq(deployments.id, id), eq(deployments.orgId, orgId), isNull(deployments.deletedAt)))
+    .limit(1);
+  if (!row) throw notFound("deployment");
+  return row;
+}
+
+export async function getDeployment(ctx: RequestContext, deploymentId: string): Promise<DeploymentView> {
+  const row = await deploymentOfOrg(ctx.db, actorOf(ctx).orgId, deploymentId);
+  return (await viewsOf(ctx.db, [row]))[0] as DeploymentView;
+}
+
+/** The caller's organization's deployments; another `org_id` lists nothing (it is not theirs to see). */
+export async function listDeployments(
+  ctx: RequestContext,
+  filter: { org_id?: string | undefined } = {},
+): Promise<{ deployments: DeploymentView[] }> {
+  const orgId = actorOf(ctx).orgId;
+  if (filter.org_id && filter.org_id !== orgId) return { deployments: [] };
+  const rows = await ctx.db
+    .select()
+    .from(deployments)
+    .where(and(eq(deployments.orgId, orgId), isNull(deployments.deletedAt)))
+    .orderBy(asc(deployments.createdAt));
+  return { deployments: await viewsOf(ctx.db, rows) };
+}
+
+/** STOPPED or FAILED -> DEPLOYING; the reconciler starts the replicas. */
+export async function startDeployment(ctx: RequestContext, deploymentId: string): Promise<DeploymentView> {
+  const actor = actorOf(ctx);
+  const view = await mutate(ctx, "deployment.start", { type: "deployment", id: deploymentId }, async (tx) => {
+    const row = await deploymentOfOrg(tx, actor.orgId, deploymentId);
+    const [pool] = await tx.select().from(pools).where(eq(pools.id, row.poolId)).limit(1);
+    if (pool) assertPoolAcceptsDeployments(pool);
+    const moved = await moveDeployment(tx, row, "DEPLOYING", `started by ${actor.email}`, ctx.clock());
+    await tx.update(deployments).set({ desiredState: "running" }).where(eq(deployments.id, row.id));
+    return { result: (await viewsOf(tx, [{ ...moved, desiredState: "running" }]))[0] as DeploymentView };
+  });
+  orchestrationOf(ctx).kick();
+  return view;
+}
+
+/** RUNNING -> STOPPING; the reconciler stops the replicas, then STOPPED. The record stays. */
+export async function terminateDeployment(
+  ctx: RequestContext,
+  deploymentId: string,
+): Promise<DeploymentView> {
+  const actor = actorOf(ctx);
+  const view = await mutate(
+    ctx,
+    "deployment.terminate",
+    { type: "deployment", id: deploymentId },
+    async (tx) => {
+      const row = await deploymentOfOrg(tx, actor.orgId, deploymentId);
+      const moved = await moveDeployment(tx, row, "STOPPING", `terminated by ${actor.email}`, ctx.clock());
+      await tx.update(deployments).set({ desiredState: "stopped" }).where(eq(deployments.id, row.id));
+      return { result: (await viewsOf(tx, [{ ...moved, desiredState: "stopped" }]))[0] as DeploymentView };
+    },
+  );
+  orchestrationOf(ctx).kick();
+  return view;
+}
+
+/** Removes a STOPPED or FAILED deployment for good: afterwards it is 404 and its name is free. */
+export async function deleteDeployment(
+  ctx: RequestContext,
+  deploymentId: string,
+): Promise<{ deployment_id: string; deleted: true }> {
+  const orgId = actorOf(ctx).orgId;
+  const result = await mutate(
+    ctx,
+    "deployment.delete",
+    { type: "deployment", id: deploymentId },
+    async (tx) => {
+      const row = await deploymentOfOrg(tx, orgId, deploymentId);
+      assertDeploymentRemovable(row.status);
+      await tx
+        .update(deployments)
+        .set({ deletedAt: ctx.clock(), desiredState: "stopped" })
+        .where(eq(deployments.id, row.id));
+      return { result: { deployment_id: row.id, deleted: true as const } };
+    },
+  );
+  orchestrationOf(ctx).kick();
+  return result;
+}
+
+/** Endpoints of a deployment's replicas that serve now (READY), for whoever routes inference. */
+export async function routableEndpoints(db: Executor, orgId: string, name: string): Promise<string[]> {
+  const rows = await db
+    .select({ endpoint: replicas.endpoint, state: replicas.state })
+    .from(replicas)
+    .innerJoin(deployments, eq(deployments.id, replicas.deploymentId))
+    .where(
+      and(
+        eq(deployments.orgId, orgId),
+        eq(deployments.name, name),
+        isNull(deployments.deletedAt),
+        eq(deployments.status, "RUNNING"),
+        eq(replicas.state, "READY"),
+      ),
+    )
+    .orderBy(asc(replicas.index));
+  return rows.filter((r) => r.endpoint).map((r) => r.endpoint as string);
+}

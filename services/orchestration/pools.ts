@@ -1,0 +1,210 @@
+// Compute pools: created Provisioning (the reconciler asks the provider and moves them to Active),
+// listed by owner with their node counts, deleted once nothing on them runs.
+import { and, asc, count, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
+import { deployments, nodes, type PoolRow, pools } from "../../db/schema/index.ts";
+import { mutate } from "../audit/mutate.ts";
+import { actorOf, type RequestContext } from "../context.ts";
+import { AppError, notFound } from "../errors.ts";
+import { uuidOr404 } from "./ids.ts";
+import { nodeTokenFor, nodeTokenHash } from "./node-token.ts";
+import { providerNamed } from "./providers.ts";
+import { orchestrationOf } from "./runtime.ts";
+import { assertPoolRemovable, movePool } from "./state-machine.ts";
+import { Problems } from "./validation.ts";
+import { type NodeView, nodeView, type PoolView, poolView } from "./views.ts";
+
+export interface CreatePoolInput {
+  pool_name?: string | undefined;
+  owner_type?: string | undefined;
+  owner_id?: string | undefined;
+  provider?: string | undefined;
+  allowed_gpu_types?: string[] | undefined;
+  max_cost_per_hour?: number | null | undefined;
+  is_dedicated?: boolean | undefined;
+  provider_pool_id?: string | undefined;
+  scheduling_policy_json?: string | undefined;
+}
+
+export const ownerTypes = ["org", "user"] as const;
+const poolNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+function schedulingPolicyOf(raw: string | undefined, problems: Problems): Record<string, unknown> {
+  if (raw === undefined || raw.trim() === "") return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {}
+  problems.add("scheduling_policy_json", "must be the JSON text of an object");
+  return {};
+}
+
+export async function createPool(
+  ctx: RequestContext,
+  input: CreatePoolInput,
+): Promise<PoolView & { node_token: string }> {
+  const actor = actorOf(ctx);
+  const problems = new Problems();
+  const provider = providerNamed(ctx, input.provider);
+  const name = input.pool_name?.trim() || `${provider.id}-${crypto.randomUUID().slice(0, 8)}`;
+  if (!poolNamePattern.test(name)) {
+    problems.add(
+      "pool_name",
+      "letters, digits, '.', '_' and '-', at most 63, starting with a letter or digit",
+    );
+  }
+  const ownerType = input.owner_type || "org";
+  if (!(ownerTypes as readonly string[]).includes(ownerType)) {
+    problems.add("owner_type", `must be one of ${ownerTypes.join(", ")}`);
+  }
+  const ownOwner = ownerType === "user" ? actor.userId : actor.orgId;
+  const ownerId = input.owner_id || ownOwner;
+  if (ownerId !== ownOwner) {
+    problems.add(
+      "owner_id",
+      ownerType === "user" ? "must be your own user id" : "must be your active organization's id",
+    );
+  }
+  if (input.max_cost_per_hour != null && !(input.max_cost_per_hour >= 0)) {
+    problems.add("max_cost_per_hour", "must be zero or more");
+  }
+  const gpuTypes = (input.allowed_gpu_types ?? []).map((g) => g.trim()).filter(Boolean);
+  if (gpuTypes.length > 0 && !provider.capabilities.gpus) {
+    problems.add("allowed_gpu_types", `the ${provider.id} provider places no GPUs`);
+  }
+  const schedulingPolicy = schedulingPolicyOf(input.scheduling_policy_json, problems);
+  problems.throwIfAny();
+
+  const id = crypto.randomUUID();
+  const token = nodeTokenFor(ctx, id);
+  const view = await mutate(ctx, "pool.create", { type: "pool", id }, async (tx) => {
+    const [taken] = await tx
+      .select({ id: pools.id })
+      .from(pools)
+      .where(and(eq(pools.orgId, actor.orgId), eq(pools.name, name)))
+      .limit(1);
+    if (taken)
+      throw new AppError("already_exists", `a pool named ${name} already exists`, {
+        fields: [{ field: "pool_name", message: "is taken" }],
+      });
+    const [row] = await tx
+      .insert(pools)
+      .values({
+        id,
+        orgId: actor.orgId,
+        name,
+        ownerType,
+        ownerId,
+        provider: provider.id,
+        allowedGpuTypes: gpuTypes,
+        maxCostPerHour: input.max_cost_per_hour ?? null,
+        isDedicated: input.is_dedicated ?? false,
+        providerPoolId: input.provider_pool_id || null,
+        schedulingPolicy,
+        nodeTokenHash: nodeTokenHash(token),
+      })
+      .returning();
+    return { result: poolView(row as PoolRow), details: { provider: provider.id, name } };
+  });
+  orchestrationOf(ctx).kick();
+  return { ...view, node_token: token };
+}
+
+async function nodeCounts(
+  db: Executor,
+  poolIds: string[],
+): Promise<Map<string, { nodes: number; ready: number }>> {
+  const counts = new Map<string, { nodes: number; ready: number }>();
+  if (poolIds.length === 0) return counts;
+  const rows = await db
+    .select({ poolId: nodes.poolId, state: nodes.state, n: count() })
+    .from(nodes)
+    .where(inArray(nodes.poolId, poolIds))
+    .groupBy(nodes.poolId, nodes.state);
+  for (const r of rows) {
+    const c = counts.get(r.poolId) ?? { nodes: 0, ready: 0 };
+    c.nodes += Number(r.n);
+    if (r.state === "READY") c.ready += Number(r.n);
+    counts.set(r.poolId, c);
+  }
+  return counts;
+}
+
+/** The pools of an owner (an organization id, or a user id for user-owned pools) in the caller's organization. */
+export async function listPools(ctx: RequestContext, ownerId: string): Promise<{ pools: PoolView[] }> {
+  const rows = await ctx.db
+    .select()
+    .from(pools)
+    .where(and(eq(pools.orgId, actorOf(ctx).orgId), eq(pools.ownerId, ownerId)))
+    .orderBy(asc(pools.createdAt));
+  const counts = await nodeCounts(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
+  return { pools: rows.map((r) => poolView(r, counts.get(r.id))) };
+}
+
+export async function poolOfOrg(db: Executor, orgId: string, poolId: string): Promise<PoolRow> {
+  const id = uuidOr404(poolId, "pool");
+  const [pool] = await db
+    .select()
+    .from(pools)
+    .where(and(eq(pools.id, id), eq(pools.orgId, orgId)))
+    .limit(1);
+  if (!pool) throw notFound("pool");
+  return pool;
+}
+
+export async function getPool(ctx: RequestContext, poolId: string): Promise<PoolView> {
+  const pool = await poolOfOrg(ctx.db, actorOf(ctx).orgId, poolId);
+  return poolView(pool, (await nodeCounts(ctx.db, [pool.id])).get(pool.id));
+}
+
+/** Starts deleting a pool (Deleting; the reconciler removes it). 409 while deployments on it are not stopped. */
+export async function deletePool(ctx: RequestContext, poolId: string): Promise<PoolView> {
+  const orgId = actorOf(ctx).orgId;
+  const view = await mutate(ctx, "pool.delete", { type: "pool", id: poolId }, async (tx) => {
+    const pool = await poolOfOrg(tx, orgId, poolId);
+    const live = await tx
+      .select({ name: deployments.name })
+      .from(deployments)
+      .where(
+        and(
+          eq(deployments.poolId, pool.id),
+          isNull(deployments.deletedAt),
+          notInArray(deployments.status, ["STOPPED", "FAILED"]),
+        ),
+      );
+    assertPoolRemovable(
+      pool,
+      live.map((d) => d.name),
+    );
+    const moved = await movePool(tx, pool, "Deleting", null, ctx.clock());
+    return { result: poolView(moved, (await nodeCounts(tx, [pool.id])).get(pool.id)) };
+  });
+  orchestrationOf(ctx).kick();
+  return view;
+}
+
+export async function poolInventory(
+  ctx: RequestContext,
+  poolId: string,
+): Promise<{ pool_id: string; nodes: NodeView[] }> {
+  const pool = await poolOfOrg(ctx.db, actorOf(ctx).orgId, poolId);
+  const rows = await ctx.db
+    .select()
+    .from(nodes)
+    .where(eq(nodes.poolId, pool.id))
+    .orderBy(asc(nodes.createdAt), sql`${nodes.providerInstanceId}`);
+  return { pool_id: pool.id, nodes: rows.map(nodeView) };
+}
+
+/** Pools that can take a deployment now or soon. */
+export function assertPoolAcceptsDeployments(pool: PoolRow): void {
+  if (pool.state === "Deleting" || pool.state === "Failed") {
+    throw new AppError("failed_precondition", `the pool ${pool.name} is ${pool.state}`, {
+      state: pool.state,
+    });
+  }
+}

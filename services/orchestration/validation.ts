@@ -1,0 +1,17 @@
+// Collects field problems so one 400 names every bad field at once.
+import { AppError, type FieldProblem } from "../errors.ts";
+
+export class Problems {
+  readonly list: FieldProblem[] = [];
+
+  add(field: string, message: string): void {
+    this.list.push({ field, message });
+  }
+
+  throwIfAny(): void {
+    if (this.list.length === 0) return;
+    throw new AppError("validation_error", this.list.map((p) => `${p.field}: ${p.message}`).join("; "), {
+      fields: this.list,
+    });
+  }
+}

@@ -1,0 +1,252 @@
+// From pool to tokens on this machine, with real llama.cpp workers and the tiny GGUF model: the
+// whole path over HTTP, chat completions from the replica's endpoint with the openai SDK (streaming
+// and not), terminate/start/delete, a killed worker restarted, a corrupt model failing the
+// deployment, and two replicas answering at once.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { isAlive, pidOf } from "../../adapters/providers/local/processes.ts";
+import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { buildHttpGateway, listen } from "../../server/http/listen.ts";
+import type { Listener } from "../../server/platform.ts";
+import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import { call } from "../support/app.ts";
+import { createPool, eventually, type OrchestrationTest, startOrchestrationTest } from "./support.ts";
+
+let o: OrchestrationTest;
+let reconciler: Reconciler;
+let listener: Listener;
+let poolId: string;
+let nodeToken: string;
+let modelPath: string;
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
+type Any = any;
+
+beforeAll(async () => {
+  o = await startOrchestrationTest({ HEARTBEAT_INTERVAL_MS: "1000" });
+  listener = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
+  reconciler = startReconciler(o.t.app, {
+    intervalMs: 200,
+    logPumpMs: 100,
+    restartBaseMs: 200,
+    heartbeatUrl: `http://127.0.0.1:${listener.port}/inventory/heartbeat`,
+  });
+  modelPath = join(o.t.config.dataDir, "tiny.gguf");
+  writeTinyGguf(modelPath);
+  const pool = await createPool(o, { pool_name: "this-machine", provider: "local" });
+  poolId = pool.pool_id;
+  nodeToken = pool.node_token;
+}, 60_000);
+afterAll(async () => {
+  await reconciler.stop({ stopWorkers: true });
+  await listener.stop(100);
+  await o.t.close();
+});
+
+const status = async (id: string): Promise<Any> =>
+  (await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).body;
+const until = (id: string, state: string, timeoutMs = 30_000) =>
+  eventually(
+    async () => {
+      const d = await status(id);
+      return d.status === state ? d : undefined;
+    },
+    timeoutMs,
+    `status ${state}`,
+  );
+const deploy = async (body: Record<string, unknown>) => {
+  const res = await call(o.orchestration, "POST", "/deployment/deploy", {
+    token: o.token,
+    body: { pool_id: poolId, image: "llama.cpp", engine: "llama.cpp", ...body },
+  });
+  if (res.status !== 201) throw new Error(`deploy: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.deployment_id as string;
+};
+const pidsOf = (d: Any) => d.observed_replicas.map((r: Any) => pidOf(r.provider_instance_id ?? "") as number);
+
+describe("from pool to tokens", () => {
+  let id: string;
+
+  test("pool Active; registered model; deploy -> DEPLOYING -> RUNNING; tokens from the replica's endpoint", async () => {
+    await eventually(
+      async () => {
+        const list = await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, {
+          token: o.token,
+        });
+        return list.body.pools.find((p: Any) => p.pool_id === poolId)?.state === "Active";
+      },
+      5000,
+      "the pool to be Active",
+    );
+    const model = await call(o.orchestration, "POST", "/deployment/registerModel", {
+      token: o.token,
+      body: { model_name: "tiny", model_version: "1", backend: "llama.cpp", artifact_uri: modelPath },
+    });
+    expect(model.status).toBe(201);
+
+    const started = Date.now();
+    id = await deploy({ model_name: "tiny-chat", inference_model: "registry://tiny/1" });
+    expect((await status(id)).status).toBe("DEPLOYING");
+    const running = await until(id, "RUNNING");
+    console.log(`deploy -> RUNNING: ${((Date.now() - started) / 1000).toFixed(2)} s`);
+    expect(running.observed_replicas).toHaveLength(1);
+    const replica = running.observed_replicas[0];
+    expect(replica.state).toBe("READY");
+    expect(replica.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(running.endpoints).toEqual([replica.endpoint]);
+    expect(running.transitions.map((t: Any) => t.to)).toEqual(["DEPLOYING", "RUNNING"]);
+
+    const client = new OpenAI({ baseURL: replica.endpoint, apiKey: "unused" });
+    const completion = await client.chat.completions.create({
+      model: "tiny-chat",
+      messages: [{ role: "user", content: "Hello" }],
+      max_tokens: 8,
+    });
+    expect(completion.object).toBe("chat.completion");
+    expect(typeof completion.choices[0]?.message.content).toBe("string");
+    expect(completion.usage?.completion_tokens).toBeGreaterThan(0);
+
+    const stream = await client.chat.completions.create({
+      model: "tiny-chat",
+      messages: [{ role: "user", content: "Hello" }],
+      max_tokens: 8,
+      stream: true,
+    });
+    let chunks = 0;
+    for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) chunks++;
+    expect(chunks).toBeGreaterThan(0);
+  });
+
+  test("the worker reports heartbeats (a READY node) and its output is in the deployment's logs", async () => {
+    const d = await status(id);
+    const instance = d.observed_replicas[0].provider_instance_id;
+    const node = await eventually(
+      async () => {
+        const inv = await call(o.orchestration, "GET", `/deployment/list/pool/${poolId}/inventory`, {
+          token: o.token,
+        });
+        return inv.body.nodes.find((n: Any) => n.provider_instance_id === instance);
+      },
+      10_000,
+      "the worker's heartbeat",
+    );
+    expect(node.state).toBe("READY");
+    expect(nodeToken).toMatch(/^nt_/);
+    const logs = await eventually(
+      async () => {
+        const res = await call(o.orchestration, "GET", `/deployment/logs/${id}`, { token: o.token });
+        return res.body.lines.some((l: Any) => l.stream === "stdout" && l.line.includes('"ready"'))
+          ? res.body.lines
+          : undefined;
+      },
+      5000,
+      "the worker's ready line in the logs",
+    );
+    expect(logs.some((l: Any) => l.stream === "system" && l.line.startsWith("replica 0 started"))).toBe(true);
+  });
+
+  test("a killed worker is restarted with backoff, and the replica shows it", async () => {
+    const before = await status(id);
+    const [pid] = pidsOf(before);
+    process.kill(pid, "SIGKILL");
+    const restarted = await eventually(
+      async () => {
+        const d = await status(id);
+        const r = d.observed_replicas[0];
+        return r.restarts === 1 && r.state === "READY" ? d : undefined;
+      },
+      30_000,
+      "the replica to be restarted",
+    );
+    const replica = restarted.observed_replicas[0];
+    expect(pidOf(replica.provider_instance_id)).not.toBe(pid);
+    expect(replica.last_error).toBeNull();
+    expect(restarted.status).toBe("RUNNING");
+    const logs = await call(o.orchestration, "GET", `/deployment/logs/${id}`, { token: o.token });
+    expect(logs.body.lines.some((l: Any) => l.stream === "system" && /restarting in/.test(l.line))).toBe(
+      true,
+    );
+  });
+
+  test("terminate -> STOPPED with the worker gone; start -> RUNNING; delete -> 404", async () => {
+    const [pid] = pidsOf(await status(id));
+    const terminated = await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
+    expect(terminated.body.status).toBe("STOPPING");
+    const stopped = await until(id, "STOPPED");
+    expect(stopped.observed_replicas[0].state).toBe("STOPPED");
+    expect(isAlive(pid)).toBe(false);
+
+    const started = await call(o.orchestration, "POST", "/deployment/start", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
+    expect(started.body.status).toBe("DEPLOYING");
+    const again = await until(id, "RUNNING");
+    const [newPid] = pidsOf(again);
+    expect(isAlive(newPid)).toBe(true);
+
+    await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
+    await until(id, "STOPPED");
+    expect(isAlive(newPid)).toBe(false);
+    expect(
+      (await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status,
+    ).toBe(200);
+    expect((await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).status).toBe(
+      404,
+    );
+  });
+});
+
+describe("failures", () => {
+  test("a corrupt model file turns the deployment FAILED with a readable reason", async () => {
+    const corrupt = join(o.t.config.dataDir, "corrupt.gguf");
+    writeFileSync(corrupt, "this is not a GGUF file at all");
+    const id = await deploy({ model_name: "broken", inference_model: corrupt });
+    const failed = await until(id, "FAILED");
+    expect(failed.failure_reason).toContain("replica 0 cannot start");
+    expect(failed.failure_reason.length).toBeGreaterThan("replica 0 cannot start: ".length);
+    expect(failed.observed_replicas[0].state).toBe("FAILED");
+    expect(failed.transitions.at(-1)).toMatchObject({ from: "DEPLOYING", to: "FAILED" });
+    expect(
+      (await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status,
+    ).toBe(200);
+  });
+});
+
+describe("replicas", () => {
+  test("two replicas serve concurrent requests", async () => {
+    const id = await deploy({
+      model_name: "tiny-pair",
+      inference_model: modelPath,
+      replicas: 2,
+      configuration: { threads: 1 },
+    });
+    const running = await until(id, "RUNNING", 45_000);
+    expect(running.endpoints).toHaveLength(2);
+    expect(new Set(running.endpoints).size).toBe(2);
+    const answers = await Promise.all(
+      [...running.endpoints, ...running.endpoints].map((endpoint: string) =>
+        new OpenAI({ baseURL: endpoint, apiKey: "unused" }).chat.completions.create({
+          model: "tiny-pair",
+          messages: [{ role: "user", content: "Hi" }],
+          max_tokens: 4,
+        }),
+      ),
+    );
+    expect(answers.every((a) => a.choices.length === 1)).toBe(true);
+    await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: id },
+    });
+    const stopped = await until(id, "STOPPED");
+    for (const pid of pidsOf(stopped)) expect(isAlive(pid)).toBe(false);
+  });
+});

@@ -1,0 +1,167 @@
+// Deployment logs: persisted lines (GET /deployment/logs/{id}), the stream endpoint's answer, and the
+// WebSocket itself, on a listening gateway. Replica output of real workers is covered in the
+// end-to-end test; here the reconciler's own notes are the lines.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { buildHttpGateway, listen } from "../../server/http/listen.ts";
+import type { Listener } from "../../server/platform.ts";
+import { keepLines } from "../../services/orchestration/logs.ts";
+import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import { orchestrationOf } from "../../services/orchestration/runtime.ts";
+import { call } from "../support/app.ts";
+import {
+  createPool,
+  eventually,
+  fakeOpenAIServer,
+  type OrchestrationTest,
+  startOrchestrationTest,
+} from "./support.ts";
+
+let o: OrchestrationTest;
+let reconciler: Reconciler;
+let upstream: ReturnType<typeof fakeOpenAIServer>;
+let listener: Listener;
+let deploymentId: string;
+
+beforeAll(async () => {
+  o = await startOrchestrationTest();
+  reconciler = startReconciler(o.t.app, { intervalMs: 100, logPumpMs: 50 });
+  upstream = fakeOpenAIServer();
+  listener = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
+  const pool = await createPool(o, { provider: "external" });
+  const res = await call(o.orchestration, "POST", "/deployment/deploy", {
+    token: o.token,
+    body: {
+      model_name: "logged",
+      pool_id: pool.pool_id,
+      image: "none",
+      configuration: { endpoints: [upstream.url] },
+    },
+  });
+  deploymentId = res.body.deployment_id;
+  await eventually(
+    async () =>
+      (await call(o.orchestration, "GET", `/deployment/status/${deploymentId}`, { token: o.token })).body
+        .status === "RUNNING",
+  );
+}, 60_000);
+afterAll(async () => {
+  await listener.stop(100);
+  await reconciler.stop({ stopWorkers: true });
+  upstream.stop();
+  await o.t.close();
+});
+
+describe("GET /deployment/logs/{deployment_id}", () => {
+  test("returns the persisted lines, oldest first, as {ts, replica, stream, line}", async () => {
+    const res = await eventually(
+      async () => {
+        const r = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}`, { token: o.token });
+        return r.body.lines?.some((l: { line: string }) => l.line.includes("ready at")) ? r : undefined;
+      },
+      5000,
+      "the ready note",
+    );
+    expect(res.status).toBe(200);
+    const first = res.body.lines[0];
+    expect(first).toMatchObject({
+      replica: 0,
+      stream: "system",
+      line: `replica 0 started (${upstream.url}/v1)`,
+    });
+    expect(Number.isNaN(Date.parse(first.ts))).toBe(false);
+    const limited = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}?limit=1`, {
+      token: o.token,
+    });
+    expect(limited.body.lines).toHaveLength(1);
+  });
+
+  test("keeps only the last lines of a deployment", async () => {
+    const hub = orchestrationOf(o.t.app).logs;
+    hub.push(
+      deploymentId,
+      0,
+      "stdout",
+      Array.from({ length: keepLines + 50 }, (_, i) => `line ${i}`),
+    );
+    await hub.flush(o.t.app.db);
+    const res = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}?limit=1000`, {
+      token: o.token,
+    });
+    expect(res.body.lines).toHaveLength(keepLines);
+    expect(res.body.lines.at(-1).line).toBe(`line ${keepLines + 49}`);
+    expect(res.body.lines[0].line).toBe("line 50");
+  });
+
+  test("404 for an unknown deployment", async () => {
+    expect(
+      (await call(o.orchestration, "GET", `/deployment/logs/${crypto.randomUUID()}`, { token: o.token }))
+        .status,
+    ).toBe(404);
+  });
+});
+
+describe("the log stream", () => {
+  test("GET …/stream returns the WebSocket URL; the socket sends the backlog, then new lines live", async () => {
+    const info = await fetch(`http://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/stream`, {
+      headers: { authorization: `Bearer ${o.token}` },
+    });
+    expect(info.status).toBe(200);
+    const body = (await info.json()) as { url: string; format: string };
+    expect(body).toEqual({
+      url: `ws://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/ws`,
+      format: "json",
+    });
+
+    const messages: { ts: string; replica: number; stream: string; line: string }[] = [];
+    const socket = new WebSocket(body.url, { headers: { authorization: `Bearer ${o.token}` } } as never);
+    socket.onmessage = (event) => messages.push(JSON.parse(String(event.data)));
+    await new Promise((resolve, reject) => {
+      socket.onopen = resolve;
+      socket.onerror = reject;
+    });
+    await eventually(async () => messages.length > 0, 5000, "the backlog");
+    orchestrationOf(o.t.app).logs.push(deploymentId, 0, "stderr", ["a live line"]);
+    const live = await eventually(
+      async () => messages.find((m) => m.line === "a live line"),
+      5000,
+      "the live line",
+    );
+    expect(live).toMatchObject({ replica: 0, stream: "stderr", line: "a live line" });
+    expect(Object.keys(live).sort()).toEqual(["line", "replica", "stream", "ts"]);
+    socket.close();
+  });
+
+  test("the socket takes the token as ?access_token= (browsers), and refuses without one", async () => {
+    const url = `ws://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/ws`;
+    const opened = await new Promise<boolean>((resolve) => {
+      const s = new WebSocket(`${url}?access_token=${o.token}`);
+      s.onopen = () => {
+        s.close();
+        resolve(true);
+      };
+      s.onerror = () => resolve(false);
+    });
+    expect(opened).toBe(true);
+    const refused = await fetch(url.replace("ws://", "http://"), {
+      headers: {
+        upgrade: "websocket",
+        connection: "Upgrade",
+        "sec-websocket-version": "13",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+      },
+    });
+    expect(refused.status).toBe(401);
+    const unknown = await fetch(
+      `http://127.0.0.1:${listener.port}/deployment/logs/${crypto.randomUUID()}/ws?access_token=${o.token}`,
+      {
+        headers: {
+          upgrade: "websocket",
+          connection: "Upgrade",
+          "sec-websocket-version": "13",
+          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        },
+      },
+    );
+    expect(unknown.status).toBe(404);
+  });
+});

@@ -1,0 +1,67 @@
+// The deployment and pool state machines of CONTRACTS, checked move by move.
+import { expect, test } from "bun:test";
+import { type DeploymentState, deploymentStates } from "../../db/schema/index.ts";
+import { AppError } from "../../services/errors.ts";
+import {
+  assertDeploymentMove,
+  assertDeploymentRemovable,
+  assertPoolMove,
+  assertPoolRemovable,
+  canMoveDeployment,
+} from "../../services/orchestration/state-machine.ts";
+
+const allowed: [DeploymentState, DeploymentState][] = [
+  ["DEPLOYING", "RUNNING"],
+  ["RUNNING", "STOPPING"],
+  ["STOPPING", "STOPPED"],
+  ["STOPPED", "DEPLOYING"],
+  ["FAILED", "DEPLOYING"],
+  ["DEPLOYING", "FAILED"],
+  ["RUNNING", "FAILED"],
+  ["STOPPING", "FAILED"],
+  ["STOPPED", "FAILED"],
+];
+
+test("exactly the deployment moves of CONTRACTS are allowed", () => {
+  for (const from of deploymentStates) {
+    for (const to of deploymentStates) {
+      const expected = allowed.some(([f, t]) => f === from && t === to);
+      expect(canMoveDeployment(from, to), `${from} -> ${to}`).toBe(expected);
+    }
+  }
+});
+
+test("a forbidden move is failed_precondition (409 / FAILED_PRECONDITION) and says what was needed", () => {
+  try {
+    assertDeploymentMove("DEPLOYING", "STOPPING");
+    throw new Error("allowed");
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe("failed_precondition");
+    expect((error as AppError).message).toBe(
+      "cannot terminate a deployment that is DEPLOYING (it must be RUNNING)",
+    );
+  }
+  expect(() => assertDeploymentMove("RUNNING", "DEPLOYING")).toThrow(
+    "cannot start a deployment that is RUNNING (it must be STOPPED or FAILED)",
+  );
+});
+
+test("only STOPPED or FAILED deployments can be deleted", () => {
+  for (const state of deploymentStates) {
+    const removable = state === "STOPPED" || state === "FAILED";
+    if (removable) expect(() => assertDeploymentRemovable(state)).not.toThrow();
+    else expect(() => assertDeploymentRemovable(state)).toThrow(AppError);
+  }
+});
+
+test("pools: Provisioning -> Active -> Deleting; Failed; nothing leaves Deleting", () => {
+  expect(() => assertPoolMove("Provisioning", "Active")).not.toThrow();
+  expect(() => assertPoolMove("Active", "Deleting")).not.toThrow();
+  expect(() => assertPoolMove("Provisioning", "Failed")).not.toThrow();
+  expect(() => assertPoolMove("Failed", "Deleting")).not.toThrow();
+  expect(() => assertPoolMove("Active", "Provisioning")).toThrow(AppError);
+  expect(() => assertPoolMove("Deleting", "Active")).toThrow(AppError);
+  expect(() => assertPoolRemovable({ state: "Active" }, ["busy"])).toThrow("busy");
+  expect(() => assertPoolRemovable({ state: "Active" }, [])).not.toThrow();
+});

@@ -1,0 +1,103 @@
+// Shared set-up of the orchestration tests: a test platform, its filtration and orchestration
+// gateways in process, and an administrator's token.
+import {
+  call,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
+
+export interface OrchestrationTest {
+  t: TestApp;
+  filtration: Handler;
+  orchestration: Handler;
+  token: string;
+  orgId: string;
+  userId: string;
+}
+
+export async function startOrchestrationTest(env: Record<string, string> = {}): Promise<OrchestrationTest> {
+  const t = await startTestApp(env);
+  const { handle: filtration } = await gatewayHandler(t.app, "filtration");
+  const { handle: orchestration } = await gatewayHandler(t.app, "orchestration");
+  const session = await loginAsAdmin(filtration);
+  return {
+    t,
+    filtration,
+    orchestration,
+    token: session.access_token,
+    orgId: session.user.org_id,
+    userId: session.user.id,
+  };
+}
+
+/** Creates a pool (local unless said otherwise) and returns its view with the node token. */
+export async function createPool(o: OrchestrationTest, body: Record<string, unknown> = {}) {
+  const res = await call(o.orchestration, "POST", "/deployment/createpool", {
+    token: o.token,
+    body: { pool_name: `pool-${crypto.randomUUID().slice(0, 6)}`, ...body },
+  });
+  if (res.status !== 201) throw new Error(`createpool: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { pool_id: string; state: string; node_token: string; provider: string };
+}
+
+/** Polls `check` until it returns a value, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  what = "condition",
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    await Bun.sleep(100);
+  }
+}
+
+/** A user with the admin role in a new organization of their own (a separate tenant). */
+export async function otherTenant(o: OrchestrationTest, email: string) {
+  const { organizations } = await import("../../db/schema/index.ts");
+  const { ensureBuiltinRoles } = await import("../../services/orgs/builtin-roles.ts");
+  const { createUser } = await import("../support/app.ts");
+  const [org] = await o.t.app.db
+    .insert(organizations)
+    .values({ name: `other-${crypto.randomUUID().slice(0, 8)}` })
+    .returning();
+  if (!org) throw new Error("no organization");
+  await ensureBuiltinRoles(o.t.app.db, org.id);
+  return createUser(o.t, o.filtration, email, "admin", org.id);
+}
+
+/** An OpenAI-compatible server that answers /v1/models and /health (for the external provider). */
+export function fakeOpenAIServer(model = "fake") {
+  let up = true;
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      if (!up) return new Response("down", { status: 503 });
+      const path = new URL(request.url).pathname;
+      if (path === "/v1/models")
+        return Response.json({ object: "list", data: [{ id: model, object: "model" }] });
+      if (path === "/health") return Response.json({ status: "ok" });
+      return new Response("not found", { status: 404 });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    setUp(value: boolean) {
+      up = value;
+    },
+    stop: () => server.stop(true),
+  };
+}
