@@ -168,7 +168,8 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     });
     const upstream = await sendUpstream(runtime.balancer, {
       endpoints: context.endpoints,
-      path: "/v1/chat/completions",
+      // Replica endpoints are OpenAI base URLs (…/v1), as CONTRACTS writes external endpoints.
+      path: "/chat/completions",
       body: upstreamBody,
       signal: input.signal,
       connectTimeoutMs: runtime.timeouts.connectMs,
