@@ -15,7 +15,8 @@
  * attn_output and ffn_down is zero), so after the final RMS norm that coordinate is always positive. Column 0 of
  * the output matrix is then a per-token bias: zero for every token but the end-of-generation ones.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 
 export type TinyGgufOptions = {
   /** Seed of the weight generator. Default 42. */
@@ -360,6 +361,8 @@ export function writeTinyGguf(path: string, opts: TinyGgufOptions = {}): TinyGgu
   const vocab = buildVocab();
   const tensors = buildTensors(o, vocab);
   const bytes = encodeGguf(buildMetadata(o, vocab), tensors);
+  // The README writes into DATA_DIR/models, which a fresh installation does not have yet.
+  mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, bytes);
   return {
     path,
