@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { auditLogs } from "../../db/schema/index.ts";
 import { call, createUser, gatewayHandler, type Handler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
 
@@ -65,6 +66,29 @@ describe("GET /audit/logs", () => {
     const expected = Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 3).reverse().map(String);
     expect(seen).toEqual(expected);
     expect(pages).toBe(3);
+  });
+
+  test("records of one instant, or microseconds apart within a millisecond, are paged without loss", async () => {
+    // PostgreSQL keeps microseconds, a JS Date only milliseconds: the cursor must not round.
+    const instants = ["123400", "123400", "123401", "123402", "123403", "123499"];
+    await t.app.db.insert(auditLogs).values(
+      instants.map((us, i) => ({
+        orgId,
+        action: "tie.same",
+        outcome: "success" as const,
+        targetType: "tie",
+        targetId: String(i),
+        createdAt: sql`${`2031-04-01T00:00:00.${us}Z`}::timestamptz`,
+      })),
+    );
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await logs(`?action=tie.same&limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...res.body.items.map((i: { target_id: string }) => i.target_id));
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    expect(seen.sort()).toEqual(["0", "1", "2", "3", "4", "5"]);
   });
 
   test("filters by actor (id or e-mail), action (exact or prefix*), outcome and time range", async () => {
