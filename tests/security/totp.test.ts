@@ -197,3 +197,25 @@ describe("disabling two-factor sign-in", () => {
     expect(JSON.stringify(rows)).not.toContain(secret);
   });
 });
+
+describe("the dashboard's sign-in form", () => {
+  test("asks for the code when two-factor is on, and signs in with it", async () => {
+    const { secret } = await enrolled("dash@example.com");
+    const dashboard = (await gatewayHandler(t.app, "dashboard")).handle;
+    const post = (fields: Record<string, string>) =>
+      dashboard(
+        new Request("http://localhost/login", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(fields).toString(),
+        }),
+      );
+    const without = await post({ email: "dash@example.com", password: adminPassword, totp_code: "" });
+    expect(without.status).toBe(401);
+    expect(await without.text()).toContain("TOTP code is required");
+    now += 30;
+    const withCode = await post({ email: "dash@example.com", password: adminPassword, totp_code: oathtool(secret, now) });
+    expect(withCode.status).toBe(303);
+    expect(withCode.headers.get("set-cookie")).toBeTruthy();
+  });
+});
