@@ -54,7 +54,12 @@ const encodeCursor = (p: Position) => Buffer.from(JSON.stringify(p)).toString("b
 function decodeCursor(cursor: string): Position {
   try {
     const p = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Partial<Position>;
-    if (typeof p.at === "string" && !Number.isNaN(Date.parse(p.at)) && typeof p.id === "string" && uuidPattern.test(p.id)) {
+    if (
+      typeof p.at === "string" &&
+      !Number.isNaN(Date.parse(p.at)) &&
+      typeof p.id === "string" &&
+      uuidPattern.test(p.id)
+    ) {
       return { at: p.at, id: p.id };
     }
   } catch {}
@@ -74,7 +79,10 @@ export async function queryAuditLogs(ctx: RequestContext, query: AuditQuery): Pr
   const limit = Math.min(query.limit ?? auditPageSize.default, auditPageSize.max);
   const where: (SQL | undefined)[] = [eq(auditLogs.orgId, orgId)];
   if (query.actor) {
-    const label = eq(auditLogs.actorLabel, query.actor.includes("@") ? query.actor.trim().toLowerCase() : query.actor);
+    const label = eq(
+      auditLogs.actorLabel,
+      query.actor.includes("@") ? query.actor.trim().toLowerCase() : query.actor,
+    );
     where.push(uuidPattern.test(query.actor) ? or(eq(auditLogs.actorId, query.actor), label) : label);
   }
   if (query.action) {

@@ -4,7 +4,7 @@
 // guesses cannot slip through before the first failure is recorded; a complete sign-in deletes the
 // count. E-mails without a user are counted the same way, so the lockout reveals nothing about which
 // e-mails exist, and a refused attempt is answered exactly like a wrong password (see login.ts).
-import { and, eq, lte, or, lt } from "drizzle-orm";
+import { and, eq, lt, lte, or } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { type LoginAttemptRow, loginAttempts } from "../../db/schema/index.ts";
 
@@ -23,7 +23,10 @@ export const loginThrottle = {
 type State = Pick<LoginAttemptRow, "attempts" | "lastAttemptAt" | "notBefore">;
 
 /** The policy alone: whether an attempt at `now` may be checked, and the state it leaves. */
-export function nextAttempt(state: State | undefined, now: Date): { allowed: false } | { allowed: true; state: State } {
+export function nextAttempt(
+  state: State | undefined,
+  now: Date,
+): { allowed: false } | { allowed: true; state: State } {
   if (state && state.notBefore > now) return { allowed: false };
   const fresh = !state || now.getTime() - state.lastAttemptAt.getTime() >= loginThrottle.windowMs;
   const attempts = fresh ? 1 : state.attempts + 1;
@@ -32,13 +35,19 @@ export function nextAttempt(state: State | undefined, now: Date): { allowed: fal
   else if (attempts >= loginThrottle.freeAttempts) {
     waitMs = loginThrottle.firstDelayMs * 2 ** (attempts - loginThrottle.freeAttempts);
   }
-  return { allowed: true, state: { attempts, lastAttemptAt: now, notBefore: new Date(now.getTime() + waitMs) } };
+  return {
+    allowed: true,
+    state: { attempts, lastAttemptAt: now, notBefore: new Date(now.getTime() + waitMs) },
+  };
 }
 
 /** Counts an attempt for `email` (normalised); false when it must be refused unchecked. */
 export async function reserveAttempt(db: Executor, email: string, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
-    await tx.insert(loginAttempts).values({ email, attempts: 0, lastAttemptAt: now, notBefore: now }).onConflictDoNothing();
+    await tx
+      .insert(loginAttempts)
+      .values({ email, attempts: 0, lastAttemptAt: now, notBefore: now })
+      .onConflictDoNothing();
     const [row] = await tx.select().from(loginAttempts).where(eq(loginAttempts.email, email)).for("update");
     const next = nextAttempt(row?.attempts ? row : undefined, now);
     if (!next.allowed) return false;

@@ -16,10 +16,17 @@ export interface OrganizationMembership {
   joined_at: string;
 }
 
-export async function listMyOrganizations(ctx: RequestContext): Promise<{ organizations: OrganizationMembership[] }> {
+export async function listMyOrganizations(
+  ctx: RequestContext,
+): Promise<{ organizations: OrganizationMembership[] }> {
   const actor = actorOf(ctx);
   const rows = await ctx.db
-    .select({ id: organizations.id, name: organizations.name, role: roles.name, joinedAt: memberships.createdAt })
+    .select({
+      id: organizations.id,
+      name: organizations.name,
+      role: roles.name,
+      joinedAt: memberships.createdAt,
+    })
     .from(memberships)
     .innerJoin(organizations, eq(organizations.id, memberships.orgId))
     .innerJoin(roles, eq(roles.id, memberships.roleId))

@@ -22,7 +22,8 @@ export interface RegisterInput {
 }
 
 const emailTaken = () => new AppError("already_exists", "an account with this e-mail already exists");
-const organizationTaken = () => new AppError("already_exists", "an organization with this name already exists");
+const organizationTaken = () =>
+  new AppError("already_exists", "an organization with this name already exists");
 
 export async function register(ctx: RequestContext, input: RegisterInput): Promise<Session> {
   if (!ctx.config.allowRegistration) throw new AppError("forbidden", "registration is closed");

@@ -1,12 +1,12 @@
 // Two-factor sign-in with time-based one-time codes (RFC 6238: 30 s steps, 6 digits, SHA-1, which is
 // what every authenticator app speaks). The secret is sealed at rest; a code is accepted once: the
 // step it belongs to is stored, and no code of that step or an earlier one is accepted again.
-import { eq, and, isNull, lt, or } from "drizzle-orm";
+import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { generateSecret, generateURI, verify } from "otplib";
 import type { Executor } from "../../db/client.ts";
 import { users } from "../../db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
-import { actorOf, type AppContext, type RequestContext } from "../context.ts";
+import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { open, seal } from "../crypto/secret-box.ts";
 import { AppError, invalid, notFound } from "../errors.ts";
 import { clearAttempts, reserveAttempt } from "./login-throttle.ts";
@@ -25,7 +25,12 @@ export interface TotpUser {
  * Checks `code` against the user's secret and, when it is valid and its step is newer than the last
  * one accepted, records that step. Of two requests racing with the same code, one wins.
  */
-export async function consumeTotpCode(ctx: AppContext, db: Executor, user: TotpUser, code: string): Promise<boolean> {
+export async function consumeTotpCode(
+  ctx: AppContext,
+  db: Executor,
+  user: TotpUser,
+  code: string,
+): Promise<boolean> {
   if (!user.totpSecret || !/^\d{6}$/.test(code)) return false;
   const secret = open(ctx.config.encryptionKey, user.totpSecret);
   let step: number;
@@ -89,20 +94,37 @@ export async function setupTotp(ctx: RequestContext): Promise<TotpSetup> {
  * Turns two-factor on (`enable`) or off with a current code. Wrong codes count toward the e-mail's
  * sign-in lockout, so a stolen access token cannot be used to guess its way past the second factor.
  */
-async function switchTotp(ctx: RequestContext, code: string, enable: boolean): Promise<{ totp_enabled: boolean }> {
+async function switchTotp(
+  ctx: RequestContext,
+  code: string,
+  enable: boolean,
+): Promise<{ totp_enabled: boolean }> {
   const actor = actorOf(ctx);
   // Counted outside the change's transaction: a refused code rolls that back, the count must stay.
   const allowed = await reserveAttempt(ctx.db, actor.email, ctx.clock());
-  const result = await mutate(ctx, enable ? "auth.totp.enable" : "auth.totp.disable", { type: "user", id: actor.userId }, async (tx) => {
-    const user = await lockedUser(tx, actor.userId);
-    if (enable && user.totpEnabled) throw new AppError("failed_precondition", "two-factor sign-in is already on");
-    if (enable && !user.totpSecret) throw new AppError("failed_precondition", "call POST /auth/totp/setup first");
-    if (!enable && !user.totpEnabled) throw new AppError("failed_precondition", "two-factor sign-in is not on");
-    if (!allowed || !(await consumeTotpCode(ctx, tx, user, code))) throw wrongCode();
-    const change = enable ? { totpEnabled: true } : { totpEnabled: false, totpSecret: null, totpLastStep: null };
-    await tx.update(users).set({ ...change, updatedAt: ctx.clock() }).where(eq(users.id, user.id));
-    return { result: { totp_enabled: enable } };
-  });
+  const result = await mutate(
+    ctx,
+    enable ? "auth.totp.enable" : "auth.totp.disable",
+    { type: "user", id: actor.userId },
+    async (tx) => {
+      const user = await lockedUser(tx, actor.userId);
+      if (enable && user.totpEnabled)
+        throw new AppError("failed_precondition", "two-factor sign-in is already on");
+      if (enable && !user.totpSecret)
+        throw new AppError("failed_precondition", "call POST /auth/totp/setup first");
+      if (!enable && !user.totpEnabled)
+        throw new AppError("failed_precondition", "two-factor sign-in is not on");
+      if (!allowed || !(await consumeTotpCode(ctx, tx, user, code))) throw wrongCode();
+      const change = enable
+        ? { totpEnabled: true }
+        : { totpEnabled: false, totpSecret: null, totpLastStep: null };
+      await tx
+        .update(users)
+        .set({ ...change, updatedAt: ctx.clock() })
+        .where(eq(users.id, user.id));
+      return { result: { totp_enabled: enable } };
+    },
+  );
   await clearAttempts(ctx.db, actor.email, ctx.clock());
   return result;
 }

@@ -46,7 +46,10 @@ export function open(key: string, sealed: string): string {
   try {
     const decipher = createDecipheriv("aes-256-gcm", aesKey(key), ivBuffer);
     decipher.setAuthTag(bodyBuffer.subarray(bodyBuffer.length - tagBytes));
-    const plain = Buffer.concat([decipher.update(bodyBuffer.subarray(0, bodyBuffer.length - tagBytes)), decipher.final()]);
+    const plain = Buffer.concat([
+      decipher.update(bodyBuffer.subarray(0, bodyBuffer.length - tagBytes)),
+      decipher.final(),
+    ]);
     return plain.toString("utf8");
   } catch {
     throw new SealedValueError();

@@ -72,9 +72,13 @@ function checkPermissions(actor: Actor, permissions: string[]): Permission[] {
     if (!isPermission(p)) problems.push({ field: `permissions.${i}`, message: `unknown permission "${p}"` });
   });
   if (problems.length > 0) {
-    throw new AppError("validation_error", `invalid permissions: ${problems.map((p) => p.message).join("; ")}`, {
-      fields: problems,
-    });
+    throw new AppError(
+      "validation_error",
+      `invalid permissions: ${problems.map((p) => p.message).join("; ")}`,
+      {
+        fields: problems,
+      },
+    );
   }
   const unique = [...new Set(permissions as Permission[])];
   const beyond = unique.filter((p) => !actor.permissions.has(p));
@@ -85,13 +89,20 @@ function checkPermissions(actor: Actor, permissions: string[]): Permission[] {
 }
 
 async function roleByName(tx: Executor, orgId: string, name: string): Promise<RoleRow> {
-  const [row] = await tx.select().from(roles).where(and(eq(roles.orgId, orgId), eq(roles.name, name))).for("update");
+  const [row] = await tx
+    .select()
+    .from(roles)
+    .where(and(eq(roles.orgId, orgId), eq(roles.name, name)))
+    .for("update");
   if (!row) throw notFound("role");
   return row;
 }
 
 const builtinFixed = (name: string) =>
-  new AppError("failed_precondition", `"${name}" is a built-in role; it cannot be changed or deleted (create a custom role instead)`);
+  new AppError(
+    "failed_precondition",
+    `"${name}" is a built-in role; it cannot be changed or deleted (create a custom role instead)`,
+  );
 const nameTaken = (name: string) => new AppError("already_exists", `a role named "${name}" already exists`);
 
 export interface CreateRoleInput {
@@ -124,9 +135,14 @@ export interface UpdateRoleInput {
   permissions?: string[] | undefined;
 }
 
-export async function updateRole(ctx: RequestContext, name: string, input: UpdateRoleInput): Promise<RoleView> {
+export async function updateRole(
+  ctx: RequestContext,
+  name: string,
+  input: UpdateRoleInput,
+): Promise<RoleView> {
   const actor = actorOf(ctx);
-  const permissions = input.permissions === undefined ? undefined : checkPermissions(actor, input.permissions);
+  const permissions =
+    input.permissions === undefined ? undefined : checkPermissions(actor, input.permissions);
   return mutate(ctx, "role.update", { type: "role", id: name }, async (tx) => {
     const row = await roleByName(tx, actor.orgId, name);
     if (row.builtin) throw builtinFixed(name);
@@ -150,14 +166,20 @@ export async function updateRole(ctx: RequestContext, name: string, input: Updat
   });
 }
 
-export async function deleteRole(ctx: RequestContext, name: string): Promise<{ name: string; deleted: true }> {
+export async function deleteRole(
+  ctx: RequestContext,
+  name: string,
+): Promise<{ name: string; deleted: true }> {
   const actor = actorOf(ctx);
   return mutate(ctx, "role.delete", { type: "role", id: name }, async (tx) => {
     const row = await roleByName(tx, actor.orgId, name);
     if (row.builtin) throw builtinFixed(name);
     const holders = await usersOf(tx, row.id);
     if (holders > 0) {
-      throw new AppError("failed_precondition", `role "${name}" is held by ${holders} user(s); give them another role first`);
+      throw new AppError(
+        "failed_precondition",
+        `role "${name}" is held by ${holders} user(s); give them another role first`,
+      );
     }
     await tx.delete(roles).where(eq(roles.id, row.id));
     return { result: { name, deleted: true as const } };

@@ -48,7 +48,8 @@ export async function listUsers(ctx: RequestContext): Promise<{ users: Organizat
 
 function mustHold(actor: Actor, permissions: string[], what: string) {
   const beyond = permissions.filter((p) => !actor.permissions.has(p as Permission));
-  if (beyond.length > 0) throw new AppError("forbidden", `${what} carries permissions you do not hold: ${beyond.join(", ")}`);
+  if (beyond.length > 0)
+    throw new AppError("forbidden", `${what} carries permissions you do not hold: ${beyond.join(", ")}`);
 }
 
 async function adminsOf(tx: Executor, orgId: string): Promise<number> {
@@ -69,7 +70,11 @@ export async function setUserRole(
   return mutate(ctx, "user.role.update", { type: "user", id: userId }, async (tx) => {
     // Role changes of one organization take turns, so two admins demoting each other at once cannot
     // both succeed and leave it without one.
-    await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, actor.orgId)).for("update");
+    await tx
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(eq(organizations.id, actor.orgId))
+      .for("update");
     const [current] = await tx
       .select({ email: users.email, role: roles.name, permissions: roles.permissions })
       .from(memberships)

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { auditLogs } from "../../db/schema/index.ts";
-import { call, createUser, gatewayHandler, type Handler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import {
+  call,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -28,11 +36,18 @@ beforeAll(async () => {
     })),
   );
   // Another organization's record, which nobody here may see.
-  await t.app.db.insert(auditLogs).values({ orgId: crypto.randomUUID(), action: "pool.create", outcome: "success", targetType: "seed", targetId: "foreign" });
+  await t.app.db.insert(auditLogs).values({
+    orgId: crypto.randomUUID(),
+    action: "pool.create",
+    outcome: "success",
+    targetType: "seed",
+    targetId: "foreign",
+  });
 }, 60_000);
 afterAll(() => t.close());
 
-const logs = (query: string, token = admin.access_token) => call(handle, "GET", `/audit/logs${query}`, { token });
+const logs = (query: string, token = admin.access_token) =>
+  call(handle, "GET", `/audit/logs${query}`, { token });
 const seeded = (items: { target_type: string; target_id: string }[]) =>
   items.filter((i) => i.target_type === "seed").map((i) => i.target_id);
 
@@ -47,7 +62,20 @@ describe("GET /audit/logs", () => {
     expect(ids).not.toContain("foreign");
     expect(res.body.next_cursor).toBeNull();
     expect(Object.keys(res.body.items[0]).sort()).toEqual(
-      ["action", "actor_id", "actor_label", "created_at", "details", "id", "ip", "outcome", "request_id", "target_id", "target_type", "user_agent"].sort(),
+      [
+        "action",
+        "actor_id",
+        "actor_label",
+        "created_at",
+        "details",
+        "id",
+        "ip",
+        "outcome",
+        "request_id",
+        "target_id",
+        "target_type",
+        "user_agent",
+      ].sort(),
     );
   });
 
@@ -63,7 +91,10 @@ describe("GET /audit/logs", () => {
       cursor = res.body.next_cursor;
       pages++;
     } while (cursor && pages < 10);
-    const expected = Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 3).reverse().map(String);
+    const expected = Array.from({ length: 30 }, (_, i) => i)
+      .filter((i) => i % 3)
+      .reverse()
+      .map(String);
     expect(seen).toEqual(expected);
     expect(pages).toBe(3);
   });
@@ -100,16 +131,29 @@ describe("GET /audit/logs", () => {
     expect(seeded((await logs("?limit=200&action=deployment.delete")).body.items)).toHaveLength(10);
     expect(seeded((await logs("?limit=200&action=deploy*")).body.items)).toHaveLength(10);
     expect(seeded((await logs("?limit=200&action=deploy")).body.items)).toHaveLength(0);
-    expect(seeded((await logs("?limit=200&outcome=failure")).body.items)).toEqual(["25", "20", "15", "10", "5", "0"]);
+    expect(seeded((await logs("?limit=200&outcome=failure")).body.items)).toEqual([
+      "25",
+      "20",
+      "15",
+      "10",
+      "5",
+      "0",
+    ]);
     const range = seeded(
-      (await logs(`?limit=200&from=${encodeURIComponent("2031-03-01T00:10:00Z")}&to=${encodeURIComponent("2031-03-01T00:13:00Z")}`)).body.items,
+      (
+        await logs(
+          `?limit=200&from=${encodeURIComponent("2031-03-01T00:10:00Z")}&to=${encodeURIComponent("2031-03-01T00:13:00Z")}`,
+        )
+      ).body.items,
     );
     expect(range).toEqual(["12", "11", "10"]);
   });
 
   test("sign-ins of the organization's users are in it", async () => {
     const res = await logs("?action=auth.login&outcome=success");
-    expect(res.body.items.some((i: { actor_label: string }) => i.actor_label === "admin@example.com")).toBe(true);
+    expect(res.body.items.some((i: { actor_label: string }) => i.actor_label === "admin@example.com")).toBe(
+      true,
+    );
   });
 
   test("bad parameters are 400: limit over 200, a date that is not ISO, a forged cursor, an unknown outcome", async () => {

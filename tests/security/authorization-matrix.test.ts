@@ -8,8 +8,16 @@
 // the body is validated, so 401 and 403 come whatever the body.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type LoadedRoute, loadRoutes } from "../../server/http/loader.ts";
-import { type Access, builtinRoles, type BuiltinRole, isPermission } from "../../services/permissions.ts";
-import { createOrganization, createUser, gatewayHandler, type Handler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import { type Access, type BuiltinRole, builtinRoles, isPermission } from "../../services/permissions.ts";
+import {
+  createOrganization,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
 
 const gateways = ["filtration", "orchestration", "inference"] as const;
 type Gateway = (typeof gateways)[number];
@@ -46,10 +54,14 @@ beforeAll(async () => {
   for (const gateway of gateways) handlers[gateway] = (await gatewayHandler(t.app, gateway)).handle;
   const filtration = handlers.filtration;
   tokens.admin = (await loginAsAdmin(filtration)).access_token;
-  tokens.developer = (await createUser(t, filtration, "matrix-developer@example.com", "developer")).access_token;
+  tokens.developer = (
+    await createUser(t, filtration, "matrix-developer@example.com", "developer")
+  ).access_token;
   tokens.viewer = (await createUser(t, filtration, "matrix-viewer@example.com", "viewer")).access_token;
   const other = await createOrganization(t, "matrix-other");
-  tokens["other-org-admin"] = (await createUser(t, filtration, "matrix-other-admin@example.com", "admin", other)).access_token;
+  tokens["other-org-admin"] = (
+    await createUser(t, filtration, "matrix-other-admin@example.com", "admin", other)
+  ).access_token;
 }, 60_000);
 afterAll(() => t.close());
 
@@ -89,7 +101,9 @@ describe.each(gateways)("%s gateway", (gateway) => {
     });
     return;
   }
-  test.each(mine.map((r) => [`${r.route.method} ${r.route.path} (${r.route.definition.access})`, r.route] as const))(
+  test.each(
+    mine.map((r) => [`${r.route.method} ${r.route.path} (${r.route.definition.access})`, r.route] as const),
+  )(
     "%s",
     async (_name, route) => {
       const wrong: string[] = [];

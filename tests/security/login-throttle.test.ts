@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc, eq } from "drizzle-orm";
 import { auditLogs } from "../../db/schema/index.ts";
 import { loginThrottle, nextAttempt } from "../../services/auth/login-throttle.ts";
-import { adminEmail, adminPassword, call, createUser, gatewayHandler, type Handler, startTestApp, type TestApp } from "../support/app.ts";
+import {
+  adminEmail,
+  adminPassword,
+  call,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
 
 describe("the policy", () => {
   const t0 = new Date("2030-01-01T00:00:00Z");
@@ -55,7 +64,8 @@ describe("POST /auth/login under repeated failures", () => {
   }, 60_000);
   afterAll(() => t.close());
 
-  const attempt = (email: string, password: string) => call(handle, "POST", "/auth/login", { body: { email, password } });
+  const attempt = (email: string, password: string) =>
+    call(handle, "POST", "/auth/login", { body: { email, password } });
 
   /** Ten wrong passwords, each after its wait: the e-mail is then locked. */
   async function lockOut(email: string) {
@@ -87,12 +97,14 @@ describe("POST /auth/login under repeated failures", () => {
 
   test("during a wait the right password is refused too; afterwards it works and clears the count", async () => {
     await createUser(t, handle, "slow@example.com", "viewer");
-    for (let n = 1; n <= loginThrottle.freeAttempts; n++) expect((await attempt("slow@example.com", "nope")).status).toBe(401);
+    for (let n = 1; n <= loginThrottle.freeAttempts; n++)
+      expect((await attempt("slow@example.com", "nope")).status).toBe(401);
     expect((await attempt("slow@example.com", adminPassword)).status).toBe(401);
     advance(1000);
     expect((await attempt("slow@example.com", adminPassword)).status).toBe(200);
     // Cleared: five more mistakes are allowed back to back again.
-    for (let n = 1; n <= loginThrottle.freeAttempts; n++) expect((await attempt("slow@example.com", "nope")).status).toBe(401);
+    for (let n = 1; n <= loginThrottle.freeAttempts; n++)
+      expect((await attempt("slow@example.com", "nope")).status).toBe(401);
     advance(1000);
     expect((await attempt("slow@example.com", adminPassword)).status).toBe(200);
   }, 30_000);
@@ -130,7 +142,9 @@ describe("POST /auth/login under repeated failures", () => {
   test("a burst of parallel guesses gets no more checks than guesses one after another", async () => {
     await createUser(t, handle, "burst@example.com", "viewer");
     advance(60 * 60_000);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => attempt("burst@example.com", "guess")));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => attempt("burst@example.com", "guess")),
+    );
     expect(answers.every((a) => a.status === 401)).toBe(true);
     const rows = await t.app.db.select().from(auditLogs).where(eq(auditLogs.actorLabel, "burst@example.com"));
     const reasons = rows.map((r) => r.details.reason).filter(Boolean);

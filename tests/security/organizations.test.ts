@@ -44,7 +44,10 @@ describe("GET /auth/organizations", () => {
 
 describe("POST /auth/switch-org", () => {
   test("gives tokens for the other organization, with the role held there", async () => {
-    const res = await call(handle, "POST", "/auth/switch-org", { token: user.access_token, body: { org_id: other } });
+    const res = await call(handle, "POST", "/auth/switch-org", {
+      token: user.access_token,
+      body: { org_id: other },
+    });
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ org_id: other, role: "admin", email: "member@example.com" });
     const me = await call(handle, "GET", "/auth/me", { token: res.body.access_token });
@@ -57,7 +60,10 @@ describe("POST /auth/switch-org", () => {
   });
 
   test("an organization the user does not belong to and one that does not exist get the same 404", async () => {
-    const foreign = await call(handle, "POST", "/auth/switch-org", { token: user.access_token, body: { org_id: stranger } });
+    const foreign = await call(handle, "POST", "/auth/switch-org", {
+      token: user.access_token,
+      body: { org_id: stranger },
+    });
     const missing = await call(handle, "POST", "/auth/switch-org", {
       token: user.access_token,
       body: { org_id: crypto.randomUUID() },
@@ -68,20 +74,30 @@ describe("POST /auth/switch-org", () => {
   });
 
   test("a malformed id is 400; no token is 401", async () => {
-    expect((await call(handle, "POST", "/auth/switch-org", { token: user.access_token, body: { org_id: "x" } })).status).toBe(400);
+    expect(
+      (await call(handle, "POST", "/auth/switch-org", { token: user.access_token, body: { org_id: "x" } }))
+        .status,
+    ).toBe(400);
     expect((await call(handle, "POST", "/auth/switch-org", { body: { org_id: other } })).status).toBe(401);
   });
 
   test("a membership removed after the switch takes effect at once", async () => {
     const member = await createUser(t, handle, "leaving@example.com", "viewer");
     await addMembership(t, member.user.id, other, "developer");
-    const switched = await call(handle, "POST", "/auth/switch-org", { token: member.access_token, body: { org_id: other } });
+    const switched = await call(handle, "POST", "/auth/switch-org", {
+      token: member.access_token,
+      body: { org_id: other },
+    });
     expect(switched.status).toBe(200);
     const { and, eq } = await import("drizzle-orm");
     const { memberships } = await import("../../db/schema/index.ts");
-    await t.app.db.delete(memberships).where(and(eq(memberships.userId, member.user.id), eq(memberships.orgId, other)));
+    await t.app.db
+      .delete(memberships)
+      .where(and(eq(memberships.userId, member.user.id), eq(memberships.orgId, other)));
     expect((await call(handle, "GET", "/auth/me", { token: switched.body.access_token })).status).toBe(401);
-    const refreshed = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: switched.body.refresh_token } });
+    const refreshed = await call(handle, "POST", "/auth/refresh", {
+      body: { refresh_token: switched.body.refresh_token },
+    });
     expect(refreshed.status).toBe(401);
   });
 });

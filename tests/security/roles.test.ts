@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, memberships, roles } from "../../db/schema/index.ts";
 import { allPermissions, permissionCatalog } from "../../services/permissions.ts";
-import { call, createUser, gatewayHandler, type Handler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import {
+  call,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -27,7 +35,10 @@ describe("GET /admin/roles/permissions/list", () => {
     const res = await as(admin).get("/admin/roles/permissions/list");
     expect(res.status).toBe(200);
     expect(res.body.permissions).toHaveLength(allPermissions.length);
-    expect(res.body.permissions).toContainEqual({ name: "audit:read", description: permissionCatalog["audit:read"] });
+    expect(res.body.permissions).toContainEqual({
+      name: "audit:read",
+      description: permissionCatalog["audit:read"],
+    });
   });
 });
 
@@ -51,7 +62,12 @@ describe("POST /admin/roles", () => {
       permissions: ["audit:read", "users:read", "audit:read"],
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: "auditor", builtin: false, user_count: 0, description: "Reads the audit log" });
+    expect(res.body).toMatchObject({
+      name: "auditor",
+      builtin: false,
+      user_count: 0,
+      description: "Reads the audit log",
+    });
     expect(res.body.permissions.sort()).toEqual(["audit:read", "users:read"]);
     const list = await as(admin).get("/admin/roles");
     expect(list.body.roles.map((r: { name: string }) => r.name)).toContain("auditor");
@@ -66,15 +82,22 @@ describe("POST /admin/roles", () => {
   });
 
   test("an unknown permission is 400 naming it; a bad name is 400", async () => {
-    const res = await as(admin).post("/admin/roles", { name: "typo", permissions: ["deployments:read", "deployments:nuke"] });
+    const res = await as(admin).post("/admin/roles", {
+      name: "typo",
+      permissions: ["deployments:read", "deployments:nuke"],
+    });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.fields).toEqual([{ field: "permissions.1", message: 'unknown permission "deployments:nuke"' }]);
+    expect(res.body.error.details.fields).toEqual([
+      { field: "permissions.1", message: 'unknown permission "deployments:nuke"' },
+    ]);
     expect((await as(admin).post("/admin/roles", { name: "Has Spaces", permissions: [] })).status).toBe(400);
   });
 
   test("a developer (no roles:write) gets 403", async () => {
     const dev = await createUser(t, handle, "dev-roles@example.com", "developer");
-    expect((await as(dev.access_token).post("/admin/roles", { name: "x", permissions: [] })).status).toBe(403);
+    expect((await as(dev.access_token).post("/admin/roles", { name: "x", permissions: [] })).status).toBe(
+      403,
+    );
   });
 
   test("nobody grants a permission they do not hold", async () => {
@@ -85,13 +108,21 @@ describe("POST /admin/roles", () => {
     });
     const manager = await createUser(t, handle, "manager@example.com", "viewer");
     await as(admin).put(`/admin/users/${manager.user.id}/role`, { role: "role-manager" });
-    const res = await as(manager.access_token).post("/admin/roles", { name: "sneaky", permissions: ["audit:read"] });
+    const res = await as(manager.access_token).post("/admin/roles", {
+      name: "sneaky",
+      permissions: ["audit:read"],
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.message).toContain("audit:read");
-    const ok = await as(manager.access_token).post("/admin/roles", { name: "reader", permissions: ["users:read"] });
+    const ok = await as(manager.access_token).post("/admin/roles", {
+      name: "reader",
+      permissions: ["users:read"],
+    });
     expect(ok.status).toBe(201);
     // Nor may it hand itself, or anyone, the admin role.
-    const promote = await as(manager.access_token).put(`/admin/users/${manager.user.id}/role`, { role: "admin" });
+    const promote = await as(manager.access_token).put(`/admin/users/${manager.user.id}/role`, {
+      role: "admin",
+    });
     expect(promote.status).toBe(403);
   });
 });
@@ -102,7 +133,10 @@ describe("PUT /admin/roles/{name}", () => {
     const holder = await createUser(t, handle, "ops@example.com", "viewer");
     await as(admin).put(`/admin/users/${holder.user.id}/role`, { role: "ops" });
     expect((await as(holder.access_token).get("/admin/users")).status).toBe(403);
-    const res = await as(admin).put("/admin/roles/ops", { description: "Operations", permissions: ["deployments:read", "users:read"] });
+    const res = await as(admin).put("/admin/roles/ops", {
+      description: "Operations",
+      permissions: ["deployments:read", "users:read"],
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: "ops", description: "Operations", user_count: 1 });
     expect((await as(holder.access_token).get("/admin/users")).status).toBe(200);
@@ -118,7 +152,11 @@ describe("PUT /admin/roles/{name}", () => {
   });
 
   test("built-in roles cannot be changed or renamed: 409", async () => {
-    for (const body of [{ permissions: ["audit:read"] }, { name: "superuser" }, { description: "mine now" }]) {
+    for (const body of [
+      { permissions: ["audit:read"] },
+      { name: "superuser" },
+      { description: "mine now" },
+    ]) {
       const res = await as(admin).put("/admin/roles/viewer", body);
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe("conflict");
@@ -155,7 +193,11 @@ describe("DELETE /admin/roles/{name}", () => {
     const res = await as(admin).del("/admin/roles/held");
     expect(res.status).toBe(409);
     expect(res.body.error.message).toContain("held by 1 user");
-    const still = await t.app.db.select().from(memberships).innerJoin(roles, eq(roles.id, memberships.roleId)).where(and(eq(roles.name, "held")));
+    const still = await t.app.db
+      .select()
+      .from(memberships)
+      .innerJoin(roles, eq(roles.id, memberships.roleId))
+      .where(and(eq(roles.name, "held")));
     expect(still).toHaveLength(1);
   });
 });
@@ -173,6 +215,8 @@ test("every role change is audited, successes and refusals", async () => {
     "role.delete:success",
     "role.update:success",
   ]);
-  expect(mine.find((r) => r.action === "role.update")?.details).toEqual({ permissions: ["models:read", "pools:read"] });
+  expect(mine.find((r) => r.action === "role.update")?.details).toEqual({
+    permissions: ["models:read", "pools:read"],
+  });
   expect(mine.find((r) => r.outcome === "failure")?.details).toEqual({ error: "already_exists" });
 });

@@ -3,7 +3,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { memberships, roles } from "../../db/schema/index.ts";
-import { call, createOrganization, createUser, gatewayHandler, type Handler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import {
+  call,
+  createOrganization,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -26,7 +35,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const asB = (method: string, path: string, body?: unknown) => call(handle, method, path, { token: adminB.access_token, body });
+const asB = (method: string, path: string, body?: unknown) =>
+  call(handle, method, path, { token: adminB.access_token, body });
 
 describe("organization B's admin and organization A", () => {
   test("B's user list holds only B's users", async () => {
@@ -43,7 +53,9 @@ describe("organization B's admin and organization A", () => {
     }
     // Same answer as for a user that does not exist at all.
     const ghost = await asB("PUT", `/admin/users/${crypto.randomUUID()}/role`, { role: "viewer" });
-    expect(ghost.body).toEqual((await asB("PUT", `/admin/users/${userA.user.id}/role`, { role: "viewer" })).body);
+    expect(ghost.body).toEqual(
+      (await asB("PUT", `/admin/users/${userA.user.id}/role`, { role: "viewer" })).body,
+    );
     const [row] = await t.app.db
       .select({ role: roles.name })
       .from(memberships)

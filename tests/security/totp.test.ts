@@ -4,8 +4,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema/index.ts";
-import { oathtool as runOathtool, oathtoolAvailable, rfc6238, totpCode } from "../support/totp-codes.ts";
-import { adminPassword, call, createUser, gatewayHandler, type Handler, startTestApp, type TestApp } from "../support/app.ts";
+import {
+  adminPassword,
+  call,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
+import { oathtoolAvailable, rfc6238, oathtool as runOathtool, totpCode } from "../support/totp-codes.ts";
 
 const oathtool = totpCode;
 
@@ -23,7 +31,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const login = (email: string, totp_code?: string) =>
-  call(handle, "POST", "/auth/login", { body: { email, password: adminPassword, ...(totp_code ? { totp_code } : {}) } });
+  call(handle, "POST", "/auth/login", {
+    body: { email, password: adminPassword, ...(totp_code ? { totp_code } : {}) },
+  });
 
 /** A signed-in user with two-factor set up and enabled; returns the secret. */
 async function enrolled(email: string) {
@@ -80,10 +90,16 @@ describe("setting up two-factor sign-in", () => {
     const { body } = await call(handle, "POST", "/auth/totp/setup", { token: session.access_token });
     const right = oathtool(body.secret, now);
     const wrong = right === "000000" ? "111111" : "000000";
-    const bad = await call(handle, "POST", "/auth/totp/verify", { token: session.access_token, body: { code: wrong } });
+    const bad = await call(handle, "POST", "/auth/totp/verify", {
+      token: session.access_token,
+      body: { code: wrong },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.fields[0].field).toBe("code");
-    const good = await call(handle, "POST", "/auth/totp/verify", { token: session.access_token, body: { code: right } });
+    const good = await call(handle, "POST", "/auth/totp/verify", {
+      token: session.access_token,
+      body: { code: right },
+    });
     expect(good.status).toBe(200);
     expect(good.body).toEqual({ totp_enabled: true });
     const me = await call(handle, "GET", "/auth/me", { token: session.access_token });
@@ -92,7 +108,10 @@ describe("setting up two-factor sign-in", () => {
 
   test("verify before setup, and setup while enabled, are 409", async () => {
     const session = await createUser(t, handle, "order@example.com", "viewer");
-    const early = await call(handle, "POST", "/auth/totp/verify", { token: session.access_token, body: { code: "123456" } });
+    const early = await call(handle, "POST", "/auth/totp/verify", {
+      token: session.access_token,
+      body: { code: "123456" },
+    });
     expect(early.status).toBe(409);
     const { session: on } = await enrolled("order2@example.com");
     expect((await call(handle, "POST", "/auth/totp/setup", { token: on.access_token })).status).toBe(409);
@@ -100,7 +119,10 @@ describe("setting up two-factor sign-in", () => {
 
   test("a code of the wrong shape is 400; without a token all three are 401", async () => {
     const session = await createUser(t, handle, "shape@example.com", "viewer");
-    const res = await call(handle, "POST", "/auth/totp/verify", { token: session.access_token, body: { code: "12ab56" } });
+    const res = await call(handle, "POST", "/auth/totp/verify", {
+      token: session.access_token,
+      body: { code: "12ab56" },
+    });
     expect(res.status).toBe(400);
     for (const path of ["/auth/totp/setup", "/auth/totp/verify", "/auth/totp/disable"]) {
       expect((await call(handle, "POST", path, { body: { code: "123456" } })).status).toBe(401);
@@ -181,7 +203,10 @@ describe("disabling two-factor sign-in", () => {
     expect((await login("off@example.com")).status).toBe(200);
     const [row] = await t.app.db.select().from(users).where(eq(users.email, "off@example.com"));
     expect(row?.totpSecret).toBeNull();
-    const twice = await call(handle, "POST", "/auth/totp/disable", { token: session.access_token, body: { code: "123456" } });
+    const twice = await call(handle, "POST", "/auth/totp/disable", {
+      token: session.access_token,
+      body: { code: "123456" },
+    });
     expect(twice.status).toBe(409);
   });
 
@@ -204,11 +229,19 @@ describe("disabling two-factor sign-in", () => {
   test("setup, enable and disable are audited without the secret", async () => {
     const { session, secret } = await enrolled("audit-totp@example.com");
     now += 30;
-    await call(handle, "POST", "/auth/totp/disable", { token: session.access_token, body: { code: oathtool(secret, now) } });
+    await call(handle, "POST", "/auth/totp/disable", {
+      token: session.access_token,
+      body: { code: oathtool(secret, now) },
+    });
     const { auditLogs } = await import("../../db/schema/index.ts");
-    const rows = await t.app.db.select().from(auditLogs).where(eq(auditLogs.actorLabel, "audit-totp@example.com"));
+    const rows = await t.app.db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.actorLabel, "audit-totp@example.com"));
     const actions = rows.filter((r) => r.outcome === "success").map((r) => r.action);
-    expect(actions).toEqual(expect.arrayContaining(["auth.totp.setup", "auth.totp.enable", "auth.totp.disable"]));
+    expect(actions).toEqual(
+      expect.arrayContaining(["auth.totp.setup", "auth.totp.enable", "auth.totp.disable"]),
+    );
     expect(JSON.stringify(rows)).not.toContain(secret);
   });
 });
@@ -229,7 +262,11 @@ describe("the dashboard's sign-in form", () => {
     expect(without.status).toBe(401);
     expect(await without.text()).toContain("TOTP code is required");
     now += 30;
-    const withCode = await post({ email: "dash@example.com", password: adminPassword, totp_code: oathtool(secret, now) });
+    const withCode = await post({
+      email: "dash@example.com",
+      password: adminPassword,
+      totp_code: oathtool(secret, now),
+    });
     expect(withCode.status).toBe(303);
     expect(withCode.headers.get("set-cookie")).toBeTruthy();
   });

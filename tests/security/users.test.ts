@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { auditLogs } from "../../db/schema/index.ts";
-import { call, createUser, gatewayHandler, type Handler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import {
+  call,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -22,7 +30,9 @@ describe("GET /admin/users", () => {
     await createUser(t, handle, "listed@example.com", "developer");
     const res = await call(handle, "GET", "/admin/users", { token: admin.access_token });
     expect(res.status).toBe(200);
-    expect(res.body.users).toContainEqual(expect.objectContaining({ email: "listed@example.com", role: "developer", totp_enabled: false }));
+    expect(res.body.users).toContainEqual(
+      expect.objectContaining({ email: "listed@example.com", role: "developer", totp_enabled: false }),
+    );
     expect(res.body.users).toContainEqual(expect.objectContaining({ id: admin.user.id, role: "admin" }));
     expect(JSON.stringify(res.body)).not.toContain("argon2");
   });
@@ -31,7 +41,14 @@ describe("GET /admin/users", () => {
 describe("PUT /admin/users/{id}/role", () => {
   test("changes the role, and it applies to the user's next request", async () => {
     const user = await createUser(t, handle, "promoted@example.com", "viewer");
-    expect((await call(handle, "POST", "/admin/roles", { token: user.access_token, body: { name: "x", permissions: [] } })).status).toBe(403);
+    expect(
+      (
+        await call(handle, "POST", "/admin/roles", {
+          token: user.access_token,
+          body: { name: "x", permissions: [] },
+        })
+      ).status,
+    ).toBe(403);
     const res = await setRole(admin.access_token, user.user.id, "admin");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: user.user.id, email: "promoted@example.com", role: "admin" });
@@ -44,13 +61,22 @@ describe("PUT /admin/users/{id}/role", () => {
     try {
       const h = (await gatewayHandler(t2.app, "filtration")).handle;
       const only = await loginAsAdmin(h);
-      const res = await call(h, "PUT", `/admin/users/${only.user.id}/role`, { token: only.access_token, body: { role: "viewer" } });
+      const res = await call(h, "PUT", `/admin/users/${only.user.id}/role`, {
+        token: only.access_token,
+        body: { role: "viewer" },
+      });
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe("conflict");
       const second = await createUser(t2, h, "second-admin@example.com", "admin");
-      const ok = await call(h, "PUT", `/admin/users/${only.user.id}/role`, { token: second.access_token, body: { role: "viewer" } });
+      const ok = await call(h, "PUT", `/admin/users/${only.user.id}/role`, {
+        token: second.access_token,
+        body: { role: "viewer" },
+      });
       expect(ok.status).toBe(200);
-      const last = await call(h, "PUT", `/admin/users/${second.user.id}/role`, { token: second.access_token, body: { role: "developer" } });
+      const last = await call(h, "PUT", `/admin/users/${second.user.id}/role`, {
+        token: second.access_token,
+        body: { role: "developer" },
+      });
       expect(last.status).toBe(409);
     } finally {
       await t2.close();
@@ -72,7 +98,9 @@ describe("PUT /admin/users/{id}/role", () => {
       const statuses = [ab.status, ba.status].sort();
       expect(statuses[0]).toBe(200);
       expect([403, 409]).toContain(statuses[1] as number);
-      const users = await call(h, "GET", "/admin/users", { token: ab.status === 200 ? a.access_token : b.access_token });
+      const users = await call(h, "GET", "/admin/users", {
+        token: ab.status === 200 ? a.access_token : b.access_token,
+      });
       expect(users.body.users.filter((u: { role: string }) => u.role === "admin")).toHaveLength(1);
     } finally {
       await t3.close();

@@ -1,7 +1,10 @@
 import { t } from "elysia";
 import { roleNamePattern } from "../../../services/rbac/roles.ts";
 
-export const RoleName = t.String({ pattern: roleNamePattern, description: "Lower-case letters, digits, _ and -" });
+export const RoleName = t.String({
+  pattern: roleNamePattern,
+  description: "Lower-case letters, digits, _ and -",
+});
 
 export const Role = t.Object({
   name: t.String(),

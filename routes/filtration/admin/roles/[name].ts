@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { deleteRole, updateRole } from "../../../../services/rbac/roles.ts";
 import { route } from "../../../../server/http/route.ts";
+import { deleteRole, updateRole } from "../../../../services/rbac/roles.ts";
 import { Permissions, Role, RoleName } from "../../_schemas/rbac.ts";
 
 const params = t.Object({ name: t.String({ maxLength: 64 }) });

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { createRole, listRoles } from "../../../../services/rbac/roles.ts";
 import { route } from "../../../../server/http/route.ts";
+import { createRole, listRoles } from "../../../../services/rbac/roles.ts";
 import { Permissions, Role, RoleName } from "../../_schemas/rbac.ts";
 
 export const GET = route({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { listUsers } from "../../../../services/rbac/users.ts";
 import { route } from "../../../../server/http/route.ts";
+import { listUsers } from "../../../../services/rbac/users.ts";
 import { OrganizationUser } from "../../_schemas/rbac.ts";
 
 export const GET = route({
