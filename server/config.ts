@@ -30,6 +30,8 @@ export interface Config {
   orchestrationUrl: string;
   internalApiKey: string;
   jwtSecret: string;
+  /** Seals secrets stored in the database (TOTP secrets, provider credentials). */
+  encryptionKey: string;
   adminEmail: string;
   /** Unset: a password is generated on first start and printed once. */
   adminPassword: string | undefined;
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     orchestrationUrl: url(env, "ORCHESTRATION_URL", `http://${local}:${ports.orchestration}`, http) as string,
     internalApiKey: secret(env, "INTERNAL_API_KEY", dataDir, "internal_api_key"),
     jwtSecret: secret(env, "JWT_SECRET", dataDir, "jwt_secret"),
+    encryptionKey: secret(env, "ENCRYPTION_KEY", dataDir, "encryption_key"),
     adminEmail,
     adminPassword,
     allowRegistration: bool(env, "ALLOW_REGISTRATION", false),

@@ -26,6 +26,17 @@ export function LoginPage({ email, error, next }: LoginProps) {
             Password
             <input type="password" name="password" required autocomplete="current-password" />
           </label>
+          <label>
+            Authenticator code (if two-factor sign-in is on)
+            <input
+              type="text"
+              name="totp_code"
+              inputmode="numeric"
+              pattern="[0-9]{6}"
+              maxlength="6"
+              autocomplete="one-time-code"
+            />
+          </label>
           <button type="submit">Sign in</button>
         </form>
       </section>

@@ -4,6 +4,7 @@ export * from "./roles.ts";
 export * from "./memberships.ts";
 export * from "./refresh-tokens.ts";
 export * from "./audit-logs.ts";
+export * from "./login-attempts.ts";
 export * from "./pools.ts";
 export * from "./nodes.ts";
 export * from "./models.ts";

@@ -1,5 +1,5 @@
 import { boolean, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { at, createdAt, id, updatedAt } from "./_columns.ts";
+import { createdAt, id, updatedAt } from "./_columns.ts";
 
 export const users = pgTable(
   "users",
@@ -13,8 +13,6 @@ export const users = pgTable(
     totpEnabled: boolean("totp_enabled").notNull().default(false),
     /** The last accepted TOTP time step, so a code is accepted once. */
     totpLastStep: integer("totp_last_step"),
-    failedLogins: integer("failed_logins").notNull().default(0),
-    lockedUntil: at("locked_until"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

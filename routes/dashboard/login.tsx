@@ -17,13 +17,18 @@ export const POST = route({
   access: "public",
   summary: "Sign in",
   html: true,
-  body: t.Object({ email: t.String(), password: t.String(), next: t.Optional(t.String()) }),
+  body: t.Object({
+    email: t.String(),
+    password: t.String(),
+    totp_code: t.Optional(t.String({ maxLength: 16 })),
+    next: t.Optional(t.String()),
+  }),
   handler: async ({ ctx, body, request, set }) => {
     try {
-      const session = await login(ctx, { email: body.email, password: body.password });
+      const session = await login(ctx, { email: body.email, password: body.password, totp_code: body.totp_code || undefined });
       return redirect(safeNext(body.next), sessionCookies(request, session));
     } catch (error) {
-      if (!(error instanceof AppError) || error.code !== "unauthenticated") throw error;
+      if (!(error instanceof AppError) || (error.code !== "unauthenticated" && error.code !== "totp_required")) throw error;
       set.status = 401;
       return <LoginPage email={body.email} error={error.message} next={safeNext(body.next)} />;
     }

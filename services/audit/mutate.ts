@@ -45,6 +45,8 @@ export interface MutationResult<T> {
   /** The target once known (an id created by the change). */
   target?: AuditTarget;
   details?: Record<string, unknown>;
+  /** For requests without an actor (registration): who acted, known only once the change is made. */
+  actor?: { orgId: string; actorId: string; actorLabel: string };
 }
 
 /**
@@ -65,6 +67,7 @@ export async function mutate<T>(
         target: done.target ?? target,
         outcome: "success",
         details: done.details,
+        ...done.actor,
       });
       return done.result;
     });

@@ -2,7 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { refreshTokens, users } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
-import { issueSession, type Session } from "./session.ts";
+import { issueSession, membershipOf, type Session } from "./session.ts";
 import { verifyToken } from "./tokens.ts";
 
 /**
@@ -28,7 +28,9 @@ export async function refresh(ctx: AppContext, token: string): Promise<Session> 
       return { reused: true as const };
     }
     const [user] = await tx.select().from(users).where(eq(users.id, claimed.userId)).limit(1);
-    if (!user || claimed.expiresAt <= now) return { reused: false as const, session: undefined };
+    // A user who left the organization since must sign in again (into one they still belong to).
+    const member = user && (await membershipOf(tx, user.id, claimed.orgId));
+    if (!user || !member || claimed.expiresAt <= now) return { reused: false as const, session: undefined };
     return { reused: false as const, session: await issueSession(ctx, tx, user, claimed.orgId, claimed.familyId) };
   });
   if (outcome.reused) {

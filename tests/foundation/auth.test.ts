@@ -133,3 +133,28 @@ test("the password hash never leaves the database", async () => {
   const me = await call(handle, "GET", "/auth/me", { token: session.access_token });
   expect(JSON.stringify([session, me.body])).not.toContain(row?.passwordHash as string);
 });
+
+describe("POST /auth/refresh after POST /auth/switch-org", () => {
+  test("the switched session rotates in its organization, and its reuse revokes only its own family", async () => {
+    const { createOrganization, addMembership } = await import("../support/app.ts");
+    const orgB = await createOrganization(t, "switch-refresh");
+    const first = await loginAsAdmin(handle);
+    await addMembership(t, first.user.id, orgB, "developer");
+    const switched = await call(handle, "POST", "/auth/switch-org", { token: first.access_token, body: { org_id: orgB } });
+    expect(switched.status).toBe(200);
+
+    const rotated = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: switched.body.refresh_token } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.user).toMatchObject({ org_id: orgB, role: "developer" });
+
+    const replay = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: switched.body.refresh_token } });
+    expect(replay.status).toBe(401);
+    const afterReplay = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: rotated.body.refresh_token } });
+    expect(afterReplay.status).toBe(401);
+
+    // The sign-in it was switched from is a family of its own and lives on, in its organization.
+    const original = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: first.refresh_token } });
+    expect(original.status).toBe(200);
+    expect(original.body.user).toMatchObject({ org_id: first.user.org_id, role: "admin" });
+  });
+});

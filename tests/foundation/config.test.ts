@@ -27,6 +27,7 @@ describe("loadConfig", () => {
     ["LOG_LEVEL", "loud"],
     ["ALLOW_REGISTRATION", "maybe"],
     ["JWT_SECRET", "short"],
+    ["ENCRYPTION_KEY", "short"],
     ["ADMIN_EMAIL", "not-an-email"],
   ])("%s=%s is refused with the variable named", (name, value) => {
     let caught: unknown;
@@ -45,7 +46,7 @@ describe("loadConfig", () => {
     expect([...config.services].sort()).toEqual(["filtration", "inference"]);
   });
 
-  test("INTERNAL_API_KEY and JWT_SECRET are generated once, kept in DATA_DIR with mode 0600", () => {
+  test("INTERNAL_API_KEY, JWT_SECRET and ENCRYPTION_KEY are generated once, kept in DATA_DIR with mode 0600", () => {
     const dataDir = dir();
     const first = loadConfig({ DATA_DIR: dataDir });
     const second = loadConfig({ DATA_DIR: dataDir });
@@ -53,16 +54,24 @@ describe("loadConfig", () => {
     expect(first.jwtSecret).not.toBe(first.internalApiKey);
     expect(second.internalApiKey).toBe(first.internalApiKey);
     expect(second.jwtSecret).toBe(first.jwtSecret);
-    for (const file of ["internal_api_key", "jwt_secret"]) {
+    expect(second.encryptionKey).toBe(first.encryptionKey);
+    expect(new Set([first.jwtSecret, first.internalApiKey, first.encryptionKey]).size).toBe(3);
+    for (const file of ["internal_api_key", "jwt_secret", "encryption_key"]) {
       expect(statSync(join(dataDir, file)).mode & 0o777).toBe(0o600);
     }
     expect(readFileSync(join(dataDir, "jwt_secret"), "utf8")).toBe(first.jwtSecret);
   });
 
   test("set secrets win over the kept ones", () => {
-    const config = loadConfig({ DATA_DIR: dir(), JWT_SECRET: "a".repeat(32), INTERNAL_API_KEY: "b".repeat(32) });
+    const config = loadConfig({
+      DATA_DIR: dir(),
+      JWT_SECRET: "a".repeat(32),
+      INTERNAL_API_KEY: "b".repeat(32),
+      ENCRYPTION_KEY: "c".repeat(32),
+    });
     expect(config.jwtSecret).toBe("a".repeat(32));
     expect(config.internalApiKey).toBe("b".repeat(32));
+    expect(config.encryptionKey).toBe("c".repeat(32));
   });
 });
 

@@ -96,3 +96,22 @@ export async function createUser(
   const res = await call(handle, "POST", "/auth/login", { body: { email, password: adminPassword } });
   return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
 }
+
+/** A new organization with its built-in roles; returns its id. */
+export async function createOrganization(t: TestApp, name: string): Promise<string> {
+  const { organizations } = await import("../../db/schema/index.ts");
+  const { ensureBuiltinRoles } = await import("../../services/orgs/builtin-roles.ts");
+  const [org] = await t.app.db.insert(organizations).values({ name }).returning();
+  if (!org) throw new Error("could not create the organization");
+  await ensureBuiltinRoles(t.app.db, org.id);
+  return org.id;
+}
+
+/** Makes an existing user a member of another organization with a built-in role. */
+export async function addMembership(t: TestApp, userId: string, orgId: string, role: "admin" | "developer" | "viewer") {
+  const { and, eq } = await import("drizzle-orm");
+  const { memberships, roles } = await import("../../db/schema/index.ts");
+  const [roleRow] = await t.app.db.select().from(roles).where(and(eq(roles.orgId, orgId), eq(roles.name, role)));
+  if (!roleRow) throw new Error(`no role ${role} in ${orgId}`);
+  await t.app.db.insert(memberships).values({ userId, orgId, roleId: roleRow.id });
+}

@@ -1,0 +1,10 @@
+CREATE TABLE "login_attempts" (
+	"email" text PRIMARY KEY NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"last_attempt_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"not_before" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX "login_attempts_last_attempt_idx" ON "login_attempts" USING btree ("last_attempt_at");--> statement-breakpoint
+ALTER TABLE "users" DROP COLUMN "failed_logins";--> statement-breakpoint
+ALTER TABLE "users" DROP COLUMN "locked_until";

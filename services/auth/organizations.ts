@@ -1,0 +1,58 @@
+// The organizations a user belongs to, and moving a session into another of them. An organization the
+// user does not belong to is answered as not found, whether it exists or not, so nothing leaks.
+import { asc, eq } from "drizzle-orm";
+import { memberships, organizations, roles } from "../../db/schema/index.ts";
+import { mutate } from "../audit/mutate.ts";
+import { actorOf, type RequestContext } from "../context.ts";
+import { notFound } from "../errors.ts";
+import { issueSession, membershipOf, type Session } from "./session.ts";
+
+export interface OrganizationMembership {
+  id: string;
+  name: string;
+  role: string;
+  /** The organization of the token this request carried. */
+  active: boolean;
+  joined_at: string;
+}
+
+export async function listMyOrganizations(
+  ctx: RequestContext,
+): Promise<{ organizations: OrganizationMembership[] }> {
+  const actor = actorOf(ctx);
+  const rows = await ctx.db
+    .select({
+      id: organizations.id,
+      name: organizations.name,
+      role: roles.name,
+      joinedAt: memberships.createdAt,
+    })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
+    .innerJoin(roles, eq(roles.id, memberships.roleId))
+    .where(eq(memberships.userId, actor.userId))
+    .orderBy(asc(memberships.createdAt), asc(organizations.name));
+  return {
+    organizations: rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      role: r.role,
+      active: r.id === actor.orgId,
+      joined_at: r.joinedAt.toISOString(),
+    })),
+  };
+}
+
+/**
+ * New tokens for another organization of the user: a new session (a new refresh-token family). The
+ * tokens held for the previous organization stay valid until they expire, so two tabs may work in
+ * two organizations.
+ */
+export async function switchOrganization(ctx: RequestContext, orgId: string): Promise<Session> {
+  const actor = actorOf(ctx);
+  return mutate(ctx, "auth.switch_org", { type: "organization", id: orgId }, async (tx) => {
+    if (!(await membershipOf(tx, actor.userId, orgId))) throw notFound("organization");
+    const session = await issueSession(ctx, tx, { id: actor.userId, email: actor.email }, orgId);
+    return { result: session };
+  });
+}

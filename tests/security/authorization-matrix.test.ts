@@ -1,0 +1,140 @@
+// Every protected route of every HTTP gateway, called by every kind of caller, answers what its
+// declared access and the built-in roles say: no credentials 401, a role without the permission 403,
+// a role with it neither. The routes are read from the route files, so a route added later is in the
+// matrix the moment it exists.
+//
+// Callers with the permission get path parameters of random UUIDs and an empty body, so they are
+// expected to get 400 or 404 (never 401, 403, or a 500 from an unchecked input). The guard runs before
+// the body is validated, so 401 and 403 come whatever the body.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type LoadedRoute, loadRoutes } from "../../server/http/loader.ts";
+import { type Access, type BuiltinRole, builtinRoles, isPermission } from "../../services/permissions.ts";
+import {
+  createOrganization,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
+
+const gateways = ["filtration", "orchestration", "inference"] as const;
+type Gateway = (typeof gateways)[number];
+
+type Persona = "anonymous" | BuiltinRole | "other-org-admin";
+const personas: Persona[] = ["anonymous", "viewer", "developer", "admin", "other-org-admin"];
+const roleOf = (p: Exclude<Persona, "anonymous">): BuiltinRole => (p === "other-org-admin" ? "admin" : p);
+
+type Expectation = 401 | 403 | "allowed";
+
+/** What a persona must get from a route declaring `access`. */
+function expectation(access: Access, persona: Persona): Expectation | undefined {
+  if (access === "public") return undefined;
+  if (persona === "anonymous") return 401;
+  // A user's access token is neither the internal key nor a pool's node token.
+  if (access === "internal" || access === "node") return 401;
+  if (access === "authenticated") return "allowed";
+  return (builtinRoles[roleOf(persona)] as readonly string[]).includes(access) ? "allowed" : 403;
+}
+
+const routes: { gateway: Gateway; route: LoadedRoute }[] = [];
+for (const gateway of gateways) {
+  for (const route of await loadRoutes(gateway)) {
+    if (route.definition.access !== "public") routes.push({ gateway, route });
+  }
+}
+
+let t: TestApp;
+const handlers = {} as Record<Gateway, Handler>;
+const tokens = {} as Record<Exclude<Persona, "anonymous">, string>;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  for (const gateway of gateways) handlers[gateway] = (await gatewayHandler(t.app, gateway)).handle;
+  const filtration = handlers.filtration;
+  tokens.admin = (await loginAsAdmin(filtration)).access_token;
+  tokens.developer = (
+    await createUser(t, filtration, "matrix-developer@example.com", "developer")
+  ).access_token;
+  tokens.viewer = (await createUser(t, filtration, "matrix-viewer@example.com", "viewer")).access_token;
+  const other = await createOrganization(t, "matrix-other");
+  tokens["other-org-admin"] = (
+    await createUser(t, filtration, "matrix-other-admin@example.com", "admin", other)
+  ).access_token;
+}, 60_000);
+afterAll(() => t.close());
+
+function request(route: LoadedRoute, persona: Persona): Request {
+  const path = route.path.replace(/:\w+/g, () => crypto.randomUUID());
+  const headers: Record<string, string> = {};
+  if (persona !== "anonymous") headers.authorization = `Bearer ${tokens[persona]}`;
+  let body: string | undefined;
+  if (route.method === "POST" || route.method === "PUT" || route.method === "PATCH") {
+    headers["content-type"] = "application/json";
+    body = "{}";
+  }
+  return new Request(`http://localhost${path}`, { method: route.method, headers, body });
+}
+
+test("the matrix covers the protected routes of every gateway", () => {
+  const names = routes.map((r) => `${r.gateway} ${r.route.method} ${r.route.path}`);
+  for (const known of [
+    "filtration GET /auth/me",
+    "filtration PUT /admin/users/:id/role",
+    "filtration DELETE /admin/roles/:name",
+    "filtration GET /audit/logs",
+  ]) {
+    expect(names).toContain(known);
+  }
+  for (const r of routes) {
+    const access = r.route.definition.access;
+    expect(isPermission(access) || ["authenticated", "internal", "node"].includes(access)).toBe(true);
+  }
+});
+
+describe.each(gateways)("%s gateway", (gateway) => {
+  const mine = routes.filter((r) => r.gateway === gateway);
+  if (mine.length === 0) {
+    test("has no protected routes yet", () => {
+      expect(mine).toHaveLength(0);
+    });
+    return;
+  }
+  test.each(
+    mine.map((r) => [`${r.route.method} ${r.route.path} (${r.route.definition.access})`, r.route] as const),
+  )(
+    "%s",
+    async (_name, route) => {
+      const wrong: string[] = [];
+      for (const persona of personas) {
+        const expected = expectation(route.definition.access, persona);
+        if (expected === undefined) continue;
+        const response = await handlers[gateway](request(route, persona));
+        const status = response.status;
+        await response.body?.cancel();
+        const ok =
+          expected === "allowed" ? status !== 401 && status !== 403 && status !== 500 : status === expected;
+        if (!ok) wrong.push(`${persona}: expected ${expected}, got ${status}`);
+      }
+      expect(wrong).toEqual([]);
+    },
+    30_000,
+  );
+});
+
+describe("the expectations themselves", () => {
+  test("follow the built-in roles of CONTRACTS", () => {
+    expect(expectation("audit:read", "admin")).toBe("allowed");
+    expect(expectation("audit:read", "developer")).toBe(403);
+    expect(expectation("audit:read", "viewer")).toBe(403);
+    expect(expectation("deployments:write", "developer")).toBe("allowed");
+    expect(expectation("deployments:write", "viewer")).toBe(403);
+    expect(expectation("deployments:read", "viewer")).toBe("allowed");
+    expect(expectation("users:write", "developer")).toBe(403);
+    expect(expectation("internal", "admin")).toBe(401);
+    expect(expectation("node", "anonymous")).toBe(401);
+    expect(expectation("authenticated", "viewer")).toBe("allowed");
+    expect(expectation("public", "anonymous")).toBeUndefined();
+  });
+});
