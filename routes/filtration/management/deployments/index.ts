@@ -1,0 +1,23 @@
+// The management view of deployments (the dashboard's API). The same orchestration services back it;
+// both gateways share one database, so this works whether or not orchestration runs in this process
+// (its reconciler picks the change up on its next pass).
+import { t } from "elysia";
+import { route } from "../../../../server/http/route.ts";
+import { deploy, listDeployments } from "../../../../services/orchestration/deployments.ts";
+import { Deployment, DeployRequest } from "../../../orchestration/_schemas/deployment.ts";
+
+export const GET = route({
+  access: "deployments:read",
+  summary: "The deployments of your organization",
+  response: t.Object({ deployments: t.Array(Deployment) }),
+  handler: ({ ctx }) => listDeployments(ctx, {}),
+});
+
+export const POST = route({
+  access: "deployments:write",
+  summary: "Create a deployment (status DEPLOYING; poll its details until RUNNING)",
+  body: DeployRequest,
+  response: t.Object({ deployment_id: t.String(), status: t.String() }),
+  status: 201,
+  handler: ({ ctx, body }) => deploy(ctx, body),
+});
