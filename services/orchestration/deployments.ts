@@ -23,7 +23,7 @@ import { assertPoolAcceptsDeployments } from "./pools.ts";
 import { providerNamed } from "./providers.ts";
 import { orchestrationOf } from "./runtime.ts";
 import { assertDeploymentRemovable, moveDeployment, recordDeploymentCreated } from "./state-machine.ts";
-import { isUniqueViolation } from "./unique-violation.ts";
+import { isUniqueViolation } from "../../db/unique-violation.ts";
 import { Problems } from "./validation.ts";
 import { type DeploymentView, deploymentView } from "./views.ts";
 
