@@ -57,7 +57,12 @@ try {
   const model = values.model ? resolve(values.model) : join(dataDir, "tiny.gguf");
   // A tiny model that never ends a reply early, so every stream yields max_tokens tokens.
   if (!values.model) writeTinyGguf(model, { eogBias: -30 });
-  const pool = await api<{ pool_id: string }>(orchestration, "/deployment/createpool", { pool_name: "bench" }, token);
+  const pool = await api<{ pool_id: string }>(
+    orchestration,
+    "/deployment/createpool",
+    { pool_name: "bench" },
+    token,
+  );
 
   const started = performance.now();
   ({ deployment_id: deploymentId } = await api<{ deployment_id: string }>(
@@ -110,7 +115,10 @@ try {
   }
 
   await oneStream(); // warm-up
-  const results: Record<string, { streams: number; tokens: number; seconds: number; tokens_per_second: number }> = {};
+  const results: Record<
+    string,
+    { streams: number; tokens: number; seconds: number; tokens_per_second: number }
+  > = {};
   for (const streams of [1, 8]) {
     const t0 = performance.now();
     const counts = await Promise.all(Array.from({ length: streams }, oneStream));
@@ -122,12 +130,19 @@ try {
         ` (${(tokens / seconds / streams).toFixed(1)} per stream)`,
     );
   }
-  console.log(JSON.stringify({ deploy_to_running_s: Number(deploySeconds.toFixed(2)), max_tokens: maxTokens, results }));
+  console.log(
+    JSON.stringify({ deploy_to_running_s: Number(deploySeconds.toFixed(2)), max_tokens: maxTokens, results }),
+  );
 } finally {
   if (deploymentId) {
     await api(orchestration, "/deployment/terminate", { deployment_id: deploymentId }, token).catch(() => {});
     for (let i = 0; i < 100; i++) {
-      const d = await api<{ status: string }>(orchestration, `/deployment/status/${deploymentId}`, undefined, token);
+      const d = await api<{ status: string }>(
+        orchestration,
+        `/deployment/status/${deploymentId}`,
+        undefined,
+        token,
+      );
       if (d.status === "STOPPED" || d.status === "FAILED") break;
       await Bun.sleep(100);
     }

@@ -12,5 +12,7 @@ if (!name || !scripts.includes(name)) {
   console.log(`usage: bun run bench <name> [args]\n\nbenchmarks: ${scripts.join(", ")}`);
   process.exit(name ? 1 : 0);
 }
-const proc = Bun.spawn([process.execPath, `${import.meta.dir}/${name}.ts`, ...args], { stdio: ["inherit", "inherit", "inherit"] });
+const proc = Bun.spawn([process.execPath, `${import.meta.dir}/${name}.ts`, ...args], {
+  stdio: ["inherit", "inherit", "inherit"],
+});
 process.exit(await proc.exited);

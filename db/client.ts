@@ -1,15 +1,16 @@
 // One database handle for the whole process: PostgreSQL through postgres.js when DATABASE_URL is set,
 // embedded PGlite under DATA_DIR otherwise. Both speak the same SQL, so services see one type.
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import postgres from "postgres";
-import * as schema from "./schema/index.ts";
 import { loadTemplate, saveTemplate } from "./pglite-template.ts";
+import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;

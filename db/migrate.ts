@@ -1,9 +1,10 @@
 // Applies drizzle-kit's migrations (db/migrations) at start. The whole run holds a transaction-level
 // advisory lock, so processes starting together against one PostgreSQL apply each migration once;
 // the bookkeeping table is drizzle's own, so `drizzle-kit` tooling agrees with what ran.
+
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { readMigrationFiles } from "drizzle-orm/migrator";
-import { join } from "node:path";
 import type { Database } from "./client.ts";
 
 const migrationsFolder = join(import.meta.dir, "migrations");

@@ -1,11 +1,19 @@
 // PGlite's initdb costs about 4 s on a 2-core machine; loading a dumped, freshly initialised cluster
 // costs about 0.5 s. The template is made once (postinstall, or on first use) and reused by the first
 // start of an installation and by every test database.
-import { PGlite } from "@electric-sql/pglite";
+
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
 
-export const templatePath = join(import.meta.dir, "..", "node_modules", ".cache", "llm-platform", "pglite-initdb.tar.gz");
+export const templatePath = join(
+  import.meta.dir,
+  "..",
+  "node_modules",
+  ".cache",
+  "llm-platform",
+  "pglite-initdb.tar.gz",
+);
 
 export async function loadTemplate(): Promise<Blob | undefined> {
   if (!existsSync(templatePath)) return undefined;

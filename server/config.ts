@@ -1,8 +1,9 @@
 // Every environment variable of CONTRACTS, parsed and validated once at start.
 // A bad value stops the process with one line naming the variable (see ConfigError).
-import { chmodSync, mkdirSync, openSync, readFileSync, writeSync, closeSync } from "node:fs";
-import { join, resolve } from "node:path";
+
 import { randomBytes } from "node:crypto";
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
 
 export const serviceNames = ["inference", "filtration", "orchestration", "dashboard"] as const;
 export type ServiceName = (typeof serviceNames)[number];
@@ -57,11 +58,17 @@ function port(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > 65535) throw new ConfigError(name, `not a port number (0-65535): "${raw}"`);
+  if (!/^\d+$/.test(raw) || value > 65535)
+    throw new ConfigError(name, `not a port number (0-65535): "${raw}"`);
   return value;
 }
 
-function url(env: Env, name: string, fallback: string | undefined, schemes: readonly string[]): string | undefined {
+function url(
+  env: Env,
+  name: string,
+  fallback: string | undefined,
+  schemes: readonly string[],
+): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   let parsed: URL;
@@ -90,7 +97,8 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = raw.toLowerCase() as T;
-  if (!allowed.includes(value)) throw new ConfigError(name, `expected one of ${allowed.join(", ")}, got "${raw}"`);
+  if (!allowed.includes(value))
+    throw new ConfigError(name, `expected one of ${allowed.join(", ")}, got "${raw}"`);
   return value;
 }
 

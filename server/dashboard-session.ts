@@ -15,7 +15,9 @@ export function readCookie(request: Request, name: string): string | undefined {
 }
 
 const secureFlag = (request: Request) =>
-  new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https" ? "; Secure" : "";
+  new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https"
+    ? "; Secure"
+    : "";
 
 const cookie = (request: Request, name: string, value: string, maxAge: number) =>
   `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secureFlag(request)}`;

@@ -1,14 +1,17 @@
 // The admin dashboard listener: the same gateway machinery as the APIs, with the session cookie as
 // credentials and sign-in instead of a JSON 401.
 import type { AppContext } from "../services/context.ts";
-import { accessCookie, readCookie, redirect } from "./dashboard-session.ts";
 import type { ServiceName } from "./config.ts";
+import { accessCookie, readCookie, redirect } from "./dashboard-session.ts";
 import { createGateway, type GatewayOptions } from "./http/gateway.ts";
 import { listen } from "./http/listen.ts";
 import { loadRoutes } from "./http/loader.ts";
 import type { Listener } from "./platform.ts";
 
-export async function buildDashboard(app: AppContext, readinessChecks: GatewayOptions["readinessChecks"] = {}) {
+export async function buildDashboard(
+  app: AppContext,
+  readinessChecks: GatewayOptions["readinessChecks"] = {},
+) {
   const routes = [...(await loadRoutes("_common")), ...(await loadRoutes("dashboard"))].filter(
     (r) => !r.path.startsWith("/openapi"),
   );

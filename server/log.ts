@@ -1,6 +1,7 @@
 // One JSON object a line on stdout: what log collectors ingest without parsing rules.
+
+import type { LogFields, Logger } from "../services/context.ts";
 import type { LogLevel } from "./config.ts";
-import type { Logger, LogFields } from "../services/context.ts";
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 

@@ -21,7 +21,8 @@ let platform: Awaited<ReturnType<typeof startPlatform>>;
 try {
   platform = await startPlatform(config, log);
 } catch (error) {
-  const message = error instanceof ConfigError ? `configuration error: ${error.message}` : `start failed: ${String(error)}`;
+  const message =
+    error instanceof ConfigError ? `configuration error: ${error.message}` : `start failed: ${String(error)}`;
   process.stderr.write(`${message}\n`);
   process.exit(error instanceof ConfigError ? 78 : 1);
 }

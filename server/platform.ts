@@ -1,15 +1,16 @@
 // Starts the services this process runs (SERVICES) on one shared AppContext, and stops them in order.
-import type { RedisClient } from "bun";
+
 import { join } from "node:path";
+import type { RedisClient } from "bun";
 import { openRedis, pingRedis } from "../adapters/redis/client.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import type { AppContext, Logger } from "../services/context.ts";
-import { bootstrap } from "../services/orgs/bootstrap.ts";
 import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
+import { bootstrap } from "../services/orgs/bootstrap.ts";
 import type { Config, ServiceName } from "./config.ts";
-import { lockDataDir } from "./data-dir-lock.ts";
 import { startDashboard } from "./dashboard.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { startGrpc } from "./grpc/start.ts";
 import { startHttpGateway } from "./http/listen.ts";
 
@@ -59,7 +60,9 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
       const http = await startHttpGateway(app, "orchestration", readinessChecks);
       listeners.push(http);
       listeners.push(await startGrpc(app));
-      reconciler = startReconciler(app, { heartbeatUrl: `${orchestrationUrl(config, http.port)}/inventory/heartbeat` });
+      reconciler = startReconciler(app, {
+        heartbeatUrl: `${orchestrationUrl(config, http.port)}/inventory/heartbeat`,
+      });
     }
     if (run("inference")) listeners.push(await startHttpGateway(app, "inference", readinessChecks));
     if (run("dashboard")) listeners.push(await startDashboard(app, readinessChecks));

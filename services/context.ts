@@ -1,7 +1,8 @@
 // What every service function receives: built once per process (AppContext) and extended once per
 // request (RequestContext). Services know nothing of HTTP, gRPC or HTML; this is all they see.
-import type { Config } from "../server/config.ts";
+
 import type { Database } from "../db/client.ts";
+import type { Config } from "../server/config.ts";
 import type { Permission } from "./permissions.ts";
 
 export type LogFields = Record<string, unknown>;

@@ -43,7 +43,15 @@ export function isPermission(value: string): value is Permission {
  */
 export type Access = Permission | "authenticated" | "internal" | "node" | "public";
 
-const developerResources = ["deployments", "pools", "models", "api_keys", "knowledge_base", "prompts", "policies"];
+const developerResources = [
+  "deployments",
+  "pools",
+  "models",
+  "api_keys",
+  "knowledge_base",
+  "prompts",
+  "policies",
+];
 
 export const builtinRoles = {
   admin: allPermissions,

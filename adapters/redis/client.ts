@@ -7,7 +7,11 @@ import { RedisClient } from "bun";
  * once instead of waiting: the hot path would rather decide than hang.
  */
 export async function openRedis(url: string, onUnreachable: (error: unknown) => void): Promise<RedisClient> {
-  const client = new RedisClient(url, { autoReconnect: true, enableOfflineQueue: false, connectionTimeout: 5000 });
+  const client = new RedisClient(url, {
+    autoReconnect: true,
+    enableOfflineQueue: false,
+    connectionTimeout: 5000,
+  });
   try {
     await client.connect();
   } catch (error) {

@@ -1,7 +1,12 @@
 // The rate limiter with REDIS_URL: one Lua script decides both limits atomically, so every gateway
 // process sharing the Redis enforces one limit. The arithmetic is services/limits/gcra.ts `admit`.
 import type { RedisClient } from "bun";
-import { decision, type RateDecision, type RateLimiter, type RateLimits } from "../../services/limits/limiter.ts";
+import {
+  decision,
+  type RateDecision,
+  type RateLimiter,
+  type RateLimits,
+} from "../../services/limits/limiter.ts";
 
 // KEYS[1] = requests TAT, KEYS[2] = tokens TAT
 // ARGV: now, reqLimit, reqPeriod, tokLimit, tokPeriod, tokCost (a limit of 0 means none)
@@ -61,8 +66,12 @@ export class RedisLimiter implements RateLimiter {
     ])) as [number, string, string, number, number];
     const [allowed, reqTat, tokTat, reqRetry, tokRetry] = reply;
     const state = { requests: Number(reqTat), tokens: Number(tokTat) };
-    const r = limits.requests ? { allowed: reqRetry === 0, retryAfterMs: reqRetry, remaining: 0, tat: 0 } : undefined;
-    const t = limits.tokens ? { allowed: tokRetry === 0, retryAfterMs: tokRetry, remaining: 0, tat: 0 } : undefined;
+    const r = limits.requests
+      ? { allowed: reqRetry === 0, retryAfterMs: reqRetry, remaining: 0, tat: 0 }
+      : undefined;
+    const t = limits.tokens
+      ? { allowed: tokRetry === 0, retryAfterMs: tokRetry, remaining: 0, tat: 0 }
+      : undefined;
     return decision(limits, allowed === 1, r, t, state, now);
   }
 

@@ -24,7 +24,10 @@ export async function ensureReachable(endpoint: string, timeoutMs: number): Prom
   const url = new URL(endpoint);
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ConnectFailure(endpoint, `no connection within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new ConnectFailure(endpoint, `no connection within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     Bun.connect({
       hostname: url.hostname,
       port,

@@ -25,7 +25,10 @@ export interface UpstreamResponse {
 
 const timedOut = Symbol("first-byte timeout");
 
-export async function sendUpstream(balancer: InFlightBalancer, request: UpstreamRequest): Promise<UpstreamResponse> {
+export async function sendUpstream(
+  balancer: InFlightBalancer,
+  request: UpstreamRequest,
+): Promise<UpstreamResponse> {
   const tried = new Set<string>();
   for (let attempt = 0; attempt < 2; attempt++) {
     const endpoint = balancer.pick(request.endpoints, tried);
@@ -60,7 +63,10 @@ export async function sendUpstream(balancer: InFlightBalancer, request: Upstream
       release();
       if (request.signal.aborted) throw new AppError("upstream_error", "the client went away");
       if (controller.signal.reason === timedOut) {
-        throw new AppError("upstream_timeout", `the model did not answer within ${request.firstByteTimeoutMs} ms`);
+        throw new AppError(
+          "upstream_timeout",
+          `the model did not answer within ${request.firstByteTimeoutMs} ms`,
+        );
       }
       const beforeSending = error instanceof ConnectFailure || isConnectionRefused(error);
       if (beforeSending && attempt === 0) continue;

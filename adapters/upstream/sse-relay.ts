@@ -31,7 +31,11 @@ export interface RelayOptions {
 
 export interface StreamChunk {
   id?: string;
-  choices?: { index?: number; delta?: { role?: string; content?: string | null }; finish_reason?: string | null }[];
+  choices?: {
+    index?: number;
+    delta?: { role?: string; content?: string | null };
+    finish_reason?: string | null;
+  }[];
   usage?: Usage | null;
   [key: string]: unknown;
 }
@@ -40,13 +44,24 @@ const encoder = new TextEncoder();
 const done = encoder.encode("data: [DONE]\n\n");
 
 export function errorEvent(message: string, code = "upstream_error"): Uint8Array {
-  return encoder.encode(`data: ${JSON.stringify({ error: { message, type: "server_error", param: null, code } })}\n\n`);
+  return encoder.encode(
+    `data: ${JSON.stringify({ error: { message, type: "server_error", param: null, code } })}\n\n`,
+  );
 }
 
-export function relaySse(upstream: ReadableStream<Uint8Array>, options: RelayOptions): ReadableStream<Uint8Array> {
+export function relaySse(
+  upstream: ReadableStream<Uint8Array>,
+  options: RelayOptions,
+): ReadableStream<Uint8Array> {
   const reader = upstream.getReader();
   const decoder = new TextDecoder();
-  const outcome: RelayOutcome = { usage: undefined, content: "", finishReason: undefined, error: undefined, cancelled: false };
+  const outcome: RelayOutcome = {
+    usage: undefined,
+    content: "",
+    finishReason: undefined,
+    error: undefined,
+    cancelled: false,
+  };
   let buffer = "";
   let sawDone = false;
   let ended = false;
@@ -87,7 +102,11 @@ export function relaySse(upstream: ReadableStream<Uint8Array>, options: RelayOpt
   };
 
   /** mapChunk may throw to stop the stream (a guardrail blocked it): the client gets an error event. */
-  const stop = async (controller: ReadableStreamDefaultController<Uint8Array>, out: Uint8Array[], error: unknown) => {
+  const stop = async (
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    out: Uint8Array[],
+    error: unknown,
+  ) => {
     for (const piece of out) controller.enqueue(piece);
     const code = (error as { openaiCode?: string }).openaiCode ?? "content_policy_violation";
     outcome.error = error instanceof Error ? error.message : String(error);

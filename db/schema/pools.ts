@@ -32,6 +32,9 @@ export const pools = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("pools_org_name_key").on(t.orgId, t.name), uniqueIndex("pools_node_token_key").on(t.nodeTokenHash)],
+  (t) => [
+    uniqueIndex("pools_org_name_key").on(t.orgId, t.name),
+    uniqueIndex("pools_node_token_key").on(t.nodeTokenHash),
+  ],
 );
 export type PoolRow = typeof pools.$inferSelect;

@@ -2,7 +2,15 @@ import { integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { at, createdAt, id, updatedAt } from "./_columns.ts";
 import { deployments } from "./deployments.ts";
 
-export const replicaStates = ["PENDING", "STARTING", "READY", "UNHEALTHY", "RESTARTING", "STOPPED", "FAILED"] as const;
+export const replicaStates = [
+  "PENDING",
+  "STARTING",
+  "READY",
+  "UNHEALTHY",
+  "RESTARTING",
+  "STOPPED",
+  "FAILED",
+] as const;
 export type ReplicaState = (typeof replicaStates)[number];
 
 /** What the reconciler observed of each replica of a deployment. */

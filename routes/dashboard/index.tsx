@@ -1,5 +1,5 @@
-import { actorOf } from "../../services/context.ts";
 import { route } from "../../server/http/route.ts";
+import { actorOf } from "../../services/context.ts";
 import { HomePage } from "../../views/home.tsx";
 
 export const GET = route({

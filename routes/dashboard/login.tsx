@@ -1,9 +1,9 @@
 import { t } from "elysia";
+import { redirect, safeNext, sessionCookies } from "../../server/dashboard-session.ts";
+import { route } from "../../server/http/route.ts";
 import { login } from "../../services/auth/login.ts";
 import { AppError } from "../../services/errors.ts";
-import { route } from "../../server/http/route.ts";
 import { LoginPage } from "../../views/login.tsx";
-import { redirect, safeNext, sessionCookies } from "../../server/dashboard-session.ts";
 
 export const GET = route({
   access: "public",
@@ -25,10 +25,18 @@ export const POST = route({
   }),
   handler: async ({ ctx, body, request, set }) => {
     try {
-      const session = await login(ctx, { email: body.email, password: body.password, totp_code: body.totp_code || undefined });
+      const session = await login(ctx, {
+        email: body.email,
+        password: body.password,
+        totp_code: body.totp_code || undefined,
+      });
       return redirect(safeNext(body.next), sessionCookies(request, session));
     } catch (error) {
-      if (!(error instanceof AppError) || (error.code !== "unauthenticated" && error.code !== "totp_required")) throw error;
+      if (
+        !(error instanceof AppError) ||
+        (error.code !== "unauthenticated" && error.code !== "totp_required")
+      )
+        throw error;
       set.status = 401;
       return <LoginPage email={body.email} error={error.message} next={safeNext(body.next)} />;
     }

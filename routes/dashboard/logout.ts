@@ -1,5 +1,5 @@
-import { route } from "../../server/http/route.ts";
 import { clearedCookies, redirect } from "../../server/dashboard-session.ts";
+import { route } from "../../server/http/route.ts";
 
 export const POST = route({
   access: "public",

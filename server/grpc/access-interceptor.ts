@@ -7,7 +7,9 @@ import { AppError } from "../../services/errors.ts";
 import type { Access } from "../../services/permissions.ts";
 import { errorTable } from "../error-table.ts";
 
-export const actorKey = createContextKey<Actor | undefined>(undefined, { description: "the authenticated caller" });
+export const actorKey = createContextKey<Actor | undefined>(undefined, {
+  description: "the authenticated caller",
+});
 
 /** `package.Service/Method` → what it requires. A method missing here is refused (fail closed). */
 export type MethodAccess = ReadonlyMap<string, Access>;
@@ -27,7 +29,9 @@ export function accessInterceptor(app: AppContext, access: MethodAccess): Interc
     try {
       const authorization = req.header.get("authorization") ?? "";
       const auth = await authorize(app, required, {
-        bearer: /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, "").trim() : undefined,
+        bearer: /^bearer\s+/i.test(authorization)
+          ? authorization.replace(/^bearer\s+/i, "").trim()
+          : undefined,
         internalKey: req.header.get("x-internal-api-key") ?? undefined,
       });
       req.contextValues.set(actorKey, auth.actor);

@@ -37,7 +37,10 @@ const deploymentAccess: AccessOf<typeof ModelDeploymentService> = {
 };
 
 function entries<S extends DescService>(service: S, access: AccessOf<S>): [string, Access][] {
-  return service.methods.map((m) => [`${service.typeName}/${m.name}`, access[m.localName as keyof S["method"]]]);
+  return service.methods.map((m) => [
+    `${service.typeName}/${m.name}`,
+    access[m.localName as keyof S["method"]],
+  ]);
 }
 
 export const grpcMethodAccess: MethodAccess = new Map([

@@ -2,8 +2,8 @@
 import type { AppContext } from "../../services/context.ts";
 import type { Listener } from "../platform.ts";
 import { accessInterceptor } from "./access-interceptor.ts";
-import { grpcMethodAccess, registerGrpcServices } from "./services.ts";
 import { startGrpcServer } from "./server.ts";
+import { grpcMethodAccess, registerGrpcServices } from "./services.ts";
 
 export async function startGrpc(app: AppContext): Promise<Listener> {
   const server = await startGrpcServer({

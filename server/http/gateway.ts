@@ -10,11 +10,10 @@ import type { Access } from "../../services/permissions.ts";
 import { errorTable } from "../error-table.ts";
 import type { LoadedRoute, LoadedWsRoute } from "./loader.ts";
 import { HttpMetrics } from "./metrics.ts";
-import { openaiBody, platformBody, type Problem, problemOf } from "./problems.ts";
+import { openaiBody, type Problem, platformBody, problemOf } from "./problems.ts";
 import type { GatewayName, GatewayRuntime } from "./route.ts";
 
 export type { GatewayName, GatewayRuntime };
-
 
 export interface GatewayOptions {
   name: GatewayName;
@@ -50,11 +49,14 @@ export const headerCredentials = (request: Request): Credentials => ({
  * A browser cannot set headers on a WebSocket, so an upgrade request may carry the access token as
  * `?access_token=` instead (only there: elsewhere a token in a URL ends up in logs and histories).
  */
-const withSocketToken = (read: (request: Request) => Credentials) => (request: Request): Credentials => {
-  const credentials = read(request);
-  if (credentials.bearer || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return credentials;
-  return { ...credentials, bearer: new URL(request.url).searchParams.get("access_token") ?? undefined };
-};
+const withSocketToken =
+  (read: (request: Request) => Credentials) =>
+  (request: Request): Credentials => {
+    const credentials = read(request);
+    if (credentials.bearer || request.headers.get("upgrade")?.toLowerCase() !== "websocket")
+      return credentials;
+    return { ...credentials, bearer: new URL(request.url).searchParams.get("access_token") ?? undefined };
+  };
 
 interface RequestMeta {
   id: string;
@@ -82,7 +84,9 @@ export function createGateway(options: GatewayOptions) {
   const limitFor = (request: Request): number => {
     if (raisedLimits.length === 0) return defaultLimit;
     const path = new URL(request.url).pathname;
-    return raisedLimits.find((r) => r.method === request.method && r.pattern.test(path))?.limit ?? defaultLimit;
+    return (
+      raisedLimits.find((r) => r.method === request.method && r.pattern.test(path))?.limit ?? defaultLimit
+    );
   };
   const render = (problem: Problem, request: Request, set: { status?: number | string }) => {
     if (problem.code === "internal") log.error("unexpected error", { request_id: meta.get(request)?.id });
@@ -144,7 +148,11 @@ export function createGateway(options: GatewayOptions) {
       const m = meta.get(request);
       const seconds = m ? (performance.now() - m.start) / 1000 : 0;
       const status =
-        responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+        responseValue instanceof Response
+          ? responseValue.status
+          : typeof set.status === "number"
+            ? set.status
+            : 200;
       const template = route || "unmatched";
       metrics.observe(request.method, template, status, seconds);
       log.info("request", {
@@ -276,7 +284,11 @@ function mountSocket(gateway: { ws: (path: string, options: never) => unknown },
     // OpenAPI cannot describe a WebSocket; the HTTP route that hands out its URL documents it.
     detail: { summary: d.summary, hide: true },
     async beforeHandle(context: SocketContext) {
-      context.accepted = await d.accept({ params: context.params, ctx: context.ctx, request: context.request });
+      context.accepted = await d.accept({
+        params: context.params,
+        ctx: context.ctx,
+        request: context.request,
+      });
     },
     async open(ws: Socket) {
       const cleanup = await d.open(ws.data.accepted, {

@@ -4,7 +4,10 @@ import type { Listener } from "../platform.ts";
 import { createGateway, type GatewayOptions } from "./gateway.ts";
 import { loadRouteFiles, loadRoutes } from "./loader.ts";
 
-const about: Record<Exclude<ServiceName, "dashboard">, { title: string; description: string; openai?: boolean }> = {
+const about: Record<
+  Exclude<ServiceName, "dashboard">,
+  { title: string; description: string; openai?: boolean }
+> = {
   inference: {
     title: "Inference gateway",
     description: "OpenAI-compatible chat completions, with keys, limits, guardrails and prompts applied.",
@@ -69,7 +72,10 @@ export function listen(
     port: server.port as number,
     async stop(deadlineMs) {
       const graceful = server.stop(false);
-      const timedOut = await Promise.race([graceful.then(() => false), Bun.sleep(deadlineMs).then(() => true)]);
+      const timedOut = await Promise.race([
+        graceful.then(() => false),
+        Bun.sleep(deadlineMs).then(() => true),
+      ]);
       if (timedOut) await server.stop(true);
     },
   };

@@ -20,7 +20,7 @@ export class HttpMetrics {
     const key = `${method} ${route} ${status}`;
     let s = this.series.get(key);
     if (!s) {
-      const labels = `gateway="${this.gateway}",method="${method}",route="${escape(route)}",status="${status}"`;
+      const labels = `gateway="${this.gateway}",method="${method}",route="${escapeLabel(route)}",status="${status}"`;
       s = { labels, count: 0, sum: 0, counts: buckets.map(() => 0) };
       this.series.set(key, s);
     }
@@ -40,7 +40,9 @@ export class HttpMetrics {
       "# TYPE http_request_duration_seconds histogram",
     );
     for (const s of this.series.values()) {
-      buckets.forEach((le, i) => out.push(`http_request_duration_seconds_bucket{${s.labels},le="${le}"} ${s.counts[i]}`));
+      for (let i = 0; i < buckets.length; i++) {
+        out.push(`http_request_duration_seconds_bucket{${s.labels},le="${buckets[i]}"} ${s.counts[i]}`);
+      }
       out.push(`http_request_duration_seconds_bucket{${s.labels},le="+Inf"} ${s.count}`);
       out.push(`http_request_duration_seconds_sum{${s.labels}} ${s.sum}`);
       out.push(`http_request_duration_seconds_count{${s.labels}} ${s.count}`);
@@ -58,4 +60,4 @@ export class HttpMetrics {
   }
 }
 
-const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+const escapeLabel = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, '\\"');

@@ -33,7 +33,10 @@ export function problemOf(elysiaCode: string | number, error: unknown, request: 
         details: { fields: [{ field: "body", message: "cannot be parsed" }] },
       };
     case "NOT_FOUND":
-      return { code: "not_found", message: `no route for ${request.method} ${new URL(request.url).pathname}` };
+      return {
+        code: "not_found",
+        message: `no route for ${request.method} ${new URL(request.url).pathname}`,
+      };
     default:
       return { code: "internal", message: "internal error" };
   }

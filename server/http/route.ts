@@ -51,7 +51,9 @@ export interface RouteDefinition<
   bodyLimit?: number;
   /** HTML page: answered as text/html and left out of the OpenAPI document. */
   html?: boolean;
-  handler(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Response> | Static<R> | Response;
+  handler(
+    input: RouteInput<Static<P>, Static<Q>, Static<B>>,
+  ): Promise<Static<R> | Response> | Static<R> | Response;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the loader handles routes of every shape alike.

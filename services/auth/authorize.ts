@@ -29,7 +29,11 @@ export function useNodeTokenCheck(check: NodeTokenCheck): void {
 const internalKeyMatches = (ctx: AppContext, key: string | undefined) =>
   key !== undefined && secretsEqual(key, ctx.config.internalApiKey);
 
-export async function authorize(ctx: AppContext, access: Access, credentials: Credentials): Promise<Authorization> {
+export async function authorize(
+  ctx: AppContext,
+  access: Access,
+  credentials: Credentials,
+): Promise<Authorization> {
   switch (access) {
     case "public":
       return {};

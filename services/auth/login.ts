@@ -22,7 +22,13 @@ export interface LoginInput {
 const badCredentials = () => new AppError("unauthenticated", "invalid email or password");
 
 /** Why an attempt failed, for the audit record only (never in the answer). */
-type FailureReason = "locked" | "unknown_email" | "wrong_password" | "no_organization" | "totp_missing" | "totp_invalid";
+type FailureReason =
+  | "locked"
+  | "unknown_email"
+  | "wrong_password"
+  | "no_organization"
+  | "totp_missing"
+  | "totp_invalid";
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
@@ -56,9 +62,13 @@ export async function login(ctx: RequestContext, input: LoginInput): Promise<Ses
   if (!(await verifyPassword(input.password, user.passwordHash))) return fail("wrong_password");
   if (!first) return fail("no_organization");
   if (user.totpEnabled) {
-    if (!input.totp_code) return fail("totp_missing", new AppError("totp_required", "a TOTP code is required"));
+    if (!input.totp_code)
+      return fail("totp_missing", new AppError("totp_required", "a TOTP code is required"));
     if (!(await consumeTotpCode(ctx, ctx.db, user, input.totp_code))) {
-      return fail("totp_invalid", new AppError("totp_required", "the TOTP code is wrong, expired or already used"));
+      return fail(
+        "totp_invalid",
+        new AppError("totp_required", "the TOTP code is wrong, expired or already used"),
+      );
     }
   }
   await clearAttempts(ctx.db, email, now);

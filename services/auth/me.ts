@@ -16,5 +16,11 @@ export async function me(ctx: RequestContext): Promise<Me> {
     .where(eq(users.id, actor.userId))
     .limit(1);
   if (!row) throw notFound("user");
-  return { id: actor.userId, email: actor.email, role: actor.role, org_id: actor.orgId, totp_enabled: row.totpEnabled };
+  return {
+    id: actor.userId,
+    email: actor.email,
+    role: actor.role,
+    org_id: actor.orgId,
+    totp_enabled: row.totpEnabled,
+  };
 }

@@ -18,7 +18,13 @@ export async function refresh(ctx: AppContext, token: string): Promise<Session> 
     const [claimed] = await tx
       .update(refreshTokens)
       .set({ usedAt: now })
-      .where(and(eq(refreshTokens.id, claims.jti as string), isNull(refreshTokens.usedAt), isNull(refreshTokens.revokedAt)))
+      .where(
+        and(
+          eq(refreshTokens.id, claims.jti as string),
+          isNull(refreshTokens.usedAt),
+          isNull(refreshTokens.revokedAt),
+        ),
+      )
       .returning();
     if (!claimed) {
       await tx
@@ -31,7 +37,10 @@ export async function refresh(ctx: AppContext, token: string): Promise<Session> 
     // A user who left the organization since must sign in again (into one they still belong to).
     const member = user && (await membershipOf(tx, user.id, claimed.orgId));
     if (!user || !member || claimed.expiresAt <= now) return { reused: false as const, session: undefined };
-    return { reused: false as const, session: await issueSession(ctx, tx, user, claimed.orgId, claimed.familyId) };
+    return {
+      reused: false as const,
+      session: await issueSession(ctx, tx, user, claimed.orgId, claimed.familyId),
+    };
   });
   if (outcome.reused) {
     ctx.log.warn("refresh token reuse: family revoked", { family_id: claims.fam, user_id: claims.sub });

@@ -28,7 +28,11 @@ interface Membership {
   permissions: string[];
 }
 
-export async function membershipOf(db: Executor, userId: string, orgId: string): Promise<Membership | undefined> {
+export async function membershipOf(
+  db: Executor,
+  userId: string,
+  orgId: string,
+): Promise<Membership | undefined> {
   const [row] = await db
     .select({ role: roles.name, permissions: roles.permissions })
     .from(memberships)
@@ -60,7 +64,12 @@ export async function issueSession(
   const secret = ctx.config.jwtSecret;
   const [access, refresh] = await Promise.all([
     signToken(secret, { sub: user.id, org: orgId, typ: "access" }, accessTokenSeconds, now),
-    signToken(secret, { sub: user.id, org: orgId, typ: "refresh", jti, fam: familyId }, refreshTokenSeconds, now),
+    signToken(
+      secret,
+      { sub: user.id, org: orgId, typ: "refresh", jti, fam: familyId },
+      refreshTokenSeconds,
+      now,
+    ),
   ]);
   return {
     access_token: access,

@@ -23,7 +23,10 @@ export interface TokenClaims {
 const keys = new Map<string, Uint8Array>();
 const keyOf = (secret: string) => {
   let key = keys.get(secret);
-  if (!key) keys.set(secret, (key = new TextEncoder().encode(secret)));
+  if (!key) {
+    key = new TextEncoder().encode(secret);
+    keys.set(secret, key);
+  }
   return key;
 };
 
@@ -44,7 +47,12 @@ export async function signToken(
 }
 
 /** Verifies signature, expiry and type; any failure is `unauthenticated` without saying which. */
-export async function verifyToken(secret: string, token: string, expected: TokenType, now: Date): Promise<TokenClaims> {
+export async function verifyToken(
+  secret: string,
+  token: string,
+  expected: TokenType,
+  now: Date,
+): Promise<TokenClaims> {
   try {
     const { payload } = await jwtVerify(token, keyOf(secret), {
       algorithms: ["HS256"],

@@ -2,13 +2,14 @@
 // limits, (4) quota, (5) input guardrails, (6) prompt processing, (7) upstream call, (8) output
 // guardrails, (9) logging off the hot path. Each step is configured by the deployment's context and
 // costs nothing when its policy is absent.
-import type { RateLimits } from "../limits/limiter.ts";
-import { AppError } from "../errors.ts";
+
 import { sendUpstream } from "../../adapters/upstream/send.ts";
 import { relaySse, type StreamChunk, type Usage } from "../../adapters/upstream/sse-relay.ts";
-import type { InferenceRuntime } from "./runtime.ts";
+import { AppError } from "../errors.ts";
+import type { RateLimits } from "../limits/limiter.ts";
 import { type ChatMessage, estimatePromptTokens, estimateTokens } from "./messages.ts";
 import type { InferenceContext, InferenceLogEntry, Unresolved } from "./port.ts";
+import type { InferenceRuntime } from "./runtime.ts";
 
 export interface ChatRequestBody {
   model: string;
@@ -28,14 +29,20 @@ export interface ChatInput {
   headers: Record<string, string | number>;
 }
 
-export type ChatResult = { kind: "json"; body: Record<string, unknown> } | { kind: "stream"; stream: ReadableStream<Uint8Array> };
+export type ChatResult =
+  | { kind: "json"; body: Record<string, unknown> }
+  | { kind: "stream"; stream: ReadableStream<Uint8Array> };
 
 const unresolved: Record<Unresolved, () => AppError> = {
-  invalid_api_key: () => new AppError("unauthenticated", "invalid API key", { openai_code: "invalid_api_key" }),
+  invalid_api_key: () =>
+    new AppError("unauthenticated", "invalid API key", { openai_code: "invalid_api_key" }),
   model_not_found: () => new AppError("not_found", "the model does not exist", { param: "model" }),
-  model_not_allowed: () => new AppError("forbidden", "this API key may not use this model", { param: "model" }),
+  model_not_allowed: () =>
+    new AppError("forbidden", "this API key may not use this model", { param: "model" }),
   deployment_unavailable: () =>
-    new AppError("unavailable", "the deployment has no ready replica", { openai_code: "deployment_unavailable" }),
+    new AppError("unavailable", "the deployment has no ready replica", {
+      openai_code: "deployment_unavailable",
+    }),
 };
 
 const minute = 60_000;
@@ -44,7 +51,9 @@ export function limitsOf(context: InferenceContext): RateLimits | undefined {
   const policy = context.rateLimit;
   if (!policy?.requests_per_minute && !policy?.tokens_per_minute) return undefined;
   return {
-    requests: policy.requests_per_minute ? { limit: policy.requests_per_minute, periodMs: minute } : undefined,
+    requests: policy.requests_per_minute
+      ? { limit: policy.requests_per_minute, periodMs: minute }
+      : undefined,
     tokens: policy.tokens_per_minute ? { limit: policy.tokens_per_minute, periodMs: minute } : undefined,
   };
 }
@@ -133,9 +142,15 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
 
     // (4) quota of the organization.
     if (context.quota) {
-      const quota = await runtime.port.checkQuota(context.orgId, context.deployment.id, estimatePromptTokens(messages));
+      const quota = await runtime.port.checkQuota(
+        context.orgId,
+        context.deployment.id,
+        estimatePromptTokens(messages),
+      );
       if (!quota.allowed) {
-        throw new AppError("rate_limited", "the organization's quota is used up", { openai_code: "insufficient_quota" });
+        throw new AppError("rate_limited", "the organization's quota is used up", {
+          openai_code: "insufficient_quota",
+        });
       }
     }
 
@@ -145,10 +160,14 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       const checked = guard.input(messages);
       entry.guardrails.input = checked.decision;
       if (checked.blockedBy) {
-        throw new AppError("validation_error", `the request was blocked by the ${checked.blockedBy} guardrail`, {
-          openai_code: "content_policy_violation",
-          param: "messages",
-        });
+        throw new AppError(
+          "validation_error",
+          `the request was blocked by the ${checked.blockedBy} guardrail`,
+          {
+            openai_code: "content_policy_violation",
+            param: "messages",
+          },
+        );
       }
       messages = checked.messages;
     }
@@ -203,7 +222,11 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
           const blockedBy = output?.blockedBy();
           finish(
             usage,
-            blockedBy ? blocked(blockedBy) : outcome.error ? new AppError("upstream_error", outcome.error) : undefined,
+            blockedBy
+              ? blocked(blockedBy)
+              : outcome.error
+                ? new AppError("upstream_error", outcome.error)
+                : undefined,
           );
         },
       });

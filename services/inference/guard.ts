@@ -4,8 +4,8 @@
 import type { StreamChunk } from "../../adapters/upstream/sse-relay.ts";
 import { evaluate, stageConfigs } from "../guardrails/evaluate.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
-import { createStreamScanner } from "../guardrails/stream-scan.ts";
 import type { Finding } from "../guardrails/scanner.ts";
+import { createStreamScanner } from "../guardrails/stream-scan.ts";
 import { type ChatMessage, textOf } from "./messages.ts";
 
 export interface GuardDecision {
@@ -23,7 +23,11 @@ export interface OutputGuard {
 }
 
 export interface RequestGuard {
-  input(messages: ChatMessage[]): { messages: ChatMessage[]; blockedBy?: string | undefined; decision: GuardDecision };
+  input(messages: ChatMessage[]): {
+    messages: ChatMessage[];
+    blockedBy?: string | undefined;
+    decision: GuardDecision;
+  };
   output(stream: boolean): OutputGuard | undefined;
   /** Non-streaming answers: checks (and in blocking mode redacts) the message content in place. */
   outputText(answer: Record<string, unknown>): { blockedBy?: string | undefined; decision: GuardDecision };
@@ -54,7 +58,9 @@ export function requestGuard(raw: Record<string, unknown>): RequestGuard | undef
         for (const f of result.findings) decision.findings.push({ ...f, message: index });
         if (rank(result.action) > rank(decision.action)) decision.action = result.action;
         if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
-        return result.action === "redact" && result.redacted !== undefined ? { ...message, content: result.redacted } : message;
+        return result.action === "redact" && result.redacted !== undefined
+          ? { ...message, content: result.redacted }
+          : message;
       });
       return { messages: checked, blockedBy, decision };
     },

@@ -3,7 +3,11 @@
 // /internal/* endpoints with X-Internal-API-Key (the gateways run apart).
 import type { ChatMessage } from "./messages.ts";
 
-export type Unresolved = "invalid_api_key" | "model_not_found" | "model_not_allowed" | "deployment_unavailable";
+export type Unresolved =
+  | "invalid_api_key"
+  | "model_not_found"
+  | "model_not_allowed"
+  | "deployment_unavailable";
 
 export interface RateLimitPolicy {
   requests_per_minute?: number;
@@ -60,7 +64,11 @@ export interface FiltrationPort {
   resolve(apiKey: string, model: string): Promise<Resolution>;
   /** The deployments a key may call (GET /v1/models). */
   models(apiKey: string): Promise<{ id: string; created: number }[] | undefined>;
-  checkQuota(orgId: string, deploymentId: string, tokens: number): Promise<{ allowed: boolean; resetAt?: string }>;
+  checkQuota(
+    orgId: string,
+    deploymentId: string,
+    tokens: number,
+  ): Promise<{ allowed: boolean; resetAt?: string }>;
   trackUsage(records: UsageRecord[]): Promise<void>;
   processPrompt(context: InferenceContext, messages: ChatMessage[]): Promise<ChatMessage[]>;
   writeLogs(entries: InferenceLogEntry[]): Promise<void>;

@@ -47,14 +47,16 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     maxBatch: 500,
     intervalMs: 1000,
     maxQueued: 100_000,
-    onError: (error, queued) => log.warn("inference logs not written yet; will retry", { error: String(error), queued }),
+    onError: (error, queued) =>
+      log.warn("inference logs not written yet; will retry", { error: String(error), queued }),
   });
   const usage = new Batcher<UsageRecord>({
     sink: (batch) => port.trackUsage(batch),
     maxBatch: 500,
     intervalMs: 1000,
     maxQueued: 100_000,
-    onError: (error, queued) => log.warn("usage not tracked yet; will retry", { error: String(error), queued }),
+    onError: (error, queued) =>
+      log.warn("usage not tracked yet; will retry", { error: String(error), queued }),
   });
   return {
     port,

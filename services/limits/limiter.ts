@@ -1,6 +1,6 @@
 // Rate limits of the inference hot path: requests and tokens per minute, per API key and deployment.
 // Both limits are decided together and atomically: a request is charged to neither unless both allow it.
-import { admit, adjust, type LimitRule, remainingAt } from "./gcra.ts";
+import { adjust, admit, type LimitRule, remainingAt } from "./gcra.ts";
 
 export interface RateLimits {
   requests?: LimitRule | undefined;
@@ -75,10 +75,15 @@ export function decision(
 ): RateDecision {
   const out: RateDecision = {
     allowed,
-    retryAfterMs: allowed ? 0 : Math.max(r && !r.allowed ? r.retryAfterMs : 0, t && !t.allowed ? t.retryAfterMs : 0),
+    retryAfterMs: allowed
+      ? 0
+      : Math.max(r && !r.allowed ? r.retryAfterMs : 0, t && !t.allowed ? t.retryAfterMs : 0),
   };
   if (limits.requests) {
-    out.requests = { limit: limits.requests.limit, remaining: remainingAt(limits.requests, state.requests, now) };
+    out.requests = {
+      limit: limits.requests.limit,
+      remaining: remainingAt(limits.requests, state.requests, now),
+    };
   }
   if (limits.tokens) {
     out.tokens = { limit: limits.tokens.limit, remaining: remainingAt(limits.tokens, state.tokens, now) };

@@ -14,6 +14,7 @@ import {
   pools,
   replicas,
 } from "../../db/schema/index.ts";
+import { isUniqueViolation } from "../../db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
@@ -23,7 +24,6 @@ import { assertPoolAcceptsDeployments } from "./pools.ts";
 import { providerNamed } from "./providers.ts";
 import { orchestrationOf } from "./runtime.ts";
 import { assertDeploymentRemovable, moveDeployment, recordDeploymentCreated } from "./state-machine.ts";
-import { isUniqueViolation } from "../../db/unique-violation.ts";
 import { Problems } from "./validation.ts";
 import { type DeploymentView, deploymentView } from "./views.ts";
 

@@ -3,8 +3,8 @@
 // permissions, so a release that adds a permission grants it to admins without a manual step.
 import { eq, sql } from "drizzle-orm";
 import { memberships, organizations, users } from "../../db/schema/index.ts";
-import type { AppContext } from "../context.ts";
 import { generatePassword, hashPassword } from "../auth/passwords.ts";
+import type { AppContext } from "../context.ts";
 import { ensureBuiltinRoles } from "./builtin-roles.ts";
 
 export const defaultOrganizationName = "default";
@@ -33,7 +33,9 @@ export async function bootstrap(ctx: AppContext): Promise<BootstrapResult> {
     if (anyone) return { adminCreated: false };
     const [admin] = await tx.insert(users).values({ email: ctx.config.adminEmail, passwordHash }).returning();
     if (!admin) throw new Error("could not create the first administrator");
-    await tx.insert(memberships).values({ userId: admin.id, orgId: org.id, roleId: roleIds.get("admin") as string });
+    await tx
+      .insert(memberships)
+      .values({ userId: admin.id, orgId: org.id, roleId: roleIds.get("admin") as string });
     return ctx.config.adminPassword
       ? { adminCreated: true }
       : { adminCreated: true, generatedPassword: password };

@@ -17,7 +17,13 @@ beforeAll(async () => {
     requestId: "req_test",
     ip: "127.0.0.1",
     userAgent: "bun-test",
-    actor: { userId: crypto.randomUUID(), email: "actor@example.com", orgId: org?.id as string, role: "admin", permissions: new Set() },
+    actor: {
+      userId: crypto.randomUUID(),
+      email: "actor@example.com",
+      orgId: org?.id as string,
+      role: "admin",
+      permissions: new Set(),
+    },
   };
 }, 60_000);
 afterAll(() => t.close());
@@ -27,7 +33,10 @@ test("a successful mutation and its audit record commit together", async () => {
     const [row] = await tx.insert(organizations).values({ name: "audited" }).returning();
     return { result: row, target: { type: "organization", id: row?.id } };
   });
-  const [record] = await t.app.db.select().from(auditLogs).where(eq(auditLogs.targetId, created?.id as string));
+  const [record] = await t.app.db
+    .select()
+    .from(auditLogs)
+    .where(eq(auditLogs.targetId, created?.id as string));
   expect(record).toMatchObject({
     action: "organization.create",
     outcome: "success",
@@ -45,7 +54,9 @@ test("a failed mutation leaves nothing half-written and is recorded as a failure
     throw new AppError("already_exists", "simulated failure after a write");
   });
   await expect(attempt).rejects.toThrow("simulated failure");
-  expect(await t.app.db.select().from(organizations).where(eq(organizations.name, "half-written"))).toHaveLength(0);
+  expect(
+    await t.app.db.select().from(organizations).where(eq(organizations.name, "half-written")),
+  ).toHaveLength(0);
   const failures = await t.app.db.select().from(auditLogs).where(eq(auditLogs.outcome, "failure"));
   expect(failures).toHaveLength(1);
   expect(failures[0]).toMatchObject({ action: "organization.create", details: { error: "already_exists" } });

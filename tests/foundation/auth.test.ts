@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { SignJWT } from "jose";
 import { users } from "../../db/schema/index.ts";
-import { adminEmail, adminPassword, call, gatewayHandler, type Handler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import {
+  adminEmail,
+  adminPassword,
+  call,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -15,7 +24,9 @@ afterAll(() => t.close());
 
 describe("POST /auth/login", () => {
   test("returns tokens and the user with role and organization", async () => {
-    const res = await call(handle, "POST", "/auth/login", { body: { email: adminEmail, password: adminPassword } });
+    const res = await call(handle, "POST", "/auth/login", {
+      body: { email: adminEmail, password: adminPassword },
+    });
     expect(res.status).toBe(200);
     expect(res.body.token_type).toBe("bearer");
     expect(res.body.access_token.split(".")).toHaveLength(3);
@@ -26,13 +37,19 @@ describe("POST /auth/login", () => {
   });
 
   test("e-mail is matched without regard to case or spaces", async () => {
-    const res = await call(handle, "POST", "/auth/login", { body: { email: ` ${adminEmail.toUpperCase()} `, password: adminPassword } });
+    const res = await call(handle, "POST", "/auth/login", {
+      body: { email: ` ${adminEmail.toUpperCase()} `, password: adminPassword },
+    });
     expect(res.status).toBe(200);
   });
 
   test("wrong password and unknown e-mail get the same 401", async () => {
-    const wrong = await call(handle, "POST", "/auth/login", { body: { email: adminEmail, password: "not the password" } });
-    const unknown = await call(handle, "POST", "/auth/login", { body: { email: "nobody@example.com", password: "whatever1" } });
+    const wrong = await call(handle, "POST", "/auth/login", {
+      body: { email: adminEmail, password: "not the password" },
+    });
+    const unknown = await call(handle, "POST", "/auth/login", {
+      body: { email: "nobody@example.com", password: "whatever1" },
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual(unknown.body);
@@ -114,14 +131,20 @@ describe("GET /auth/me", () => {
 describe("POST /auth/refresh", () => {
   test("rotates: the new tokens work, the old refresh token is refused, and its reuse revokes the family", async () => {
     const first = await loginAsAdmin(handle);
-    const second = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: first.refresh_token } });
+    const second = await call(handle, "POST", "/auth/refresh", {
+      body: { refresh_token: first.refresh_token },
+    });
     expect(second.status).toBe(200);
     expect((await call(handle, "GET", "/auth/me", { token: second.body.access_token })).status).toBe(200);
 
-    const replay = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: first.refresh_token } });
+    const replay = await call(handle, "POST", "/auth/refresh", {
+      body: { refresh_token: first.refresh_token },
+    });
     expect(replay.status).toBe(401);
     // The legitimate holder's newer token died with the family.
-    const after = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: second.body.refresh_token } });
+    const after = await call(handle, "POST", "/auth/refresh", {
+      body: { refresh_token: second.body.refresh_token },
+    });
     expect(after.status).toBe(401);
   });
 });
@@ -140,20 +163,31 @@ describe("POST /auth/refresh after POST /auth/switch-org", () => {
     const orgB = await createOrganization(t, "switch-refresh");
     const first = await loginAsAdmin(handle);
     await addMembership(t, first.user.id, orgB, "developer");
-    const switched = await call(handle, "POST", "/auth/switch-org", { token: first.access_token, body: { org_id: orgB } });
+    const switched = await call(handle, "POST", "/auth/switch-org", {
+      token: first.access_token,
+      body: { org_id: orgB },
+    });
     expect(switched.status).toBe(200);
 
-    const rotated = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: switched.body.refresh_token } });
+    const rotated = await call(handle, "POST", "/auth/refresh", {
+      body: { refresh_token: switched.body.refresh_token },
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.user).toMatchObject({ org_id: orgB, role: "developer" });
 
-    const replay = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: switched.body.refresh_token } });
+    const replay = await call(handle, "POST", "/auth/refresh", {
+      body: { refresh_token: switched.body.refresh_token },
+    });
     expect(replay.status).toBe(401);
-    const afterReplay = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: rotated.body.refresh_token } });
+    const afterReplay = await call(handle, "POST", "/auth/refresh", {
+      body: { refresh_token: rotated.body.refresh_token },
+    });
     expect(afterReplay.status).toBe(401);
 
     // The sign-in it was switched from is a family of its own and lives on, in its organization.
-    const original = await call(handle, "POST", "/auth/refresh", { body: { refresh_token: first.refresh_token } });
+    const original = await call(handle, "POST", "/auth/refresh", {
+      body: { refresh_token: first.refresh_token },
+    });
     expect(original.status).toBe(200);
     expect(original.body.user).toMatchObject({ org_id: first.user.org_id, role: "admin" });
   });

@@ -9,7 +9,13 @@ const dir = () => mkdtempSync(join(tmpdir(), "llmp-config-"));
 describe("loadConfig", () => {
   test("defaults: the ports of the specification, every service, no database or Redis URL", () => {
     const config = loadConfig({ DATA_DIR: dir() });
-    expect(config.ports).toEqual({ inference: 8001, filtration: 8000, orchestration: 8080, grpc: 50051, dashboard: 3001 });
+    expect(config.ports).toEqual({
+      inference: 8001,
+      filtration: 8000,
+      orchestration: 8080,
+      grpc: 50051,
+      dashboard: 3001,
+    });
     expect([...config.services].sort()).toEqual(["dashboard", "filtration", "inference", "orchestration"]);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.redisUrl).toBeUndefined();

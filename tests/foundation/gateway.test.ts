@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { createGateway } from "../../server/http/gateway.ts";
-import { createLogger } from "../../server/log.ts";
 import { route } from "../../server/http/route.ts";
+import { createLogger } from "../../server/log.ts";
 import { call, gatewayHandler, type Handler, startTestApp, type TestApp } from "../support/app.ts";
 
 let t: TestApp;
@@ -36,8 +36,12 @@ describe.each(["inference", "filtration", "orchestration", "dashboard"])("%s gat
     const res = await handle(new Request("http://localhost/metrics"));
     const text = await res.text();
     expect(res.headers.get("content-type")).toStartWith("text/plain");
-    expect(text).toContain(`http_requests_total{gateway="${name}",method="GET",route="/health",status="200"}`);
-    expect(text).toContain(`http_request_duration_seconds_bucket{gateway="${name}",method="GET",route="/health",status="200",le="0.005"}`);
+    expect(text).toContain(
+      `http_requests_total{gateway="${name}",method="GET",route="/health",status="200"}`,
+    );
+    expect(text).toContain(
+      `http_request_duration_seconds_bucket{gateway="${name}",method="GET",route="/health",status="200",le="0.005"}`,
+    );
     expect(text).toMatch(/process_resident_memory_bytes \d+/);
   });
 });
@@ -85,7 +89,9 @@ test("every response carries x-request-id, and a caller's id is kept", async () 
   const handle = handlers.filtration as Handler;
   const generated = await handle(new Request("http://localhost/health"));
   expect(generated.headers.get("x-request-id")).toMatch(/^req_/);
-  const kept = await handle(new Request("http://localhost/no-such", { headers: { "x-request-id": "abc-123" } }));
+  const kept = await handle(
+    new Request("http://localhost/no-such", { headers: { "x-request-id": "abc-123" } }),
+  );
   expect(kept.headers.get("x-request-id")).toBe("abc-123");
 });
 

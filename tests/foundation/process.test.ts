@@ -5,12 +5,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
-import { runPlatform } from "../support/process.ts";
 import { grpcHealthCheck } from "../support/grpc-health.ts";
+import { runPlatform } from "../support/process.ts";
 
-const migrationCount = readMigrationFiles({ migrationsFolder: join(import.meta.dir, "..", "..", "db", "migrations") }).length;
+const migrationCount = readMigrationFiles({
+  migrationsFolder: join(import.meta.dir, "..", "..", "db", "migrations"),
+}).length;
 const appliedMigrations = (output: string[]) =>
-  Number(output.find((l) => l.includes("migrations_applied"))?.match(/"migrations_applied":(\d+)/)?.[1] ?? Number.NaN);
+  Number(
+    output.find((l) => l.includes("migrations_applied"))?.match(/"migrations_applied":(\d+)/)?.[1] ??
+      Number.NaN,
+  );
 const newDataDir = () => mkdtempSync(join(tmpdir(), "llmp-proc-"));
 const admin = { ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "a long enough password" };
 
@@ -30,7 +35,13 @@ describe("bun start on an empty DATA_DIR", () => {
     const first = await runPlatform(env);
     let password: string;
     try {
-      expect(Object.keys(first.ports).sort()).toEqual(["dashboard", "filtration", "grpc", "inference", "orchestration"]);
+      expect(Object.keys(first.ports).sort()).toEqual([
+        "dashboard",
+        "filtration",
+        "grpc",
+        "inference",
+        "orchestration",
+      ]);
       for (const name of ["inference", "filtration", "orchestration", "dashboard"]) {
         const res = await fetch(`http://127.0.0.1:${first.ports[name]}/health`);
         expect(res.status).toBe(200);

@@ -28,9 +28,14 @@ test("every route declares a permission, or an access that is not one", async ()
     for (const r of [...files.http, ...files.ws.map((w) => ({ ...w, method: "WS" }))]) {
       count++;
       const access = r.definition.access;
-      expect(isPermission(access) || nonPermissionAccess.has(access), `${r.file} ${r.method}: ${access}`).toBe(true);
+      expect(
+        isPermission(access) || nonPermissionAccess.has(access),
+        `${r.file} ${r.method}: ${access}`,
+      ).toBe(true);
       if (access === "public") {
-        expect(publicRoutes.has(`${gateway} ${r.method} ${r.path}`), `${r.file} ${r.method} is public`).toBe(true);
+        expect(publicRoutes.has(`${gateway} ${r.method} ${r.path}`), `${r.file} ${r.method} is public`).toBe(
+          true,
+        );
       }
     }
   }

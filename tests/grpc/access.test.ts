@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
 import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
-import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import type { GrpcServer } from "../../server/grpc/server.ts";
+import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import { createUser, gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
 import { startTestServer, TestClient } from "./support.ts";
 
@@ -19,7 +19,10 @@ beforeAll(async () => {
   const { handle } = await gatewayHandler(t.app, "filtration");
   adminToken = (await loginAsAdmin(handle)).access_token;
   viewerToken = (await createUser(t, handle, "viewer@example.com", "viewer")).access_token;
-  server = await startTestServer((router) => registerGrpcServices(router, t.app), [accessInterceptor(t.app, grpcMethodAccess)]);
+  server = await startTestServer(
+    (router) => registerGrpcServices(router, t.app),
+    [accessInterceptor(t.app, grpcMethodAccess)],
+  );
   client = new TestClient(server.port);
 }, 60_000);
 afterAll(async () => {
@@ -33,15 +36,23 @@ const bearer = (token: string) => {
   metadata.set("authorization", `Bearer ${token}`);
   return metadata;
 };
-const codeOf = (promise: Promise<unknown>) => promise.then(() => grpc.status.OK, (e: grpc.ServiceError) => e.code);
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => grpc.status.OK,
+    (e: grpc.ServiceError) => e.code,
+  );
 
 test("UNAUTHENTICATED without a token, or with a bad one", async () => {
   expect(await codeOf(client.unary(pools, "ListPools", {}))).toBe(grpc.status.UNAUTHENTICATED);
-  expect(await codeOf(client.unary(pools, "ListPools", {}, bearer("not.a.token")))).toBe(grpc.status.UNAUTHENTICATED);
+  expect(await codeOf(client.unary(pools, "ListPools", {}, bearer("not.a.token")))).toBe(
+    grpc.status.UNAUTHENTICATED,
+  );
 });
 
 test("PERMISSION_DENIED when the role lacks the method's permission", async () => {
-  expect(await codeOf(client.unary(pools, "RegisterPool", {}, bearer(viewerToken)))).toBe(grpc.status.PERMISSION_DENIED);
+  expect(await codeOf(client.unary(pools, "RegisterPool", {}, bearer(viewerToken)))).toBe(
+    grpc.status.PERMISSION_DENIED,
+  );
 });
 
 test("an authorized caller reaches the method", async () => {

@@ -63,7 +63,12 @@ test("while the source is unreachable, known entries keep serving until staleFor
 
 test("the batcher sends full batches at once and the rest on its interval", async () => {
   const batches: number[][] = [];
-  const batcher = new Batcher<number>({ sink: async (b) => void batches.push(b), maxBatch: 3, intervalMs: 50, maxQueued: 100 });
+  const batcher = new Batcher<number>({
+    sink: async (b) => void batches.push(b),
+    maxBatch: 3,
+    intervalMs: 50,
+    maxQueued: 100,
+  });
   for (let i = 0; i < 4; i++) batcher.add(i);
   await Bun.sleep(1);
   expect(batches).toEqual([[0, 1, 2]]);

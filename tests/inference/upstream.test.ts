@@ -18,7 +18,8 @@ function stub(handler: (req: Request) => Response | Promise<Response>): string {
   return `http://127.0.0.1:${server.port}`;
 }
 
-const chunk = (content: string) => `data: ${JSON.stringify({ id: "c", choices: [{ index: 0, delta: { content } }] })}\n\n`;
+const chunk = (content: string) =>
+  `data: ${JSON.stringify({ id: "c", choices: [{ index: 0, delta: { content } }] })}\n\n`;
 const finish = `data: ${JSON.stringify({ id: "c", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`;
 const usage = `data: ${JSON.stringify({ id: "c", choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } })}\n\n`;
 
@@ -73,7 +74,11 @@ test("a replica that refuses the connection is retried once on another", async (
   const live = stub(() => Response.json({ ok: true }));
   const balancer = new InFlightBalancer();
   for (let i = 0; i < 4; i++) {
-    const up = await sendUpstream(balancer, { ...base, endpoints: [dead, live], signal: new AbortController().signal });
+    const up = await sendUpstream(balancer, {
+      ...base,
+      endpoints: [dead, live],
+      signal: new AbortController().signal,
+    });
     expect(up.endpoint).toBe(live);
     up.release();
   }
@@ -96,7 +101,12 @@ test("a replica that accepts but never answers is 504 upstream_timeout after the
   const started = Date.now();
   let caught: unknown;
   try {
-    await sendUpstream(new InFlightBalancer(), { ...base, firstByteTimeoutMs: 300, endpoints: [silent], signal: new AbortController().signal });
+    await sendUpstream(new InFlightBalancer(), {
+      ...base,
+      firstByteTimeoutMs: 300,
+      endpoints: [silent],
+      signal: new AbortController().signal,
+    });
   } catch (error) {
     caught = error;
   }
@@ -126,8 +136,15 @@ test("the client going away aborts the upstream request", async () => {
       ),
   );
   const client = new AbortController();
-  const up = await sendUpstream(new InFlightBalancer(), { ...base, endpoints: [streaming], signal: client.signal });
-  const reader = relaySse(up.response.body as ReadableStream<Uint8Array>, { includeUsage: false, onEnd: () => up.release() }).getReader();
+  const up = await sendUpstream(new InFlightBalancer(), {
+    ...base,
+    endpoints: [streaming],
+    signal: client.signal,
+  });
+  const reader = relaySse(up.response.body as ReadableStream<Uint8Array>, {
+    includeUsage: false,
+    onEnd: () => up.release(),
+  }).getReader();
   await reader.read();
   client.abort();
   await reader.cancel();
@@ -145,8 +162,15 @@ async function relayAll(response: Response, includeUsage: boolean) {
 
 test("chunks pass through with the upstream's spacing, and usage is noted", async () => {
   const endpoint = stub(() => sse([chunk("Hel"), chunk("lo"), finish, usage, "data: [DONE]\n\n"], 100));
-  const up = await sendUpstream(new InFlightBalancer(), { ...base, endpoints: [endpoint], signal: new AbortController().signal });
-  const reader = relaySse(up.response.body as ReadableStream<Uint8Array>, { includeUsage: true, onEnd: () => {} }).getReader();
+  const up = await sendUpstream(new InFlightBalancer(), {
+    ...base,
+    endpoints: [endpoint],
+    signal: new AbortController().signal,
+  });
+  const reader = relaySse(up.response.body as ReadableStream<Uint8Array>, {
+    includeUsage: true,
+    onEnd: () => {},
+  }).getReader();
   const arrivals: number[] = [];
   const decoder = new TextDecoder();
   let all = "";
@@ -165,7 +189,11 @@ test("chunks pass through with the upstream's spacing, and usage is noted", asyn
 
 test("the usage chunk is dropped when the client did not ask for it, but still counted", async () => {
   const endpoint = stub(() => sse([chunk("Hi"), finish, usage, "data: [DONE]\n\n"]));
-  const up = await sendUpstream(new InFlightBalancer(), { ...base, endpoints: [endpoint], signal: new AbortController().signal });
+  const up = await sendUpstream(new InFlightBalancer(), {
+    ...base,
+    endpoints: [endpoint],
+    signal: new AbortController().signal,
+  });
   const { text, outcome } = await relayAll(up.response, false);
   expect(text).not.toContain("usage");
   expect(outcome.usage).toEqual({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 });
@@ -175,7 +203,11 @@ test("the usage chunk is dropped when the client did not ask for it, but still c
 
 test("an upstream that dies mid-stream ends the client's stream with an error event, not a hang", async () => {
   const endpoint = stub(() => sse([chunk("par"), chunk("tial"), finish, "data: [DONE]\n\n"], 20, 2));
-  const up = await sendUpstream(new InFlightBalancer(), { ...base, endpoints: [endpoint], signal: new AbortController().signal });
+  const up = await sendUpstream(new InFlightBalancer(), {
+    ...base,
+    endpoints: [endpoint],
+    signal: new AbortController().signal,
+  });
   const { text, outcome } = await relayAll(up.response, false);
   expect(text).toContain('"content":"par"');
   expect(text).toContain('"code":"upstream_error"');
@@ -184,10 +216,14 @@ test("an upstream that dies mid-stream ends the client's stream with an error ev
 });
 
 test("events split across network chunks are reassembled before they are passed on", async () => {
-  const whole = chunk("split") + finish + "data: [DONE]\n\n";
+  const whole = `${chunk("split")}${finish}data: [DONE]\n\n`;
   const pieces = [whole.slice(0, 7), whole.slice(7, 30), whole.slice(30)];
   const endpoint = stub(() => sse(pieces, 10));
-  const up = await sendUpstream(new InFlightBalancer(), { ...base, endpoints: [endpoint], signal: new AbortController().signal });
+  const up = await sendUpstream(new InFlightBalancer(), {
+    ...base,
+    endpoints: [endpoint],
+    signal: new AbortController().signal,
+  });
   const { outcome } = await relayAll(up.response, false);
   expect(outcome.content).toBe("split");
   expect(outcome.error).toBeUndefined();

@@ -17,14 +17,17 @@ afterAll(() => {
 
 const minute = 60_000;
 const makers: [string, () => Promise<RateLimiter>][] = [["in process", async () => new InProcessLimiter()]];
-if (redisUrl) makers.push(["Redis", async () => new RedisLimiter(await redis(), `llmp:test:${crypto.randomUUID()}:`)]);
+if (redisUrl)
+  makers.push(["Redis", async () => new RedisLimiter(await redis(), `llmp:test:${crypto.randomUUID()}:`)]);
 
 describe.each(makers)("%s limiter", (_name, make) => {
   test("exactly N of 200 concurrent requests pass a limit of N per minute", async () => {
     const limiter = await make();
     const n = 37;
     const decisions = await Promise.all(
-      Array.from({ length: 200 }, () => limiter.take("key-a", { requests: { limit: n, periodMs: minute } }, 0)),
+      Array.from({ length: 200 }, () =>
+        limiter.take("key-a", { requests: { limit: n, periodMs: minute } }, 0),
+      ),
     );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(n);
     const denied = decisions.find((d) => !d.allowed);
@@ -68,7 +71,9 @@ test.skipIf(!redisUrl)("two limiters on separate Redis connections enforce one l
   const a = new RedisLimiter(await redis(), prefix);
   const b = new RedisLimiter(await redis(), prefix);
   const rule = { requests: { limit: 25, periodMs: minute } };
-  const decisions = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).take("shared", rule, 0)));
+  const decisions = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).take("shared", rule, 0)),
+  );
   expect(decisions.filter((d) => d.allowed)).toHaveLength(25);
 });
 

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { organizations } from "../../db/schema/index.ts";
 import { ensureBuiltinRoles } from "../../services/orgs/builtin-roles.ts";
-import { call, createUser } from "../support/app.ts";
 import { createPool, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
+import { call, createUser } from "../support/app.ts";
 
 let o: OrchestrationTest;
 let poolId: string;
@@ -48,7 +48,10 @@ test("a duplicate name is 409, a missing field 400 naming it", async () => {
   const dup = await create("managed-dup");
   expect(dup.status).toBe(409);
   expect(dup.body.error.code).toBe("conflict");
-  const bad = await call(o.filtration, "POST", "/management/deployments", { token: o.token, body: { model_name: "x" } });
+  const bad = await call(o.filtration, "POST", "/management/deployments", {
+    token: o.token,
+    body: { model_name: "x" },
+  });
   expect(bad.status).toBe(400);
   expect(bad.body.error.details.fields.map((f: { field: string }) => f.field)).toContain("pool_id");
 });
@@ -62,13 +65,17 @@ test("delete of a deployment that is not stopped is 409; another organization's 
   await ensureBuiltinRoles(o.t.app.db, other?.id as string);
   const outsider = await createUser(o.t, o.filtration, "outsider@example.com", "admin", other?.id);
   for (const method of ["GET", "DELETE"]) {
-    const res = await call(o.filtration, method, `/management/deployments/${id}`, { token: outsider.access_token });
+    const res = await call(o.filtration, method, `/management/deployments/${id}`, {
+      token: outsider.access_token,
+    });
     expect(res.status).toBe(404);
   }
 });
 
 test("a viewer may read but not create", async () => {
   const viewer = await createUser(o.t, o.filtration, "viewer-mgmt@example.com", "viewer");
-  expect((await call(o.filtration, "GET", "/management/deployments", { token: viewer.access_token })).status).toBe(200);
+  expect(
+    (await call(o.filtration, "GET", "/management/deployments", { token: viewer.access_token })).status,
+  ).toBe(200);
   expect((await create("viewer-made", viewer.access_token)).status).toBe(403);
 });

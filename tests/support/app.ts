@@ -35,14 +35,22 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
   const database = await freshDatabase();
   const config = testConfig(overrides);
-  const app: AppContext = { db: database.handle.db, config, log: createLogger(config.logLevel), clock: () => new Date() };
+  const app: AppContext = {
+    db: database.handle.db,
+    config,
+    log: createLogger(config.logLevel),
+    clock: () => new Date(),
+  };
   await bootstrap(app);
   return { app, database, config, close: () => database.drop() };
 }
 
 export type Handler = (request: Request) => Promise<Response>;
 
-export async function gatewayHandler(app: AppContext, name: "inference" | "filtration" | "orchestration" | "dashboard") {
+export async function gatewayHandler(
+  app: AppContext,
+  name: "inference" | "filtration" | "orchestration" | "dashboard",
+) {
   const gateway = name === "dashboard" ? await buildDashboard(app) : await buildHttpGateway(app, name);
   return { gateway, handle: ((request: Request) => gateway.app.handle(request)) as Handler };
 }
@@ -53,6 +61,7 @@ export async function call(
   method: string,
   path: string,
   options: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field.
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -70,7 +79,9 @@ export async function call(
 }
 
 export async function loginAsAdmin(handle: Handler) {
-  const res = await call(handle, "POST", "/auth/login", { body: { email: adminEmail, password: adminPassword } });
+  const res = await call(handle, "POST", "/auth/login", {
+    body: { email: adminEmail, password: adminPassword },
+  });
   if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
 }
@@ -87,10 +98,17 @@ export async function createUser(
   const { memberships, organizations, roles, users } = await import("../../db/schema/index.ts");
   const { hashPassword } = await import("../../services/auth/passwords.ts");
   const db = t.app.db;
-  const org = orgId ?? (await db.select().from(organizations).where(eq(organizations.name, "default")))[0]?.id;
+  const org =
+    orgId ?? (await db.select().from(organizations).where(eq(organizations.name, "default")))[0]?.id;
   if (!org) throw new Error("no organization");
-  const [roleRow] = await db.select().from(roles).where(and(eq(roles.orgId, org), eq(roles.name, role)));
-  const [user] = await db.insert(users).values({ email, passwordHash: await hashPassword(adminPassword) }).returning();
+  const [roleRow] = await db
+    .select()
+    .from(roles)
+    .where(and(eq(roles.orgId, org), eq(roles.name, role)));
+  const [user] = await db
+    .insert(users)
+    .values({ email, passwordHash: await hashPassword(adminPassword) })
+    .returning();
   if (!user || !roleRow) throw new Error("could not create the user");
   await db.insert(memberships).values({ userId: user.id, orgId: org, roleId: roleRow.id });
   const res = await call(handle, "POST", "/auth/login", { body: { email, password: adminPassword } });
@@ -108,10 +126,18 @@ export async function createOrganization(t: TestApp, name: string): Promise<stri
 }
 
 /** Makes an existing user a member of another organization with a built-in role. */
-export async function addMembership(t: TestApp, userId: string, orgId: string, role: "admin" | "developer" | "viewer") {
+export async function addMembership(
+  t: TestApp,
+  userId: string,
+  orgId: string,
+  role: "admin" | "developer" | "viewer",
+) {
   const { and, eq } = await import("drizzle-orm");
   const { memberships, roles } = await import("../../db/schema/index.ts");
-  const [roleRow] = await t.app.db.select().from(roles).where(and(eq(roles.orgId, orgId), eq(roles.name, role)));
+  const [roleRow] = await t.app.db
+    .select()
+    .from(roles)
+    .where(and(eq(roles.orgId, orgId), eq(roles.name, role)));
   if (!roleRow) throw new Error(`no role ${role} in ${orgId}`);
   await t.app.db.insert(memberships).values({ userId, orgId, roleId: roleRow.id });
 }

@@ -1,18 +1,29 @@
 // grpc.health.v1 through @grpc/grpc-js, the reference client: an independent check of our server.
+
+import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
-import { join } from "node:path";
 
-const definition = loader.loadSync(join(import.meta.dir, "..", "..", "proto", "grpc", "health", "v1", "health.proto"), {
-  keepCase: true,
-  enums: String,
-});
+const definition = loader.loadSync(
+  join(import.meta.dir, "..", "..", "proto", "grpc", "health", "v1", "health.proto"),
+  {
+    keepCase: true,
+    enums: String,
+  },
+);
 const proto = grpc.loadPackageDefinition(definition) as unknown as {
   grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
 };
 
-export function grpcHealthCheck(address: string, service = "", metadata = new grpc.Metadata()): Promise<string> {
-  const client = new proto.grpc.health.v1.Health(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+export function grpcHealthCheck(
+  address: string,
+  service = "",
+  metadata = new grpc.Metadata(),
+): Promise<string> {
+  const client = new proto.grpc.health.v1.Health(
+    address,
+    grpc.credentials.createInsecure(),
+  ) as unknown as grpc.Client & {
     Check: (
       request: { service: string },
       metadata: grpc.Metadata,

@@ -1,6 +1,7 @@
 // Runs `bun server/main.ts` as a real process, as a user would, and waits for its "ready" line.
-import type { Subprocess } from "bun";
+
 import { join } from "node:path";
+import type { Subprocess } from "bun";
 
 export interface RunningPlatform {
   proc: Subprocess<"ignore", "pipe", "pipe">;
@@ -43,7 +44,8 @@ export async function runPlatform(env: Record<string, string>, timeoutMs = 30_00
       throw new Error(`platform not ready within ${timeoutMs} ms:\n${output.join("\n")}`);
     }
     const { value, done } = await reader.read();
-    if (done) throw new Error(`platform exited (${await proc.exited}):\n${output.join("\n")}\n${await stderr}`);
+    if (done)
+      throw new Error(`platform exited (${await proc.exited}):\n${output.join("\n")}\n${await stderr}`);
     buffer += decoder.decode(value, { stream: true });
     let nl = buffer.indexOf("\n");
     while (nl >= 0) {

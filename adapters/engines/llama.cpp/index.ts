@@ -34,7 +34,8 @@ export function localCommand(opts: LocalCommandOptions): { cmd: string[]; env: R
     env.NODE_TOKEN = opts.heartbeat.nodeToken;
     env.PROVIDER_INSTANCE_ID = opts.heartbeat.providerInstanceId;
     env.POOL_PROVIDER = opts.heartbeat.provider;
-    if (opts.heartbeat.intervalMs !== undefined) env.HEARTBEAT_INTERVAL_MS = String(opts.heartbeat.intervalMs);
+    if (opts.heartbeat.intervalMs !== undefined)
+      env.HEARTBEAT_INTERVAL_MS = String(opts.heartbeat.intervalMs);
   }
   // process.execPath is the Bun running the orchestrator: the worker runs on the same one.
   return { cmd: [process.execPath, workerEntry], env: { ...env, ...opts.env } };

@@ -161,8 +161,12 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
         modelPath: spec.modelPath,
         modelName: spec.deploymentName,
         port: 0,
-        ...(spec.configuration.threads === undefined ? {} : { threads: spec.configuration.threads as number }),
-        ...(spec.configuration.parallel === undefined ? {} : { parallel: spec.configuration.parallel as number }),
+        ...(spec.configuration.threads === undefined
+          ? {}
+          : { threads: spec.configuration.threads as number }),
+        ...(spec.configuration.parallel === undefined
+          ? {}
+          : { parallel: spec.configuration.parallel as number }),
         env: { HOST: host, ...(contextSize ? { CONTEXT_SIZE: String(contextSize) } : {}), ...heartbeat },
       });
       const env: Record<string, string> = {

@@ -1,11 +1,15 @@
 // Static assets of the dashboard: htmx from node_modules (never a CDN) and our stylesheet.
-import { t } from "elysia";
+
 import { join } from "node:path";
-import { notFound } from "../../../services/errors.ts";
+import { t } from "elysia";
 import { route } from "../../../server/http/route.ts";
+import { notFound } from "../../../services/errors.ts";
 
 const assets: Record<string, { path: string; type: string }> = {
-  "htmx.js": { path: Bun.resolveSync("htmx.org/dist/htmx.min.js", import.meta.dir), type: "application/javascript" },
+  "htmx.js": {
+    path: Bun.resolveSync("htmx.org/dist/htmx.min.js", import.meta.dir),
+    type: "application/javascript",
+  },
   "app.css": { path: join(import.meta.dir, "..", "..", "..", "views", "app.css"), type: "text/css" },
 };
 

@@ -70,8 +70,7 @@ export const DeployRequest = t.Object({
   org_id: t.Optional(t.String()),
   inference_model: t.Optional(
     t.String({
-      description:
-        "Model source: path, file:// or http(s):// URL of a GGUF file, or registry://name/version",
+      description: "Model source: path, file:// or http(s):// URL of a GGUF file, or registry://name/version",
     }),
   ),
   image: t.String({

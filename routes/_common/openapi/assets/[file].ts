@@ -1,8 +1,9 @@
 // The reference UI's script and style, served from node_modules: no CDN, so /openapi works offline.
-import { t } from "elysia";
+
 import { dirname, join } from "node:path";
-import { notFound } from "../../../../services/errors.ts";
+import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
+import { notFound } from "../../../../services/errors.ts";
 
 const dist = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const files: Record<string, string> = {

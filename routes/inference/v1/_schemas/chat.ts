@@ -2,7 +2,10 @@
 // logit_bias, ...) are accepted and passed to the model's server unchanged.
 import { t } from "elysia";
 
-const ContentPart = t.Object({ type: t.String(), text: t.Optional(t.String()) }, { additionalProperties: true });
+const ContentPart = t.Object(
+  { type: t.String(), text: t.Optional(t.String()) },
+  { additionalProperties: true },
+);
 
 export const ChatMessage = t.Object(
   {
@@ -27,12 +30,16 @@ export const ChatCompletionRequest = t.Object(
     model: t.String({ minLength: 1, maxLength: 128, description: "The deployment name" }),
     messages: t.Array(ChatMessage, { minItems: 1, maxItems: 4096 }),
     stream: t.Optional(t.Boolean({ default: false })),
-    stream_options: t.Optional(t.Object({ include_usage: t.Optional(t.Boolean()) }, { additionalProperties: true })),
+    stream_options: t.Optional(
+      t.Object({ include_usage: t.Optional(t.Boolean()) }, { additionalProperties: true }),
+    ),
     temperature: t.Optional(t.Number({ minimum: 0, maximum: 2 })),
     top_p: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
     max_tokens: t.Optional(tokenCount),
     max_completion_tokens: t.Optional(tokenCount),
-    stop: t.Optional(t.Union([t.String({ maxLength: 256 }), t.Array(t.String({ maxLength: 256 }), { maxItems: 4 })])),
+    stop: t.Optional(
+      t.Union([t.String({ maxLength: 256 }), t.Array(t.String({ maxLength: 256 }), { maxItems: 4 })]),
+    ),
     n: t.Optional(t.Integer({ minimum: 1, maximum: 1, description: "Only 1 is supported" })),
     presence_penalty: t.Optional(penalty),
     frequency_penalty: t.Optional(penalty),
@@ -43,7 +50,11 @@ export const ChatCompletionRequest = t.Object(
   { additionalProperties: true },
 );
 
-const Usage = t.Object({ prompt_tokens: t.Integer(), completion_tokens: t.Integer(), total_tokens: t.Integer() });
+const Usage = t.Object({
+  prompt_tokens: t.Integer(),
+  completion_tokens: t.Integer(),
+  total_tokens: t.Integer(),
+});
 
 export const ChatCompletionResponse = t.Object(
   {
@@ -55,7 +66,10 @@ export const ChatCompletionResponse = t.Object(
       t.Object(
         {
           index: t.Integer(),
-          message: t.Object({ role: t.String(), content: t.Union([t.String(), t.Null()]) }, { additionalProperties: true }),
+          message: t.Object(
+            { role: t.String(), content: t.Union([t.String(), t.Null()]) },
+            { additionalProperties: true },
+          ),
           finish_reason: t.Union([t.String(), t.Null()]),
         },
         { additionalProperties: true },
