@@ -5,6 +5,7 @@ import { openRedis, pingRedis } from "../adapters/redis/client.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import type { AppContext, Logger } from "../services/context.ts";
+import { flushLastUsed } from "../services/api-keys/last-used.ts";
 import { bootstrap } from "../services/orgs/bootstrap.ts";
 import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
 import type { Config, ServiceName } from "./config.ts";
@@ -87,6 +88,8 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
         // Workers keep running: the next start adopts them (or stops them if no longer wanted).
         await reconciler?.stop();
         await Promise.all(listeners.map((l) => l.stop(deadlineMs)));
+        // API-key uses noted in memory since the last flush.
+        await flushLastUsed(app).catch((error) => log.warn("last_used_at not written", { error: String(error) }));
         redis?.close();
         await database.close();
         unlock();
