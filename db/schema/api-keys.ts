@@ -29,6 +29,9 @@ export const apiKeys = pgTable(
     expiresAt: at("expires_at"),
     revokedAt: at("revoked_at"),
   },
-  (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_org_created_idx").on(t.orgId, t.createdAt)],
+  (t) => [
+    uniqueIndex("api_keys_key_hash_key").on(t.keyHash),
+    index("api_keys_org_created_idx").on(t.orgId, t.createdAt),
+  ],
 );
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -134,8 +134,13 @@ export async function revokeApiKey(ctx: RequestContext, keyId: string): Promise<
       .for("update")
       .limit(1);
     if (!row) throw notFound("API key");
-    if (row.revokedAt) return { result: apiKeyView(row), details: { prefix: row.prefix, already_revoked: true } };
-    const [revoked] = await tx.update(apiKeys).set({ revokedAt: ctx.clock() }).where(eq(apiKeys.id, id)).returning();
+    if (row.revokedAt)
+      return { result: apiKeyView(row), details: { prefix: row.prefix, already_revoked: true } };
+    const [revoked] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: ctx.clock() })
+      .where(eq(apiKeys.id, id))
+      .returning();
     return { result: apiKeyView(revoked as ApiKeyRow), details: { prefix: row.prefix } };
   });
 }

@@ -42,7 +42,11 @@ async function policyFor(db: Executor, request: ScanRequest): Promise<Guardrails
     .select({ orgId: deployments.orgId })
     .from(deployments)
     .where(
-      and(eq(deployments.id, id), isNull(deployments.deletedAt), ...(request.org_id ? [eq(deployments.orgId, request.org_id)] : [])),
+      and(
+        eq(deployments.id, id),
+        isNull(deployments.deletedAt),
+        ...(request.org_id ? [eq(deployments.orgId, request.org_id)] : []),
+      ),
     )
     .limit(1);
   if (!deployment) throw notFound("deployment");
@@ -64,7 +68,7 @@ export async function scanContent(ctx: { db: Executor }, request: ScanRequest): 
       ...(result.blockedBy ? { blocked_by: result.blockedBy } : {}),
     };
   }
-  let action: Decision = "allow";
+  let action = "allow" as Decision;
   const findings: ScanResult["findings"] = [];
   const blockedBy = new Set<string>();
   // On input, what the assistant said earlier is the model's, not the caller's: it is not scanned.

@@ -22,7 +22,11 @@ export type ContextResolution = { ok: true; context: ResolvedContext } | Extract
 /** States in which a deployment will not serve again until someone starts it. */
 const stopped: ReadonlySet<DeploymentState> = new Set(["STOPPING", "STOPPED", "FAILED"]);
 
-export async function resolveInferenceContext(ctx: Ctx, apiKey: string, model: string): Promise<ContextResolution> {
+export async function resolveInferenceContext(
+  ctx: Ctx,
+  apiKey: string,
+  model: string,
+): Promise<ContextResolution> {
   const key = await verifyApiKey(ctx, apiKey);
   if (!key) return { ok: false, reason: "invalid_api_key" };
   const [deployment] = await ctx.db
@@ -67,7 +71,10 @@ export async function resolveInferenceContext(ctx: Ctx, apiKey: string, model: s
 }
 
 /** The deployments a key may call, for GET /v1/models; undefined for a key that does not work. */
-export async function modelsForApiKey(ctx: Ctx, apiKey: string): Promise<{ id: string; created: number }[] | undefined> {
+export async function modelsForApiKey(
+  ctx: Ctx,
+  apiKey: string,
+): Promise<{ id: string; created: number }[] | undefined> {
   const key = await verifyApiKey(ctx, apiKey);
   if (!key) return undefined;
   const rows = await ctx.db

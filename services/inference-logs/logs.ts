@@ -56,7 +56,10 @@ const idOrNull = (value: string | null | undefined, field: string): string | nul
 
 const count = (n: number | null | undefined) => Math.max(0, Math.round(n ?? 0));
 
-export async function writeInferenceLogs(ctx: { db: Executor }, entries: LogEntryInput[]): Promise<{ written: number }> {
+export async function writeInferenceLogs(
+  ctx: { db: Executor },
+  entries: LogEntryInput[],
+): Promise<{ written: number }> {
   const rows = entries.map((e, i) => ({
     requestId: e.request_id,
     orgId: idOrNull(e.org_id, `entries.${i}.org_id`),
@@ -100,7 +103,8 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
 async function page(ctx: RequestContext, where: SQL[], query: LogQuery): Promise<LogPage> {
   const limit = Math.min(query.limit ?? logPageSize.default, logPageSize.max);
   if (query.cursor !== undefined) {
-    if (!/^\d{1,18}$/.test(query.cursor)) throw invalid("query.cursor", "is not a cursor this endpoint returned");
+    if (!/^\d{1,18}$/.test(query.cursor))
+      throw invalid("query.cursor", "is not a cursor this endpoint returned");
     where.push(lt(inferenceLogs.seq, Number(query.cursor)));
   }
   const rows = await ctx.db
@@ -114,7 +118,11 @@ async function page(ctx: RequestContext, where: SQL[], query: LogQuery): Promise
   return { items: shown.map(viewOf), next_cursor: more ? String(shown[shown.length - 1]?.seq) : null };
 }
 
-export async function deploymentInferenceLogs(ctx: RequestContext, deploymentId: string, query: LogQuery): Promise<LogPage> {
+export async function deploymentInferenceLogs(
+  ctx: RequestContext,
+  deploymentId: string,
+  query: LogQuery,
+): Promise<LogPage> {
   const orgId = actorOf(ctx).orgId;
   const deployment = await deploymentOfOrg(ctx.db, orgId, deploymentId);
   return page(ctx, [eq(inferenceLogs.orgId, orgId), eq(inferenceLogs.deploymentId, deployment.id)], query);

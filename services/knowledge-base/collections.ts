@@ -2,7 +2,11 @@
 // `rag` policy points at.
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { type KnowledgeCollectionRow, knowledgeCollections, knowledgeDocuments } from "../../db/schema/index.ts";
+import {
+  type KnowledgeCollectionRow,
+  knowledgeCollections,
+  knowledgeDocuments,
+} from "../../db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, invalid, notFound } from "../errors.ts";
@@ -42,7 +46,8 @@ export async function createCollection(
       return { result: viewOf(created, 0), target: { type: "knowledge_collection", id: created.id } };
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError("already_exists", "a collection with this name exists in this organization");
+    if (isUniqueViolation(error))
+      throw new AppError("already_exists", "a collection with this name exists in this organization");
     throw error;
   }
 }
@@ -59,7 +64,11 @@ export async function listCollections(ctx: RequestContext): Promise<{ collection
 }
 
 /** A collection of the organization, or 404. */
-export async function collectionOfOrg(db: Executor, orgId: string, collectionId: string): Promise<KnowledgeCollectionRow> {
+export async function collectionOfOrg(
+  db: Executor,
+  orgId: string,
+  collectionId: string,
+): Promise<KnowledgeCollectionRow> {
   const id = uuidOr404(collectionId, "collection");
   const [row] = await db
     .select()

@@ -37,7 +37,10 @@ const listed = {
   createdAt: knowledgeDocuments.createdAt,
 };
 
-export async function listDocuments(ctx: RequestContext, collectionId: string): Promise<{ documents: DocumentView[] }> {
+export async function listDocuments(
+  ctx: RequestContext,
+  collectionId: string,
+): Promise<{ documents: DocumentView[] }> {
   const collection = await collectionOfOrg(ctx.db, actorOf(ctx).orgId, collectionId);
   const rows = await ctx.db
     .select(listed)
@@ -47,7 +50,10 @@ export async function listDocuments(ctx: RequestContext, collectionId: string): 
   return { documents: rows.map(documentView) };
 }
 
-export async function getDocument(ctx: RequestContext, documentId: string): Promise<DocumentView & { content: string }> {
+export async function getDocument(
+  ctx: RequestContext,
+  documentId: string,
+): Promise<DocumentView & { content: string }> {
   const id = uuidOr404(documentId, "document");
   const [row] = await ctx.db
     .select()
@@ -58,7 +64,10 @@ export async function getDocument(ctx: RequestContext, documentId: string): Prom
   return { ...documentView(row), content: row.content };
 }
 
-export async function deleteDocument(ctx: RequestContext, documentId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteDocument(
+  ctx: RequestContext,
+  documentId: string,
+): Promise<{ id: string; deleted: true }> {
   const orgId = actorOf(ctx).orgId;
   const id = uuidOr404(documentId, "document");
   return mutate(ctx, "knowledge_document.delete", { type: "knowledge_document", id }, async (tx) => {

@@ -70,10 +70,17 @@ interface Checked {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-async function check(file: UploadedFile, field: string): Promise<Checked | FieldProblem & { tooLarge?: true }> {
+async function check(
+  file: UploadedFile,
+  field: string,
+): Promise<Checked | (FieldProblem & { tooLarge?: true })> {
   const filename = (file.name || "untitled").slice(0, 255);
   if (file.size > uploadLimits.fileBytes) {
-    return { field, message: `is over the ${uploadLimits.fileBytes / 1024 / 1024} MiB limit per file`, tooLarge: true };
+    return {
+      field,
+      message: `is over the ${uploadLimits.fileBytes / 1024 / 1024} MiB limit per file`,
+      tooLarge: true,
+    };
   }
   const contentType = documentTypeOf(filename, file.type);
   if (!contentType) return { field, message: "is not text, Markdown or HTML" };
@@ -120,52 +127,61 @@ export async function uploadDocuments(
   if (problems.length > 0) {
     const fields = problems.map(({ field, message }) => ({ field, message }));
     const code = problems.every((p) => p.tooLarge) ? "payload_too_large" : "validation_error";
-    throw new AppError(code, `nothing was stored: ${fields.map((f) => `${f.field} ${f.message}`).join("; ")}`, { fields });
+    throw new AppError(
+      code,
+      `nothing was stored: ${fields.map((f) => `${f.field} ${f.message}`).join("; ")}`,
+      { fields },
+    );
   }
 
-  return mutate(ctx, "knowledge_document.upload", { type: "knowledge_collection", id: collection.id }, async (tx) => {
-    const fresh = [...new Map(checked.map((c) => [c.sha, c])).values()];
-    const inserted = await tx
-      .insert(knowledgeDocuments)
-      .values(
-        fresh.map((c) => ({
-          orgId,
-          collectionId: collection.id,
-          filename: c.filename,
-          contentType: c.contentType,
-          sizeBytes: c.sizeBytes,
-          contentSha256: c.sha,
-          content: c.content,
-        })),
-      )
-      .onConflictDoNothing({ target: [knowledgeDocuments.collectionId, knowledgeDocuments.contentSha256] })
-      .returning({ id: knowledgeDocuments.id, sha: knowledgeDocuments.contentSha256 });
-    const all = await tx
-      .select()
-      .from(knowledgeDocuments)
-      .where(
-        and(
-          eq(knowledgeDocuments.collectionId, collection.id),
-          inArray(
-            knowledgeDocuments.contentSha256,
-            fresh.map((c) => c.sha),
+  return mutate(
+    ctx,
+    "knowledge_document.upload",
+    { type: "knowledge_collection", id: collection.id },
+    async (tx) => {
+      const fresh = [...new Map(checked.map((c) => [c.sha, c])).values()];
+      const inserted = await tx
+        .insert(knowledgeDocuments)
+        .values(
+          fresh.map((c) => ({
+            orgId,
+            collectionId: collection.id,
+            filename: c.filename,
+            contentType: c.contentType,
+            sizeBytes: c.sizeBytes,
+            contentSha256: c.sha,
+            content: c.content,
+          })),
+        )
+        .onConflictDoNothing({ target: [knowledgeDocuments.collectionId, knowledgeDocuments.contentSha256] })
+        .returning({ id: knowledgeDocuments.id, sha: knowledgeDocuments.contentSha256 });
+      const all = await tx
+        .select()
+        .from(knowledgeDocuments)
+        .where(
+          and(
+            eq(knowledgeDocuments.collectionId, collection.id),
+            inArray(
+              knowledgeDocuments.contentSha256,
+              fresh.map((c) => c.sha),
+            ),
           ),
-        ),
-      );
-    const bySha = new Map<string, KnowledgeDocumentRow>(all.map((row) => [row.contentSha256, row]));
-    const newIds = new Set(inserted.map((r) => r.id));
-    const claimed = new Set<string>();
-    const documents = checked.map((c) => {
-      const row = bySha.get(c.sha) as KnowledgeDocumentRow;
-      // Only the first file of a new content counts as stored; a repeat in the same upload is a duplicate.
-      const duplicate = !newIds.has(row.id) || claimed.has(row.id);
-      claimed.add(row.id);
-      return { ...documentView(row), duplicate };
-    });
-    const stored = documents.filter((d) => !d.duplicate).length;
-    return {
-      result: { collection_id: collection.id, documents, stored, duplicates: documents.length - stored },
-      details: { stored, duplicates: documents.length - stored },
-    };
-  });
+        );
+      const bySha = new Map<string, KnowledgeDocumentRow>(all.map((row) => [row.contentSha256, row]));
+      const newIds = new Set(inserted.map((r) => r.id));
+      const claimed = new Set<string>();
+      const documents = checked.map((c) => {
+        const row = bySha.get(c.sha) as KnowledgeDocumentRow;
+        // Only the first file of a new content counts as stored; a repeat in the same upload is a duplicate.
+        const duplicate = !newIds.has(row.id) || claimed.has(row.id);
+        claimed.add(row.id);
+        return { ...documentView(row), duplicate };
+      });
+      const stored = documents.filter((d) => !d.duplicate).length;
+      return {
+        result: { collection_id: collection.id, documents, stored, duplicates: documents.length - stored },
+        details: { stored, duplicates: documents.length - stored },
+      };
+    },
+  );
 }

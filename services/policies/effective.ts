@@ -19,7 +19,9 @@ export async function effectivePolicies(
     .where(
       and(
         eq(policies.orgId, orgId),
-        deploymentId ? or(isNull(policies.deploymentId), eq(policies.deploymentId, deploymentId)) : isNull(policies.deploymentId),
+        deploymentId
+          ? or(isNull(policies.deploymentId), eq(policies.deploymentId, deploymentId))
+          : isNull(policies.deploymentId),
       ),
     );
   const chosen = new Map<PolicyType, { own: boolean; config: Record<string, unknown> }>();

@@ -62,15 +62,27 @@ async function scopedDeployment(db: Executor, orgId: string, deploymentId: strin
   return (await deploymentOfOrg(db, orgId, deploymentId)).id;
 }
 
-export async function getPolicy(ctx: RequestContext, type: string, deploymentId?: string): Promise<PolicyView> {
+export async function getPolicy(
+  ctx: RequestContext,
+  type: string,
+  deploymentId?: string,
+): Promise<PolicyView> {
   const policyType = policyTypeOf(type);
   const orgId = actorOf(ctx).orgId;
   const scoped = await scopedDeployment(ctx.db, orgId, deploymentId);
   if (scoped) {
-    const [own] = await ctx.db.select().from(policies).where(scopeOf(orgId, policyType, scoped)).limit(1);
+    const [own] = await ctx.db
+      .select()
+      .from(policies)
+      .where(scopeOf(orgId, policyType, scoped))
+      .limit(1);
     if (own) return viewOf(own, scoped);
   }
-  const [orgWide] = await ctx.db.select().from(policies).where(scopeOf(orgId, policyType, null)).limit(1);
+  const [orgWide] = await ctx.db
+    .select()
+    .from(policies)
+    .where(scopeOf(orgId, policyType, null))
+    .limit(1);
   if (orgWide) return viewOf(orgWide, scoped);
   return {
     policy_type: policyType,
@@ -82,7 +94,12 @@ export async function getPolicy(ctx: RequestContext, type: string, deploymentId?
 }
 
 /** Ids a config refers to must be the organization's own. */
-async function referenceProblems(db: Executor, orgId: string, type: PolicyType, config: unknown): Promise<FieldProblem[]> {
+async function referenceProblems(
+  db: Executor,
+  orgId: string,
+  type: PolicyType,
+  config: unknown,
+): Promise<FieldProblem[]> {
   if (type === "rag") {
     const ids = [...new Set((config as PolicyConfigs["rag"]).collection_ids.map((id) => id.toLowerCase()))];
     if (ids.length === 0) return [];
@@ -91,7 +108,12 @@ async function referenceProblems(db: Executor, orgId: string, type: PolicyType, 
       .from(knowledgeCollections)
       .where(and(eq(knowledgeCollections.orgId, orgId), inArray(knowledgeCollections.id, ids)));
     if (found.length !== ids.length) {
-      return [{ field: "config.collection_ids", message: "names a collection that does not exist in this organization" }];
+      return [
+        {
+          field: "config.collection_ids",
+          message: "names a collection that does not exist in this organization",
+        },
+      ];
     }
   }
   if (type === "prompt") {
@@ -102,7 +124,10 @@ async function referenceProblems(db: Executor, orgId: string, type: PolicyType, 
       .from(promptTemplates)
       .where(and(eq(promptTemplates.orgId, orgId), eq(promptTemplates.id, id.toLowerCase())))
       .limit(1);
-    if (!found) return [{ field: "config.template_id", message: "names a template that does not exist in this organization" }];
+    if (!found)
+      return [
+        { field: "config.template_id", message: "names a template that does not exist in this organization" },
+      ];
   }
   return [];
 }
@@ -113,7 +138,11 @@ function throwProblems(list: FieldProblem[]): void {
   problems.throwIfAny();
 }
 
-export async function setPolicy(ctx: RequestContext, type: string, input: SetPolicyInput): Promise<PolicyView> {
+export async function setPolicy(
+  ctx: RequestContext,
+  type: string,
+  input: SetPolicyInput,
+): Promise<PolicyView> {
   const policyType = policyTypeOf(type);
   const actor = actorOf(ctx);
   throwProblems(configProblems(policyType, input.config));
@@ -124,9 +153,18 @@ export async function setPolicy(ctx: RequestContext, type: string, input: SetPol
     const now = ctx.clock();
     const [row] = await tx
       .insert(policies)
-      .values({ orgId: actor.orgId, deploymentId, policyType, config, updatedBy: actor.userId, updatedAt: now })
+      .values({
+        orgId: actor.orgId,
+        deploymentId,
+        policyType,
+        config,
+        updatedBy: actor.userId,
+        updatedAt: now,
+      })
       .onConflictDoUpdate({
-        target: deploymentId ? [policies.deploymentId, policies.policyType] : [policies.orgId, policies.policyType],
+        target: deploymentId
+          ? [policies.deploymentId, policies.policyType]
+          : [policies.orgId, policies.policyType],
         // The partial unique index of that scope (db/schema/policies.ts).
         targetWhere: deploymentId ? sql`deployment_id is not null` : sql`deployment_id is null`,
         set: { config, updatedBy: actor.userId, updatedAt: now },
@@ -149,7 +187,10 @@ export async function deletePolicy(
   const orgId = actorOf(ctx).orgId;
   return mutate(ctx, "policy.delete", { type: "policy", id: policyType }, async (tx) => {
     const scoped = await scopedDeployment(tx, orgId, deploymentId);
-    const removed = await tx.delete(policies).where(scopeOf(orgId, policyType, scoped)).returning({ id: policies.id });
+    const removed = await tx
+      .delete(policies)
+      .where(scopeOf(orgId, policyType, scoped))
+      .returning({ id: policies.id });
     if (removed.length === 0) throw notFound("policy");
     return {
       result: { policy_type: policyType, deployment_id: scoped, deleted: true as const },

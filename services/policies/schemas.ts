@@ -1,12 +1,14 @@
 // The config of each policy type (CONTRACTS, Policies), one TypeBox schema each. Unknown fields are
 // refused, so a misspelt limit is a 400 rather than a limit silently not applied.
-import { type Static, type TSchema, Type as T } from "@sinclair/typebox";
+import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { PolicyType } from "../../db/schema/index.ts";
 import type { FieldProblem } from "../errors.ts";
 
 const strict = { additionalProperties: false } as const;
-const uuid = T.String({ pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$" });
+const uuid = T.String({
+  pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+});
 const count = T.Integer({ minimum: 1, maximum: 1_000_000_000_000 });
 
 export const RateLimitConfig = T.Object(
@@ -65,7 +67,11 @@ export const RagConfig = T.Object(
 );
 
 export const PromptConfig = T.Object(
-  { template_id: T.Union([uuid, T.Null()], { description: "null: no template (overrides the organization's)" }) },
+  {
+    template_id: T.Union([uuid, T.Null()], {
+      description: "null: no template (overrides the organization's)",
+    }),
+  },
   strict,
 );
 
@@ -96,7 +102,10 @@ const off = { action: "off" } as const;
 export const policyDefaults: PolicyConfigs = {
   rate_limit: {},
   quota: {},
-  guardrails: { input: { pii: off, toxicity: off, prompt_injection: off }, output: { pii: off, toxicity: off, mode: "blocking" } },
+  guardrails: {
+    input: { pii: off, toxicity: off, prompt_injection: off },
+    output: { pii: off, toxicity: off, mode: "blocking" },
+  },
   rag: { collection_ids: [], top_k: 4, min_score: 0 },
   prompt: { template_id: null },
 };

@@ -9,7 +9,11 @@ export interface TemplateContent {
   userTemplate: string | null;
 }
 
-export function applyTemplate(messages: readonly ChatMessage[], template: TemplateContent, context = ""): ChatMessage[] {
+export function applyTemplate(
+  messages: readonly ChatMessage[],
+  template: TemplateContent,
+  context = "",
+): ChatMessage[] {
   const result = [...messages];
   if (template.userTemplate !== null) {
     const last = result.findLastIndex((m) => m.role === "user");

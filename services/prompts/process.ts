@@ -22,7 +22,10 @@ export interface ProcessPromptInput {
   rag?: Record<string, unknown> | undefined;
 }
 
-export async function processPrompt(ctx: Pick<AppContext, "db">, input: ProcessPromptInput): Promise<ChatMessage[]> {
+export async function processPrompt(
+  ctx: Pick<AppContext, "db">,
+  input: ProcessPromptInput,
+): Promise<ChatMessage[]> {
   let orgId = input.orgId;
   let templateId = input.templateId;
   if (templateId === undefined && input.deploymentId !== undefined) {
@@ -30,7 +33,13 @@ export async function processPrompt(ctx: Pick<AppContext, "db">, input: ProcessP
     const [deployment] = await ctx.db
       .select({ orgId: deployments.orgId })
       .from(deployments)
-      .where(and(eq(deployments.id, id), isNull(deployments.deletedAt), ...(orgId ? [eq(deployments.orgId, orgId)] : [])))
+      .where(
+        and(
+          eq(deployments.id, id),
+          isNull(deployments.deletedAt),
+          ...(orgId ? [eq(deployments.orgId, orgId)] : []),
+        ),
+      )
       .limit(1);
     if (!deployment) throw notFound("deployment");
     orgId = deployment.orgId;

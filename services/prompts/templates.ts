@@ -51,7 +51,8 @@ const viewOf = (template: PromptTemplateRow, version: PromptTemplateVersionRow):
 /** Blank text is no text. */
 const textOrNull = (value: string | null | undefined): string | null => (value?.trim() ? value : null);
 /** An update's field: left out keeps the current value. */
-const keepOr = (given: string | null | undefined, current: string | null) => (given === undefined ? current : textOrNull(given));
+const keepOr = (given: string | null | undefined, current: string | null) =>
+  given === undefined ? current : textOrNull(given);
 
 function checkContent(name: string, systemPrompt: string | null, userTemplate: string | null): void {
   const problems = new Problems();
@@ -65,9 +66,13 @@ function checkContent(name: string, systemPrompt: string | null, userTemplate: s
   problems.throwIfAny();
 }
 
-const nameTaken = () => new AppError("already_exists", "a prompt template with this name exists in this organization");
+const nameTaken = () =>
+  new AppError("already_exists", "a prompt template with this name exists in this organization");
 
-export async function createTemplate(ctx: RequestContext, input: CreateTemplateInput): Promise<PromptTemplateView> {
+export async function createTemplate(
+  ctx: RequestContext,
+  input: CreateTemplateInput,
+): Promise<PromptTemplateView> {
   const actor = actorOf(ctx);
   const name = input.name.trim();
   const systemPrompt = textOrNull(input.system_prompt);
@@ -75,13 +80,19 @@ export async function createTemplate(ctx: RequestContext, input: CreateTemplateI
   checkContent(name, systemPrompt, userTemplate);
   try {
     return await mutate(ctx, "prompt_template.create", { type: "prompt_template" }, async (tx) => {
-      const [template] = await tx.insert(promptTemplates).values({ orgId: actor.orgId, name, latestVersion: 1 }).returning();
+      const [template] = await tx
+        .insert(promptTemplates)
+        .values({ orgId: actor.orgId, name, latestVersion: 1 })
+        .returning();
       const t = template as PromptTemplateRow;
       const [version] = await tx
         .insert(promptTemplateVersions)
         .values({ templateId: t.id, version: 1, name, systemPrompt, userTemplate, createdBy: actor.userId })
         .returning();
-      return { result: viewOf(t, version as PromptTemplateVersionRow), target: { type: "prompt_template", id: t.id } };
+      return {
+        result: viewOf(t, version as PromptTemplateVersionRow),
+        target: { type: "prompt_template", id: t.id },
+      };
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken();
@@ -89,7 +100,12 @@ export async function createTemplate(ctx: RequestContext, input: CreateTemplateI
   }
 }
 
-async function templateOfOrg(db: Executor, orgId: string, templateId: string, lock = false): Promise<PromptTemplateRow> {
+async function templateOfOrg(
+  db: Executor,
+  orgId: string,
+  templateId: string,
+  lock = false,
+): Promise<PromptTemplateRow> {
   const id = uuidOr404(templateId, "prompt template");
   const query = db
     .select()
@@ -101,11 +117,17 @@ async function templateOfOrg(db: Executor, orgId: string, templateId: string, lo
   return row;
 }
 
-async function versionOf(db: Executor, templateId: string, version: number): Promise<PromptTemplateVersionRow | undefined> {
+async function versionOf(
+  db: Executor,
+  templateId: string,
+  version: number,
+): Promise<PromptTemplateVersionRow | undefined> {
   const [row] = await db
     .select()
     .from(promptTemplateVersions)
-    .where(and(eq(promptTemplateVersions.templateId, templateId), eq(promptTemplateVersions.version, version)))
+    .where(
+      and(eq(promptTemplateVersions.templateId, templateId), eq(promptTemplateVersions.version, version)),
+    )
     .limit(1);
   return row;
 }
@@ -117,29 +139,41 @@ export async function updateTemplate(
 ): Promise<PromptTemplateView> {
   const actor = actorOf(ctx);
   try {
-    return await mutate(ctx, "prompt_template.update", { type: "prompt_template", id: templateId }, async (tx) => {
-      // The row lock orders concurrent updates, so each gets the next version number.
-      const template = await templateOfOrg(tx, actor.orgId, templateId, true);
-      const latest = (await versionOf(tx, template.id, template.latestVersion)) as PromptTemplateVersionRow;
-      const name = input.name === undefined || input.name === null ? latest.name : input.name.trim();
-      const systemPrompt = keepOr(input.system_prompt, latest.systemPrompt);
-      const userTemplate = keepOr(input.user_template, latest.userTemplate);
-      checkContent(name, systemPrompt, userTemplate);
-      const next = template.latestVersion + 1;
-      const [updated] = await tx
-        .update(promptTemplates)
-        .set({ name, latestVersion: next, updatedAt: ctx.clock() })
-        .where(eq(promptTemplates.id, template.id))
-        .returning();
-      const [version] = await tx
-        .insert(promptTemplateVersions)
-        .values({ templateId: template.id, version: next, name, systemPrompt, userTemplate, createdBy: actor.userId })
-        .returning();
-      return {
-        result: viewOf(updated as PromptTemplateRow, version as PromptTemplateVersionRow),
-        details: { version: next },
-      };
-    });
+    return await mutate(
+      ctx,
+      "prompt_template.update",
+      { type: "prompt_template", id: templateId },
+      async (tx) => {
+        // The row lock orders concurrent updates, so each gets the next version number.
+        const template = await templateOfOrg(tx, actor.orgId, templateId, true);
+        const latest = (await versionOf(tx, template.id, template.latestVersion)) as PromptTemplateVersionRow;
+        const name = input.name === undefined || input.name === null ? latest.name : input.name.trim();
+        const systemPrompt = keepOr(input.system_prompt, latest.systemPrompt);
+        const userTemplate = keepOr(input.user_template, latest.userTemplate);
+        checkContent(name, systemPrompt, userTemplate);
+        const next = template.latestVersion + 1;
+        const [updated] = await tx
+          .update(promptTemplates)
+          .set({ name, latestVersion: next, updatedAt: ctx.clock() })
+          .where(eq(promptTemplates.id, template.id))
+          .returning();
+        const [version] = await tx
+          .insert(promptTemplateVersions)
+          .values({
+            templateId: template.id,
+            version: next,
+            name,
+            systemPrompt,
+            userTemplate,
+            createdBy: actor.userId,
+          })
+          .returning();
+        return {
+          result: viewOf(updated as PromptTemplateRow, version as PromptTemplateVersionRow),
+          details: { version: next },
+        };
+      },
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken();
     throw error;
@@ -163,7 +197,11 @@ export async function listTemplates(ctx: RequestContext): Promise<{ templates: P
 }
 
 /** The latest version, or the one asked for. */
-export async function getTemplate(ctx: RequestContext, templateId: string, version?: number): Promise<PromptTemplateView> {
+export async function getTemplate(
+  ctx: RequestContext,
+  templateId: string,
+  version?: number,
+): Promise<PromptTemplateView> {
   const template = await templateOfOrg(ctx.db, actorOf(ctx).orgId, templateId);
   const row = await versionOf(ctx.db, template.id, version ?? template.latestVersion);
   if (!row) throw notFound("prompt template version");

@@ -2,7 +2,12 @@
 // ENCRYPTION_KEY before they reach the database and leave the HTTP API only masked; the provider
 // adapters read them in clear through providerCredentials(), which no route calls.
 import { and, eq } from "drizzle-orm";
-import { type ProviderConfigRow, type ProviderId, providerConfigs, providerIds } from "../../db/schema/index.ts";
+import {
+  type ProviderConfigRow,
+  type ProviderId,
+  providerConfigs,
+  providerIds,
+} from "../../db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { open, seal } from "../crypto/secret-box.ts";
@@ -45,25 +50,50 @@ function unseal(ctx: Pick<AppContext, "config">, row: ProviderConfigRow): Creden
   return JSON.parse(open(ctx.config.encryptionKey, row.credentialsSealed)) as Credentials;
 }
 
-function viewOf(ctx: Pick<AppContext, "config">, provider: ProviderId, row: ProviderConfigRow | undefined): ProviderConfigView {
+function viewOf(
+  ctx: Pick<AppContext, "config">,
+  provider: ProviderId,
+  row: ProviderConfigRow | undefined,
+): ProviderConfigView {
   if (!row) return { provider, configured: false, settings: {}, credentials: {}, updated_at: null };
   const masked = Object.fromEntries(Object.entries(unseal(ctx, row)).map(([k, v]) => [k, maskSecret(v)]));
-  return { provider, configured: true, settings: row.settings, credentials: masked, updated_at: row.updatedAt.toISOString() };
+  return {
+    provider,
+    configured: true,
+    settings: row.settings,
+    credentials: masked,
+    updated_at: row.updatedAt.toISOString(),
+  };
 }
 
 /** Every provider, configured or not, in the order of providerIds. */
 export async function listProviderConfigs(ctx: RequestContext): Promise<{ providers: ProviderConfigView[] }> {
-  const rows = await ctx.db.select().from(providerConfigs).where(eq(providerConfigs.orgId, actorOf(ctx).orgId));
-  return { providers: providerIds.map((p) => viewOf(ctx, p, rows.find((r) => r.provider === p))) };
+  const rows = await ctx.db
+    .select()
+    .from(providerConfigs)
+    .where(eq(providerConfigs.orgId, actorOf(ctx).orgId));
+  return {
+    providers: providerIds.map((p) =>
+      viewOf(
+        ctx,
+        p,
+        rows.find((r) => r.provider === p),
+      ),
+    ),
+  };
 }
 
-export async function setProviderConfig(ctx: RequestContext, input: SetProviderConfigInput): Promise<ProviderConfigView> {
+export async function setProviderConfig(
+  ctx: RequestContext,
+  input: SetProviderConfigInput,
+): Promise<ProviderConfigView> {
   const actor = actorOf(ctx);
   const provider = providerOf(input.provider);
   if (input.credentials) {
     for (const [name, value] of Object.entries(input.credentials)) {
       if (!credentialName.test(name)) throw invalid(`credentials.${name}`, "is not a valid credential name");
-      if (typeof value !== "string" || value === "") throw invalid(`credentials.${name}`, "must be a non-empty string");
+      if (typeof value !== "string" || value === "")
+        throw invalid(`credentials.${name}`, "must be a non-empty string");
     }
   }
   return mutate(ctx, "provider_config.update", { type: "provider_config", id: provider }, async (tx) => {
@@ -76,7 +106,13 @@ export async function setProviderConfig(ctx: RequestContext, input: SetProviderC
           : seal(ctx.config.encryptionKey, JSON.stringify(input.credentials));
     const [row] = await tx
       .insert(providerConfigs)
-      .values({ orgId: actor.orgId, provider, settings: input.settings ?? {}, credentialsSealed: sealed ?? null, updatedAt: now })
+      .values({
+        orgId: actor.orgId,
+        provider,
+        settings: input.settings ?? {},
+        credentialsSealed: sealed ?? null,
+        updatedAt: now,
+      })
       .onConflictDoUpdate({
         target: [providerConfigs.orgId, providerConfigs.provider],
         set: {

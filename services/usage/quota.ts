@@ -35,7 +35,8 @@ const nextUtcMidnight = (at: Date) =>
 /** Adds reports to today's counters: one upsert for the whole batch. Unknown organizations are skipped. */
 export async function trackUsage(ctx: Ctx, reports: UsageReport[]): Promise<{ tracked: number }> {
   if (reports.length === 0) return { tracked: 0 };
-  for (const [i, r] of reports.entries()) if (!isUuid(r.orgId)) throw invalid(`records.${i}.org_id`, "is not a UUID");
+  for (const [i, r] of reports.entries())
+    if (!isUuid(r.orgId)) throw invalid(`records.${i}.org_id`, "is not a UUID");
   const day = utcDay(ctx.clock());
   const byOrg = new Map<string, { requests: number; prompt: number; completion: number }>();
   for (const r of reports) {
@@ -96,7 +97,8 @@ export async function checkQuota(
   input: { orgId: string; deploymentId?: string | undefined; tokens?: number | undefined },
 ): Promise<QuotaCheck> {
   if (!isUuid(input.orgId)) throw invalid("org_id", "is not a UUID");
-  if (input.deploymentId !== undefined && !isUuid(input.deploymentId)) throw invalid("deployment_id", "is not a UUID");
+  if (input.deploymentId !== undefined && !isUuid(input.deploymentId))
+    throw invalid("deployment_id", "is not a UUID");
   const now = ctx.clock();
   const reset_at = nextUtcMidnight(now);
   const quota = (await effectivePolicies(ctx.db, input.orgId, input.deploymentId)).quota;
@@ -112,7 +114,8 @@ export async function checkQuota(
   if (quota.tokens_per_day !== undefined) {
     result.remaining_tokens = Math.max(0, quota.tokens_per_day - used.tokens);
     const coming = Math.max(0, input.tokens ?? 0);
-    if (used.tokens >= quota.tokens_per_day || used.tokens + coming > quota.tokens_per_day) result.allowed = false;
+    if (used.tokens >= quota.tokens_per_day || used.tokens + coming > quota.tokens_per_day)
+      result.allowed = false;
   }
   return result;
 }

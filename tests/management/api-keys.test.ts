@@ -36,7 +36,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const create = (body: unknown, token = admin) => call(handle, "POST", "/management/api-keys", { token, body });
+const create = (body: unknown, token = admin) =>
+  call(handle, "POST", "/management/api-keys", { token, body });
 
 test("a new key is sk- and 48 random characters, shown once, and only its hash is stored", async () => {
   const created = await create({ name: "ci" });
@@ -49,7 +50,13 @@ test("a new key is sk- and 48 random characters, shown once, and only its hash i
   const list = await call(handle, "GET", "/management/api-keys", { token: admin });
   expect(list.status).toBe(200);
   const listed = list.body.api_keys.find((k: { id: string }) => k.id === id);
-  expect(listed).toMatchObject({ name: "ci", prefix, last_used_at: null, revoked_at: null, expires_at: null });
+  expect(listed).toMatchObject({
+    name: "ci",
+    prefix,
+    last_used_at: null,
+    revoked_at: null,
+    expires_at: null,
+  });
   expect(JSON.stringify(list.body)).not.toContain(key);
 
   // Nothing in the row, nor anywhere in the database's text, holds the key.
@@ -57,11 +64,15 @@ test("a new key is sk- and 48 random characters, shown once, and only its hash i
   expect(row?.keyHash).toBe(createHash("sha256").update(key).digest("hex"));
   expect(JSON.stringify(row)).not.toContain(key.slice(3));
   const everywhere = rowsOf<{ n: number }>(
-    await t.app.db.execute(sql`select count(*)::int as n from api_keys k where k::text like ${`%${key.slice(3)}%`}`),
+    await t.app.db.execute(
+      sql`select count(*)::int as n from api_keys k where k::text like ${`%${key.slice(3)}%`}`,
+    ),
   );
   expect(everywhere[0]?.n).toBe(0);
   const audit = rowsOf<{ n: number }>(
-    await t.app.db.execute(sql`select count(*)::int as n from audit_logs a where a::text like ${`%${key.slice(3)}%`}`),
+    await t.app.db.execute(
+      sql`select count(*)::int as n from audit_logs a where a::text like ${`%${key.slice(3)}%`}`,
+    ),
   );
   expect(audit[0]?.n).toBe(0);
 });
@@ -126,10 +137,12 @@ test("another organization's key is 404, to read or revoke, and stays working", 
   const created = await create({ name: "private" });
   const res = await call(handle, "DELETE", `/management/api-keys/${created.body.id}`, { token: outsider });
   expect(res.status).toBe(404);
-  expect((await call(handle, "DELETE", `/management/api-keys/${crypto.randomUUID()}`, { token: admin })).status).toBe(
+  expect(
+    (await call(handle, "DELETE", `/management/api-keys/${crypto.randomUUID()}`, { token: admin })).status,
+  ).toBe(404);
+  expect((await call(handle, "DELETE", "/management/api-keys/not-a-uuid", { token: admin })).status).toBe(
     404,
   );
-  expect((await call(handle, "DELETE", "/management/api-keys/not-a-uuid", { token: admin })).status).toBe(404);
   const theirs = await call(handle, "GET", "/management/api-keys", { token: outsider });
   expect(theirs.body.api_keys.map((k: { id: string }) => k.id)).not.toContain(created.body.id);
   expect(await verifyApiKey(t.app, created.body.key)).toBeDefined();

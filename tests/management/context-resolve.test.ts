@@ -45,7 +45,10 @@ beforeAll(async () => {
   });
   other = await insertDeployment(t.app.db, orgId, { name: "other-model", replicas: [] });
   await insertDeployment(t.app.db, orgId, { name: "stopped-model", status: "STOPPED" });
-  await insertDeployment(t.app.db, otherOrg, { name: "theirs", replicas: [{ state: "READY", endpoint: "http://x/v1" }] });
+  await insertDeployment(t.app.db, otherOrg, {
+    name: "theirs",
+    replicas: [{ state: "READY", endpoint: "http://x/v1" }],
+  });
   const mk = async (body: unknown, token = admin) =>
     (await call(handle, "POST", "/management/api-keys", { token, body })).body;
   key = await mk({ name: "all" });
@@ -88,12 +91,18 @@ test("a good key and model resolve to the deployment, its ready replicas and its
 
 test("a deployment without a ready replica resolves with no endpoint (the gateway answers 503)", async () => {
   const res = await resolve({ api_key: key.key, model: "other-model" });
-  expect(res.body).toMatchObject({ valid: true, deployment: { id: other.id, endpoint: null }, endpoints: [] });
+  expect(res.body).toMatchObject({
+    valid: true,
+    deployment: { id: other.id, endpoint: null },
+    endpoints: [],
+  });
   expect((await resolve({ api_key: scopedKey, model: "other-model" })).body.valid).toBe(true);
 });
 
 test("every failure answers the same valid:false body", async () => {
-  const revoked = (await call(handle, "POST", "/management/api-keys", { token: admin, body: { name: "gone" } })).body;
+  const revoked = (
+    await call(handle, "POST", "/management/api-keys", { token: admin, body: { name: "gone" } })
+  ).body;
   await call(handle, "DELETE", `/management/api-keys/${revoked.id}`, { token: admin });
   const failures = {
     "unknown key": { api_key: `sk-${"x".repeat(48)}`, model: "llama-chat" },
@@ -128,7 +137,10 @@ test("in process, the reason is kept for the gateway's error codes", async () =>
 
 test("a deployment asked to stop stops resolving at once; an expired key too", async () => {
   const name = "stopping-soon";
-  const d = await insertDeployment(t.app.db, orgId, { name, replicas: [{ state: "READY", endpoint: "http://s/v1" }] });
+  const d = await insertDeployment(t.app.db, orgId, {
+    name,
+    replicas: [{ state: "READY", endpoint: "http://s/v1" }],
+  });
   expect((await resolve({ api_key: key.key, model: name })).body.valid).toBe(true);
   await t.app.db.update(deployments).set({ desiredState: "stopped" }).where(eq(deployments.id, d.id));
   expect((await resolve({ api_key: key.key, model: name })).body).toEqual({ valid: false });

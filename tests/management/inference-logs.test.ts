@@ -38,7 +38,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = (body: unknown, key: string | null = t.config.internalApiKey) =>
-  call(handle, "POST", "/internal/logs/create", { body, headers: key === null ? {} : { "x-internal-api-key": key } });
+  call(handle, "POST", "/internal/logs/create", {
+    body,
+    headers: key === null ? {} : { "x-internal-api-key": key },
+  });
 
 const entry = (deploymentId: string, i: number, org = orgId) => ({
   request_id: `req-${deploymentId.slice(0, 4)}-${i}`,
@@ -68,7 +71,13 @@ test("one entry, or a batch, is written", async () => {
   const rows = await t.app.db.select().from(inferenceLogs);
   expect(rows).toHaveLength(11);
   const bad = rows.find((r) => r.requestId === "req-bad-key");
-  expect(bad).toMatchObject({ orgId: null, deploymentId: null, status: 401, errorCode: "unauthenticated", totalTokens: 0 });
+  expect(bad).toMatchObject({
+    orgId: null,
+    deploymentId: null,
+    status: 401,
+    errorCode: "unauthenticated",
+    totalTokens: 0,
+  });
 });
 
 test("a deployment's logs come newest first, in pages", async () => {
@@ -91,9 +100,14 @@ test("a deployment's logs come newest first, in pages", async () => {
     guardrails: { input: { action: "allow", findings: [] } },
   });
   expect(page1.body.next_cursor).toEqual(expect.any(String));
-  const page2 = await call(handle, "GET", `/management/deployments/${first}/logs?limit=4&cursor=${page1.body.next_cursor}`, {
-    token: viewer,
-  });
+  const page2 = await call(
+    handle,
+    "GET",
+    `/management/deployments/${first}/logs?limit=4&cursor=${page1.body.next_cursor}`,
+    {
+      token: viewer,
+    },
+  );
   expect(page2.body.items.map((l: { request_id: string }) => l.request_id)).toEqual(
     [2, 1, 0].map((i) => `req-${first.slice(0, 4)}-${i}`),
   );
@@ -104,7 +118,9 @@ test("recent logs span the organization's deployments and nothing of another org
   const mine = await call(handle, "GET", "/management/deployments/recent-logs", { token: admin });
   expect(mine.status).toBe(200);
   expect(mine.body.items).toHaveLength(9);
-  expect(new Set(mine.body.items.map((l: { deployment_id: string }) => l.deployment_id))).toEqual(new Set([first, second]));
+  expect(new Set(mine.body.items.map((l: { deployment_id: string }) => l.deployment_id))).toEqual(
+    new Set([first, second]),
+  );
   const theirsPage = await call(handle, "GET", "/management/deployments/recent-logs", { token: outsider });
   expect(theirsPage.body.items.map((l: { deployment_id: string }) => l.deployment_id)).toEqual([theirs]);
   const limited = await call(handle, "GET", "/management/deployments/recent-logs?limit=2", { token: admin });
@@ -113,12 +129,21 @@ test("recent logs span the organization's deployments and nothing of another org
 });
 
 test("another organization's deployment, or none, is 404; bad paging 400; no token 401", async () => {
-  expect((await call(handle, "GET", `/management/deployments/${first}/logs`, { token: outsider })).status).toBe(404);
-  expect((await call(handle, "GET", `/management/deployments/${crypto.randomUUID()}/logs`, { token: admin })).status).toBe(404);
-  const cursor = await call(handle, "GET", "/management/deployments/recent-logs?cursor=abc", { token: admin });
+  expect(
+    (await call(handle, "GET", `/management/deployments/${first}/logs`, { token: outsider })).status,
+  ).toBe(404);
+  expect(
+    (await call(handle, "GET", `/management/deployments/${crypto.randomUUID()}/logs`, { token: admin }))
+      .status,
+  ).toBe(404);
+  const cursor = await call(handle, "GET", "/management/deployments/recent-logs?cursor=abc", {
+    token: admin,
+  });
   expect(cursor.status).toBe(400);
   expect(fieldsOf(cursor.body)).toEqual(["query.cursor"]);
-  expect((await call(handle, "GET", "/management/deployments/recent-logs?limit=0", { token: admin })).status).toBe(400);
+  expect(
+    (await call(handle, "GET", "/management/deployments/recent-logs?limit=0", { token: admin })).status,
+  ).toBe(400);
   expect((await call(handle, "GET", "/management/deployments/recent-logs")).status).toBe(401);
 });
 

@@ -32,7 +32,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const newCollection = async (name: string, token = admin) =>
-  (await call(handle, "POST", "/management/knowledge-base/collections", { token, body: { name } })).body.id as string;
+  (await call(handle, "POST", "/management/knowledge-base/collections", { token, body: { name } })).body
+    .id as string;
 
 async function upload(collectionId: string | undefined, files: File[], token = admin) {
   const form = new FormData();
@@ -58,9 +59,15 @@ test("collections: create 201, list with document counts, a taken name 409, a bl
   });
   expect(created.status).toBe(201);
   expect(created.body).toMatchObject({ name: "handbook", description: "HR handbook", document_count: 0 });
-  const dup = await call(handle, "POST", "/management/knowledge-base/collections", { token: admin, body: { name: "handbook" } });
+  const dup = await call(handle, "POST", "/management/knowledge-base/collections", {
+    token: admin,
+    body: { name: "handbook" },
+  });
   expect(dup.status).toBe(409);
-  const blank = await call(handle, "POST", "/management/knowledge-base/collections", { token: admin, body: { name: " " } });
+  const blank = await call(handle, "POST", "/management/knowledge-base/collections", {
+    token: admin,
+    body: { name: " " },
+  });
   expect(fieldsOf(blank.body)).toEqual(["name"]);
   await upload(created.body.id, [new File(["hello"], "a.txt", { type: "text/plain" })]);
   const list = await call(handle, "GET", "/management/knowledge-base/collections", { token: viewer });
@@ -89,7 +96,9 @@ test("an upload stores each text file's content and SHA-256, and lists them", as
   expect(md?.contentSha256).toBe(createHash("sha256").update(markdown).digest("hex"));
   expect(md?.sizeBytes).toBe(Buffer.byteLength(markdown));
 
-  const listed = await call(handle, "GET", `/management/knowledge-base/collections/${id}/documents`, { token: viewer });
+  const listed = await call(handle, "GET", `/management/knowledge-base/collections/${id}/documents`, {
+    token: viewer,
+  });
   expect(listed.status).toBe(200);
   expect(listed.body.documents).toHaveLength(3);
   expect(listed.body.documents[0]).not.toHaveProperty("content");
@@ -113,7 +122,9 @@ test("the same content is stored once per collection, within an upload and acros
   expect(await documentsIn(id)).toHaveLength(1);
   // Another collection stores its own copy.
   const elsewhere = await newCollection("dedup-elsewhere");
-  expect((await upload(elsewhere, [new File(["same words"], "a.txt", { type: "text/plain" })])).body.stored).toBe(1);
+  expect(
+    (await upload(elsewhere, [new File(["same words"], "a.txt", { type: "text/plain" })])).body.stored,
+  ).toBe(1);
 });
 
 test("one bad file and nothing of the upload is stored", async () => {
@@ -122,7 +133,11 @@ test("one bad file and nothing of the upload is stored", async () => {
   const cases: [File, number, string][] = [
     [new File([""], "empty.txt", { type: "text/plain" }), 400, "is empty"],
     [new File(["   \n"], "blank.md", { type: "text/markdown" }), 400, "is empty"],
-    [new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], "logo.png", { type: "image/png" }), 400, "is not text"],
+    [
+      new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], "logo.png", { type: "image/png" }),
+      400,
+      "is not text",
+    ],
     [new File([new Uint8Array([0xff, 0xfe, 0x41])], "latin.txt", { type: "text/plain" }), 400, "UTF-8"],
     [new File(["a\u0000b"], "nul.txt", { type: "text/plain" }), 400, "binary"],
     [new File(["x".repeat(10 * 1024 * 1024 + 1)], "huge.txt", { type: "text/plain" }), 413, "limit"],
@@ -145,7 +160,10 @@ test("an unknown collection, or another organization's, is 404; a missing field 
   const outside = await upload(id, [file()], outsider);
   expect(outside.status).toBe(404);
   expect(await documentsIn(id)).toHaveLength(0);
-  expect((await call(handle, "GET", `/management/knowledge-base/collections/${id}/documents`, { token: outsider })).status).toBe(404);
+  expect(
+    (await call(handle, "GET", `/management/knowledge-base/collections/${id}/documents`, { token: outsider }))
+      .status,
+  ).toBe(404);
   const noCollection = await upload(undefined, [file()]);
   expect(noCollection.status).toBe(400);
   expect(fieldsOf(noCollection.body)).toContain("collection_id");
@@ -158,19 +176,38 @@ test("an unknown collection, or another organization's, is 404; a missing field 
 
 test("a document is deleted once; another organization's is 404", async () => {
   const id = await newCollection("deletions");
-  const docId = (await upload(id, [new File(["bye"], "bye.txt", { type: "text/plain" })])).body.documents[0].id;
-  expect((await call(handle, "DELETE", `/management/knowledge-base/documents/${docId}`, { token: viewer })).status).toBe(403);
-  expect((await call(handle, "DELETE", `/management/knowledge-base/documents/${docId}`, { token: outsider })).status).toBe(404);
-  expect((await call(handle, "GET", `/management/knowledge-base/documents/${docId}`, { token: outsider })).status).toBe(404);
-  expect((await call(handle, "DELETE", `/management/knowledge-base/documents/${docId}`, { token: admin })).status).toBe(200);
-  expect((await call(handle, "DELETE", `/management/knowledge-base/documents/${docId}`, { token: admin })).status).toBe(404);
+  const docId = (await upload(id, [new File(["bye"], "bye.txt", { type: "text/plain" })])).body.documents[0]
+    .id;
+  expect(
+    (await call(handle, "DELETE", `/management/knowledge-base/documents/${docId}`, { token: viewer })).status,
+  ).toBe(403);
+  expect(
+    (await call(handle, "DELETE", `/management/knowledge-base/documents/${docId}`, { token: outsider }))
+      .status,
+  ).toBe(404);
+  expect(
+    (await call(handle, "GET", `/management/knowledge-base/documents/${docId}`, { token: outsider })).status,
+  ).toBe(404);
+  expect(
+    (await call(handle, "DELETE", `/management/knowledge-base/documents/${docId}`, { token: admin })).status,
+  ).toBe(200);
+  expect(
+    (await call(handle, "DELETE", `/management/knowledge-base/documents/${docId}`, { token: admin })).status,
+  ).toBe(404);
   expect(await documentsIn(id)).toHaveLength(0);
 });
 
 test("401 without a token; a viewer may not create collections or upload", async () => {
   expect((await call(handle, "GET", "/management/knowledge-base/collections")).status).toBe(401);
   const id = await newCollection("viewer-proof");
-  expect((await call(handle, "POST", "/management/knowledge-base/collections", { token: viewer, body: { name: "v" } })).status).toBe(403);
+  expect(
+    (
+      await call(handle, "POST", "/management/knowledge-base/collections", {
+        token: viewer,
+        body: { name: "v" },
+      })
+    ).status,
+  ).toBe(403);
   expect((await upload(id, [new File(["x"], "x.txt", { type: "text/plain" })], viewer)).status).toBe(403);
 });
 

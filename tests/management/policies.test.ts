@@ -37,11 +37,17 @@ beforeAll(async () => {
   orgId = await defaultOrgId(t.app.db);
   deploymentId = (await insertDeployment(t.app.db, orgId, { name: "policy-dep" })).id;
   otherDeploymentId = (await insertDeployment(t.app.db, otherOrgId, { name: "policy-dep" })).id;
-  const [collection] = await t.app.db.insert(knowledgeCollections).values({ orgId, name: "docs" }).returning();
+  const [collection] = await t.app.db
+    .insert(knowledgeCollections)
+    .values({ orgId, name: "docs" })
+    .returning();
   collectionId = collection?.id as string;
   const [template] = await t.app.db.insert(promptTemplates).values({ orgId, name: "tpl" }).returning();
   templateId = template?.id as string;
-  const [other] = await t.app.db.insert(promptTemplates).values({ orgId: otherOrgId, name: "tpl" }).returning();
+  const [other] = await t.app.db
+    .insert(promptTemplates)
+    .values({ orgId: otherOrgId, name: "tpl" })
+    .returning();
   otherTemplateId = other?.id as string;
 }, 60_000);
 afterAll(() => t.close());
@@ -49,7 +55,9 @@ afterAll(() => t.close());
 const set = (type: string, body: unknown, token = admin) =>
   call(handle, "POST", `/management/config/${type}`, { token, body });
 const get = (type: string, deployment?: string, token = admin) =>
-  call(handle, "GET", `/management/config/${type}${deployment ? `?deployment_id=${deployment}` : ""}`, { token });
+  call(handle, "GET", `/management/config/${type}${deployment ? `?deployment_id=${deployment}` : ""}`, {
+    token,
+  });
 
 test("with nothing set, GET answers the defaults with source default and no updated_at", async () => {
   for (const type of ["rate_limit", "quota", "guardrails", "rag", "prompt"] as const) {
@@ -68,7 +76,11 @@ test("with nothing set, GET answers the defaults with source default and no upda
 test("an organization-wide policy applies to its deployments until one sets its own", async () => {
   const orgWide = await set("rate_limit", { config: { requests_per_minute: 60 } });
   expect(orgWide.status).toBe(200);
-  expect(orgWide.body).toMatchObject({ policy_type: "rate_limit", deployment_id: null, source: "organization" });
+  expect(orgWide.body).toMatchObject({
+    policy_type: "rate_limit",
+    deployment_id: null,
+    source: "organization",
+  });
   expect(Date.parse(orgWide.body.updated_at)).not.toBeNaN();
 
   const inherited = await get("rate_limit", deploymentId);
@@ -80,7 +92,11 @@ test("an organization-wide policy applies to its deployments until one sets its 
 
   const own = await set("rate_limit", { deployment_id: deploymentId, config: { tokens_per_minute: 1000 } });
   expect(own.status).toBe(200);
-  expect(own.body).toMatchObject({ deployment_id: deploymentId, source: "deployment", config: { tokens_per_minute: 1000 } });
+  expect(own.body).toMatchObject({
+    deployment_id: deploymentId,
+    source: "deployment",
+    config: { tokens_per_minute: 1000 },
+  });
   expect((await get("rate_limit", deploymentId)).body.config).toEqual({ tokens_per_minute: 1000 });
   expect((await get("rate_limit")).body.config).toEqual({ requests_per_minute: 60 });
 
@@ -90,11 +106,18 @@ test("an organization-wide policy applies to its deployments until one sets its 
 
   const effective = await effectivePolicies(t.app.db, orgId, deploymentId);
   expect(effective.rate_limit).toEqual({ tokens_per_minute: 1000 });
-  expect((await effectivePolicies(t.app.db, orgId, undefined)).rate_limit).toEqual({ requests_per_minute: 120 });
-
-  const removed = await call(handle, "DELETE", `/management/config/rate_limit?deployment_id=${deploymentId}`, {
-    token: admin,
+  expect((await effectivePolicies(t.app.db, orgId, undefined)).rate_limit).toEqual({
+    requests_per_minute: 120,
   });
+
+  const removed = await call(
+    handle,
+    "DELETE",
+    `/management/config/rate_limit?deployment_id=${deploymentId}`,
+    {
+      token: admin,
+    },
+  );
   expect(removed.status).toBe(200);
   expect((await get("rate_limit", deploymentId)).body).toMatchObject({ source: "organization" });
   const again = await call(handle, "DELETE", `/management/config/rate_limit?deployment_id=${deploymentId}`, {
@@ -128,7 +151,11 @@ describe("malformed configs are 400 naming the field", () => {
     ["rate_limit", { requests_per_second: 5 }, "config.requests_per_second"],
     ["quota", { tokens_per_day: "lots" }, "config.tokens_per_day"],
     ["guardrails", { input: { pii: { action: "shout" } } }, "config.input.pii.action"],
-    ["guardrails", { input: { toxicity: { action: "block", threshold: 2 } } }, "config.input.toxicity.threshold"],
+    [
+      "guardrails",
+      { input: { toxicity: { action: "block", threshold: 2 } } },
+      "config.input.toxicity.threshold",
+    ],
     ["guardrails", { input: { toxicity: { action: "redact" } } }, "config.input.toxicity.action"],
     ["guardrails", { output: { mode: "later" } }, "config.output.mode"],
     ["guardrails", { output: { prompt_injection: { action: "block" } } }, "config.output.prompt_injection"],

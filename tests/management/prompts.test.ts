@@ -35,7 +35,11 @@ const update = (id: string, body: unknown, token = admin) =>
   call(handle, "PUT", `/management/prompts/${id}`, { token, body });
 
 test("create answers version 1 with a stable id; list shows it", async () => {
-  const res = await create({ name: "support", system_prompt: "You are helpful.", user_template: "Q: {{input}}" });
+  const res = await create({
+    name: "support",
+    system_prompt: "You are helpful.",
+    user_template: "Q: {{input}}",
+  });
   expect(res.status).toBe(201);
   expect(res.body).toMatchObject({
     name: "support",
@@ -52,19 +56,34 @@ test("an update makes a new version, keeps the old, and the list shows the lates
   const { id } = (await create({ name: "versioned", system_prompt: "v1 system" })).body;
   const v2 = await update(id, { user_template: "Answer: {{input}}" });
   expect(v2.status).toBe(200);
-  expect(v2.body).toMatchObject({ id, version: 2, system_prompt: "v1 system", user_template: "Answer: {{input}}" });
+  expect(v2.body).toMatchObject({
+    id,
+    version: 2,
+    system_prompt: "v1 system",
+    user_template: "Answer: {{input}}",
+  });
   const v3 = await update(id, { system_prompt: null, name: "versioned-renamed" });
   expect(v3.body).toMatchObject({ id, version: 3, name: "versioned-renamed", system_prompt: null });
 
   const latest = await call(handle, "GET", `/management/prompts/${id}`, { token: admin });
   expect(latest.body.version).toBe(3);
   const first = await call(handle, "GET", `/management/prompts/${id}?version=1`, { token: admin });
-  expect(first.body).toMatchObject({ id, version: 1, name: "versioned", system_prompt: "v1 system", user_template: null });
-  expect((await call(handle, "GET", `/management/prompts/${id}?version=9`, { token: admin })).status).toBe(404);
+  expect(first.body).toMatchObject({
+    id,
+    version: 1,
+    name: "versioned",
+    system_prompt: "v1 system",
+    user_template: null,
+  });
+  expect((await call(handle, "GET", `/management/prompts/${id}?version=9`, { token: admin })).status).toBe(
+    404,
+  );
 
   const versions = await call(handle, "GET", `/management/prompts/${id}/versions`, { token: admin });
   expect(versions.body.versions.map((v: { version: number }) => v.version)).toEqual([3, 2, 1]);
-  expect(await t.app.db.select().from(promptTemplateVersions).where(eq(promptTemplateVersions.templateId, id))).toHaveLength(3);
+  expect(
+    await t.app.db.select().from(promptTemplateVersions).where(eq(promptTemplateVersions.templateId, id)),
+  ).toHaveLength(3);
 
   const list = await call(handle, "GET", "/management/prompts", { token: admin });
   const listed = list.body.templates.filter((p: { id: string }) => p.id === id);
@@ -111,7 +130,9 @@ test("401 without a token, 403 for a viewer's writes, 404 for another organizati
   expect((await update(id, { system_prompt: "x" }, viewer)).status).toBe(403);
   expect((await call(handle, "GET", `/management/prompts/${id}`, { token: outsider })).status).toBe(404);
   expect((await update(id, { system_prompt: "hijack" }, outsider)).status).toBe(404);
-  expect((await call(handle, "GET", `/management/prompts/${id}/versions`, { token: outsider })).status).toBe(404);
+  expect((await call(handle, "GET", `/management/prompts/${id}/versions`, { token: outsider })).status).toBe(
+    404,
+  );
   const theirs = await call(handle, "GET", "/management/prompts", { token: outsider });
   expect(theirs.body.templates).toEqual([]);
   // The same name is free in another organization.
@@ -124,7 +145,10 @@ test("applying a template: system prompt first, the last user message wrapped, p
     { role: "assistant", content: "first answer" },
     { role: "user", content: "say {{context}} and {{input}}" },
   ];
-  const applied = applyTemplate(messages, { systemPrompt: "Be brief.", userTemplate: "Context: {{context}}\nQ: {{input}}" });
+  const applied = applyTemplate(messages, {
+    systemPrompt: "Be brief.",
+    userTemplate: "Context: {{context}}\nQ: {{input}}",
+  });
   expect(applied).toEqual([
     { role: "system", content: "Be brief." },
     { role: "user", content: "first question" },

@@ -38,7 +38,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const save = (body: unknown, token = admin) => call(handle, "POST", "/management/config/providers", { token, body });
+const save = (body: unknown, token = admin) =>
+  call(handle, "POST", "/management/config/providers", { token, body });
 const list = (token = admin) => call(handle, "GET", "/management/config/providers", { token });
 
 test("every provider is listed, unconfigured at first", async () => {
@@ -52,7 +53,13 @@ test("every provider is listed, unconfigured at first", async () => {
     "akash",
     "nosana",
   ]);
-  expect(res.body.providers[0]).toEqual({ provider: "local", configured: false, settings: {}, credentials: {}, updated_at: null });
+  expect(res.body.providers[0]).toEqual({
+    provider: "local",
+    configured: false,
+    settings: {},
+    credentials: {},
+    updated_at: null,
+  });
 });
 
 test("credentials are sealed in the database row and masked in every answer", async () => {
@@ -73,9 +80,14 @@ test("credentials are sealed in the database row and masked in every answer", as
   const [row] = await t.app.db.select().from(providerConfigs).where(eq(providerConfigs.provider, "nosana"));
   expect(row?.credentialsSealed).toMatch(/^v1\./);
   expect(row?.credentialsSealed).not.toContain(apiKey);
-  expect(JSON.parse(open(t.config.encryptionKey, row?.credentialsSealed as string))).toEqual({ api_key: apiKey, pin: "1234" });
+  expect(JSON.parse(open(t.config.encryptionKey, row?.credentialsSealed as string))).toEqual({
+    api_key: apiKey,
+    pin: "1234",
+  });
   const anywhere = rowsOf<{ n: number }>(
-    await t.app.db.execute(sql`select count(*)::int as n from provider_configs p where p::text like ${`%${apiKey}%`}`),
+    await t.app.db.execute(
+      sql`select count(*)::int as n from provider_configs p where p::text like ${`%${apiKey}%`}`,
+    ),
   );
   expect(anywhere[0]?.n).toBe(0);
   const audited = rowsOf<{ n: number }>(
@@ -89,7 +101,10 @@ test("credentials are sealed in the database row and masked in every answer", as
 test("credentials left out stay; given, they replace all; {} removes them", async () => {
   await save({ provider: "akash", credentials: { mnemonic: walletKey } });
   const settingsOnly = await save({ provider: "akash", settings: { region: "eu" } });
-  expect(settingsOnly.body).toMatchObject({ settings: { region: "eu" }, credentials: { mnemonic: "****cdef" } });
+  expect(settingsOnly.body).toMatchObject({
+    settings: { region: "eu" },
+    credentials: { mnemonic: "****cdef" },
+  });
   expect(await providerCredentials(t.app, orgId, "akash")).toEqual({ mnemonic: walletKey });
 
   const replaced = await save({ provider: "akash", credentials: { token: "short" } });

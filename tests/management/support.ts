@@ -49,7 +49,9 @@ export async function insertDeployment(db: Database, orgId: string, fixture: Dep
     .returning();
   const id = deployment?.id as string;
   for (const [index, replica] of (fixture.replicas ?? []).entries()) {
-    await db.insert(replicas).values({ deploymentId: id, index, state: replica.state, endpoint: replica.endpoint });
+    await db
+      .insert(replicas)
+      .values({ deploymentId: id, index, state: replica.state, endpoint: replica.endpoint });
   }
   return { id, poolId: pool?.id as string };
 }

@@ -21,7 +21,12 @@ const InferenceLog = t.Object({
   total_tokens: t.Integer(),
   latency_ms: t.Number(),
   stream: t.Boolean(),
-  guardrails: t.Record(t.String(), t.Unknown(), { description: "Guardrail decisions: actions and offsets, no text" }),
+  guardrails: t.Record(t.String(), t.Unknown(), {
+    description: "Guardrail decisions: actions and offsets, no text",
+  }),
 });
 
-export const InferenceLogPage = t.Object({ items: t.Array(InferenceLog), next_cursor: t.Nullable(t.String()) });
+export const InferenceLogPage = t.Object({
+  items: t.Array(InferenceLog),
+  next_cursor: t.Nullable(t.String()),
+});

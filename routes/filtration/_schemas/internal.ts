@@ -6,4 +6,3 @@ export { ChatMessage, GuardrailsConfig };
 
 export const Uuid = t.String({ format: "uuid" });
 export const Messages = t.Array(ChatMessage, { minItems: 1, maxItems: 4096 });
-export const Policy = t.Nullable(t.Record(t.String(), t.Unknown()));

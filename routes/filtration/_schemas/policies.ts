@@ -12,7 +12,9 @@ export const Policy = t.Object({
   policy_type: t.String(),
   deployment_id: t.Nullable(t.String()),
   config: t.Record(t.String(), t.Unknown()),
-  updated_at: t.Nullable(t.String({ format: "date-time", description: "null: nothing set, the defaults apply" })),
+  updated_at: t.Nullable(
+    t.String({ format: "date-time", description: "null: nothing set, the defaults apply" }),
+  ),
   source: t.Union([t.Literal("deployment"), t.Literal("organization"), t.Literal("default")], {
     description: "Where the config that applies at this scope comes from",
   }),

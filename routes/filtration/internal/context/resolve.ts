@@ -1,22 +1,26 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { resolveInferenceContext } from "../../../../services/inference-context/resolve.ts";
-import { Policy } from "../../_schemas/internal.ts";
+import { QuotaConfig, RateLimitConfig } from "../../../../services/policies/schemas.ts";
 
 const Resolved = t.Object({
   valid: t.Literal(true),
   deployment: t.Object({
     id: t.String(),
     name: t.String(),
-    endpoint: t.Nullable(t.String({ description: "The first ready replica's base URL; null while none is ready" })),
+    endpoint: t.Nullable(
+      t.String({ description: "The first ready replica's base URL; null while none is ready" }),
+    ),
     status: t.String(),
   }),
   endpoints: t.Array(t.String(), { description: "Base URLs of every ready replica" }),
-  guardrail_config: t.Record(t.String(), t.Unknown(), { description: "{} when no guardrails policy applies" }),
+  guardrail_config: t.Record(t.String(), t.Unknown(), {
+    description: "{} when no guardrails policy applies",
+  }),
   rag_config: t.Record(t.String(), t.Unknown(), { description: "{} when no rag policy applies" }),
-  rate_limit: Policy,
-  quota: Policy,
-  prompt: Policy,
+  rate_limit: t.Nullable(RateLimitConfig),
+  quota: t.Nullable(QuotaConfig),
+  prompt: t.Nullable(t.Object({ template_id: t.String() })),
   org_id: t.String(),
   api_key_id: t.String(),
   key_prefix: t.String(),

@@ -13,10 +13,13 @@ const Usage = t.Object({
 
 export const POST = route({
   access: "internal",
-  summary: "Count one request's tokens (or a batch: `{records: [...]}`) toward the organization's daily quota",
+  summary:
+    "Count one request's tokens (or a batch: `{records: [...]}`) toward the organization's daily quota",
   bodyLimit: 8 * 1024 * 1024,
   body: t.Union([Usage, t.Object({ records: t.Array(Usage, { minItems: 1, maxItems: 10_000 }) })]),
-  response: t.Object({ tracked: t.Integer({ description: "Requests counted (unknown organizations are skipped)" }) }),
+  response: t.Object({
+    tracked: t.Integer({ description: "Requests counted (unknown organizations are skipped)" }),
+  }),
   handler: ({ ctx, body }) =>
     trackUsage(
       ctx,

@@ -6,7 +6,8 @@ import { ApiKey } from "../../_schemas/api-keys.ts";
 export const DELETE = route({
   access: "api_keys:write",
   summary: "Revoke an API key",
-  description: "The key stops working at once (the inference gateway within a second); its record stays, with `revoked_at`.",
+  description:
+    "The key stops working at once (the inference gateway within a second); its record stays, with `revoked_at`.",
   params: t.Object({ id: t.String() }),
   response: ApiKey,
   handler: ({ ctx, params }) => revokeApiKey(ctx, params.id),

@@ -4,7 +4,9 @@ import { deletePolicy, getPolicy, setPolicy } from "../../../../services/policie
 import { configDescription, Policy, PolicyTypeParams } from "../../_schemas/policies.ts";
 
 const scope = t.Object({
-  deployment_id: t.Optional(t.String({ description: "A deployment's own policy; left out: the organization's" })),
+  deployment_id: t.Optional(
+    t.String({ description: "A deployment's own policy; left out: the organization's" }),
+  ),
 });
 
 export const GET = route({
@@ -20,7 +22,8 @@ export const GET = route({
 
 export const POST = route({
   access: "policies:write",
-  summary: "Set the policy of a type for the organization, or for one deployment (overriding the organization's)",
+  summary:
+    "Set the policy of a type for the organization, or for one deployment (overriding the organization's)",
   description: configDescription,
   params: PolicyTypeParams,
   body: t.Object({
@@ -36,6 +39,10 @@ export const DELETE = route({
   summary: "Remove the policy set at this scope (the organization's, or the defaults, apply again)",
   params: PolicyTypeParams,
   query: scope,
-  response: t.Object({ policy_type: t.String(), deployment_id: t.Nullable(t.String()), deleted: t.Literal(true) }),
+  response: t.Object({
+    policy_type: t.String(),
+    deployment_id: t.Nullable(t.String()),
+    deleted: t.Literal(true),
+  }),
   handler: ({ ctx, params, query }) => deletePolicy(ctx, params.policy_type, query.deployment_id),
 });

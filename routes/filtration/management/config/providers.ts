@@ -8,7 +8,9 @@ const ProviderConfig = t.Object({
   provider: t.String(),
   configured: t.Boolean(),
   settings: t.Record(t.String(), t.Unknown()),
-  credentials: t.Record(t.String(), t.String(), { description: "Masked: ****, and the last 4 characters of long values" }),
+  credentials: t.Record(t.String(), t.String(), {
+    description: "Masked: ****, and the last 4 characters of long values",
+  }),
   updated_at: t.Nullable(t.String({ format: "date-time" })),
 });
 
@@ -28,7 +30,9 @@ export const POST = route({
   body: t.Object({
     provider: t.Union(providerIds.map((p) => t.Literal(p))),
     settings: t.Optional(t.Record(t.String(), t.Unknown())),
-    credentials: t.Optional(t.Record(t.String(), t.String({ minLength: 1, maxLength: 16_384 }), { maxProperties: 32 })),
+    credentials: t.Optional(
+      t.Record(t.String(), t.String({ minLength: 1, maxLength: 16_384 }), { maxProperties: 32 }),
+    ),
   }),
   response: ProviderConfig,
   handler: ({ ctx, body }) => setProviderConfig(ctx, body),
