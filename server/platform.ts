@@ -5,6 +5,7 @@ import type { RedisClient } from "bun";
 import { openRedis, pingRedis } from "../adapters/redis/client.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
+import { flushLastUsed } from "../services/api-keys/last-used.ts";
 import type { AppContext, Logger } from "../services/context.ts";
 import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
 import { bootstrap } from "../services/orgs/bootstrap.ts";
@@ -90,6 +91,10 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
         // Workers keep running: the next start adopts them (or stops them if no longer wanted).
         await reconciler?.stop();
         await Promise.all(listeners.map((l) => l.stop(deadlineMs)));
+        // API-key uses noted in memory since the last flush.
+        await flushLastUsed(app).catch((error) =>
+          log.warn("last_used_at not written", { error: String(error) }),
+        );
         redis?.close();
         await database.close();
         unlock();

@@ -205,7 +205,12 @@ export async function viewsOf(db: Executor, rows: DeploymentRow[]): Promise<Depl
   );
 }
 
-async function deploymentOfOrg(db: Executor, orgId: string, deploymentId: string): Promise<DeploymentRow> {
+/** A live (not deleted) deployment of the organization, or 404. */
+export async function deploymentOfOrg(
+  db: Executor,
+  orgId: string,
+  deploymentId: string,
+): Promise<DeploymentRow> {
   const id = uuidOr404(deploymentId, "deployment");
   const [row] = await db
     .select()

@@ -1,0 +1,46 @@
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { createdAt, id } from "./_columns.ts";
+
+/**
+ * One row per inference request, written in batches by the inference gateway. No foreign keys: a log
+ * outlives its deployment and key, and a request with a bad key has neither (org_id null).
+ */
+export const inferenceLogs = pgTable(
+  "inference_logs",
+  {
+    id: id(),
+    /** Insertion order, for stable pages (newest first) without timestamp ties. */
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
+    requestId: text("request_id").notNull(),
+    orgId: uuid("org_id"),
+    deploymentId: uuid("deployment_id"),
+    apiKeyId: uuid("api_key_id"),
+    keyPrefix: text("key_prefix"),
+    model: text("model").notNull(),
+    status: integer("status").notNull(),
+    errorCode: text("error_code"),
+    promptTokens: integer("prompt_tokens").notNull().default(0),
+    completionTokens: integer("completion_tokens").notNull().default(0),
+    totalTokens: integer("total_tokens").notNull().default(0),
+    latencyMs: doublePrecision("latency_ms").notNull().default(0),
+    stream: boolean("stream").notNull().default(false),
+    /** Guardrail decisions: actions and finding offsets, never the matched text. */
+    guardrails: jsonb("guardrails").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("inference_logs_org_seq_idx").on(t.orgId, t.seq),
+    index("inference_logs_deployment_seq_idx").on(t.deploymentId, t.seq),
+  ],
+);
+export type InferenceLogRow = typeof inferenceLogs.$inferSelect;

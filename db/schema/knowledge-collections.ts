@@ -1,0 +1,19 @@
+import { pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt, id, updatedAt } from "./_columns.ts";
+import { organizations } from "./organizations.ts";
+
+export const knowledgeCollections = pgTable(
+  "knowledge_collections",
+  {
+    id: id(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("knowledge_collections_org_name_key").on(t.orgId, t.name)],
+);
+export type KnowledgeCollectionRow = typeof knowledgeCollections.$inferSelect;

@@ -1,0 +1,30 @@
+import { index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt, id } from "./_columns.ts";
+import { knowledgeCollections } from "./knowledge-collections.ts";
+import { organizations } from "./organizations.ts";
+
+/** An uploaded document's raw text; chunks and embeddings come from it later. */
+export const knowledgeDocuments = pgTable(
+  "knowledge_documents",
+  {
+    id: id(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    collectionId: uuid("collection_id")
+      .notNull()
+      .references(() => knowledgeCollections.id, { onDelete: "cascade" }),
+    filename: text("filename").notNull(),
+    contentType: text("content_type").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    /** SHA-256 of the content, hex: the same content is stored once per collection. */
+    contentSha256: text("content_sha256").notNull(),
+    content: text("content").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("knowledge_documents_collection_sha_key").on(t.collectionId, t.contentSha256),
+    index("knowledge_documents_collection_created_idx").on(t.collectionId, t.createdAt),
+  ],
+);
+export type KnowledgeDocumentRow = typeof knowledgeDocuments.$inferSelect;

@@ -1,0 +1,37 @@
+import { sql } from "drizzle-orm";
+import { jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt, id, updatedAt } from "./_columns.ts";
+import { deployments } from "./deployments.ts";
+import { organizations } from "./organizations.ts";
+
+export const policyTypes = ["rate_limit", "quota", "guardrails", "rag", "prompt"] as const;
+export type PolicyType = (typeof policyTypes)[number];
+
+/**
+ * One policy of one type for an organization (deployment_id null) or for one of its deployments,
+ * which then overrides the organization's policy of that type.
+ */
+export const policies = pgTable(
+  "policies",
+  {
+    id: id(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    deploymentId: uuid("deployment_id").references(() => deployments.id, { onDelete: "cascade" }),
+    policyType: text("policy_type", { enum: policyTypes }).notNull(),
+    /** Validated against the type's schema (services/policies/schemas.ts) before it is written. */
+    config: jsonb("config").$type<Record<string, unknown>>().notNull(),
+    updatedBy: uuid("updated_by"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    // One organization-wide policy per type, and one per type for each deployment.
+    uniqueIndex("policies_org_type_key").on(t.orgId, t.policyType).where(sql`${t.deploymentId} is null`),
+    uniqueIndex("policies_deployment_type_key")
+      .on(t.deploymentId, t.policyType)
+      .where(sql`${t.deploymentId} is not null`),
+  ],
+);
+export type PolicyRow = typeof policies.$inferSelect;

@@ -1,0 +1,24 @@
+import { jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt, id, updatedAt } from "./_columns.ts";
+import { organizations } from "./organizations.ts";
+import { providerIds } from "./pools.ts";
+
+/** An organization's settings and credentials for one compute provider. */
+export const providerConfigs = pgTable(
+  "provider_configs",
+  {
+    id: id(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    provider: text("provider", { enum: providerIds }).notNull(),
+    /** Not secret: region, namespace, endpoints... */
+    settings: jsonb("settings").$type<Record<string, unknown>>().notNull().default({}),
+    /** The credentials object as JSON, sealed with services/crypto/secret-box.ts; null when none. */
+    credentialsSealed: text("credentials_sealed"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("provider_configs_org_provider_key").on(t.orgId, t.provider)],
+);
+export type ProviderConfigRow = typeof providerConfigs.$inferSelect;

@@ -1,0 +1,22 @@
+import { bigint, date, pgTable, primaryKey, uuid } from "drizzle-orm/pg-core";
+import { updatedAt } from "./_columns.ts";
+import { organizations } from "./organizations.ts";
+
+/** What an organization used on one UTC day: the `quota` policy is checked against it. */
+export const usageCounters = pgTable(
+  "usage_counters",
+  {
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /** UTC day, YYYY-MM-DD. */
+    day: date("day", { mode: "string" }).notNull(),
+    requests: bigint("requests", { mode: "number" }).notNull().default(0),
+    promptTokens: bigint("prompt_tokens", { mode: "number" }).notNull().default(0),
+    completionTokens: bigint("completion_tokens", { mode: "number" }).notNull().default(0),
+    totalTokens: bigint("total_tokens", { mode: "number" }).notNull().default(0),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.day] })],
+);
+export type UsageCounterRow = typeof usageCounters.$inferSelect;

@@ -1,0 +1,29 @@
+import { t } from "elysia";
+import { policyTypes } from "../../../db/schema/policies.ts";
+
+export const PolicyTypeParams = t.Object({
+  policy_type: t.Union(
+    policyTypes.map((p) => t.Literal(p)),
+    { description: "rate_limit, quota, guardrails, rag or prompt" },
+  ),
+});
+
+export const Policy = t.Object({
+  policy_type: t.String(),
+  deployment_id: t.Nullable(t.String()),
+  config: t.Record(t.String(), t.Unknown()),
+  updated_at: t.Nullable(
+    t.String({ format: "date-time", description: "null: nothing set, the defaults apply" }),
+  ),
+  source: t.Union([t.Literal("deployment"), t.Literal("organization"), t.Literal("default")], {
+    description: "Where the config that applies at this scope comes from",
+  }),
+});
+
+export const configDescription = [
+  "`rate_limit`: `{requests_per_minute?, tokens_per_minute?}` per API key per deployment.",
+  "`quota`: `{requests_per_day?, tokens_per_day?}` per organization per UTC day.",
+  "`guardrails`: `{input?: {pii?, toxicity?, prompt_injection?}, output?: {pii?, toxicity?, mode?: blocking|async}}`,",
+  "each scanner `{action: off|log|redact|block, threshold?: 0..1}` (redact: pii only).",
+  "`rag`: `{collection_ids, top_k? (1..50), min_score? (0..1)}`. `prompt`: `{template_id}` (null: none).",
+].join(" ");

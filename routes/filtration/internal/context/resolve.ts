@@ -1,0 +1,63 @@
+import { t } from "elysia";
+import { route } from "../../../../server/http/route.ts";
+import { resolveInferenceContext } from "../../../../services/inference-context/resolve.ts";
+import { QuotaConfig, RateLimitConfig } from "../../../../services/policies/schemas.ts";
+
+const Resolved = t.Object({
+  valid: t.Literal(true),
+  deployment: t.Object({
+    id: t.String(),
+    name: t.String(),
+    endpoint: t.Nullable(
+      t.String({ description: "The first ready replica's base URL; null while none is ready" }),
+    ),
+    status: t.String(),
+  }),
+  endpoints: t.Array(t.String(), { description: "Base URLs of every ready replica" }),
+  guardrail_config: t.Record(t.String(), t.Unknown(), {
+    description: "{} when no guardrails policy applies",
+  }),
+  rag_config: t.Record(t.String(), t.Unknown(), { description: "{} when no rag policy applies" }),
+  rate_limit: t.Nullable(RateLimitConfig),
+  quota: t.Nullable(QuotaConfig),
+  prompt: t.Nullable(t.Object({ template_id: t.String() })),
+  org_id: t.String(),
+  api_key_id: t.String(),
+  key_prefix: t.String(),
+});
+
+export const POST = route({
+  access: "internal",
+  summary: "Resolve an API key and a model (deployment name) into an inference context",
+  description:
+    "`{valid: false}`, the same body whatever the reason (unknown or revoked or expired key, unknown model, a model " +
+    "the key may not call, a stopped deployment), so the answer tells a caller nothing about which.",
+  body: t.Object({
+    api_key: t.String({ maxLength: 256 }),
+    model: t.String({ maxLength: 256 }),
+  }),
+  response: t.Union([t.Object({ valid: t.Literal(false) }), Resolved]),
+  async handler({ ctx, body }) {
+    const resolution = await resolveInferenceContext(ctx, body.api_key, body.model);
+    if (!resolution.ok) return { valid: false as const };
+    const c = resolution.context;
+    return {
+      valid: true as const,
+      deployment: {
+        id: c.deployment.id,
+        name: c.deployment.name,
+        endpoint: c.endpoints[0] ?? null,
+        status: c.deployment.status,
+      },
+      endpoints: c.endpoints,
+      guardrail_config: c.guardrails ?? {},
+      rag_config: c.rag ?? {},
+      rate_limit: c.rateLimit ?? null,
+      quota: c.quota ?? null,
+      prompt: c.prompt ?? null,
+      org_id: c.orgId,
+      api_key_id: c.apiKeyId,
+      key_prefix: c.keyPrefix,
+    };
+  },
+});

@@ -1,0 +1,34 @@
+import { t } from "elysia";
+import { route } from "../../../../server/http/route.ts";
+import { trackUsage } from "../../../../services/usage/quota.ts";
+import { Uuid } from "../../_schemas/internal.ts";
+
+const Usage = t.Object({
+  org_id: Uuid,
+  deployment_id: t.Optional(Uuid),
+  api_key_id: t.Optional(Uuid),
+  prompt_tokens: t.Integer({ minimum: 0 }),
+  completion_tokens: t.Integer({ minimum: 0 }),
+});
+
+export const POST = route({
+  access: "internal",
+  summary:
+    "Count one request's tokens (or a batch: `{records: [...]}`) toward the organization's daily quota",
+  bodyLimit: 8 * 1024 * 1024,
+  body: t.Union([Usage, t.Object({ records: t.Array(Usage, { minItems: 1, maxItems: 10_000 }) })]),
+  response: t.Object({
+    tracked: t.Integer({ description: "Requests counted (unknown organizations are skipped)" }),
+  }),
+  handler: ({ ctx, body }) =>
+    trackUsage(
+      ctx,
+      ("records" in body ? body.records : [body]).map((r) => ({
+        orgId: r.org_id,
+        deploymentId: r.deployment_id,
+        apiKeyId: r.api_key_id,
+        promptTokens: r.prompt_tokens,
+        completionTokens: r.completion_tokens,
+      })),
+    ),
+});

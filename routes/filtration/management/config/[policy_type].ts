@@ -1,0 +1,48 @@
+import { t } from "elysia";
+import { route } from "../../../../server/http/route.ts";
+import { deletePolicy, getPolicy, setPolicy } from "../../../../services/policies/policies.ts";
+import { configDescription, Policy, PolicyTypeParams } from "../../_schemas/policies.ts";
+
+const scope = t.Object({
+  deployment_id: t.Optional(
+    t.String({ description: "A deployment's own policy; left out: the organization's" }),
+  ),
+});
+
+export const GET = route({
+  access: "policies:read",
+  summary: "The policy of a type that applies to the organization, or to one deployment",
+  description:
+    "With `deployment_id`: the deployment's own policy, else the organization's, else the defaults (`source` says which).",
+  params: PolicyTypeParams,
+  query: scope,
+  response: Policy,
+  handler: ({ ctx, params, query }) => getPolicy(ctx, params.policy_type, query.deployment_id),
+});
+
+export const POST = route({
+  access: "policies:write",
+  summary:
+    "Set the policy of a type for the organization, or for one deployment (overriding the organization's)",
+  description: configDescription,
+  params: PolicyTypeParams,
+  body: t.Object({
+    deployment_id: t.Optional(t.String()),
+    config: t.Record(t.String(), t.Unknown(), { description: "Validated against the type's schema" }),
+  }),
+  response: Policy,
+  handler: ({ ctx, params, body }) => setPolicy(ctx, params.policy_type, body),
+});
+
+export const DELETE = route({
+  access: "policies:write",
+  summary: "Remove the policy set at this scope (the organization's, or the defaults, apply again)",
+  params: PolicyTypeParams,
+  query: scope,
+  response: t.Object({
+    policy_type: t.String(),
+    deployment_id: t.Nullable(t.String()),
+    deleted: t.Literal(true),
+  }),
+  handler: ({ ctx, params, query }) => deletePolicy(ctx, params.policy_type, query.deployment_id),
+});

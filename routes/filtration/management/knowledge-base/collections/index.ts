@@ -1,0 +1,23 @@
+import { t } from "elysia";
+import { route } from "../../../../../server/http/route.ts";
+import { createCollection, listCollections } from "../../../../../services/knowledge-base/collections.ts";
+import { Collection } from "../../../_schemas/knowledge-base.ts";
+
+export const GET = route({
+  access: "knowledge_base:read",
+  summary: "The knowledge-base collections of your organization",
+  response: t.Object({ collections: t.Array(Collection) }),
+  handler: ({ ctx }) => listCollections(ctx),
+});
+
+export const POST = route({
+  access: "knowledge_base:write",
+  summary: "Create a knowledge-base collection (409 for a name taken)",
+  body: t.Object({
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    description: t.Optional(t.String({ maxLength: 1000 })),
+  }),
+  status: 201,
+  response: Collection,
+  handler: ({ ctx, body }) => createCollection(ctx, body),
+});

@@ -1,0 +1,90 @@
+// POST /internal/guardrails/scan: one text, or a conversation, checked against a guardrails policy:
+// the one given in the call, or else the deployment's own (its effective `guardrails` policy). No
+// policy, nothing on: allowed. Findings carry offsets (and the message index), never matched text.
+import { and, eq, isNull } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
+import { deployments } from "../../db/schema/index.ts";
+import { invalid, notFound } from "../errors.ts";
+import { type ChatMessage, textOf } from "../inference/messages.ts";
+import { uuidOr404 } from "../orchestration/ids.ts";
+import { effectivePolicies } from "../policies/effective.ts";
+import { type Decision, evaluate } from "./evaluate.ts";
+import type { GuardrailsPolicy, Stage } from "./policy.ts";
+import type { Finding } from "./scanner.ts";
+
+export interface ScanRequest {
+  text?: string | undefined;
+  messages?: ChatMessage[] | undefined;
+  direction: Stage;
+  deployment_id?: string | undefined;
+  /** Whose deployment it must be, when the caller knows. */
+  org_id?: string | undefined;
+  config?: GuardrailsPolicy | undefined;
+}
+
+export interface ScanResult {
+  allowed: boolean;
+  action: Decision;
+  findings: (Finding & { message?: number })[];
+  /** With `action: "redact"`: the text, or the messages, with the findings masked. */
+  redacted?: string | ChatMessage[];
+  /** The scanners that blocked it (names only). */
+  blocked_by?: string[];
+}
+
+const strength: Record<Decision, number> = { allow: 0, log: 1, redact: 2, block: 3 };
+
+async function policyFor(db: Executor, request: ScanRequest): Promise<GuardrailsPolicy | undefined> {
+  if (request.config) return request.config;
+  if (request.deployment_id === undefined) return undefined;
+  const id = uuidOr404(request.deployment_id, "deployment");
+  const [deployment] = await db
+    .select({ orgId: deployments.orgId })
+    .from(deployments)
+    .where(
+      and(
+        eq(deployments.id, id),
+        isNull(deployments.deletedAt),
+        ...(request.org_id ? [eq(deployments.orgId, request.org_id)] : []),
+      ),
+    )
+    .limit(1);
+  if (!deployment) throw notFound("deployment");
+  return (await effectivePolicies(db, deployment.orgId, id)).guardrails as GuardrailsPolicy | undefined;
+}
+
+export async function scanContent(ctx: { db: Executor }, request: ScanRequest): Promise<ScanResult> {
+  if ((request.text === undefined) === (request.messages === undefined)) {
+    throw invalid("text", "give either text or messages");
+  }
+  const policy = (await policyFor(ctx.db, request)) ?? {};
+  if (request.messages === undefined) {
+    const result = evaluate(request.text ?? "", policy, request.direction);
+    return {
+      allowed: result.allowed,
+      action: result.action,
+      findings: result.findings,
+      ...(result.redacted !== undefined ? { redacted: result.redacted } : {}),
+      ...(result.blockedBy ? { blocked_by: result.blockedBy } : {}),
+    };
+  }
+  let action = "allow" as Decision;
+  const findings: ScanResult["findings"] = [];
+  const blockedBy = new Set<string>();
+  // On input, what the assistant said earlier is the model's, not the caller's: it is not scanned.
+  const redacted = request.messages.map((message, index) => {
+    if (request.direction === "input" && message.role === "assistant") return message;
+    const result = evaluate(textOf(message), policy, request.direction);
+    for (const f of result.findings) findings.push({ ...f, message: index });
+    for (const s of result.blockedBy ?? []) blockedBy.add(s);
+    if (strength[result.action] > strength[action]) action = result.action;
+    return result.redacted !== undefined ? { ...message, content: result.redacted } : message;
+  });
+  return {
+    allowed: action !== "block",
+    action,
+    findings,
+    ...(action === "redact" ? { redacted } : {}),
+    ...(blockedBy.size > 0 ? { blocked_by: [...blockedBy] } : {}),
+  };
+}

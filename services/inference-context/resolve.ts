@@ -1,0 +1,88 @@
+// Resolves an API key and a model (a deployment name) into everything the inference gateway needs for
+// one request: who is calling, which deployment and where its ready replicas are, and the policies
+// that apply. The inference gateway calls this in process when the gateways share one, or through
+// POST /internal/context/resolve, and caches the answer for up to a second (so a revoked key or a
+// stopped deployment is refused within a second).
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { type DeploymentState, deployments, replicas } from "../../db/schema/index.ts";
+import { verifyApiKey } from "../api-keys/verify.ts";
+import type { AppContext } from "../context.ts";
+import type { InferenceContext, Resolution } from "../inference/port.ts";
+import { effectivePolicies } from "../policies/effective.ts";
+
+type Ctx = Pick<AppContext, "db" | "log" | "clock">;
+
+/** The port's context, plus the deployment's status for callers that show it. */
+export interface ResolvedContext extends InferenceContext {
+  deployment: InferenceContext["deployment"] & { status: DeploymentState };
+}
+
+export type ContextResolution = { ok: true; context: ResolvedContext } | Extract<Resolution, { ok: false }>;
+
+/** States in which a deployment will not serve again until someone starts it. */
+const stopped: ReadonlySet<DeploymentState> = new Set(["STOPPING", "STOPPED", "FAILED"]);
+
+export async function resolveInferenceContext(
+  ctx: Ctx,
+  apiKey: string,
+  model: string,
+): Promise<ContextResolution> {
+  const key = await verifyApiKey(ctx, apiKey);
+  if (!key) return { ok: false, reason: "invalid_api_key" };
+  const [deployment] = await ctx.db
+    .select({
+      id: deployments.id,
+      name: deployments.name,
+      status: deployments.status,
+      desiredState: deployments.desiredState,
+    })
+    .from(deployments)
+    .where(and(eq(deployments.orgId, key.orgId), eq(deployments.name, model), isNull(deployments.deletedAt)))
+    .limit(1);
+  if (!deployment) return { ok: false, reason: "model_not_found" };
+  if (key.deploymentIds.length > 0 && !key.deploymentIds.includes(deployment.id)) {
+    return { ok: false, reason: "model_not_allowed" };
+  }
+  if (stopped.has(deployment.status) || deployment.desiredState === "stopped") {
+    return { ok: false, reason: "deployment_unavailable" };
+  }
+  const [ready, policies] = await Promise.all([
+    ctx.db
+      .select({ endpoint: replicas.endpoint })
+      .from(replicas)
+      .where(and(eq(replicas.deploymentId, deployment.id), eq(replicas.state, "READY")))
+      .orderBy(asc(replicas.index)),
+    effectivePolicies(ctx.db, key.orgId, deployment.id),
+  ]);
+  const context: ResolvedContext = {
+    orgId: key.orgId,
+    apiKeyId: key.keyId,
+    keyPrefix: key.prefix,
+    deployment: { id: deployment.id, name: deployment.name, status: deployment.status },
+    endpoints: ready.flatMap((r) => (r.endpoint ? [r.endpoint] : [])),
+    rateLimit: policies.rate_limit,
+    quota: policies.quota,
+    guardrails: policies.guardrails as Record<string, unknown> | undefined,
+    rag: policies.rag as Record<string, unknown> | undefined,
+    // A prompt policy of `template_id: null` switches the organization's template off for this deployment.
+    prompt: policies.prompt?.template_id ? { template_id: policies.prompt.template_id } : undefined,
+  };
+  return { ok: true, context };
+}
+
+/** The deployments a key may call, for GET /v1/models; undefined for a key that does not work. */
+export async function modelsForApiKey(
+  ctx: Ctx,
+  apiKey: string,
+): Promise<{ id: string; created: number }[] | undefined> {
+  const key = await verifyApiKey(ctx, apiKey);
+  if (!key) return undefined;
+  const rows = await ctx.db
+    .select({ id: deployments.id, name: deployments.name, createdAt: deployments.createdAt })
+    .from(deployments)
+    .where(and(eq(deployments.orgId, key.orgId), isNull(deployments.deletedAt)))
+    .orderBy(asc(deployments.name));
+  return rows
+    .filter((d) => key.deploymentIds.length === 0 || key.deploymentIds.includes(d.id))
+    .map((d) => ({ id: d.name, created: Math.floor(d.createdAt.getTime() / 1000) }));
+}

@@ -1,0 +1,133 @@
+// Inference logs: written in batches by the inference gateway (through /internal/logs/create or in
+// process), read by the management API per deployment or across the organization, newest first, in
+// pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
+import { and, desc, eq, lt, type SQL } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
+import { type InferenceLogRow, inferenceLogs } from "../../db/schema/index.ts";
+import { actorOf, type RequestContext } from "../context.ts";
+import { invalid } from "../errors.ts";
+import type { InferenceLogEntry } from "../inference/port.ts";
+import { deploymentOfOrg } from "../orchestration/deployments.ts";
+import { isUuid } from "../orchestration/ids.ts";
+
+export const logPageSize = { default: 50, max: 500 } as const;
+/** Rows per INSERT statement, well under PostgreSQL's 65535 bound parameters. */
+const insertChunk = 1000;
+
+export interface InferenceLogView {
+  id: string;
+  request_id: string;
+  created_at: string;
+  deployment_id: string | null;
+  api_key_id: string | null;
+  key_prefix: string | null;
+  model: string;
+  status: number;
+  error_code: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  latency_ms: number;
+  stream: boolean;
+  guardrails: Record<string, unknown>;
+}
+
+export interface LogPage {
+  items: InferenceLogView[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  next_cursor: string | null;
+}
+
+export interface LogQuery {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/** An entry as the inference gateway sends it; ids it does not know are left out or null. */
+export type LogEntryInput = {
+  [K in keyof InferenceLogEntry]?: InferenceLogEntry[K] | null;
+} & Pick<InferenceLogEntry, "request_id" | "model" | "status">;
+
+const idOrNull = (value: string | null | undefined, field: string): string | null => {
+  if (value === undefined || value === null) return null;
+  if (!isUuid(value)) throw invalid(field, "is not a UUID");
+  return value.toLowerCase();
+};
+
+const count = (n: number | null | undefined) => Math.max(0, Math.round(n ?? 0));
+
+export async function writeInferenceLogs(
+  ctx: { db: Executor },
+  entries: LogEntryInput[],
+): Promise<{ written: number }> {
+  const rows = entries.map((e, i) => ({
+    requestId: e.request_id,
+    orgId: idOrNull(e.org_id, `entries.${i}.org_id`),
+    deploymentId: idOrNull(e.deployment_id, `entries.${i}.deployment_id`),
+    apiKeyId: idOrNull(e.api_key_id, `entries.${i}.api_key_id`),
+    keyPrefix: e.key_prefix ?? null,
+    model: e.model,
+    status: e.status,
+    errorCode: e.error_code ?? null,
+    promptTokens: count(e.prompt_tokens),
+    completionTokens: count(e.completion_tokens),
+    totalTokens: count(e.total_tokens ?? (e.prompt_tokens ?? 0) + (e.completion_tokens ?? 0)),
+    latencyMs: Math.max(0, e.latency_ms ?? 0),
+    stream: e.stream ?? false,
+    guardrails: e.guardrails ?? {},
+  }));
+  for (let start = 0; start < rows.length; start += insertChunk) {
+    await ctx.db.insert(inferenceLogs).values(rows.slice(start, start + insertChunk));
+  }
+  return { written: rows.length };
+}
+
+const viewOf = (row: InferenceLogRow): InferenceLogView => ({
+  id: row.id,
+  request_id: row.requestId,
+  created_at: row.createdAt.toISOString(),
+  deployment_id: row.deploymentId,
+  api_key_id: row.apiKeyId,
+  key_prefix: row.keyPrefix,
+  model: row.model,
+  status: row.status,
+  error_code: row.errorCode,
+  prompt_tokens: row.promptTokens,
+  completion_tokens: row.completionTokens,
+  total_tokens: row.totalTokens,
+  latency_ms: row.latencyMs,
+  stream: row.stream,
+  guardrails: row.guardrails,
+});
+
+async function page(ctx: RequestContext, where: SQL[], query: LogQuery): Promise<LogPage> {
+  const limit = Math.min(query.limit ?? logPageSize.default, logPageSize.max);
+  if (query.cursor !== undefined) {
+    if (!/^\d{1,18}$/.test(query.cursor))
+      throw invalid("query.cursor", "is not a cursor this endpoint returned");
+    where.push(lt(inferenceLogs.seq, Number(query.cursor)));
+  }
+  const rows = await ctx.db
+    .select()
+    .from(inferenceLogs)
+    .where(and(...where))
+    .orderBy(desc(inferenceLogs.seq))
+    .limit(limit + 1);
+  const more = rows.length > limit;
+  const shown = more ? rows.slice(0, limit) : rows;
+  return { items: shown.map(viewOf), next_cursor: more ? String(shown[shown.length - 1]?.seq) : null };
+}
+
+export async function deploymentInferenceLogs(
+  ctx: RequestContext,
+  deploymentId: string,
+  query: LogQuery,
+): Promise<LogPage> {
+  const orgId = actorOf(ctx).orgId;
+  const deployment = await deploymentOfOrg(ctx.db, orgId, deploymentId);
+  return page(ctx, [eq(inferenceLogs.orgId, orgId), eq(inferenceLogs.deploymentId, deployment.id)], query);
+}
+
+export async function recentInferenceLogs(ctx: RequestContext, query: LogQuery): Promise<LogPage> {
+  return page(ctx, [eq(inferenceLogs.orgId, actorOf(ctx).orgId)], query);
+}

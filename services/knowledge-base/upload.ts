@@ -1,0 +1,187 @@
+// Uploading documents into a collection: text, Markdown and HTML, stored as their raw text with a
+// SHA-256 of it (chunking and retrieval come later and read from here). Every file is checked before
+// anything is written, and all are written in one transaction: an upload with one bad file stores
+// nothing. The same content is stored once per collection; sending it again answers the stored one.
+import { createHash } from "node:crypto";
+import { and, eq, inArray } from "drizzle-orm";
+import { type KnowledgeDocumentRow, knowledgeDocuments } from "../../db/schema/index.ts";
+import { mutate } from "../audit/mutate.ts";
+import { actorOf, type RequestContext } from "../context.ts";
+import { AppError, type FieldProblem } from "../errors.ts";
+import { collectionOfOrg } from "./collections.ts";
+import { type DocumentView, documentView } from "./documents.ts";
+
+export const uploadLimits = {
+  fileBytes: 10 * 1024 * 1024,
+  files: 20,
+  /** The route's body limit: room for a few full-size files and the multipart framing. */
+  requestBytes: 50 * 1024 * 1024 + 64 * 1024,
+} as const;
+
+export type DocumentType = "text/plain" | "text/markdown" | "text/html";
+
+const byMime: Record<string, DocumentType> = {
+  "text/plain": "text/plain",
+  "text/markdown": "text/markdown",
+  "text/x-markdown": "text/markdown",
+  "text/html": "text/html",
+};
+const byExtension: Record<string, DocumentType> = {
+  txt: "text/plain",
+  text: "text/plain",
+  md: "text/markdown",
+  markdown: "text/markdown",
+  html: "text/html",
+  htm: "text/html",
+};
+
+/** What a multipart file part offers (a web File satisfies it). */
+export interface UploadedFile {
+  name: string;
+  type: string;
+  size: number;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+export interface UploadResult {
+  collection_id: string;
+  /** One per file sent, in order; `duplicate`: the content was already there (or sent twice). */
+  documents: (DocumentView & { duplicate: boolean })[];
+  stored: number;
+  duplicates: number;
+}
+
+/** The type of a file from its declared media type, or from its extension when that says nothing. */
+export function documentTypeOf(name: string, declared: string): DocumentType | undefined {
+  const mime = declared.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (byMime[mime]) return byMime[mime];
+  if (mime !== "" && mime !== "application/octet-stream") return undefined;
+  const extension = name.toLowerCase().split(".").pop() ?? "";
+  return name.includes(".") ? byExtension[extension] : undefined;
+}
+
+interface Checked {
+  filename: string;
+  contentType: DocumentType;
+  sizeBytes: number;
+  sha: string;
+  content: string;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+async function check(
+  file: UploadedFile,
+  field: string,
+): Promise<Checked | (FieldProblem & { tooLarge?: true })> {
+  const filename = (file.name || "untitled").slice(0, 255);
+  if (file.size > uploadLimits.fileBytes) {
+    return {
+      field,
+      message: `is over the ${uploadLimits.fileBytes / 1024 / 1024} MiB limit per file`,
+      tooLarge: true,
+    };
+  }
+  const contentType = documentTypeOf(filename, file.type);
+  if (!contentType) return { field, message: "is not text, Markdown or HTML" };
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let content: string;
+  try {
+    content = utf8.decode(bytes);
+  } catch {
+    return { field, message: "is not UTF-8 text" };
+  }
+  // A NUL is no part of text (and PostgreSQL text cannot hold one).
+  if (content.includes("\u0000")) return { field, message: "is binary, not text" };
+  if (content.trim() === "") return { field, message: "is empty" };
+  const sha = createHash("sha256").update(bytes).digest("hex");
+  return { filename, contentType, sizeBytes: bytes.byteLength, sha, content };
+}
+
+export async function uploadDocuments(
+  ctx: RequestContext,
+  input: { collection_id: string; files: UploadedFile[] },
+): Promise<UploadResult> {
+  const orgId = actorOf(ctx).orgId;
+  const files = input.files;
+  if (files.length === 0) {
+    throw new AppError("validation_error", "files: at least one file is needed", {
+      fields: [{ field: "files", message: "at least one file is needed" }],
+    });
+  }
+  if (files.length > uploadLimits.files) {
+    throw new AppError("validation_error", `files: at most ${uploadLimits.files} files an upload`, {
+      fields: [{ field: "files", message: `at most ${uploadLimits.files} files an upload` }],
+    });
+  }
+  // The collection first: a request for another organization's collection learns nothing more.
+  const collection = await collectionOfOrg(ctx.db, orgId, input.collection_id);
+
+  const checked: Checked[] = [];
+  const problems: (FieldProblem & { tooLarge?: true })[] = [];
+  for (const [index, file] of files.entries()) {
+    const result = await check(file, `files.${index}`);
+    if ("field" in result) problems.push(result);
+    else checked.push(result);
+  }
+  if (problems.length > 0) {
+    const fields = problems.map(({ field, message }) => ({ field, message }));
+    const code = problems.every((p) => p.tooLarge) ? "payload_too_large" : "validation_error";
+    throw new AppError(
+      code,
+      `nothing was stored: ${fields.map((f) => `${f.field} ${f.message}`).join("; ")}`,
+      { fields },
+    );
+  }
+
+  return mutate(
+    ctx,
+    "knowledge_document.upload",
+    { type: "knowledge_collection", id: collection.id },
+    async (tx) => {
+      const fresh = [...new Map(checked.map((c) => [c.sha, c])).values()];
+      const inserted = await tx
+        .insert(knowledgeDocuments)
+        .values(
+          fresh.map((c) => ({
+            orgId,
+            collectionId: collection.id,
+            filename: c.filename,
+            contentType: c.contentType,
+            sizeBytes: c.sizeBytes,
+            contentSha256: c.sha,
+            content: c.content,
+          })),
+        )
+        .onConflictDoNothing({ target: [knowledgeDocuments.collectionId, knowledgeDocuments.contentSha256] })
+        .returning({ id: knowledgeDocuments.id, sha: knowledgeDocuments.contentSha256 });
+      const all = await tx
+        .select()
+        .from(knowledgeDocuments)
+        .where(
+          and(
+            eq(knowledgeDocuments.collectionId, collection.id),
+            inArray(
+              knowledgeDocuments.contentSha256,
+              fresh.map((c) => c.sha),
+            ),
+          ),
+        );
+      const bySha = new Map<string, KnowledgeDocumentRow>(all.map((row) => [row.contentSha256, row]));
+      const newIds = new Set(inserted.map((r) => r.id));
+      const claimed = new Set<string>();
+      const documents = checked.map((c) => {
+        const row = bySha.get(c.sha) as KnowledgeDocumentRow;
+        // Only the first file of a new content counts as stored; a repeat in the same upload is a duplicate.
+        const duplicate = !newIds.has(row.id) || claimed.has(row.id);
+        claimed.add(row.id);
+        return { ...documentView(row), duplicate };
+      });
+      const stored = documents.filter((d) => !d.duplicate).length;
+      return {
+        result: { collection_id: collection.id, documents, stored, duplicates: documents.length - stored },
+        details: { stored, duplicates: documents.length - stored },
+      };
+    },
+  );
+}

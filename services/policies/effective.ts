@@ -1,0 +1,36 @@
+// The policies that apply to one deployment, every type at once, for the inference context: the
+// deployment's own policy of a type replaces the organization's of that type as a whole (no field
+// merge, so what a deployment sets is exactly what it gets). Types set nowhere are absent.
+import { and, eq, isNull, or } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
+import { type PolicyType, policies } from "../../db/schema/index.ts";
+import type { PolicyConfigs } from "./schemas.ts";
+
+export type EffectivePolicies = Partial<PolicyConfigs>;
+
+export async function effectivePolicies(
+  db: Executor,
+  orgId: string,
+  deploymentId: string | undefined,
+): Promise<EffectivePolicies> {
+  const rows = await db
+    .select({ type: policies.policyType, deploymentId: policies.deploymentId, config: policies.config })
+    .from(policies)
+    .where(
+      and(
+        eq(policies.orgId, orgId),
+        deploymentId
+          ? or(isNull(policies.deploymentId), eq(policies.deploymentId, deploymentId))
+          : isNull(policies.deploymentId),
+      ),
+    );
+  const chosen = new Map<PolicyType, { own: boolean; config: Record<string, unknown> }>();
+  for (const row of rows) {
+    const own = row.deploymentId !== null;
+    const seen = chosen.get(row.type);
+    if (!seen || (own && !seen.own)) chosen.set(row.type, { own, config: row.config });
+  }
+  const result: Record<string, unknown> = {};
+  for (const [type, { config }] of chosen) result[type] = config;
+  return result as EffectivePolicies;
+}

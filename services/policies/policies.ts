@@ -1,0 +1,200 @@
+// Reading and writing one policy of the active organization, organization-wide or for one deployment.
+// GET answers what applies at that scope and says where it comes from (`source`), falling back to the
+// organization's policy and then to the defaults, so a reader never has to merge anything.
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
+import {
+  knowledgeCollections,
+  type PolicyRow,
+  type PolicyType,
+  policies,
+  policyTypes,
+  promptTemplates,
+} from "../../db/schema/index.ts";
+import { mutate } from "../audit/mutate.ts";
+import { actorOf, type RequestContext } from "../context.ts";
+import { type FieldProblem, invalid, notFound } from "../errors.ts";
+import { deploymentOfOrg } from "../orchestration/deployments.ts";
+import { Problems } from "../orchestration/validation.ts";
+import { configProblems, type PolicyConfigs, policyDefaults } from "./schemas.ts";
+
+export type PolicySource = "deployment" | "organization" | "default";
+
+export interface PolicyView {
+  policy_type: PolicyType;
+  deployment_id: string | null;
+  config: Record<string, unknown>;
+  /** null when nothing is set (the defaults apply). */
+  updated_at: string | null;
+  source: PolicySource;
+}
+
+export interface SetPolicyInput {
+  deployment_id?: string | undefined;
+  config: unknown;
+}
+
+export function policyTypeOf(value: string): PolicyType {
+  if (!(policyTypes as readonly string[]).includes(value)) {
+    throw invalid("policy_type", `unknown policy type; known: ${policyTypes.join(", ")}`);
+  }
+  return value as PolicyType;
+}
+
+const scopeOf = (orgId: string, type: PolicyType, deploymentId: string | null): SQL =>
+  and(
+    eq(policies.orgId, orgId),
+    eq(policies.policyType, type),
+    deploymentId ? eq(policies.deploymentId, deploymentId) : isNull(policies.deploymentId),
+  ) as SQL;
+
+const viewOf = (row: PolicyRow, asked: string | null): PolicyView => ({
+  policy_type: row.policyType,
+  deployment_id: asked,
+  config: row.config,
+  updated_at: row.updatedAt.toISOString(),
+  source: row.deploymentId ? "deployment" : "organization",
+});
+
+/** A deployment named in a policy call must be a live deployment of the organization (else 404). */
+async function scopedDeployment(db: Executor, orgId: string, deploymentId: string | undefined) {
+  if (deploymentId === undefined) return null;
+  return (await deploymentOfOrg(db, orgId, deploymentId)).id;
+}
+
+export async function getPolicy(
+  ctx: RequestContext,
+  type: string,
+  deploymentId?: string,
+): Promise<PolicyView> {
+  const policyType = policyTypeOf(type);
+  const orgId = actorOf(ctx).orgId;
+  const scoped = await scopedDeployment(ctx.db, orgId, deploymentId);
+  if (scoped) {
+    const [own] = await ctx.db
+      .select()
+      .from(policies)
+      .where(scopeOf(orgId, policyType, scoped))
+      .limit(1);
+    if (own) return viewOf(own, scoped);
+  }
+  const [orgWide] = await ctx.db
+    .select()
+    .from(policies)
+    .where(scopeOf(orgId, policyType, null))
+    .limit(1);
+  if (orgWide) return viewOf(orgWide, scoped);
+  return {
+    policy_type: policyType,
+    deployment_id: scoped,
+    config: policyDefaults[policyType] as Record<string, unknown>,
+    updated_at: null,
+    source: "default",
+  };
+}
+
+/** Ids a config refers to must be the organization's own. */
+async function referenceProblems(
+  db: Executor,
+  orgId: string,
+  type: PolicyType,
+  config: unknown,
+): Promise<FieldProblem[]> {
+  if (type === "rag") {
+    const ids = [...new Set((config as PolicyConfigs["rag"]).collection_ids.map((id) => id.toLowerCase()))];
+    if (ids.length === 0) return [];
+    const found = await db
+      .select({ id: knowledgeCollections.id })
+      .from(knowledgeCollections)
+      .where(and(eq(knowledgeCollections.orgId, orgId), inArray(knowledgeCollections.id, ids)));
+    if (found.length !== ids.length) {
+      return [
+        {
+          field: "config.collection_ids",
+          message: "names a collection that does not exist in this organization",
+        },
+      ];
+    }
+  }
+  if (type === "prompt") {
+    const id = (config as PolicyConfigs["prompt"]).template_id;
+    if (id === null) return [];
+    const [found] = await db
+      .select({ id: promptTemplates.id })
+      .from(promptTemplates)
+      .where(and(eq(promptTemplates.orgId, orgId), eq(promptTemplates.id, id.toLowerCase())))
+      .limit(1);
+    if (!found)
+      return [
+        { field: "config.template_id", message: "names a template that does not exist in this organization" },
+      ];
+  }
+  return [];
+}
+
+function throwProblems(list: FieldProblem[]): void {
+  const problems = new Problems();
+  for (const p of list) problems.add(p.field, p.message);
+  problems.throwIfAny();
+}
+
+export async function setPolicy(
+  ctx: RequestContext,
+  type: string,
+  input: SetPolicyInput,
+): Promise<PolicyView> {
+  const policyType = policyTypeOf(type);
+  const actor = actorOf(ctx);
+  throwProblems(configProblems(policyType, input.config));
+  const config = input.config as Record<string, unknown>;
+  return mutate(ctx, "policy.update", { type: "policy", id: policyType }, async (tx) => {
+    const deploymentId = await scopedDeployment(tx, actor.orgId, input.deployment_id);
+    throwProblems(await referenceProblems(tx, actor.orgId, policyType, config));
+    const now = ctx.clock();
+    const [row] = await tx
+      .insert(policies)
+      .values({
+        orgId: actor.orgId,
+        deploymentId,
+        policyType,
+        config,
+        updatedBy: actor.userId,
+        updatedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: deploymentId
+          ? [policies.deploymentId, policies.policyType]
+          : [policies.orgId, policies.policyType],
+        // The partial unique index of that scope (db/schema/policies.ts).
+        targetWhere: deploymentId ? sql`deployment_id is not null` : sql`deployment_id is null`,
+        set: { config, updatedBy: actor.userId, updatedAt: now },
+      })
+      .returning();
+    return {
+      result: viewOf(row as PolicyRow, deploymentId),
+      details: { policy_type: policyType, deployment_id: deploymentId },
+    };
+  });
+}
+
+/** Removes the policy set at one scope, so the organization's (or the default) applies again. */
+export async function deletePolicy(
+  ctx: RequestContext,
+  type: string,
+  deploymentId?: string,
+): Promise<{ policy_type: PolicyType; deployment_id: string | null; deleted: true }> {
+  const policyType = policyTypeOf(type);
+  const orgId = actorOf(ctx).orgId;
+  return mutate(ctx, "policy.delete", { type: "policy", id: policyType }, async (tx) => {
+    const scoped = await scopedDeployment(tx, orgId, deploymentId);
+    const removed = await tx
+      .delete(policies)
+      .where(scopeOf(orgId, policyType, scoped))
+      .returning({ id: policies.id });
+    if (removed.length === 0) throw notFound("policy");
+    return {
+      result: { policy_type: policyType, deployment_id: scoped, deleted: true as const },
+      details: { policy_type: policyType, deployment_id: scoped },
+    };
+  });
+}

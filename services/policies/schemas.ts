@@ -1,0 +1,134 @@
+// The config of each policy type (CONTRACTS, Policies), one TypeBox schema each. Unknown fields are
+// refused, so a misspelt limit is a 400 rather than a limit silently not applied.
+import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import type { PolicyType } from "../../db/schema/index.ts";
+import type { FieldProblem } from "../errors.ts";
+
+const strict = { additionalProperties: false } as const;
+const uuid = T.String({
+  pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+});
+const count = T.Integer({ minimum: 1, maximum: 1_000_000_000_000 });
+
+export const RateLimitConfig = T.Object(
+  {
+    requests_per_minute: T.Optional(count),
+    tokens_per_minute: T.Optional(count),
+  },
+  { ...strict, description: "Counted per API key per deployment" },
+);
+
+export const QuotaConfig = T.Object(
+  {
+    requests_per_day: T.Optional(count),
+    tokens_per_day: T.Optional(count),
+  },
+  { ...strict, description: "Counted per organization, per UTC day" },
+);
+
+const Scanner = T.Object(
+  {
+    action: T.Union([T.Literal("off"), T.Literal("log"), T.Literal("redact"), T.Literal("block")]),
+    threshold: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
+  },
+  strict,
+);
+
+export const GuardrailsConfig = T.Object(
+  {
+    input: T.Optional(
+      T.Object(
+        { pii: T.Optional(Scanner), toxicity: T.Optional(Scanner), prompt_injection: T.Optional(Scanner) },
+        strict,
+      ),
+    ),
+    output: T.Optional(
+      T.Object(
+        {
+          pii: T.Optional(Scanner),
+          toxicity: T.Optional(Scanner),
+          mode: T.Optional(T.Union([T.Literal("blocking"), T.Literal("async")])),
+        },
+        strict,
+      ),
+    ),
+  },
+  { ...strict, description: "A scanner left out is off; `redact` is for pii only" },
+);
+
+export const RagConfig = T.Object(
+  {
+    collection_ids: T.Array(uuid, { maxItems: 50 }),
+    top_k: T.Optional(T.Integer({ minimum: 1, maximum: 50 })),
+    min_score: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
+  },
+  strict,
+);
+
+export const PromptConfig = T.Object(
+  {
+    template_id: T.Union([uuid, T.Null()], {
+      description: "null: no template (overrides the organization's)",
+    }),
+  },
+  strict,
+);
+
+export const policySchemas = {
+  rate_limit: RateLimitConfig,
+  quota: QuotaConfig,
+  guardrails: GuardrailsConfig,
+  rag: RagConfig,
+  prompt: PromptConfig,
+} satisfies Record<PolicyType, TSchema>;
+
+export type RateLimitPolicy = Static<typeof RateLimitConfig>;
+export type QuotaPolicy = Static<typeof QuotaConfig>;
+export type GuardrailsPolicyConfig = Static<typeof GuardrailsConfig>;
+export type RagPolicy = Static<typeof RagConfig>;
+export type PromptPolicy = Static<typeof PromptConfig>;
+export interface PolicyConfigs {
+  rate_limit: RateLimitPolicy;
+  quota: QuotaPolicy;
+  guardrails: GuardrailsPolicyConfig;
+  rag: RagPolicy;
+  prompt: PromptPolicy;
+}
+
+const off = { action: "off" } as const;
+
+/** What applies where nothing is set: no limits, no quota, every scanner off, no retrieval, no template. */
+export const policyDefaults: PolicyConfigs = {
+  rate_limit: {},
+  quota: {},
+  guardrails: {
+    input: { pii: off, toxicity: off, prompt_injection: off },
+    output: { pii: off, toxicity: off, mode: "blocking" },
+  },
+  rag: { collection_ids: [], top_k: 4, min_score: 0 },
+  prompt: { template_id: null },
+};
+
+/** Every problem of `config` against its type's schema, named `config.<path>`, first message per field. */
+export function configProblems(type: PolicyType, config: unknown): FieldProblem[] {
+  const seen = new Map<string, string>();
+  for (const error of Value.Errors(policySchemas[type], config)) {
+    const field = ["config", ...error.path.split("/").filter((s) => s !== "")].join(".");
+    if (!seen.has(field)) seen.set(field, error.message);
+  }
+  // What the shape allows but the meaning does not: masking a span cannot make an insult or an
+  // injection safe, so only pii may redact.
+  if (type === "guardrails" && seen.size === 0) {
+    const g = config as GuardrailsPolicyConfig;
+    for (const stage of ["input", "output"] as const) {
+      for (const scanner of ["toxicity", "prompt_injection"] as const) {
+        const settings = (g[stage] as Record<string, { action?: string } | undefined> | undefined)?.[scanner];
+        if (settings?.action === "redact") {
+          seen.set(`config.${stage}.${scanner}.action`, "redact is for pii only; use log or block");
+        }
+      }
+    }
+  }
+  return [...seen].map(([field, message]) => ({ field, message }));
+}

@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { rowsOf } from "../../db/migrate.ts";
+import { apiKeys } from "../../db/schema/index.ts";
+import { LastUsedTracker, lastUsedOf } from "../../services/api-keys/last-used.ts";
+import { verifyApiKey } from "../../services/api-keys/verify.ts";
+import {
+  call,
+  createOrganization,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
+import { defaultOrgId, fieldsOf, insertDeployment } from "./support.ts";
+
+let t: TestApp;
+let handle: Handler;
+let admin: string;
+let viewer: string;
+let outsider: string;
+let orgId: string;
+let otherOrgId: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  admin = (await loginAsAdmin(handle)).access_token;
+  viewer = (await createUser(t, handle, "keys-viewer@example.com", "viewer")).access_token;
+  otherOrgId = await createOrganization(t, "keys-other");
+  outsider = (await createUser(t, handle, "keys-outsider@example.com", "admin", otherOrgId)).access_token;
+  orgId = await defaultOrgId(t.app.db);
+}, 60_000);
+afterAll(() => t.close());
+
+const create = (body: unknown, token = admin) =>
+  call(handle, "POST", "/management/api-keys", { token, body });
+
+test("a new key is sk- and 48 random characters, shown once, and only its hash is stored", async () => {
+  const created = await create({ name: "ci" });
+  expect(created.status).toBe(201);
+  const { key, prefix, id } = created.body;
+  expect(key).toMatch(/^sk-[A-Za-z0-9]{48}$/);
+  expect(prefix).toBe(key.slice(0, 11));
+  expect(created.body).toMatchObject({ name: "ci", expires_at: null, deployment_ids: [] });
+
+  const list = await call(handle, "GET", "/management/api-keys", { token: admin });
+  expect(list.status).toBe(200);
+  const listed = list.body.api_keys.find((k: { id: string }) => k.id === id);
+  expect(listed).toMatchObject({
+    name: "ci",
+    prefix,
+    last_used_at: null,
+    revoked_at: null,
+    expires_at: null,
+  });
+  expect(JSON.stringify(list.body)).not.toContain(key);
+
+  // Nothing in the row, nor anywhere in the database's text, holds the key.
+  const [row] = await t.app.db.select().from(apiKeys).where(eq(apiKeys.id, id));
+  expect(row?.keyHash).toBe(createHash("sha256").update(key).digest("hex"));
+  expect(JSON.stringify(row)).not.toContain(key.slice(3));
+  const everywhere = rowsOf<{ n: number }>(
+    await t.app.db.execute(
+      sql`select count(*)::int as n from api_keys k where k::text like ${`%${key.slice(3)}%`}`,
+    ),
+  );
+  expect(everywhere[0]?.n).toBe(0);
+  const audit = rowsOf<{ n: number }>(
+    await t.app.db.execute(
+      sql`select count(*)::int as n from audit_logs a where a::text like ${`%${key.slice(3)}%`}`,
+    ),
+  );
+  expect(audit[0]?.n).toBe(0);
+});
+
+test("two keys never share a value", async () => {
+  const a = await create({ name: "a" });
+  const b = await create({ name: "b" });
+  expect(a.body.key).not.toBe(b.body.key);
+});
+
+test("bad bodies are 400 naming the field", async () => {
+  expect(fieldsOf((await create({})).body)).toContain("name");
+  expect(fieldsOf((await create({ name: "   " })).body)).toContain("name");
+  const past = await create({ name: "old", expires_at: "2001-01-01T00:00:00Z" });
+  expect(past.status).toBe(400);
+  expect(fieldsOf(past.body)).toContain("expires_at");
+  const unknown = await create({ name: "scoped", deployment_ids: [crypto.randomUUID()] });
+  expect(unknown.status).toBe(400);
+  expect(fieldsOf(unknown.body)).toContain("deployment_ids");
+});
+
+test("a key is scoped to deployments of its own organization only", async () => {
+  const mine = await insertDeployment(t.app.db, orgId, { name: "keys-mine" });
+  const theirs = await insertDeployment(t.app.db, otherOrgId, { name: "keys-theirs" });
+  const scoped = await create({ name: "scoped", deployment_ids: [mine.id, mine.id] });
+  expect(scoped.status).toBe(201);
+  expect(scoped.body.deployment_ids).toEqual([mine.id]);
+  const crossing = await create({ name: "crossing", deployment_ids: [mine.id, theirs.id] });
+  expect(crossing.status).toBe(400);
+  expect(fieldsOf(crossing.body)).toEqual(["deployment_ids"]);
+  const verified = await verifyApiKey(t.app, scoped.body.key);
+  expect(verified).toMatchObject({ orgId, deploymentIds: [mine.id], prefix: scoped.body.prefix });
+});
+
+test("without a token 401; a viewer may list but not create or revoke", async () => {
+  expect((await call(handle, "GET", "/management/api-keys")).status).toBe(401);
+  expect((await call(handle, "POST", "/management/api-keys", { body: { name: "x" } })).status).toBe(401);
+  expect((await call(handle, "GET", "/management/api-keys", { token: viewer })).status).toBe(200);
+  expect((await create({ name: "viewer's" }, viewer)).status).toBe(403);
+  const id = (await create({ name: "victim" })).body.id;
+  expect((await call(handle, "DELETE", `/management/api-keys/${id}`, { token: viewer })).status).toBe(403);
+});
+
+test("revoking keeps the row, sets revoked_at, and the key stops verifying", async () => {
+  const created = await create({ name: "to-revoke" });
+  expect(await verifyApiKey(t.app, created.body.key)).toBeDefined();
+  const revoked = await call(handle, "DELETE", `/management/api-keys/${created.body.id}`, { token: admin });
+  expect(revoked.status).toBe(200);
+  expect(revoked.body.revoked_at).not.toBeNull();
+  expect(revoked.body).not.toHaveProperty("key");
+  expect(await verifyApiKey(t.app, created.body.key)).toBeUndefined();
+  const again = await call(handle, "DELETE", `/management/api-keys/${created.body.id}`, { token: admin });
+  expect(again.status).toBe(200);
+  expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
+  const list = await call(handle, "GET", "/management/api-keys", { token: admin });
+  expect(list.body.api_keys.find((k: { id: string }) => k.id === created.body.id).revoked_at).toBe(
+    revoked.body.revoked_at,
+  );
+});
+
+test("another organization's key is 404, to read or revoke, and stays working", async () => {
+  const created = await create({ name: "private" });
+  const res = await call(handle, "DELETE", `/management/api-keys/${created.body.id}`, { token: outsider });
+  expect(res.status).toBe(404);
+  expect(
+    (await call(handle, "DELETE", `/management/api-keys/${crypto.randomUUID()}`, { token: admin })).status,
+  ).toBe(404);
+  expect((await call(handle, "DELETE", "/management/api-keys/not-a-uuid", { token: admin })).status).toBe(
+    404,
+  );
+  const theirs = await call(handle, "GET", "/management/api-keys", { token: outsider });
+  expect(theirs.body.api_keys.map((k: { id: string }) => k.id)).not.toContain(created.body.id);
+  expect(await verifyApiKey(t.app, created.body.key)).toBeDefined();
+});
+
+test("an expired key fails verification; unknown and malformed keys too", async () => {
+  const soon = new Date(Date.now() + 60_000).toISOString();
+  const created = await create({ name: "short-lived", expires_at: soon });
+  expect(created.body.expires_at).toBe(soon);
+  expect(await verifyApiKey(t.app, created.body.key)).toBeDefined();
+  const later = { ...t.app, clock: () => new Date(Date.now() + 120_000) };
+  expect(await verifyApiKey(later, created.body.key)).toBeUndefined();
+  expect(await verifyApiKey(t.app, `sk-${"A".repeat(48)}`)).toBeUndefined();
+  expect(await verifyApiKey(t.app, "sk-short")).toBeUndefined();
+  expect(await verifyApiKey(t.app, "")).toBeUndefined();
+});
+
+test("uses are written to last_used_at in one batch, not per request", async () => {
+  const a = await create({ name: "used-a" });
+  const b = await create({ name: "used-b" });
+  const tracker = lastUsedOf(t.app);
+  await tracker.flush();
+  for (let i = 0; i < 5; i++) {
+    await verifyApiKey(t.app, a.body.key);
+    await verifyApiKey(t.app, b.body.key);
+  }
+  const before = await t.app.db.select().from(apiKeys).where(eq(apiKeys.id, a.body.id));
+  expect(before[0]?.lastUsedAt).toBeNull();
+  expect(tracker.size).toBe(2);
+  expect(await tracker.flush()).toBe(2);
+  const rows = await t.app.db.select().from(apiKeys);
+  for (const id of [a.body.id, b.body.id]) {
+    const used = rows.find((r) => r.id === id)?.lastUsedAt;
+    expect(used).toBeInstanceOf(Date);
+    expect(Math.abs((used as Date).getTime() - Date.now())).toBeLessThan(10_000);
+  }
+  const listed = await call(handle, "GET", "/management/api-keys", { token: admin });
+  expect(listed.body.api_keys.find((k: { id: string }) => k.id === a.body.id).last_used_at).not.toBeNull();
+});
+
+test("a tracker issues one statement per flush, on its own after the interval, and never goes back in time", async () => {
+  const key = await create({ name: "counted" });
+  let statements = 0;
+  const counting = new Proxy(t.app.db, {
+    get(target, prop, receiver) {
+      if (prop === "execute") {
+        return (...args: unknown[]) => {
+          statements++;
+          return (target.execute as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+  const tracker = new LastUsedTracker(counting, t.app.log, 50);
+  const late = new Date(Date.now() + 3_600_000);
+  tracker.touch(key.body.id, late);
+  tracker.touch(key.body.id, new Date());
+  for (const id of [crypto.randomUUID(), crypto.randomUUID()]) tracker.touch(id, new Date());
+  expect(statements).toBe(0);
+  await Bun.sleep(300);
+  expect(statements).toBe(1);
+  expect(tracker.size).toBe(0);
+  const [row] = await t.app.db.select().from(apiKeys).where(eq(apiKeys.id, key.body.id));
+  expect(row?.lastUsedAt?.getTime()).toBe(late.getTime());
+  tracker.touch(key.body.id, new Date());
+  await tracker.flush();
+  const [after] = await t.app.db.select().from(apiKeys).where(eq(apiKeys.id, key.body.id));
+  expect(after?.lastUsedAt?.getTime()).toBe(late.getTime());
+  expect(await tracker.flush()).toBe(0);
+  expect(statements).toBe(2);
+});

@@ -1,0 +1,183 @@
+// POST /internal/context/resolve, and the service behind it that the inference gateway calls in process.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { deployments } from "../../db/schema/index.ts";
+import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
+import { resolveInferenceContext } from "../../services/inference-context/resolve.ts";
+import {
+  call,
+  createOrganization,
+  createUser,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
+import { defaultOrgId, insertDeployment } from "./support.ts";
+
+let t: TestApp;
+let handle: Handler;
+let admin: string;
+let outsider: string;
+let orgId: string;
+let live: { id: string };
+let other: { id: string };
+let key: { key: string; id: string; prefix: string };
+let scopedKey: string;
+let outsiderKey: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  admin = (await loginAsAdmin(handle)).access_token;
+  const otherOrg = await createOrganization(t, "resolve-other");
+  outsider = (await createUser(t, handle, "resolve-outsider@example.com", "admin", otherOrg)).access_token;
+  orgId = await defaultOrgId(t.app.db);
+  live = await insertDeployment(t.app.db, orgId, {
+    name: "llama-chat",
+    replicas: [
+      { state: "READY", endpoint: "http://10.0.0.1:9000/v1" },
+      { state: "STARTING", endpoint: "http://10.0.0.2:9000/v1" },
+      { state: "READY", endpoint: "http://10.0.0.3:9000/v1" },
+      { state: "READY", endpoint: null },
+    ],
+  });
+  other = await insertDeployment(t.app.db, orgId, { name: "other-model", replicas: [] });
+  await insertDeployment(t.app.db, orgId, { name: "stopped-model", status: "STOPPED" });
+  await insertDeployment(t.app.db, otherOrg, {
+    name: "theirs",
+    replicas: [{ state: "READY", endpoint: "http://x/v1" }],
+  });
+  const mk = async (body: unknown, token = admin) =>
+    (await call(handle, "POST", "/management/api-keys", { token, body })).body;
+  key = await mk({ name: "all" });
+  scopedKey = (await mk({ name: "scoped", deployment_ids: [other.id] })).key;
+  outsiderKey = (await mk({ name: "theirs" }, outsider)).key;
+  await call(handle, "POST", "/management/config/guardrails", {
+    token: admin,
+    body: { config: { input: { pii: { action: "redact" } } } },
+  });
+  await call(handle, "POST", "/management/config/rate_limit", {
+    token: admin,
+    body: { deployment_id: live.id, config: { requests_per_minute: 30 } },
+  });
+}, 60_000);
+afterAll(() => t.close());
+
+const resolve = (body: unknown, internalKey: string | null = t.config.internalApiKey) =>
+  call(handle, "POST", "/internal/context/resolve", {
+    body,
+    headers: internalKey === null ? {} : { "x-internal-api-key": internalKey },
+  });
+
+test("a good key and model resolve to the deployment, its ready replicas and its policies", async () => {
+  const res = await resolve({ api_key: key.key, model: "llama-chat" });
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({
+    valid: true,
+    deployment: { id: live.id, name: "llama-chat", endpoint: "http://10.0.0.1:9000/v1", status: "RUNNING" },
+    endpoints: ["http://10.0.0.1:9000/v1", "http://10.0.0.3:9000/v1"],
+    guardrail_config: { input: { pii: { action: "redact" } } },
+    rag_config: {},
+    rate_limit: { requests_per_minute: 30 },
+    quota: null,
+    prompt: null,
+    org_id: orgId,
+    api_key_id: key.id,
+    key_prefix: key.prefix,
+  });
+});
+
+test("a deployment without a ready replica resolves with no endpoint (the gateway answers 503)", async () => {
+  const res = await resolve({ api_key: key.key, model: "other-model" });
+  expect(res.body).toMatchObject({
+    valid: true,
+    deployment: { id: other.id, endpoint: null },
+    endpoints: [],
+  });
+  expect((await resolve({ api_key: scopedKey, model: "other-model" })).body.valid).toBe(true);
+});
+
+test("every failure answers the same valid:false body", async () => {
+  const revoked = (
+    await call(handle, "POST", "/management/api-keys", { token: admin, body: { name: "gone" } })
+  ).body;
+  await call(handle, "DELETE", `/management/api-keys/${revoked.id}`, { token: admin });
+  const failures = {
+    "unknown key": { api_key: `sk-${"x".repeat(48)}`, model: "llama-chat" },
+    "malformed key": { api_key: "hello", model: "llama-chat" },
+    "revoked key": { api_key: revoked.key, model: "llama-chat" },
+    "unknown model": { api_key: key.key, model: "no-such-model" },
+    "model of another organization": { api_key: key.key, model: "theirs" },
+    "another organization's key": { api_key: outsiderKey, model: "llama-chat" },
+    "model outside the key's scope": { api_key: scopedKey, model: "llama-chat" },
+    "stopped deployment": { api_key: key.key, model: "stopped-model" },
+  };
+  const bodies = new Set<string>();
+  for (const [name, body] of Object.entries(failures)) {
+    const res = await resolve(body);
+    expect(res.status, name).toBe(200);
+    bodies.add(JSON.stringify(res.body));
+  }
+  expect([...bodies]).toEqual([JSON.stringify({ valid: false })]);
+});
+
+test("in process, the reason is kept for the gateway's error codes", async () => {
+  const reasons = async (apiKey: string, model: string) => {
+    const r = await resolveInferenceContext(t.app, apiKey, model);
+    return r.ok ? "ok" : r.reason;
+  };
+  expect(await reasons(key.key, "llama-chat")).toBe("ok");
+  expect(await reasons("sk-nope", "llama-chat")).toBe("invalid_api_key");
+  expect(await reasons(key.key, "nope")).toBe("model_not_found");
+  expect(await reasons(scopedKey, "llama-chat")).toBe("model_not_allowed");
+  expect(await reasons(key.key, "stopped-model")).toBe("deployment_unavailable");
+});
+
+test("a deployment asked to stop stops resolving at once; an expired key too", async () => {
+  const name = "stopping-soon";
+  const d = await insertDeployment(t.app.db, orgId, {
+    name,
+    replicas: [{ state: "READY", endpoint: "http://s/v1" }],
+  });
+  expect((await resolve({ api_key: key.key, model: name })).body.valid).toBe(true);
+  await t.app.db.update(deployments).set({ desiredState: "stopped" }).where(eq(deployments.id, d.id));
+  expect((await resolve({ api_key: key.key, model: name })).body).toEqual({ valid: false });
+  const expiring = (
+    await call(handle, "POST", "/management/api-keys", {
+      token: admin,
+      body: { name: "expiring", expires_at: new Date(Date.now() + 60_000).toISOString() },
+    })
+  ).body;
+  const later = { ...t.app, clock: () => new Date(Date.now() + 120_000) };
+  expect((await resolveInferenceContext(later, expiring.key, "llama-chat")).ok).toBe(false);
+});
+
+test("the in-process port serves the inference gateway's calls", async () => {
+  const port = inProcessFiltration(t.app);
+  const resolution = await port.resolve(key.key, "llama-chat");
+  expect(resolution.ok).toBe(true);
+  const models = await port.models(scopedKey);
+  expect(models?.map((m) => m.id)).toEqual(["other-model"]);
+  expect(await port.models("sk-bad")).toBeUndefined();
+  const all = (await port.models(key.key))?.map((m) => m.id);
+  expect(all).toContain("llama-chat");
+  expect(all).not.toContain("theirs");
+});
+
+test("without the internal key, or with a wrong one, 401", async () => {
+  expect((await resolve({ api_key: key.key, model: "llama-chat" }, null)).status).toBe(401);
+  expect((await resolve({ api_key: key.key, model: "llama-chat" }, "wrong-key-wrong-key")).status).toBe(401);
+  const withUserToken = await call(handle, "POST", "/internal/context/resolve", {
+    token: admin,
+    body: { api_key: key.key, model: "llama-chat" },
+  });
+  expect(withUserToken.status).toBe(401);
+});
+
+test("a malformed body is 400 naming the field", async () => {
+  const res = await resolve({ model: "llama-chat" });
+  expect(res.status).toBe(400);
+  expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain("api_key");
+});
