@@ -12,7 +12,7 @@ import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
 import { uuidOr404 } from "../orchestration/ids.ts";
-import { isUniqueViolation } from "../orchestration/unique-violation.ts";
+import { isUniqueViolation } from "../../db/unique-violation.ts";
 import { Problems } from "../orchestration/validation.ts";
 
 export const inputPlaceholder = "{{input}}";
