@@ -7,11 +7,14 @@ import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { flushLastUsed } from "../services/api-keys/last-used.ts";
 import type { AppContext, Logger } from "../services/context.ts";
+import { createInferenceRuntime } from "../services/inference/runtime.ts";
+import { inProcessFiltration } from "../services/inference-context/in-process-port.ts";
 import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
 import { bootstrap } from "../services/orgs/bootstrap.ts";
 import type { Config, ServiceName } from "./config.ts";
 import { startDashboard } from "./dashboard.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { errorTable } from "./error-table.ts";
 import { startGrpc } from "./grpc/start.ts";
 import { startHttpGateway } from "./http/listen.ts";
 
@@ -65,7 +68,16 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
         heartbeatUrl: `${orchestrationUrl(config, http.port)}/inventory/heartbeat`,
       });
     }
-    if (run("inference")) listeners.push(await startHttpGateway(app, "inference", readinessChecks));
+    if (run("inference")) {
+      // Steps the filtration side owns are called in process: every gateway shares the database.
+      app.inference = createInferenceRuntime({
+        port: inProcessFiltration(app),
+        redis,
+        log,
+        statusOf: (error) => errorTable[error.code].status,
+      });
+      listeners.push(await startHttpGateway(app, "inference", readinessChecks));
+    }
     if (run("dashboard")) listeners.push(await startDashboard(app, readinessChecks));
   } catch (error) {
     await reconciler?.stop();
@@ -91,6 +103,8 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
         // Workers keep running: the next start adopts them (or stops them if no longer wanted).
         await reconciler?.stop();
         await Promise.all(listeners.map((l) => l.stop(deadlineMs)));
+        // Inference logs and usage still queued are written before the database closes.
+        await app.inference?.close();
         // API-key uses noted in memory since the last flush.
         await flushLastUsed(app).catch((error) =>
           log.warn("last_used_at not written", { error: String(error) }),

@@ -19,6 +19,8 @@ export interface AppContext {
   config: Config;
   log: Logger;
   clock: () => Date;
+  /** The inference gateway's process-wide state, when this process runs it. */
+  inference?: import("./inference/runtime.ts").InferenceRuntime;
 }
 
 /** A signed-in user acting within one organization. */

@@ -73,3 +73,8 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     },
   };
 }
+
+export function inferenceRuntimeOf(ctx: { inference?: InferenceRuntime | undefined }): InferenceRuntime {
+  if (!ctx.inference) throw new Error("the inference runtime is not started in this process");
+  return ctx.inference;
+}

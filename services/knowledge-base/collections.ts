@@ -7,11 +7,11 @@ import {
   knowledgeCollections,
   knowledgeDocuments,
 } from "../../db/schema/index.ts";
+import { isUniqueViolation } from "../../db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, invalid, notFound } from "../errors.ts";
 import { uuidOr404 } from "../orchestration/ids.ts";
-import { isUniqueViolation } from "../../db/unique-violation.ts";
 
 export interface CollectionView {
   id: string;

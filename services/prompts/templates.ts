@@ -8,11 +8,11 @@ import {
   promptTemplates,
   promptTemplateVersions,
 } from "../../db/schema/index.ts";
+import { isUniqueViolation } from "../../db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
 import { uuidOr404 } from "../orchestration/ids.ts";
-import { isUniqueViolation } from "../../db/unique-violation.ts";
 import { Problems } from "../orchestration/validation.ts";
 
 export const inputPlaceholder = "{{input}}";

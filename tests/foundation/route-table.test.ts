@@ -15,6 +15,9 @@ const publicRoutes = new Set([
   "filtration POST /auth/login",
   "filtration POST /auth/refresh",
   "filtration POST /auth/register",
+  // The inference gateway checks the API key in its lifecycle's first step (OpenAI error shape).
+  "inference POST /v1/chat/completions",
+  "inference GET /v1/models",
   "dashboard GET /login",
   "dashboard POST /login",
   "dashboard POST /logout",

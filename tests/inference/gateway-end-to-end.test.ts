@@ -1,0 +1,148 @@
+// The typical workflow's last step: an API key and the deployment name, through the inference gateway,
+// to a real llama.cpp worker of the tiny model, with the official openai SDK.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { errorTable } from "../../server/error-table.ts";
+import { buildHttpGateway, listen } from "../../server/http/listen.ts";
+import type { Listener } from "../../server/platform.ts";
+import { createInferenceRuntime } from "../../services/inference/runtime.ts";
+import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
+import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import {
+  createPool,
+  eventually,
+  type OrchestrationTest,
+  startOrchestrationTest,
+} from "../orchestration/support.ts";
+import { call } from "../support/app.ts";
+
+let o: OrchestrationTest;
+let reconciler: Reconciler;
+let orchestration: Listener;
+let inference: Listener;
+let apiKey: string;
+
+beforeAll(async () => {
+  o = await startOrchestrationTest();
+  o.t.app.inference = createInferenceRuntime({
+    port: inProcessFiltration(o.t.app),
+    redis: undefined,
+    log: o.t.app.log,
+    statusOf: (error) => errorTable[error.code].status,
+  });
+  orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
+  inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
+  reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, restartBaseMs: 200 });
+  const modelPath = join(o.t.config.dataDir, "models", "tiny.gguf");
+  writeTinyGguf(modelPath);
+  const pool = await createPool(o, { provider: "local" });
+  const deployed = await call(o.orchestration, "POST", "/deployment/deploy", {
+    token: o.token,
+    body: {
+      model_name: "tiny-chat",
+      pool_id: pool.pool_id,
+      engine: "llama.cpp",
+      image: "llama.cpp",
+      inference_model: modelPath,
+    },
+  });
+  expect(deployed.status).toBe(201);
+  const id = deployed.body.deployment_id as string;
+  await eventually(
+    async () => {
+      const s = await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token });
+      return s.body.status === "RUNNING";
+    },
+    60_000,
+    "deployment RUNNING",
+  );
+  const key = await call(o.filtration, "POST", "/management/api-keys", {
+    token: o.token,
+    body: { name: "e2e" },
+  });
+  expect(key.status).toBe(201);
+  apiKey = key.body.key;
+}, 120_000);
+
+afterAll(async () => {
+  const list = await call(o.orchestration, "GET", "/deployment/deployments", { token: o.token });
+  for (const d of list.body.deployments ?? []) {
+    await call(o.orchestration, "POST", "/deployment/terminate", {
+      token: o.token,
+      body: { deployment_id: d.deployment_id },
+    });
+  }
+  await eventually(
+    async () => {
+      const l = await call(o.orchestration, "GET", "/deployment/deployments", { token: o.token });
+      return (l.body.deployments as { status: string }[]).every((d) => d.status === "STOPPED");
+    },
+    30_000,
+    "deployments stopped",
+  );
+  await reconciler.stop();
+  await o.t.app.inference?.close();
+  await inference.stop(1000);
+  await orchestration.stop(1000);
+  await o.t.close();
+}, 60_000);
+
+const client = () => new OpenAI({ apiKey, baseURL: `http://127.0.0.1:${inference.port}/v1`, maxRetries: 0 });
+
+test("a chat completion through the gateway parses with the openai SDK, and usage adds up", async () => {
+  const answer = await client().chat.completions.create({
+    model: "tiny-chat",
+    messages: [{ role: "user", content: "Hello" }],
+    max_tokens: 8,
+  });
+  expect(answer.object).toBe("chat.completion");
+  expect(answer.model).toBe("tiny-chat");
+  expect(typeof answer.choices[0]?.message.content).toBe("string");
+  const usage = answer.usage;
+  expect(usage?.prompt_tokens).toBeGreaterThan(0);
+  expect(usage?.completion_tokens).toBeLessThanOrEqual(8);
+  expect(usage?.total_tokens).toBe((usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0));
+});
+
+test("streaming through the gateway yields deltas and, when asked, usage", async () => {
+  const stream = await client().chat.completions.create({
+    model: "tiny-chat",
+    messages: [{ role: "user", content: "Hello" }],
+    max_tokens: 8,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let deltas = 0;
+  let usage: OpenAI.CompletionUsage | undefined | null;
+  for await (const chunk of stream) {
+    if (chunk.choices[0]?.delta?.content) deltas++;
+    if (chunk.usage) usage = chunk.usage;
+  }
+  expect(deltas).toBeGreaterThan(0);
+  expect(usage?.total_tokens).toBeGreaterThan(0);
+});
+
+test("a bad key is 401 invalid_api_key and an unknown model 404 model_not_found, in the OpenAI shape", async () => {
+  const bad = new OpenAI({
+    apiKey: "sk-not-a-key",
+    baseURL: `http://127.0.0.1:${inference.port}/v1`,
+    maxRetries: 0,
+  });
+  const unauthorized = await bad.chat.completions
+    .create({ model: "tiny-chat", messages: [{ role: "user", content: "x" }] })
+    .catch((e) => e);
+  expect(unauthorized.status).toBe(401);
+  expect(unauthorized.code).toBe("invalid_api_key");
+  const missing = await client()
+    .chat.completions.create({ model: "no-such", messages: [{ role: "user", content: "x" }] })
+    .catch((e) => e);
+  expect(missing.status).toBe(404);
+  expect(missing.code).toBe("model_not_found");
+});
+
+test("GET /v1/models lists the deployments the key may call", async () => {
+  const models = await client().models.list();
+  expect(models.data.map((m) => m.id)).toContain("tiny-chat");
+});
