@@ -146,3 +146,34 @@ test("GET /v1/models lists the deployments the key may call", async () => {
   const models = await client().models.list();
   expect(models.data.map((m) => m.id)).toContain("tiny-chat");
 });
+
+test("a revoked key is refused by the gateway within one second", async () => {
+  const key = await call(o.filtration, "POST", "/management/api-keys", {
+    token: o.token,
+    body: { name: "short-lived" },
+  });
+  const doomed = new OpenAI({
+    apiKey: key.body.key,
+    baseURL: `http://127.0.0.1:${inference.port}/v1`,
+    maxRetries: 0,
+  });
+  const ask = () =>
+    doomed.chat.completions.create({
+      model: "tiny-chat",
+      messages: [{ role: "user", content: "x" }],
+      max_tokens: 2,
+    });
+  await ask(); // cached now
+  expect(
+    (await call(o.filtration, "DELETE", `/management/api-keys/${key.body.id}`, { token: o.token })).status,
+  ).toBe(200);
+  const revokedAt = Date.now();
+  let refusedAfter: number | undefined;
+  while (refusedAfter === undefined && Date.now() - revokedAt < 3000) {
+    const result = await ask().catch((e) => e);
+    if (result?.status === 401) refusedAfter = Date.now() - revokedAt;
+    else await Bun.sleep(50);
+  }
+  expect(refusedAfter).toBeDefined();
+  expect(refusedAfter as number).toBeLessThanOrEqual(1100);
+});
