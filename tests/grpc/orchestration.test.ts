@@ -88,7 +88,7 @@ describe("ComputePoolManagerService", () => {
 
     const deleting: Any = await client.unary(pools, "DeletePool", { pool_id: id }, auth());
     expect(deleting.pool.state).toBe("Deleting");
-  });
+  }, 30_000);
 
   test("INVALID_ARGUMENT for an unknown provider, NOT_FOUND for an unknown pool, UNAUTHENTICATED without a token", async () => {
     expect((await failureOf(client.unary(pools, "RegisterPool", { provider: "mars" }, auth()))).code).toBe(
@@ -104,7 +104,7 @@ describe("ComputePoolManagerService", () => {
     expect((await failureOf(client.unary(registry, "ListModels", {}))).code).toBe(
       grpc.status.UNAUTHENTICATED,
     );
-  });
+  }, 30_000);
 });
 
 describe("ModelRegistryService", () => {
@@ -137,7 +137,7 @@ describe("ModelRegistryService", () => {
     expect((await failureOf(client.unary(registry, "RegisterModel", { model_name: "h" }, auth()))).code).toBe(
       grpc.status.INVALID_ARGUMENT,
     );
-  });
+  }, 30_000);
 });
 
 describe("ModelDeploymentService", () => {
@@ -216,7 +216,7 @@ describe("ModelDeploymentService", () => {
     expect(
       (await failureOf(client.unary(deployments, "GetDeployment", { deployment_id: id }, auth()))).code,
     ).toBe(grpc.status.NOT_FOUND);
-  });
+  }, 30_000);
 
   test("INVALID_ARGUMENT for missing fields or replicas below 1, NOT_FOUND for an unknown pool", async () => {
     const missing = await failureOf(
@@ -243,5 +243,5 @@ describe("ModelDeploymentService", () => {
       ),
     );
     expect(pool.code).toBe(grpc.status.NOT_FOUND);
-  });
+  }, 30_000);
 });

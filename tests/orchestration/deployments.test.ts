@@ -102,7 +102,7 @@ describe("POST /deployment/deploy: bad input is 400 naming the field (404 for th
     expect(unknownPool.status).toBe(404);
     const after = await call(o.orchestration, "GET", "/deployment/deployments", { token: o.token });
     expect(after.body.deployments.length).toBe(before.body.deployments.length);
-  });
+  }, 30_000);
 });
 
 describe("lifecycle on the external provider", () => {
@@ -192,14 +192,14 @@ describe("lifecycle on the external provider", () => {
     // The name is free again.
     const reused = await deploy(external("ext-1"));
     expect(reused.status).toBe(201);
-  });
+  }, 30_000);
 
   test("a duplicate name is 409", async () => {
     expect((await deploy(external("dup-name"))).status).toBe(201);
     const again = await deploy(external("dup-name"));
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("conflict");
-  });
+  }, 30_000);
 
   test("terminate of a deployment still DEPLOYING is 409; one that never answers stays DEPLOYING", async () => {
     const dead = fakeOpenAIServer();
@@ -217,7 +217,7 @@ describe("lifecycle on the external provider", () => {
     dead.setUp(true);
     await until(id, "RUNNING");
     dead.stop();
-  });
+  }, 30_000);
 
   test("another organization's deployment is 404 everywhere; the list does not show it", async () => {
     const created = await deploy(external("private"));
@@ -246,7 +246,7 @@ describe("lifecycle on the external provider", () => {
     expect(filtered.body.deployments).toEqual([]);
     const pool404 = await deploy(external("x", { pool_id: externalPool }), stranger.access_token);
     expect(pool404.status).toBe(404);
-  });
+  }, 30_000);
 
   test("a viewer lists and reads, but cannot deploy or terminate", async () => {
     const viewer = await createUser(o.t, o.filtration, "dep-viewer@example.com", "viewer");
@@ -254,7 +254,7 @@ describe("lifecycle on the external provider", () => {
       (await call(o.orchestration, "GET", "/deployment/deployments", { token: viewer.access_token })).status,
     ).toBe(200);
     expect((await deploy(external("by-viewer"), viewer.access_token)).status).toBe(403);
-  });
+  }, 30_000);
 });
 
 describe("heartbeats and routing", () => {
@@ -294,7 +294,7 @@ describe("heartbeats and routing", () => {
       5000,
       "READY again",
     );
-  });
+  }, 30_000);
 });
 
 describe("deleting a pool that hosts deployments", () => {
@@ -325,7 +325,7 @@ describe("deleting a pool that hosts deployments", () => {
       5000,
       "the deployment to go with its pool",
     );
-  });
+  }, 30_000);
 });
 
 describe("a model source that fails after the deploy was accepted", () => {
@@ -341,5 +341,5 @@ describe("a model source that fails after the deploy was accepted", () => {
     const failed = await until(created.body.deployment_id, "FAILED");
     expect(failed.failure_reason).toBe(`could not fetch ${url}: HTTP 404`);
     expect(failed.transitions.map((t: { to: string }) => t.to)).toEqual(["DEPLOYING", "FAILED"]);
-  });
+  }, 30_000);
 });

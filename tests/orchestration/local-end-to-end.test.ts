@@ -117,7 +117,7 @@ describe("from pool to tokens", () => {
     let chunks = 0;
     for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) chunks++;
     expect(chunks).toBeGreaterThan(0);
-  });
+  }, 60_000);
 
   test("the worker reports heartbeats (a READY node) and its output is in the deployment's logs", async () => {
     const d = await status(id);
@@ -145,7 +145,7 @@ describe("from pool to tokens", () => {
       "the worker's ready line in the logs",
     );
     expect(logs.some((l: Any) => l.stream === "system" && l.line.startsWith("replica 0 started"))).toBe(true);
-  });
+  }, 60_000);
 
   test("a killed worker is restarted with backoff, and the replica shows it", async () => {
     const before = await status(id);
@@ -168,7 +168,7 @@ describe("from pool to tokens", () => {
     expect(logs.body.lines.some((l: Any) => l.stream === "system" && /restarting in/.test(l.line))).toBe(
       true,
     );
-  });
+  }, 60_000);
 
   test("terminate -> STOPPED with the worker gone; start -> RUNNING; delete -> 404", async () => {
     const [pid] = pidsOf(await status(id));
@@ -202,7 +202,7 @@ describe("from pool to tokens", () => {
     expect((await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).status).toBe(
       404,
     );
-  });
+  }, 60_000);
 });
 
 describe("failures", () => {
@@ -218,7 +218,7 @@ describe("failures", () => {
     expect(
       (await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status,
     ).toBe(200);
-  });
+  }, 60_000);
 });
 
 describe("replicas", () => {
@@ -248,5 +248,5 @@ describe("replicas", () => {
     });
     const stopped = await until(id, "STOPPED");
     for (const pid of pidsOf(stopped)) expect(isAlive(pid)).toBe(false);
-  });
+  }, 60_000);
 });

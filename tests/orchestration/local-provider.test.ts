@@ -85,7 +85,7 @@ describe("local provider", () => {
     await provider.stopReplica(handle);
     expect(isAlive(pid)).toBe(false);
     expect((await provider.inspectReplica(handle, s)).phase).toBe("gone");
-  });
+  }, 30_000);
 
   test("a worker that cannot load its model is failed with its own reason", async () => {
     const provider = make();
@@ -96,7 +96,7 @@ describe("local provider", () => {
       phase: "failed",
       reason: `model file not found: ${join(dataDir, "missing.gguf")}`,
     });
-  });
+  }, 30_000);
 
   test("a worker killed from outside is exited (to be restarted)", async () => {
     const provider = make();
@@ -107,7 +107,7 @@ describe("local provider", () => {
     process.kill(pidOf(handle.providerInstanceId) as number, "SIGKILL");
     const seen = await until(provider, handle, s, "exited");
     expect(seen.phase === "exited" && seen.reason).toContain("SIGKILL");
-  });
+  }, 30_000);
 
   test("a new provider instance (a restarted orchestration) adopts a running worker, lists it, and can stop it", async () => {
     const first = make();
@@ -133,7 +133,7 @@ describe("local provider", () => {
     expect((await second.readLogs(handle, "end")).lines).toEqual([]);
     await second.stopReplica(handle);
     expect(isAlive(pidOf(handle.providerInstanceId) as number)).toBe(false);
-  });
+  }, 30_000);
 
   test("another installation's provider neither lists nor adopts this one's workers", async () => {
     const provider = make();
@@ -149,5 +149,5 @@ describe("local provider", () => {
     expect((await stranger.inspectReplica(handle, s)).phase).toBe("gone");
     await stranger.stopReplica(handle);
     expect(isAlive(pidOf(handle.providerInstanceId) as number)).toBe(true);
-  });
+  }, 30_000);
 });

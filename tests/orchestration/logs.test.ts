@@ -73,7 +73,7 @@ describe("GET /deployment/logs/{deployment_id}", () => {
       token: o.token,
     });
     expect(limited.body.lines).toHaveLength(1);
-  });
+  }, 30_000);
 
   test("keeps only the last lines of a deployment", async () => {
     const hub = orchestrationOf(o.t.app).logs;
@@ -90,14 +90,14 @@ describe("GET /deployment/logs/{deployment_id}", () => {
     expect(res.body.lines).toHaveLength(keepLines);
     expect(res.body.lines.at(-1).line).toBe(`line ${keepLines + 49}`);
     expect(res.body.lines[0].line).toBe("line 50");
-  });
+  }, 30_000);
 
   test("404 for an unknown deployment", async () => {
     expect(
       (await call(o.orchestration, "GET", `/deployment/logs/${crypto.randomUUID()}`, { token: o.token }))
         .status,
     ).toBe(404);
-  });
+  }, 30_000);
 });
 
 describe("the log stream", () => {
@@ -129,7 +129,7 @@ describe("the log stream", () => {
     expect(live).toMatchObject({ replica: 0, stream: "stderr", line: "a live line" });
     expect(Object.keys(live).sort()).toEqual(["line", "replica", "stream", "ts"]);
     socket.close();
-  });
+  }, 30_000);
 
   test("the socket takes the token as ?access_token= (browsers), and refuses without one", async () => {
     const url = `ws://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/ws`;
@@ -163,5 +163,5 @@ describe("the log stream", () => {
       },
     );
     expect(unknown.status).toBe(404);
-  });
+  }, 30_000);
 });

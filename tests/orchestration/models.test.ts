@@ -61,14 +61,14 @@ describe("model registry", () => {
         })
       ).status,
     ).toBe(404);
-  });
+  }, 30_000);
 
   test("the same name and version twice is 409; the version defaults to latest", async () => {
     expect((await register({ model_name: "dup", backend: "llama.cpp" })).body.model_version).toBe("latest");
     const again = await register({ model_name: "dup", backend: "llama.cpp" });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("conflict");
-  });
+  }, 30_000);
 
   test("400 naming the field: missing backend, unknown backend, bad name", async () => {
     const missing = await register({ model_name: "x" });
@@ -78,7 +78,7 @@ describe("model registry", () => {
     expect(unknown.body.error.details.fields[0].field).toBe("backend");
     const name = await register({ model_name: "a/b", backend: "llama.cpp" });
     expect(name.body.error.details.fields[0].field).toBe("model_name");
-  });
+  }, 30_000);
 
   test("a viewer reads but cannot register", async () => {
     const viewer = await createUser(o.t, o.filtration, "model-viewer@example.com", "viewer");
@@ -87,7 +87,7 @@ describe("model registry", () => {
       (await call(o.orchestration, "GET", "/deployment/listModels/tiny", { token: viewer.access_token }))
         .status,
     ).toBe(200);
-  });
+  }, 30_000);
 
   test("registry:// sources resolve at deploy time; a model in use cannot be deleted", async () => {
     await register({ model_name: "src", model_version: "1", backend: "llama.cpp", artifact_uri: modelFile });
@@ -115,5 +115,5 @@ describe("model registry", () => {
       body: { model_name: "src", model_version: "1" },
     });
     expect(inUse.status).toBe(409);
-  });
+  }, 30_000);
 });

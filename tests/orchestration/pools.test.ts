@@ -51,7 +51,7 @@ describe("POST /deployment/createpool", () => {
       "the pool to be Active",
     );
     expect(active.node_token).toBeUndefined();
-  });
+  }, 30_000);
 
   test("defaults: local provider, the caller's organization, a generated name", async () => {
     const res = await call(o.orchestration, "POST", "/deployment/createpool", { token: o.token, body: {} });
@@ -60,7 +60,7 @@ describe("POST /deployment/createpool", () => {
     expect(res.body.owner_type).toBe("org");
     expect(res.body.owner_id).toBe(o.orgId);
     expect(res.body.pool_name).toMatch(/^local-/);
-  });
+  }, 30_000);
 
   test("400 naming the field: unknown provider, provider not available, another owner, bad JSON", async () => {
     const bad = async (body: Record<string, unknown>, field: string) => {
@@ -74,7 +74,7 @@ describe("POST /deployment/createpool", () => {
     await bad({ owner_id: crypto.randomUUID() }, "owner_id");
     await bad({ scheduling_policy_json: "{not json" }, "scheduling_policy_json");
     await bad({ max_cost_per_hour: -1 }, "max_cost_per_hour");
-  });
+  }, 30_000);
 
   test("a duplicate pool name is 409", async () => {
     await createPool(o, { pool_name: "twice" });
@@ -84,7 +84,7 @@ describe("POST /deployment/createpool", () => {
     });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("conflict");
-  });
+  }, 30_000);
 
   test("needs pools:write: a viewer gets 403, no token 401", async () => {
     const viewer = await createUser(o.t, o.filtration, "pool-viewer@example.com", "viewer");
@@ -101,7 +101,7 @@ describe("POST /deployment/createpool", () => {
       (await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, { token: viewer.access_token }))
         .status,
     ).toBe(200);
-  });
+  }, 30_000);
 });
 
 describe("inventory and heartbeats", () => {
@@ -151,7 +151,7 @@ describe("inventory and heartbeats", () => {
       node_count: 1,
       ready_node_count: 1,
     });
-  });
+  }, 30_000);
 
   test("a heartbeat with a wrong token is 401; the internal key needs pool_id", async () => {
     const wrong = await call(o.orchestration, "POST", "/inventory/heartbeat", {
@@ -175,7 +175,7 @@ describe("inventory and heartbeats", () => {
       body: { provider_instance_id: "x", pool_id: pool.pool_id },
     });
     expect(ok.status).toBe(200);
-  });
+  }, 30_000);
 
   test("the inventory of an unknown pool, or another organization's, is 404", async () => {
     expect(
@@ -189,7 +189,7 @@ describe("inventory and heartbeats", () => {
       (await call(o.orchestration, "GET", "/deployment/list/pool/not-a-uuid/inventory", { token: o.token }))
         .status,
     ).toBe(404);
-  });
+  }, 30_000);
 });
 
 describe("POST /deployment/deletepool/{pool_id}", () => {
@@ -220,7 +220,7 @@ describe("POST /deployment/deletepool/{pool_id}", () => {
       (await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, { token: o.token }))
         .status,
     ).toBe(404);
-  });
+  }, 30_000);
 });
 
 describe("GET /deployment/provider/resources", () => {
@@ -242,5 +242,5 @@ describe("GET /deployment/provider/resources", () => {
     });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details.fields[0].field).toBe("provider");
-  });
+  }, 30_000);
 });

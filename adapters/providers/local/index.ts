@@ -170,7 +170,7 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
         env: { HOST: host, ...(contextSize ? { CONTEXT_SIZE: String(contextSize) } : {}), ...heartbeat },
       });
       const env: Record<string, string> = {
-        ...(process.env as Record<string, string>),
+        ...inheritedEnv(),
         ...launchSpec.env,
         [REPLICA_ENV]: spec.replicaId,
         [INSTALLATION_ENV]: installation,
@@ -256,6 +256,18 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
       }));
     },
   };
+}
+
+/**
+ * What a worker inherits from this process: what a program needs to run (PATH, HOME, locale) and
+ * GPU and llama.cpp settings, never the platform's secrets (JWT_SECRET, INTERNAL_API_KEY,
+ * DATABASE_URL, ADMIN_PASSWORD…).
+ */
+function inheritedEnv(): Record<string, string> {
+  const keep = /^(PATH|HOME|USER|SHELL|TMPDIR|TMP|TEMP|LANG|LC_\w+|TZ|LOG_LEVEL|LD_LIBRARY_PATH|CUDA_\w+|LLAMA_\w+|NODE_LLAMA_CPP_\w+)$/;
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => keep.test(e[0]) && e[1] !== undefined),
+  );
 }
 
 async function answersHealth(url: string): Promise<boolean> {
