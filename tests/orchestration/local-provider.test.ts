@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Engine } from "../../adapters/engines/engine.ts";
 import { createLocalProvider } from "../../adapters/providers/local/index.ts";
-import { isAlive, pidOf } from "../../adapters/providers/local/processes.ts";
+import { environOf, isAlive, pidOf } from "../../adapters/providers/local/processes.ts";
 import type { ComputeProvider, ReplicaHandle, ReplicaSpec } from "../../adapters/providers/provider.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "llmp-local-"));
@@ -149,5 +149,18 @@ describe("local provider", () => {
     expect((await stranger.inspectReplica(handle, s)).phase).toBe("gone");
     await stranger.stopReplica(handle);
     expect(isAlive(pidOf(handle.providerInstanceId) as number)).toBe(true);
+  }, 30_000);
+
+  test("a worker inherits PATH and HOME, never the platform's secrets", async () => {
+    process.env.JWT_SECRET = "do-not-leak-this-secret";
+    const provider = make();
+    const s = spec();
+    const handle = await provider.startReplica(s);
+    started.push({ provider, handle });
+    delete process.env.JWT_SECRET;
+    const env = environOf(pidOf(handle.providerInstanceId) as number);
+    expect(env?.get("PATH")).toBe(process.env.PATH as string);
+    expect(env?.has("JWT_SECRET")).toBe(false);
+    expect(env?.get("MODEL_NAME")).toBe("fake-model");
   }, 30_000);
 });
