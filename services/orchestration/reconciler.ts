@@ -25,6 +25,7 @@ import {
   type Tracked,
 } from "./deployment-pass.ts";
 import { forgetOfflineNodes, markSilentNodes } from "./inventory.ts";
+import { leadershipOf } from "./leadership.ts";
 import { type OrchestrationRuntime, orchestrationOf } from "./runtime.ts";
 import { movePool } from "./state-machine.ts";
 
@@ -64,6 +65,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
   const orphanScanMs = options.orphanScanMs ?? 5000;
   const settlingIntervalMs = 100;
   const tracked = new Map<string, Tracked>();
+  const leadership = leadershipOf(ctx.db);
   let lastOrphanScan = 0;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -78,6 +80,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
 
   async function pass(): Promise<void> {
     settling = false;
+    if (!(await leadership.lead())) return;
     await reconcileDeployments();
     await reconcilePools();
     await markSilentNodes(ctx);
@@ -279,6 +282,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
       if (runtime.kick === kick) runtime.kick = () => {};
       while (running) await running;
       await pump.stop();
+      await leadership.release();
       if (stopOptions.stopWorkers) {
         for (const id of Object.keys(runtime.providers) as ProviderId[]) {
           const provider = runtime.providers[id];

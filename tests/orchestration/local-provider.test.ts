@@ -158,6 +158,8 @@ describe("local provider", () => {
     const handle = await provider.startReplica(s);
     started.push({ provider, handle });
     delete process.env.JWT_SECRET;
+    // Right after the fork, /proc shows the parent's environment: wait until the worker runs.
+    await until(provider, handle, s, "ready");
     const env = environOf(pidOf(handle.providerInstanceId) as number);
     expect(env?.get("PATH")).toBe(process.env.PATH as string);
     expect(env?.has("JWT_SECRET")).toBe(false);
