@@ -6,7 +6,9 @@
 import type { Database } from "../../db/client.ts";
 
 /** pg advisory lock key: the first 8 bytes of sha256("llm-platform:reconciler"), as a signed bigint. */
-const lockKey = new DataView(new Bun.CryptoHasher("sha256").update("llm-platform:reconciler").digest().buffer).getBigInt64(0);
+const lockKey = new DataView(
+  new Bun.CryptoHasher("sha256").update("llm-platform:reconciler").digest().buffer,
+).getBigInt64(0);
 
 interface Reserved {
   <T = Record<string, unknown>[]>(strings: TemplateStringsArray, ...values: unknown[]): Promise<T>;
@@ -44,7 +46,9 @@ export function leadershipOf(db: Database): Leadership {
           await connection`select 1`;
           return true;
         }
-        const [row] = await connection<{ locked: boolean }[]>`select pg_try_advisory_lock(${lockKey.toString()}::bigint) as locked`;
+        const [row] = await connection<
+          { locked: boolean }[]
+        >`select pg_try_advisory_lock(${lockKey.toString()}::bigint) as locked`;
         leading = row?.locked === true;
         if (!leading) drop();
         return leading;

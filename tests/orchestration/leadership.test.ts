@@ -9,15 +9,20 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => database.drop());
 
-test(usingPostgres ? "one leader at a time; the next takes over when it lets go" : "PGlite: the one process leads", async () => {
-  const first = leadershipOf(database.handle.db);
-  const second = leadershipOf(database.handle.db);
-  expect(await first.lead()).toBe(true);
-  expect(await first.lead()).toBe(true);
-  expect(await second.lead()).toBe(!usingPostgres);
-  await first.release();
-  expect(await second.lead()).toBe(true);
-  if (usingPostgres) expect(await first.lead()).toBe(false);
-  await second.release();
-  await first.release();
-});
+test(
+  usingPostgres
+    ? "one leader at a time; the next takes over when it lets go"
+    : "PGlite: the one process leads",
+  async () => {
+    const first = leadershipOf(database.handle.db);
+    const second = leadershipOf(database.handle.db);
+    expect(await first.lead()).toBe(true);
+    expect(await first.lead()).toBe(true);
+    expect(await second.lead()).toBe(!usingPostgres);
+    await first.release();
+    expect(await second.lead()).toBe(true);
+    if (usingPostgres) expect(await first.lead()).toBe(false);
+    await second.release();
+    await first.release();
+  },
+);

@@ -264,7 +264,8 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
  * DATABASE_URL, ADMIN_PASSWORD…).
  */
 function inheritedEnv(): Record<string, string> {
-  const keep = /^(PATH|HOME|USER|SHELL|TMPDIR|TMP|TEMP|LANG|LC_\w+|TZ|LOG_LEVEL|LD_LIBRARY_PATH|CUDA_\w+|LLAMA_\w+|NODE_LLAMA_CPP_\w+)$/;
+  const keep =
+    /^(PATH|HOME|USER|SHELL|TMPDIR|TMP|TEMP|LANG|LC_\w+|TZ|LOG_LEVEL|LD_LIBRARY_PATH|CUDA_\w+|LLAMA_\w+|NODE_LLAMA_CPP_\w+)$/;
   return Object.fromEntries(
     Object.entries(process.env).filter((e): e is [string, string] => keep.test(e[0]) && e[1] !== undefined),
   );
