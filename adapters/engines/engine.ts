@@ -17,6 +17,35 @@ export interface LocalCommandOptions {
   env?: Record<string, string>;
 }
 
+/** How a container provider asks for one replica of an engine. */
+export interface ContainerOptions {
+  /** The model source (a Hugging Face id, an http(s) URL, or a path inside the image). */
+  modelSource: string;
+  /** The name the engine answers to in /v1/models (the deployment name). */
+  modelName: string;
+  gpus: number;
+  /** The deployment's `configuration` (max model length, quantization, tensor parallelism, ...). */
+  configuration: Record<string, unknown>;
+  /** Further variables (HEARTBEAT_URL, NODE_TOKEN, ...), set last. */
+  env?: Record<string, string>;
+}
+
+/** One container of an engine, as its documentation gives it. */
+export interface ContainerSpec {
+  image: string;
+  /** Replaces the image's command when set. */
+  command?: string[];
+  args: string[];
+  env: Record<string, string>;
+  /** The port the engine serves its OpenAI-compatible API on. */
+  port: number;
+  /** GET path that answers 200 once the engine serves. */
+  healthPath: string;
+  gpus: number;
+  /** Shared memory the engine needs (MiB), e.g. for tensor parallelism; undefined: the default. */
+  shmMib?: number;
+}
+
 export interface Engine {
   id: EngineId;
   /** GET path that answers 200 once the engine serves. */
@@ -27,4 +56,6 @@ export interface Engine {
    * Absent: the engine cannot run as a process of this machine.
    */
   localCommand?(opts: LocalCommandOptions): { cmd: string[]; env: Record<string, string> };
+  /** The container form for remote providers. Absent: the engine has no container image. */
+  container?(opts: ContainerOptions): ContainerSpec;
 }

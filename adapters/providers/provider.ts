@@ -29,6 +29,17 @@ export interface PoolSpec {
   /** The pool's id at the provider, when the user brought one. */
   providerPoolId: string | null;
   schedulingPolicy: Record<string, unknown>;
+  /** The organization's stored configuration for this provider (security plane, decrypted). */
+  access: ProviderAccess;
+}
+
+/**
+ * What the organization stored for this provider (`/management/provider-configs`): credentials in
+ * clear (decrypted only for the adapter's call, never logged) and non-secret settings.
+ */
+export interface ProviderAccess {
+  credentials: Readonly<Record<string, string>> | undefined;
+  settings: Readonly<Record<string, unknown>>;
 }
 
 export type PoolProvisioning =
@@ -56,6 +67,11 @@ export interface ReplicaSpec {
   engine: EngineId;
   /** Absolute path of the model file (providers with `needsModelFile`). */
   modelPath: string | undefined;
+  /**
+   * The deployment's model source as the user gave it (`inference_model`, registry:// resolved to the
+   * registered artifact URI when it can be): what a container engine downloads or mounts.
+   */
+  modelSource: string;
   /** The deployment's `configuration` (engine and provider options). */
   configuration: Record<string, unknown>;
   gpuPerReplica: number;
@@ -68,6 +84,8 @@ export interface ReplicaSpec {
   };
   /** Where the replica reports its health, when the provider's workers push heartbeats. */
   heartbeat: { url: string; nodeToken: string; intervalMs: number } | undefined;
+  /** The pool's provider configuration (credentials and settings). */
+  access: ProviderAccess;
 }
 
 /** What the database keeps of a running replica, enough to find it again after a restart. */
@@ -81,7 +99,12 @@ export interface ReplicaHandle {
 export type ReplicaObservation =
   /** Launched, not serving yet. */
   | { phase: "starting" }
-  | { phase: "ready"; endpoint: string }
+  | {
+      phase: "ready";
+      endpoint: string;
+      /** US dollars per hour this replica costs, when the provider prices it. */
+      costPerHour?: number | null;
+    }
   /** It stopped on its own; starting it again may help. */
   | { phase: "exited"; reason: string }
   /** It cannot start (missing or corrupt model): starting it again will not help. */

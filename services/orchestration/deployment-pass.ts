@@ -5,6 +5,7 @@
 import { and, eq } from "drizzle-orm";
 import type {
   ComputeProvider,
+  ProviderAccess,
   ReplicaHandle,
   ReplicaObservation,
   ReplicaSpec,
@@ -13,6 +14,7 @@ import type { DeploymentRow, NodeState, PoolRow, ReplicaRow, ReplicaState } from
 import { replicas } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
+import { providerAccess } from "../provider-configs/access.ts";
 import { markInstanceOffline } from "./inventory.ts";
 import { resolveModelFile } from "./model-source.ts";
 import { nodeTokenFor } from "./node-token.ts";
@@ -88,6 +90,7 @@ export async function reconcileDeployment(
     modelPath = model.path;
   }
 
+  const access = await providerAccess(deps.ctx, d.orgId, pool.provider);
   const byIndex = new Map(rows.map((r) => [r.index, r]));
   for (const extra of rows.filter((r) => r.index >= d.replicas)) {
     await stopReplica(deps, d, pool, provider, extra);
@@ -104,7 +107,7 @@ export async function reconcileDeployment(
         .returning();
       if (!row) continue; // Someone else inserted it; the next pass sees it.
     }
-    const outcome = await reconcileReplica(deps, d, pool, provider, row, modelPath, nodeStates);
+    const outcome = await reconcileReplica(deps, d, pool, provider, row, { modelPath, access }, nodeStates);
     if (outcome === "failed") return;
     if (outcome === "READY") ready++;
   }
@@ -123,7 +126,7 @@ function specOf(
   d: DeploymentRow,
   pool: PoolRow,
   row: ReplicaRow,
-  modelPath: string | undefined,
+  model: ReplicaInputs,
 ): ReplicaSpec {
   const url = deps.settings.heartbeatUrl;
   return {
@@ -132,7 +135,8 @@ function specOf(
     deploymentName: d.name,
     index: row.index,
     engine: d.engine,
-    modelPath,
+    modelPath: model.modelPath,
+    modelSource: d.inferenceModel ?? "",
     configuration: d.configuration,
     gpuPerReplica: d.gpuPerReplica,
     placement: {
@@ -145,7 +149,14 @@ function specOf(
     heartbeat: url
       ? { url, nodeToken: nodeTokenFor(deps.ctx, pool.id), intervalMs: deps.ctx.config.heartbeatIntervalMs }
       : undefined,
+    access: model.access,
   };
+}
+
+/** What a replica's spec needs beyond its rows, read once per deployment pass. */
+interface ReplicaInputs {
+  modelPath: string | undefined;
+  access: ProviderAccess;
 }
 
 const handleOf = (row: ReplicaRow): ReplicaHandle => ({
@@ -162,11 +173,11 @@ async function reconcileReplica(
   pool: PoolRow,
   provider: ComputeProvider,
   row: ReplicaRow,
-  modelPath: string | undefined,
+  inputs: ReplicaInputs,
   nodeStates: Map<string, NodeState>,
 ): Promise<ReplicaOutcome> {
   const now = deps.ctx.clock();
-  const spec = specOf(deps, d, pool, row, modelPath);
+  const spec = specOf(deps, d, pool, row, inputs);
   switch (row.state) {
     case "PENDING":
     case "STOPPED":

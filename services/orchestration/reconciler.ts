@@ -17,6 +17,7 @@ import {
 } from "../../db/schema/index.ts";
 import type { ProviderId } from "../../db/schema/pools.ts";
 import type { AppContext } from "../context.ts";
+import { providerAccess } from "../provider-configs/access.ts";
 import {
   isRunningReplica,
   type PassSettings,
@@ -167,6 +168,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
       isDedicated: pool.isDedicated,
       providerPoolId: pool.providerPoolId,
       schedulingPolicy: pool.schedulingPolicy,
+      access: await providerAccess(ctx, pool.orgId, pool.provider),
     };
     if (pool.state === "Provisioning") {
       if (!provider) {

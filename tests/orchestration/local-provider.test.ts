@@ -30,6 +30,7 @@ const spec = (overrides: Partial<ReplicaSpec> = {}): ReplicaSpec => ({
   index: 0,
   engine: "llama.cpp",
   modelPath: model,
+  modelSource: model,
   configuration: {},
   gpuPerReplica: 0,
   placement: {
@@ -40,6 +41,7 @@ const spec = (overrides: Partial<ReplicaSpec> = {}): ReplicaSpec => ({
     schedulingPolicy: {},
   },
   heartbeat: undefined,
+  access: { credentials: undefined, settings: {} },
   ...overrides,
 });
 
