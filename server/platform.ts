@@ -2,6 +2,7 @@
 
 import { join } from "node:path";
 import type { RedisClient } from "bun";
+import { httpFiltration } from "../adapters/filtration/http-port.ts";
 import { openRedis, pingRedis } from "../adapters/redis/client.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
@@ -69,9 +70,11 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
       });
     }
     if (run("inference")) {
-      // Steps the filtration side owns are called in process: every gateway shares the database.
+      // Steps the filtration side owns are plain calls when it runs here, else HTTP to FILTRATION_URL.
       app.inference = createInferenceRuntime({
-        port: inProcessFiltration(app),
+        port: run("filtration")
+          ? inProcessFiltration(app)
+          : httpFiltration({ baseUrl: config.filtrationUrl, internalApiKey: config.internalApiKey }),
         redis,
         log,
         statusOf: (error) => errorTable[error.code].status,

@@ -99,28 +99,40 @@ test("a deployment without a ready replica resolves with no endpoint (the gatewa
   expect((await resolve({ api_key: scopedKey, model: "other-model" })).body.valid).toBe(true);
 });
 
-test("every failure answers the same valid:false body", async () => {
+test("every failure answers valid:false with its reason, and nothing else", async () => {
   const revoked = (
     await call(handle, "POST", "/management/api-keys", { token: admin, body: { name: "gone" } })
   ).body;
   await call(handle, "DELETE", `/management/api-keys/${revoked.id}`, { token: admin });
-  const failures = {
-    "unknown key": { api_key: `sk-${"x".repeat(48)}`, model: "llama-chat" },
-    "malformed key": { api_key: "hello", model: "llama-chat" },
-    "revoked key": { api_key: revoked.key, model: "llama-chat" },
-    "unknown model": { api_key: key.key, model: "no-such-model" },
-    "model of another organization": { api_key: key.key, model: "theirs" },
-    "another organization's key": { api_key: outsiderKey, model: "llama-chat" },
-    "model outside the key's scope": { api_key: scopedKey, model: "llama-chat" },
-    "stopped deployment": { api_key: key.key, model: "stopped-model" },
-  };
-  const bodies = new Set<string>();
-  for (const [name, body] of Object.entries(failures)) {
+  const failures: [string, { api_key: string; model: string }, string][] = [
+    ["unknown key", { api_key: `sk-${"x".repeat(48)}`, model: "llama-chat" }, "invalid_api_key"],
+    ["malformed key", { api_key: "hello", model: "llama-chat" }, "invalid_api_key"],
+    ["revoked key", { api_key: revoked.key, model: "llama-chat" }, "invalid_api_key"],
+    ["another organization's key", { api_key: outsiderKey, model: "llama-chat" }, "model_not_found"],
+    ["unknown model", { api_key: key.key, model: "no-such-model" }, "model_not_found"],
+    ["model of another organization", { api_key: key.key, model: "theirs" }, "model_not_found"],
+    ["model outside the key's scope", { api_key: scopedKey, model: "llama-chat" }, "model_not_allowed"],
+    ["stopped deployment", { api_key: key.key, model: "stopped-model" }, "deployment_unavailable"],
+  ];
+  for (const [name, body, reason] of failures) {
     const res = await resolve(body);
     expect(res.status, name).toBe(200);
-    bodies.add(JSON.stringify(res.body));
+    expect(res.body, name).toEqual({ valid: false, reason });
   }
-  expect([...bodies]).toEqual([JSON.stringify({ valid: false })]);
+});
+
+test("/internal/context/models lists what a key may call; an unknown key is valid:false", async () => {
+  const models = async (apiKey: string) =>
+    (
+      await call(handle, "POST", "/internal/context/models", {
+        headers: { "x-internal-api-key": t.config.internalApiKey },
+        body: { api_key: apiKey },
+      })
+    ).body;
+  const listed = await models(scopedKey);
+  expect(listed.valid).toBe(true);
+  expect(listed.data.map((m: { id: string }) => m.id)).toEqual(["other-model"]);
+  expect(await models("sk-nope")).toEqual({ valid: false });
 });
 
 test("in process, the reason is kept for the gateway's error codes", async () => {
@@ -143,7 +155,10 @@ test("a deployment asked to stop stops resolving at once; an expired key too", a
   });
   expect((await resolve({ api_key: key.key, model: name })).body.valid).toBe(true);
   await t.app.db.update(deployments).set({ desiredState: "stopped" }).where(eq(deployments.id, d.id));
-  expect((await resolve({ api_key: key.key, model: name })).body).toEqual({ valid: false });
+  expect((await resolve({ api_key: key.key, model: name })).body).toEqual({
+    valid: false,
+    reason: "deployment_unavailable",
+  });
   const expiring = (
     await call(handle, "POST", "/management/api-keys", {
       token: admin,

@@ -3,6 +3,13 @@ import { route } from "../../../../server/http/route.ts";
 import { resolveInferenceContext } from "../../../../services/inference-context/resolve.ts";
 import { QuotaConfig, RateLimitConfig } from "../../../../services/policies/schemas.ts";
 
+const Reason = t.Union([
+  t.Literal("invalid_api_key"),
+  t.Literal("model_not_found"),
+  t.Literal("model_not_allowed"),
+  t.Literal("deployment_unavailable"),
+]);
+
 const Resolved = t.Object({
   valid: t.Literal(true),
   deployment: t.Object({
@@ -30,16 +37,17 @@ export const POST = route({
   access: "internal",
   summary: "Resolve an API key and a model (deployment name) into an inference context",
   description:
-    "`{valid: false}`, the same body whatever the reason (unknown or revoked or expired key, unknown model, a model " +
-    "the key may not call, a stopped deployment), so the answer tells a caller nothing about which.",
+    "`{valid: false, reason}` when it does not resolve: `invalid_api_key` (unknown, revoked or expired key), " +
+    "`model_not_found`, `model_not_allowed` (the key may not call it) or `deployment_unavailable` (stopped). Only " +
+    "holders of the internal key may ask, and the inference gateway needs the reason for its error codes.",
   body: t.Object({
     api_key: t.String({ maxLength: 256 }),
     model: t.String({ maxLength: 256 }),
   }),
-  response: t.Union([t.Object({ valid: t.Literal(false) }), Resolved]),
+  response: t.Union([t.Object({ valid: t.Literal(false), reason: Reason }), Resolved]),
   async handler({ ctx, body }) {
     const resolution = await resolveInferenceContext(ctx, body.api_key, body.model);
-    if (!resolution.ok) return { valid: false as const };
+    if (!resolution.ok) return { valid: false as const, reason: resolution.reason };
     const c = resolution.context;
     return {
       valid: true as const,

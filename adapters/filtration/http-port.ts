@@ -1,0 +1,142 @@
+// The inference gateway's FiltrationPort when the filtration gateway runs in another process
+// (SERVICES without `filtration`, FILTRATION_URL set): its /internal/* endpoints over HTTP with
+// X-Internal-API-Key. Only context resolution sits on the hot path, and the runtime caches it, so a
+// filtration side that cannot be reached leaves known contexts serving while new ones fail closed.
+import { AppError } from "../../services/errors.ts";
+import type { ChatMessage } from "../../services/inference/messages.ts";
+import type {
+  FiltrationPort,
+  InferenceContext,
+  Resolution,
+  Unresolved,
+} from "../../services/inference/port.ts";
+
+export interface HttpFiltrationOptions {
+  /** The filtration gateway's base URL, e.g. http://filtration:8000. */
+  baseUrl: string;
+  internalApiKey: string;
+  /** Per call; the hot path must not wait long on a side that is down. */
+  timeoutMs?: number;
+}
+
+const unreachable = (why: string) =>
+  new AppError("unavailable", "the filtration service cannot be reached", {
+    openai_code: "service_unavailable",
+    cause: why,
+  });
+
+interface ResolvedBody {
+  valid: true;
+  deployment: { id: string; name: string };
+  endpoints: string[];
+  guardrail_config: Record<string, unknown>;
+  rag_config: Record<string, unknown>;
+  rate_limit: InferenceContext["rateLimit"] | null;
+  quota: InferenceContext["quota"] | null;
+  prompt: InferenceContext["prompt"] | null;
+  org_id: string;
+  api_key_id: string;
+  key_prefix: string;
+}
+
+const nonEmpty = (o: Record<string, unknown>) => (Object.keys(o).length > 0 ? o : undefined);
+
+export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const timeoutMs = options.timeoutMs ?? 2000;
+
+  async function post<T>(path: string, body: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-internal-api-key": options.internalApiKey },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      throw unreachable(error instanceof Error ? error.message : String(error));
+    }
+    if (!response.ok) {
+      const text = await response.text().catch(() => "");
+      // A refusal of what we sent is our bug, not an outage: say so rather than retry forever.
+      if (response.status >= 400 && response.status < 500) {
+        throw new AppError(
+          "internal",
+          `filtration ${path} refused the call (${response.status}): ${text.slice(0, 200)}`,
+        );
+      }
+      throw unreachable(`${path} answered ${response.status}`);
+    }
+    return (await response.json()) as T;
+  }
+
+  return {
+    async resolve(apiKey, model): Promise<Resolution> {
+      const body = await post<ResolvedBody | { valid: false; reason?: Unresolved }>(
+        "/internal/context/resolve",
+        {
+          api_key: apiKey,
+          model,
+        },
+      );
+      if (!body.valid) return { ok: false, reason: body.reason ?? "invalid_api_key" };
+      return {
+        ok: true,
+        context: {
+          orgId: body.org_id,
+          apiKeyId: body.api_key_id,
+          keyPrefix: body.key_prefix,
+          deployment: { id: body.deployment.id, name: body.deployment.name },
+          endpoints: body.endpoints,
+          rateLimit: body.rate_limit ?? undefined,
+          quota: body.quota ?? undefined,
+          guardrails: nonEmpty(body.guardrail_config),
+          rag: nonEmpty(body.rag_config),
+          prompt: body.prompt ?? undefined,
+        },
+      };
+    },
+    async models(apiKey) {
+      const body = await post<{ valid: boolean; data?: { id: string; created: number }[] }>(
+        "/internal/context/models",
+        { api_key: apiKey },
+      );
+      return body.valid ? (body.data ?? []) : undefined;
+    },
+    async checkQuota(orgId, deploymentId, tokens) {
+      const body = await post<{ allowed: boolean; reset_at?: string }>("/internal/policy/check_quota", {
+        org_id: orgId,
+        deployment_id: deploymentId,
+        tokens,
+      });
+      return { allowed: body.allowed, resetAt: body.reset_at };
+    },
+    async trackUsage(records) {
+      if (records.length === 0) return;
+      await post("/internal/policy/track_usage", {
+        records: records.map((r) => ({
+          org_id: r.orgId,
+          deployment_id: r.deploymentId,
+          api_key_id: r.apiKeyId,
+          prompt_tokens: r.promptTokens,
+          completion_tokens: r.completionTokens,
+        })),
+      });
+    },
+    async processPrompt(context, messages) {
+      const body = await post<{ messages: ChatMessage[] }>("/internal/prompt/process", {
+        messages,
+        template_id: context.prompt?.template_id,
+        rag_config: context.rag,
+        deployment_id: context.deployment.id,
+        org_id: context.orgId,
+      });
+      return body.messages;
+    },
+    async writeLogs(entries) {
+      if (entries.length === 0) return;
+      await post("/internal/logs/create", { entries });
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// A fixed-response OpenAI-compatible upstream: what the benchmark puts behind the gateways, and what
+// the inference tests use as a replica whose behaviour they choose. `bun scripts/openai-stub.ts
+// [port]` runs it alone (the benchmark's wrk target); tests start it in process with startOpenAiStub.
+import type { Server } from "bun";
+
+export type StubBehaviour =
+  /** Answers (JSON, or SSE with `chunks` deltas `gapMs` apart). */
+  | "ok"
+  /** HTTP 500. */
+  | "fail"
+  /** Streams two deltas, then the connection breaks. */
+  | "die"
+  /** Accepts and never answers. */
+  | "hang";
+
+export interface OpenAiStub {
+  url: string;
+  /** OpenAI base URL (…/v1), what replicas advertise. */
+  baseUrl: string;
+  behaviour: StubBehaviour;
+  chunks: number;
+  gapMs: number;
+  /** Bodies of the chat requests received, newest last. */
+  received: Record<string, unknown>[];
+  /** Requests aborted by the caller while being answered. */
+  aborted: number;
+  stop(): void;
+}
+
+const encoder = new TextEncoder();
+const answer = "Hello from the stub.";
+
+function completion(model: string) {
+  return {
+    id: "chatcmpl-stub",
+    object: "chat.completion",
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+  };
+}
+// The benchmark's hot path answers with the same bytes every time.
+const fixedJson = JSON.stringify(completion("stub"));
+
+const event = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`);
+const delta = (model: string, content: string, finish: string | null = null) => ({
+  id: "chatcmpl-stub",
+  object: "chat.completion.chunk",
+  created: 1_700_000_000,
+  model,
+  choices: [{ index: 0, delta: content ? { content } : {}, finish_reason: finish }],
+});
+
+export function startOpenAiStub(options: { port?: number; hostname?: string } = {}): OpenAiStub {
+  const state: Omit<OpenAiStub, "url" | "baseUrl" | "stop"> = {
+    behaviour: "ok",
+    chunks: 5,
+    gapMs: 0,
+    received: [],
+    aborted: 0,
+  };
+  const server: Server<unknown> = Bun.serve({
+    port: options.port ?? 0,
+    hostname: options.hostname ?? "127.0.0.1",
+    idleTimeout: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      if (path === "/v1/models")
+        return Response.json({ object: "list", data: [{ id: "stub", object: "model" }] });
+      if (path !== "/v1/chat/completions") return new Response("not found", { status: 404 });
+      const body = (await req.json()) as Record<string, unknown>;
+      if (state.received.length >= 1000) state.received.shift();
+      state.received.push(body);
+      const model = String(body.model ?? "stub");
+      switch (state.behaviour) {
+        case "fail":
+          return Response.json({ error: { message: "stub failure" } }, { status: 500 });
+        case "hang":
+          await new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve()));
+          state.aborted++;
+          return new Response(null, { status: 499 });
+      }
+      if (body.stream !== true) {
+        return new Response(model === "stub" ? fixedJson : JSON.stringify(completion(model)), {
+          headers: { "content-type": "application/json" },
+        });
+      }
+      const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
+      const { chunks, gapMs, behaviour } = state;
+      return new Response(
+        new ReadableStream({
+          async start(controller) {
+            try {
+              for (let i = 0; i < chunks; i++) {
+                if (behaviour === "die" && i === 2) {
+                  // Let the first deltas reach the client, so the break is mid-stream.
+                  await Bun.sleep(50);
+                  controller.error(new Error("the replica crashed"));
+                  return;
+                }
+                controller.enqueue(event(delta(model, i === 0 ? "Hello" : ` t${i}`)));
+                if (gapMs) await Bun.sleep(gapMs);
+                if (req.signal.aborted) {
+                  state.aborted++;
+                  controller.close();
+                  return;
+                }
+              }
+              controller.enqueue(event(delta(model, "", "stop")));
+              if (includeUsage) {
+                controller.enqueue(
+                  event({
+                    ...delta(model, ""),
+                    choices: [],
+                    usage: { prompt_tokens: 12, completion_tokens: chunks, total_tokens: 12 + chunks },
+                  }),
+                );
+              }
+              controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+              controller.close();
+            } catch {
+              // The client went away mid-stream.
+            }
+          },
+        }),
+        { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } },
+      );
+    },
+  });
+  const url = `http://${server.hostname}:${server.port}`;
+  return Object.assign(state, {
+    url,
+    baseUrl: `${url}/v1`,
+    stop: () => server.stop(true),
+  });
+}
+
+if (import.meta.main) {
+  const stub = startOpenAiStub({ port: Number(process.argv[2] ?? 9999) });
+  console.log(JSON.stringify({ msg: "stub ready", url: stub.url }));
+}

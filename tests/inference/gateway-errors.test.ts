@@ -1,0 +1,224 @@
+// Every inference error of CONTRACTS, reproduced through the inference gateway on a real port: the
+// OpenAI error body, its status and code, and the headers each response must carry.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { replicas } from "../../db/schema/index.ts";
+import { insertDeployment } from "../management/support.ts";
+import { call } from "../support/app.ts";
+import { chat, createKey, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "./support.ts";
+
+let g: GatewayTest;
+beforeAll(async () => {
+  g = await startGatewayTest();
+}, 30_000);
+afterAll(() => g.close(), 30_000);
+
+async function expectOpenAiError(response: Response, status: number, code: string, param?: string) {
+  const body = (await response.json()) as { error: Record<string, unknown> };
+  expect(response.status).toBe(status);
+  expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
+  expect(body.error.code).toBe(code);
+  if (param !== undefined) expect(body.error.param).toBe(param);
+  expect(typeof body.error.message).toBe("string");
+  expect(response.headers.get("x-request-id")).toMatch(/.+/);
+  return body.error;
+}
+
+describe("400 invalid_request_error names the parameter", () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["temperature above 2", { temperature: 2.5 }, "temperature"],
+    ["top_p above 1", { top_p: 1.5 }, "top_p"],
+    ["n other than 1", { n: 2 }, "n"],
+    ["max_tokens of 0", { max_tokens: 0 }, "max_tokens"],
+    ["presence_penalty below -2", { presence_penalty: -3 }, "presence_penalty"],
+    ["no messages", { messages: [] }, "messages"],
+    ["a message without a role", { messages: [{ content: "x" }] }, "messages"],
+    ["stop as a number", { stop: 3 }, "stop"],
+  ];
+  for (const [name, body, param] of cases) {
+    test(name, async () => {
+      const error = await expectOpenAiError(await chat(g, body), 400, "invalid_request_error");
+      expect(String(error.param)).toStartWith(param);
+      expect(error.type).toBe("invalid_request_error");
+    });
+  }
+  test("a body that is not JSON", async () => {
+    const response = await fetch(`${g.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${g.key}`, "content-type": "application/json" },
+      body: "{nope",
+    });
+    await expectOpenAiError(response, 400, "invalid_request_error");
+  });
+});
+
+test("401 invalid_api_key: no key, an unknown key, a revoked key", async () => {
+  await expectOpenAiError(await chat(g, {}, null), 401, "invalid_api_key");
+  await expectOpenAiError(await chat(g, {}, `sk-${"0".repeat(48)}`), 401, "invalid_api_key");
+  const key = await createKey(g.o);
+  expect((await chat(g, {}, key)).status).toBe(200);
+  const list = await call(g.o.filtration, "GET", "/management/api-keys", { token: g.o.token });
+  const id = (list.body.api_keys as { id: string; prefix: string }[]).find((k) =>
+    key.startsWith(k.prefix),
+  )?.id;
+  await call(g.o.filtration, "DELETE", `/management/api-keys/${id}`, { token: g.o.token });
+  await Bun.sleep(1100);
+  await expectOpenAiError(await chat(g, {}, key), 401, "invalid_api_key");
+});
+
+test("403 model_not_allowed: a key scoped to other deployments", async () => {
+  const other = await insertDeployment(g.o.t.app.db, g.o.orgId, {
+    name: `other-${crypto.randomUUID().slice(0, 6)}`,
+  });
+  const scoped = await createKey(g.o, { deployment_ids: [other.id] });
+  await expectOpenAiError(await chat(g, {}, scoped), 403, "model_not_allowed", "model");
+});
+
+test("404 model_not_found: no deployment of that name", async () => {
+  await expectOpenAiError(await chat(g, { model: "no-such-model" }), 404, "model_not_found", "model");
+});
+
+test("503 deployment_unavailable: the deployment has no ready replica", async () => {
+  const name = `cold-${crypto.randomUUID().slice(0, 6)}`;
+  await insertDeployment(g.o.t.app.db, g.o.orgId, {
+    name,
+    status: "DEPLOYING",
+    replicas: [{ state: "STARTING", endpoint: null }],
+  });
+  await expectOpenAiError(await chat(g, { model: name }), 503, "deployment_unavailable");
+});
+
+describe("with a deployment of its own", () => {
+  let d: GatewayTest;
+  const fresh = async () => {
+    const name = `d-${crypto.randomUUID().slice(0, 8)}`;
+    const { id } = await insertDeployment(g.o.t.app.db, g.o.orgId, {
+      name,
+      replicas: [{ state: "READY", endpoint: g.stub.baseUrl }],
+    });
+    d = { ...g, model: name, deploymentId: id };
+    return d;
+  };
+
+  test("429 rate_limit_exceeded with Retry-After and the x-ratelimit headers; every response carries them", async () => {
+    await fresh();
+    await setPolicy(d, "rate_limit", { requests_per_minute: 2, tokens_per_minute: 100_000 });
+    await Bun.sleep(1100); // the cached context of the deployment is at most a second old
+    const first = await chat(d);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-ratelimit-limit-requests")).toBe("2");
+    expect(first.headers.get("x-ratelimit-remaining-requests")).toBe("1");
+    expect(first.headers.get("x-ratelimit-limit-tokens")).toBe("100000");
+    expect(Number(first.headers.get("x-ratelimit-remaining-tokens"))).toBeLessThan(100_000);
+    expect(first.headers.get("x-request-id")).toMatch(/.+/);
+    const streamed = await chat(d, { stream: true });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get("x-ratelimit-remaining-requests")).toBe("0");
+    expect(streamed.headers.get("x-request-id")).toMatch(/.+/);
+    await streamed.text();
+    const refused = await chat(d);
+    await expectOpenAiError(refused, 429, "rate_limit_exceeded");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get("x-ratelimit-limit-requests")).toBe("2");
+    expect(refused.headers.get("x-ratelimit-remaining-requests")).toBe("0");
+    expect(refused.headers.get("x-ratelimit-limit-tokens")).toBe("100000");
+    expect(refused.headers.get("x-ratelimit-remaining-tokens")).not.toBeNull();
+  });
+
+  test("429 rate_limit_exceeded on tokens: a prompt larger than the token budget", async () => {
+    await fresh();
+    await setPolicy(d, "rate_limit", { tokens_per_minute: 50 });
+    await Bun.sleep(1100);
+    const big = await chat(d, { messages: [{ role: "user", content: "word ".repeat(400) }] });
+    await expectOpenAiError(big, 429, "rate_limit_exceeded");
+    expect(big.headers.get("x-ratelimit-limit-tokens")).toBe("50");
+  });
+
+  test("429 insufficient_quota once the organization's daily requests are used", async () => {
+    // The quota counts per organization, and this file's organization made requests today already.
+    await fresh();
+    expect((await chat(d)).status).toBe(200);
+    await g.runtime.usage.flush();
+    await setPolicy(d, "quota", { requests_per_day: 1 });
+    await Bun.sleep(1100);
+    await expectOpenAiError(await chat(d), 429, "insufficient_quota");
+  });
+
+  test("400 content_policy_violation names the scanner, never the matched text", async () => {
+    await fresh();
+    await setPolicy(d, "guardrails", { input: { pii: { action: "block" } } });
+    await Bun.sleep(1100);
+    const secret = "jane.doe@example.com";
+    const response = await chat(d, { messages: [{ role: "user", content: `mail ${secret} now` }] });
+    const error = await expectOpenAiError(response, 400, "content_policy_violation");
+    expect(String(error.message)).toContain("pii");
+    expect(JSON.stringify(error)).not.toContain(secret);
+  });
+
+  test("502 upstream_error: the replica answers 500, or refuses connections", async () => {
+    await fresh();
+    g.stub.behaviour = "fail";
+    try {
+      await expectOpenAiError(await chat(d), 502, "upstream_error");
+    } finally {
+      g.stub.behaviour = "ok";
+    }
+    const name = `dead-${crypto.randomUUID().slice(0, 6)}`;
+    await insertDeployment(g.o.t.app.db, g.o.orgId, {
+      name,
+      replicas: [{ state: "READY", endpoint: "http://127.0.0.1:9/v1" }],
+    });
+    await expectOpenAiError(await chat(d, { model: name }), 502, "upstream_error");
+  });
+
+  test("504 upstream_timeout: the replica accepts and never answers", async () => {
+    await fresh();
+    const saved = { ...g.runtime.timeouts };
+    g.runtime.timeouts.firstByteMs = 300;
+    g.stub.behaviour = "hang";
+    try {
+      await expectOpenAiError(await chat(d), 504, "upstream_timeout");
+    } finally {
+      g.stub.behaviour = "ok";
+      Object.assign(g.runtime.timeouts, saved);
+    }
+  });
+
+  test("an upstream that breaks mid-stream ends the client's stream with an error event", async () => {
+    await fresh();
+    g.stub.behaviour = "die";
+    try {
+      const response = await chat(d, { stream: true });
+      expect(response.status).toBe(200);
+      const events = await sseEvents(response);
+      const last = events.at(-1) as string;
+      expect(events.length).toBeGreaterThanOrEqual(2);
+      expect(JSON.parse(last).error.code).toBe("upstream_error");
+      expect(events).not.toContain("[DONE]");
+    } finally {
+      g.stub.behaviour = "ok";
+    }
+  });
+
+  test("a replica row that becomes unready stops receiving traffic within a second", async () => {
+    await fresh();
+    expect((await chat(d)).status).toBe(200);
+    await g.o.t.app.db
+      .update(replicas)
+      .set({ state: "STARTING" })
+      .where(eq(replicas.deploymentId, d.deploymentId));
+    await Bun.sleep(1100);
+    await expectOpenAiError(await chat(d), 503, "deployment_unavailable");
+  });
+});
+
+test("GET /v1/models: 401 without a key, the list with one", async () => {
+  const none = await fetch(`${g.url}/v1/models`);
+  await expectOpenAiError(none, 401, "invalid_api_key");
+  const listed = await fetch(`${g.url}/v1/models`, { headers: { authorization: `Bearer ${g.key}` } });
+  expect(listed.status).toBe(200);
+  expect(listed.headers.get("x-request-id")).toMatch(/.+/);
+  const body = (await listed.json()) as { object: string; data: { id: string }[] };
+  expect(body.object).toBe("list");
+  expect(body.data.map((m) => m.id)).toContain(g.model);
+});

@@ -1,0 +1,117 @@
+// Shared set-up of the inference gateway tests: a test platform with its inference gateway listening
+// on a real port (the openai SDK and raw fetch both talk to it), a deployment whose ready replica is
+// an OpenAI stub the test steers, an API key, and helpers to attach policies.
+import { RedisClient } from "bun";
+import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
+import { errorTable } from "../../server/error-table.ts";
+import { buildHttpGateway, listen } from "../../server/http/listen.ts";
+import type { Listener } from "../../server/platform.ts";
+import type { FiltrationPort } from "../../services/inference/port.ts";
+import { createInferenceRuntime, type InferenceRuntime } from "../../services/inference/runtime.ts";
+import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
+import { insertDeployment } from "../management/support.ts";
+import { type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
+import { call } from "../support/app.ts";
+
+export interface GatewayTest {
+  o: OrchestrationTest;
+  runtime: InferenceRuntime;
+  inference: Listener;
+  /** http://127.0.0.1:port of the inference gateway. */
+  url: string;
+  stub: OpenAiStub;
+  /** A deployment served by the stub. */
+  model: string;
+  deploymentId: string;
+  key: string;
+  redis: RedisClient | undefined;
+  close(): Promise<void>;
+}
+
+export const redisUrl = process.env.REDIS_URL || undefined;
+
+export async function startGatewayTest(
+  options: { redis?: boolean; port?: (o: OrchestrationTest) => FiltrationPort } = {},
+): Promise<GatewayTest> {
+  const o = await startOrchestrationTest();
+  const redis = options.redis && redisUrl ? new RedisClient(redisUrl) : undefined;
+  const runtime = createInferenceRuntime({
+    port: options.port ? options.port(o) : inProcessFiltration(o.t.app),
+    redis,
+    log: o.t.app.log,
+    statusOf: (error) => errorTable[error.code].status,
+  });
+  o.t.app.inference = runtime;
+  const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
+  const stub = startOpenAiStub();
+  const model = `stub-${crypto.randomUUID().slice(0, 8)}`;
+  const { id } = await insertDeployment(o.t.app.db, o.orgId, {
+    name: model,
+    replicas: [{ state: "READY", endpoint: stub.baseUrl }],
+  });
+  const key = await createKey(o);
+  return {
+    o,
+    runtime,
+    inference,
+    url: `http://127.0.0.1:${inference.port}`,
+    stub,
+    model,
+    deploymentId: id,
+    key,
+    redis,
+    async close() {
+      await runtime.close();
+      await inference.stop(1000);
+      stub.stop();
+      redis?.close();
+      await o.t.close();
+    },
+  };
+}
+
+export async function createKey(o: OrchestrationTest, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await call(o.filtration, "POST", "/management/api-keys", {
+    token: o.token,
+    body: { name: `k-${crypto.randomUUID().slice(0, 6)}`, ...body },
+  });
+  if (res.status !== 201) throw new Error(`api key: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.key as string;
+}
+
+/** Sets a policy on the deployment (CONTRACTS' /management/config/{policy_type}). */
+export async function setPolicy(
+  g: GatewayTest,
+  type: "rate_limit" | "quota" | "guardrails" | "rag" | "prompt",
+  config: Record<string, unknown>,
+  deploymentId = g.deploymentId,
+): Promise<void> {
+  const res = await call(g.o.filtration, "POST", `/management/config/${type}`, {
+    token: g.o.token,
+    body: { deployment_id: deploymentId, config },
+  });
+  if (res.status !== 200) throw new Error(`policy ${type}: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** POST /v1/chat/completions with raw fetch, so status and headers can be read. */
+export function chat(
+  g: Pick<GatewayTest, "url" | "key" | "model">,
+  body: Record<string, unknown> = {},
+  key: string | null = g.key,
+): Promise<Response> {
+  return fetch(`${g.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify({ model: g.model, messages: [{ role: "user", content: "Hi there" }], ...body }),
+  });
+}
+
+/** Reads an SSE body into its data payloads. */
+export async function sseEvents(response: Response): Promise<string[]> {
+  const text = await response.text();
+  return text
+    .split("\n\n")
+    .map((e) => e.trim())
+    .filter((e) => e.startsWith("data: "))
+    .map((e) => e.slice("data: ".length));
+}
