@@ -31,12 +31,15 @@ export interface GatewayTest {
 export const redisUrl = process.env.REDIS_URL || undefined;
 
 export async function startGatewayTest(
-  options: { redis?: boolean; port?: (o: OrchestrationTest) => FiltrationPort } = {},
+  options: {
+    redis?: boolean;
+    port?: (o: OrchestrationTest) => FiltrationPort | Promise<FiltrationPort>;
+  } = {},
 ): Promise<GatewayTest> {
   const o = await startOrchestrationTest();
   const redis = options.redis && redisUrl ? new RedisClient(redisUrl) : undefined;
   const runtime = createInferenceRuntime({
-    port: options.port ? options.port(o) : inProcessFiltration(o.t.app),
+    port: options.port ? await options.port(o) : inProcessFiltration(o.t.app),
     redis,
     log: o.t.app.log,
     statusOf: (error) => errorTable[error.code].status,
