@@ -8,7 +8,6 @@ import { join } from "node:path";
 import { httpFiltration } from "../../adapters/filtration/http-port.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
-import { testDatabaseUrl } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { chat, createKey, type GatewayTest, redisUrl, setPolicy, startGatewayTest } from "./support.ts";
 
