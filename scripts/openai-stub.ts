@@ -52,11 +52,13 @@ const delta = (model: string, content: string, finish: string | null = null) => 
   choices: [{ index: 0, delta: content ? { content } : {}, finish_reason: finish }],
 });
 
-export function startOpenAiStub(options: { port?: number; hostname?: string } = {}): OpenAiStub {
+export function startOpenAiStub(
+  options: { port?: number; hostname?: string; chunks?: number; gapMs?: number } = {},
+): OpenAiStub {
   const state: Omit<OpenAiStub, "url" | "baseUrl" | "stop"> = {
     behaviour: "ok",
-    chunks: 5,
-    gapMs: 0,
+    chunks: options.chunks ?? 5,
+    gapMs: options.gapMs ?? 0,
     received: [],
     aborted: 0,
   };
@@ -137,6 +139,8 @@ export function startOpenAiStub(options: { port?: number; hostname?: string } = 
 }
 
 if (import.meta.main) {
-  const stub = startOpenAiStub({ port: Number(process.argv[2] ?? 9999) });
+  // `bun scripts/openai-stub.ts [port] [chunks] [gapMs]`: streams send `chunks` deltas `gapMs` apart.
+  const [port = "9999", chunks = "5", gapMs = "0"] = process.argv.slice(2);
+  const stub = startOpenAiStub({ port: Number(port), chunks: Number(chunks), gapMs: Number(gapMs) });
   console.log(JSON.stringify({ msg: "stub ready", url: stub.url }));
 }

@@ -1,7 +1,7 @@
 // Inference logs: written in batches by the inference gateway (through /internal/logs/create or in
 // process), read by the management API per deployment or across the organization, newest first, in
 // pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
-import { and, desc, eq, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { type InferenceLogRow, inferenceLogs } from "../../db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
@@ -11,8 +11,8 @@ import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { isUuid } from "../orchestration/ids.ts";
 
 export const logPageSize = { default: 50, max: 500 } as const;
-/** Rows per INSERT statement, well under PostgreSQL's 65535 bound parameters. */
-const insertChunk = 1000;
+/** Rows per INSERT statement: bounds the size of one JSON parameter. */
+const insertChunk = 2000;
 
 export interface InferenceLogView {
   id: string;
@@ -61,26 +61,55 @@ export async function writeInferenceLogs(
   entries: LogEntryInput[],
 ): Promise<{ written: number }> {
   const rows = entries.map((e, i) => ({
-    requestId: e.request_id,
-    orgId: idOrNull(e.org_id, `entries.${i}.org_id`),
-    deploymentId: idOrNull(e.deployment_id, `entries.${i}.deployment_id`),
-    apiKeyId: idOrNull(e.api_key_id, `entries.${i}.api_key_id`),
-    keyPrefix: e.key_prefix ?? null,
+    request_id: e.request_id,
+    org_id: idOrNull(e.org_id, `entries.${i}.org_id`),
+    deployment_id: idOrNull(e.deployment_id, `entries.${i}.deployment_id`),
+    api_key_id: idOrNull(e.api_key_id, `entries.${i}.api_key_id`),
+    key_prefix: e.key_prefix ?? null,
     model: e.model,
     status: e.status,
-    errorCode: e.error_code ?? null,
-    promptTokens: count(e.prompt_tokens),
-    completionTokens: count(e.completion_tokens),
-    totalTokens: count(e.total_tokens ?? (e.prompt_tokens ?? 0) + (e.completion_tokens ?? 0)),
-    latencyMs: Math.max(0, e.latency_ms ?? 0),
+    error_code: e.error_code ?? null,
+    prompt_tokens: count(e.prompt_tokens),
+    completion_tokens: count(e.completion_tokens),
+    total_tokens: count(e.total_tokens ?? (e.prompt_tokens ?? 0) + (e.completion_tokens ?? 0)),
+    latency_ms: Math.max(0, e.latency_ms ?? 0),
     stream: e.stream ?? false,
     guardrails: e.guardrails ?? {},
   }));
+  // One statement whatever the batch's size: the rows travel as one JSON parameter, so the query is
+  // built and prepared once instead of per batch (building a 500-row VALUES list dominated the
+  // gateway's CPU profile under load).
   for (let start = 0; start < rows.length; start += insertChunk) {
-    await ctx.db.insert(inferenceLogs).values(rows.slice(start, start + insertChunk));
+    const chunk = JSON.stringify(rows.slice(start, start + insertChunk));
+    await ctx.db.execute(sql`
+      insert into ${inferenceLogs} (${columns})
+      select ${columns} from jsonb_to_recordset(${chunk}::jsonb) as r(${recordType})`);
   }
   return { written: rows.length };
 }
+
+const columnTypes = {
+  request_id: "text",
+  org_id: "uuid",
+  deployment_id: "uuid",
+  api_key_id: "uuid",
+  key_prefix: "text",
+  model: "text",
+  status: "integer",
+  error_code: "text",
+  prompt_tokens: "integer",
+  completion_tokens: "integer",
+  total_tokens: "integer",
+  latency_ms: "double precision",
+  stream: "boolean",
+  guardrails: "jsonb",
+} as const;
+const columns = sql.raw(Object.keys(columnTypes).join(", "));
+const recordType = sql.raw(
+  Object.entries(columnTypes)
+    .map(([name, type]) => `${name} ${type}`)
+    .join(", "),
+);
 
 const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   id: row.id,
