@@ -2,12 +2,26 @@
 // plain calls into the services behind the /internal/* endpoints, no HTTP, no serialization.
 import type { AppContext } from "../context.ts";
 import type { FiltrationPort } from "../inference/port.ts";
+import { RevalidatingCache } from "../inference/revalidating-cache.ts";
 import { writeInferenceLogs } from "../inference-logs/logs.ts";
-import { processPrompt } from "../prompts/process.ts";
+import type { TemplateContent } from "../prompts/apply.ts";
+import { processPrompt, type TemplateLoader } from "../prompts/process.ts";
+import { latestTemplateContent } from "../prompts/templates.ts";
 import { checkQuota, trackUsage } from "../usage/quota.ts";
 import { modelsForApiKey, resolveInferenceContext } from "./resolve.ts";
 
 export function inProcessFiltration(ctx: AppContext): FiltrationPort {
+  // Templates change rarely and are read on every request of a deployment that has one: kept for a
+  // second, like the contexts that name them, so a new version is used within a second.
+  const templates = new RevalidatingCache<TemplateContent | undefined>(
+    async (key) => {
+      const [templateId, orgId] = key.split("\n") as [string, string];
+      const row = await latestTemplateContent(ctx.db, templateId, orgId || undefined);
+      return row && { systemPrompt: row.systemPrompt, userTemplate: row.userTemplate };
+    },
+    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 10_000 },
+  );
+  const loadTemplate: TemplateLoader = (templateId, orgId) => templates.get(`${templateId}\n${orgId ?? ""}`);
   return {
     resolve: (apiKey, model) => resolveInferenceContext(ctx, apiKey, model),
     models: (apiKey) => modelsForApiKey(ctx, apiKey),
@@ -19,13 +33,17 @@ export function inProcessFiltration(ctx: AppContext): FiltrationPort {
       await trackUsage(ctx, records);
     },
     processPrompt: (context, messages) =>
-      processPrompt(ctx, {
-        messages,
-        orgId: context.orgId,
-        deploymentId: context.deployment.id,
-        templateId: context.prompt?.template_id,
-        rag: context.rag,
-      }),
+      processPrompt(
+        ctx,
+        {
+          messages,
+          orgId: context.orgId,
+          deploymentId: context.deployment.id,
+          templateId: context.prompt?.template_id,
+          rag: context.rag,
+        },
+        loadTemplate,
+      ),
     async writeLogs(entries) {
       await writeInferenceLogs(ctx, entries);
     },

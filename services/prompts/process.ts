@@ -9,7 +9,7 @@ import { notFound } from "../errors.ts";
 import type { ChatMessage } from "../inference/messages.ts";
 import { isUuid, uuidOr404 } from "../orchestration/ids.ts";
 import { effectivePolicies } from "../policies/effective.ts";
-import { applyTemplate } from "./apply.ts";
+import { applyTemplate, type TemplateContent } from "./apply.ts";
 import { latestTemplateContent } from "./templates.ts";
 
 export interface ProcessPromptInput {
@@ -22,9 +22,16 @@ export interface ProcessPromptInput {
   rag?: Record<string, unknown> | undefined;
 }
 
+/** Where a template's latest version comes from: the database, or a cache of it (the inference gateway's). */
+export type TemplateLoader = (
+  templateId: string,
+  orgId: string | undefined,
+) => Promise<TemplateContent | undefined>;
+
 export async function processPrompt(
   ctx: Pick<AppContext, "db">,
   input: ProcessPromptInput,
+  loadTemplate: TemplateLoader = (id, org) => latestTemplateContent(ctx.db, id, org),
 ): Promise<ChatMessage[]> {
   let orgId = input.orgId;
   let templateId = input.templateId;
@@ -46,12 +53,12 @@ export async function processPrompt(
     templateId = (await effectivePolicies(ctx.db, orgId, id)).prompt?.template_id ?? undefined;
     // The policy's template was checked when set; a template since gone leaves the messages as they are.
     if (templateId === undefined) return input.messages;
-    const content = await latestTemplateContent(ctx.db, templateId, orgId);
+    const content = await loadTemplate(templateId, orgId);
     return content ? applyTemplate(input.messages, content) : input.messages;
   }
   if (templateId === undefined) return input.messages;
   if (!isUuid(templateId)) throw notFound("prompt template");
-  const content = await latestTemplateContent(ctx.db, templateId.toLowerCase(), orgId);
+  const content = await loadTemplate(templateId.toLowerCase(), orgId);
   if (!content) throw notFound("prompt template");
   return applyTemplate(input.messages, content);
 }
