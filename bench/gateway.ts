@@ -47,7 +47,21 @@ if (!Bun.which("wrk")) {
 
 // ---------- processes ----------
 
-const ports = { stub: 19_901, inference: 19_911, filtration: 19_910, orchestration: 19_912, portkey: 19_920 };
+const ports = {
+  stub: 19_901,
+  inference: 19_911,
+  filtration: 19_910,
+  orchestration: 19_912,
+  portkey: 19_920,
+  bare: 19_930,
+};
+
+// The ceiling on this machine: a Bun proxy that forwards the body and returns the answer, no lifecycle.
+const bareProxy = `Bun.serve({ port: ${ports.bare}, hostname: "127.0.0.1", async fetch(req) {
+  const r = await fetch("http://127.0.0.1:${ports.stub}/v1/chat/completions", { method: "POST",
+    headers: { "content-type": "application/json" }, body: await req.text() });
+  return new Response(r.body, { status: r.status, headers: { "content-type": "application/json" } });
+} });`;
 
 async function waitFor(url: string, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -347,6 +361,15 @@ async function main() {
   const b = await wrk(gatewayUrl, chatBody("bench-chat"), auth);
   const mem = rssMiB(platform.pid);
   rows.push(["(b) this gateway, whole lifecycle", b, `${mem.rss} MB (peak ${mem.peak})`]);
+
+  const barePath = join(work, "bare-proxy.ts");
+  writeFileSync(barePath, bareProxy);
+  const bare = spawn(["bun", barePath], {}, "bare.log");
+  await waitFor(`http://127.0.0.1:${ports.bare}/`, "bare proxy");
+  const d = await wrk(`http://127.0.0.1:${ports.bare}/v1/chat/completions`, chatBody("stub"), {});
+  const bm = rssMiB(bare.pid);
+  rows.push(["(d) bare Bun proxy, no lifecycle (reference)", d, `${bm.rss} MB (peak ${bm.peak})`]);
+  bare.kill();
 
   const portkeyStart = join(
     values["portkey-dir"] as string,
