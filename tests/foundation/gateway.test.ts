@@ -146,11 +146,15 @@ describe("a gateway built with test routes", () => {
       const body = await res.json();
       expect(res.status).toBe(500);
       expect(body).toEqual({ error: { code: "internal", message: "internal error" } });
-      await Bun.sleep(5);
+      await Bun.sleep(30); // log lines are written together a few milliseconds later
     } finally {
       process.stdout.write = write;
     }
-    const logged = lines.map((l) => JSON.parse(l));
+    const logged = lines
+      .join("")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     const request = logged.find((l) => l.msg === "request");
     expect(request).toMatchObject({ gateway: "filtration", method: "GET", route: "/boom", status: 500 });
     expect(request.request_id).toMatch(/^req_/);

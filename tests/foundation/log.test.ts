@@ -1,0 +1,16 @@
+// The logger gathers lines and writes them together; none may be lost when the process exits at once.
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+
+test("lines logged right before process.exit are all written", async () => {
+  const script = `
+    import { createLogger } from ${JSON.stringify(join(import.meta.dir, "../../server/log.ts"))};
+    const log = createLogger("info");
+    for (let i = 0; i < 1000; i++) log.info("line", { i });
+    process.exit(0);`;
+  const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  expect(await proc.exited).toBe(0);
+  const lines = out.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  expect(lines.map((l) => l.i)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+}, 20_000);
