@@ -67,8 +67,8 @@ async function waitFor(url: string, what: string, timeoutMs = 60_000): Promise<v
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
-      const r = await fetch(url);
-      if (r.status < 500) return;
+      await fetch(url);
+      return; // it answers: listening
     } catch {}
     await Bun.sleep(100);
   }

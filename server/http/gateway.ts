@@ -173,7 +173,10 @@ export function createGateway(options: GatewayOptions) {
             ...appCtx,
             requestId: meta.get(request)?.id ?? newRequestId(),
             actor: auth.actor,
-            ip: server?.requestIP(request)?.address,
+            // Read when something records it (audit), not on every request: it showed in the profile.
+            get ip() {
+              return server?.requestIP(request)?.address;
+            },
             userAgent: request.headers.get("user-agent") ?? undefined,
           };
         },
