@@ -11,6 +11,9 @@ test("lines logged right before process.exit are all written", async () => {
   const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(proc.stdout).text();
   expect(await proc.exited).toBe(0);
-  const lines = out.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const lines = out
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   expect(lines.map((l) => l.i)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
 }, 20_000);

@@ -222,3 +222,41 @@ test("GET /v1/models: 401 without a key, the list with one", async () => {
   expect(body.object).toBe("list");
   expect(body.data.map((m) => m.id)).toContain(g.model);
 });
+
+test("a replica process killed in the middle of a stream: the client's stream ends with an error event", async () => {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  // 40 deltas 50 ms apart: two seconds of answer, killed after the first few.
+  const replica = Bun.spawn([process.execPath, "scripts/openai-stub.ts", String(port), "40", "50"], {
+    cwd: `${import.meta.dir}/../..`,
+    stdout: "pipe",
+  });
+  try {
+    const reader = replica.stdout.getReader();
+    await reader.read(); // its ready line
+    const name = `killed-${crypto.randomUUID().slice(0, 6)}`;
+    await insertDeployment(g.o.t.app.db, g.o.orgId, {
+      name,
+      replicas: [{ state: "READY", endpoint: `http://127.0.0.1:${port}/v1` }],
+    });
+    const response = await chat(g, { model: name, stream: true });
+    expect(response.status).toBe(200);
+    const body = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("t2")) text += decoder.decode((await body.read()).value);
+    replica.kill("SIGKILL");
+    const started = Date.now();
+    for (;;) {
+      const { value, done } = await body.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    expect(Date.now() - started).toBeLessThan(5000);
+    const events = text.split("\n\n").filter((e) => e.startsWith("data: "));
+    const last = JSON.parse((events.at(-1) as string).slice("data: ".length));
+    expect(last.error.code).toBe("upstream_error");
+    expect(text).not.toContain("[DONE]");
+  } finally {
+    replica.kill("SIGKILL");
+  }
+}, 20_000);
