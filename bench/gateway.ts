@@ -201,7 +201,8 @@ async function streaming(url: string, body: string, headers: Record<string, stri
       const events = buffered.split("\n\n");
       buffered = events.pop() ?? "";
       for (const e of events) {
-        if (!e.includes('"content"')) continue;
+        // A token: a delta with text (an empty delta while text is held back is not one).
+        if (!/"content":"[^"]/.test(e)) continue;
         if (last === 0) ttft.push(now - t0);
         else gaps.push(now - last);
         last = now;
@@ -301,49 +302,55 @@ async function main() {
     { pool_name: "bench", provider: "external" },
     token,
   );
-  const deployment = await api(
-    orchestration,
-    "/deployment/deploy",
-    {
-      model_name: "bench-chat",
-      pool_id: pool.pool_id,
-      engine: "openai-compatible",
-      image: "none",
-      configuration: { endpoints: [`http://127.0.0.1:${ports.stub}/v1`] },
-    },
-    token,
-  );
-  const id = deployment.deployment_id as string;
-  for (
-    let i = 0;
-    (await api(orchestration, `/deployment/status/${id}`, undefined, token)).status !== "RUNNING";
-    i++
-  ) {
-    if (i > 300) throw new Error("deployment not RUNNING");
-    await Bun.sleep(100);
-  }
   const template = await api(
     filtration,
     "/management/prompts",
     { name: "bench", system_prompt: "You are a concise assistant.", user_template: "Task: {{input}}" },
     token,
   );
-  const policy = (type: string, config: unknown) =>
-    api(filtration, `/management/config/${type}`, { deployment_id: id, config }, token);
   const on = (name: string) =>
     values.policies === "all" || (values.policies as string).split(",").includes(name);
-  if (on("prompt")) await policy("prompt", { template_id: template.id });
-  if (on("rate_limit"))
-    await policy("rate_limit", { requests_per_minute: 100_000_000, tokens_per_minute: 1_000_000_000_000 });
-  if (on("guardrails"))
-    await policy("guardrails", {
-      input: {
-        pii: { action: "redact" },
-        toxicity: { action: "block" },
-        prompt_injection: { action: "block" },
+  // Two deployments of the same stub, alike but for the output guardrails' mode: `blocking` holds a
+  // streamed word back until it can no longer grow into something to redact; `async` passes it at once.
+  async function deploy(name: string, outputMode: "blocking" | "async"): Promise<void> {
+    const deployment = await api(
+      orchestration,
+      "/deployment/deploy",
+      {
+        model_name: name,
+        pool_id: pool.pool_id,
+        engine: "openai-compatible",
+        image: "none",
+        configuration: { endpoints: [`http://127.0.0.1:${ports.stub}/v1`] },
       },
-      output: { pii: { action: "redact" }, toxicity: { action: "block" }, mode: "blocking" },
-    });
+      token,
+    );
+    const id = deployment.deployment_id as string;
+    for (
+      let i = 0;
+      (await api(orchestration, `/deployment/status/${id}`, undefined, token)).status !== "RUNNING";
+      i++
+    ) {
+      if (i > 300) throw new Error("deployment not RUNNING");
+      await Bun.sleep(100);
+    }
+    const policy = (type: string, config: unknown) =>
+      api(filtration, `/management/config/${type}`, { deployment_id: id, config }, token);
+    if (on("prompt")) await policy("prompt", { template_id: template.id });
+    if (on("rate_limit"))
+      await policy("rate_limit", { requests_per_minute: 100_000_000, tokens_per_minute: 1_000_000_000_000 });
+    if (on("guardrails"))
+      await policy("guardrails", {
+        input: {
+          pii: { action: "redact" },
+          toxicity: { action: "block" },
+          prompt_injection: { action: "block" },
+        },
+        output: { pii: { action: "redact" }, toxicity: { action: "block" }, mode: outputMode },
+      });
+  }
+  await deploy("bench-chat", "blocking");
+  await deploy("bench-async", "async");
   const key = (await api(filtration, "/management/api-keys", { name: "bench" }, token)).key as string;
   const gatewayUrl = `http://127.0.0.1:${ports.inference}/v1/chat/completions`;
   const auth = { authorization: `Bearer ${key}` };
@@ -408,12 +415,20 @@ async function main() {
   );
 
   const sd = await streaming(stubUrl, chatBody("stub", true), {}, 50);
-  const sg = await streaming(gatewayUrl, chatBody("bench-chat", true), auth, 50);
+  console.log("\nstreaming, 10 deltas 20 ms apart, 50 requests one after another:");
   console.log(
-    `streaming (10 deltas 20 ms apart, 50 requests): time to first token p50 ${sd.ttftP50.toFixed(2)} ms direct, ` +
-      `${sg.ttftP50.toFixed(2)} ms through the gateway (+${(sg.ttftP50 - sd.ttftP50).toFixed(2)} ms); ` +
-      `chunk spacing p50 ${sd.gapP50.toFixed(1)} / ${sg.gapP50.toFixed(1)} ms, p99 ${sd.gapP99.toFixed(1)} / ${sg.gapP99.toFixed(1)} ms`,
+    `  stub directly: first token p50 ${sd.ttftP50.toFixed(2)} ms; spacing p50 ${sd.gapP50.toFixed(1)} ms, p99 ${sd.gapP99.toFixed(1)} ms`,
   );
+  for (const [model, what] of [
+    ["bench-async", "output guardrails async"],
+    ["bench-chat", "output guardrails blocking"],
+  ] as const) {
+    const sg = await streaming(gatewayUrl, chatBody(model, true), auth, 50);
+    console.log(
+      `  gateway, ${what}: first token p50 ${sg.ttftP50.toFixed(2)} ms (+${(sg.ttftP50 - sd.ttftP50).toFixed(2)} ms); ` +
+        `spacing p50 ${sg.gapP50.toFixed(1)} ms, p99 ${sg.gapP99.toFixed(1)} ms`,
+    );
+  }
   const after = rssMiB(platform.pid);
   console.log(
     `\nplatform process (${dbUrl ? "PostgreSQL" : "PGlite"}, ${process.env.REDIS_URL ? "Redis" : "in-process"} counters): resident ${after.rss} MB, peak ${after.peak} MB`,
