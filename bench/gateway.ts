@@ -110,7 +110,12 @@ async function wrk(url: string, body: string, headers: Record<string, string>): 
   const pct = (p: string) => toMs(out.match(new RegExp(`\\s${p}%\\s+(\\S+)`))?.[1] ?? "");
   const errors =
     Number(out.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0) +
-    Number(out.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/)?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0);
+    Number(
+      out
+        .match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/)
+        ?.slice(1)
+        .reduce((a, b) => a + Number(b), 0) ?? 0,
+    );
   return {
     rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0),
     p50: pct("50"),
@@ -122,9 +127,16 @@ async function wrk(url: string, body: string, headers: Record<string, string>): 
 
 // ---------- fixed rate and streaming, from this process ----------
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
-async function fixedRate(url: string, body: string, headers: Record<string, string>, rps: number, seconds: number) {
+async function fixedRate(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  rps: number,
+  seconds: number,
+) {
   const latencies: number[] = [];
   let failed = 0;
   const total = rps * seconds;
@@ -137,7 +149,11 @@ async function fixedRate(url: string, body: string, headers: Record<string, stri
     pending.push(
       (async () => {
         const t0 = performance.now();
-        const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+        const r = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body,
+        });
         await r.arrayBuffer();
         if (r.status !== 200) failed++;
         latencies.push(performance.now() - t0);
@@ -154,7 +170,11 @@ async function streaming(url: string, body: string, headers: Record<string, stri
   const gaps: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+    const r = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    });
     const reader = (r.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let last = 0;
@@ -218,7 +238,12 @@ const prompt = (
 ).slice(0, 1024);
 
 const chatBody = (model: string, stream = false) =>
-  JSON.stringify({ model, messages: [{ role: "user", content: prompt }], max_tokens: 64, ...(stream ? { stream: true } : {}) });
+  JSON.stringify({
+    model,
+    messages: [{ role: "user", content: prompt }],
+    max_tokens: 64,
+    ...(stream ? { stream: true } : {}),
+  });
 
 async function main() {
   console.log(`# gateway benchmark: wrk -t2 -c${connections} -d${duration}s, 1 KB prompt\n`);
@@ -245,7 +270,9 @@ async function main() {
       ADMIN_EMAIL: "bench@example.com",
       ADMIN_PASSWORD: password,
       ...(dbUrl ? { DATABASE_URL: dbUrl } : {}),
-      ...Object.fromEntries((values.env as string[]).map((kv) => [kv.split("=")[0], kv.split("=").slice(1).join("=")])),
+      ...Object.fromEntries(
+        (values.env as string[]).map((kv) => [kv.split("=")[0], kv.split("=").slice(1).join("=")]),
+      ),
     },
     "platform.log",
   );
@@ -254,7 +281,12 @@ async function main() {
   await waitFor(`${filtration}/health`, "platform");
   const token = (await api(filtration, "/auth/login", { email: "bench@example.com", password }))
     .access_token as string;
-  const pool = await api(orchestration, "/deployment/createpool", { pool_name: "bench", provider: "external" }, token);
+  const pool = await api(
+    orchestration,
+    "/deployment/createpool",
+    { pool_name: "bench", provider: "external" },
+    token,
+  );
   const deployment = await api(
     orchestration,
     "/deployment/deploy",
@@ -268,7 +300,11 @@ async function main() {
     token,
   );
   const id = deployment.deployment_id as string;
-  for (let i = 0; (await api(orchestration, `/deployment/status/${id}`, undefined, token)).status !== "RUNNING"; i++) {
+  for (
+    let i = 0;
+    (await api(orchestration, `/deployment/status/${id}`, undefined, token)).status !== "RUNNING";
+    i++
+  ) {
     if (i > 300) throw new Error("deployment not RUNNING");
     await Bun.sleep(100);
   }
@@ -280,17 +316,28 @@ async function main() {
   );
   const policy = (type: string, config: unknown) =>
     api(filtration, `/management/config/${type}`, { deployment_id: id, config }, token);
-  const on = (name: string) => values.policies === "all" || (values.policies as string).split(",").includes(name);
+  const on = (name: string) =>
+    values.policies === "all" || (values.policies as string).split(",").includes(name);
   if (on("prompt")) await policy("prompt", { template_id: template.id });
-  if (on("rate_limit")) await policy("rate_limit", { requests_per_minute: 100_000_000, tokens_per_minute: 1_000_000_000_000 });
-  if (on("guardrails")) await policy("guardrails", {
-    input: { pii: { action: "redact" }, toxicity: { action: "block" }, prompt_injection: { action: "block" } },
-    output: { pii: { action: "redact" }, toxicity: { action: "block" }, mode: "blocking" },
-  });
+  if (on("rate_limit"))
+    await policy("rate_limit", { requests_per_minute: 100_000_000, tokens_per_minute: 1_000_000_000_000 });
+  if (on("guardrails"))
+    await policy("guardrails", {
+      input: {
+        pii: { action: "redact" },
+        toxicity: { action: "block" },
+        prompt_injection: { action: "block" },
+      },
+      output: { pii: { action: "redact" }, toxicity: { action: "block" }, mode: "blocking" },
+    });
   const key = (await api(filtration, "/management/api-keys", { name: "bench" }, token)).key as string;
   const gatewayUrl = `http://127.0.0.1:${ports.inference}/v1/chat/completions`;
   const auth = { authorization: `Bearer ${key}` };
-  const check = await fetch(gatewayUrl, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: chatBody("bench-chat") });
+  const check = await fetch(gatewayUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...auth },
+    body: chatBody("bench-chat"),
+  });
   if (check.status !== 200) throw new Error(`gateway check: ${check.status} ${await check.text()}`);
   await check.arrayBuffer();
 
@@ -301,7 +348,10 @@ async function main() {
   const mem = rssMiB(platform.pid);
   rows.push(["(b) this gateway, whole lifecycle", b, `${mem.rss} MB (peak ${mem.peak})`]);
 
-  const portkeyStart = join(values["portkey-dir"] as string, "node_modules/@portkey-ai/gateway/build/start-server.js");
+  const portkeyStart = join(
+    values["portkey-dir"] as string,
+    "node_modules/@portkey-ai/gateway/build/start-server.js",
+  );
   if (values["skip-portkey"]) {
     // asked not to
   } else if (existsSync(portkeyStart)) {
@@ -348,7 +398,10 @@ async function main() {
   platform.kill("SIGTERM");
   await platform.exited;
   if (dbUrl) {
-    const admin = postgres(process.env.BENCH_DATABASE_URL || (process.env.TEST_DATABASE_URL as string), { max: 1, onnotice: () => {} });
+    const admin = postgres(process.env.BENCH_DATABASE_URL || (process.env.TEST_DATABASE_URL as string), {
+      max: 1,
+      onnotice: () => {},
+    });
     await admin.unsafe(`drop database if exists "${new URL(dbUrl).pathname.slice(1)}" with (force)`);
     await admin.end();
   }
