@@ -161,7 +161,6 @@ function analyse(text: string, depth: number, hits: Hit[]): number {
     }
   }
 
-  // Everything below calls normalize() again, which reuses its buffers: `norm` is dead from here on.
   if (depth < MAX_DEPTH) {
     const tags = decodeTags(text);
     if (tags && tags.hidden.length >= 4) rescan(tags.hidden, tags.start, tags.end, depth, hits);
