@@ -8,39 +8,46 @@
 // may let through one that will not, which then simply finds nothing). Characters other than ASCII
 // letters share one class, which keeps the table small and the test exact.
 
-/** Literals of which any match contains one; null when no such set was found (always search). */
-type Required = Set<string> | null;
+/**
+ * What every match of a node contains: each clause is a set of literals one of which occurs (all the
+ * clauses hold at once, e.g. "ignore|disregard|..." and "instructions|rules|..."). Empty: no constraint.
+ */
+type Clauses = Set<string>[];
 
 interface Info {
   /** Every string the node can match, when that set is small; null otherwise. */
   exact: Set<string> | null;
-  /** A set of strings, one of which every match contains; null for no constraint. */
-  required: Required;
+  required: Clauses;
 }
 
 const MAX_EXACT = 64;
-const ANY: Info = { exact: null, required: null };
-const EMPTY: Info = { exact: new Set([""]), required: null };
+// Bounds of the clauses an alternation gives (see alternate()).
+const MAX_CLAUSE_CHOICES = 3;
+const MAX_CLAUSES = 12;
+const ANY: Info = { exact: null, required: [] };
+const EMPTY: Info = { exact: new Set([""]), required: [] };
 
 function literal(c: string): Info {
-  return { exact: new Set([c]), required: null };
+  return { exact: new Set([c]), required: [] };
 }
 
-/** The constraint a node gives on its own (its exact strings, or what it requires). */
-function requiredOf(info: Info): Required {
-  if (info.exact) return info.exact.has("") ? null : info.exact;
+/** A clause the trigram index can test: no literal shorter than two characters. */
+function testable(set: Set<string>): boolean {
+  for (const s of set) if (s.length < 2) return false;
+  return set.size > 0;
+}
+
+/** The clauses a node gives on its own (its exact strings, or what it requires). */
+function clausesOf(info: Info): Clauses {
+  if (info.exact) return testable(info.exact) ? [info.exact] : [];
   return info.required;
 }
 
-function score(r: Required): number {
-  if (r === null) return 0;
+/** How selective a clause is: longer literals, then fewer of them. */
+function score(clause: Set<string>): number {
   let min = Infinity;
-  for (const s of r) min = Math.min(min, s.length);
-  return min * 1000 - r.size;
-}
-
-function better(a: Required, b: Required): Required {
-  return score(b) > score(a) ? b : a;
+  for (const s of clause) min = Math.min(min, s.length);
+  return min * 1000 - clause.size;
 }
 
 function cross(a: Set<string>, b: Set<string>): Set<string> | null {
@@ -51,11 +58,11 @@ function cross(a: Set<string>, b: Set<string>): Set<string> | null {
 }
 
 function concat(parts: Info[]): Info {
-  let best: Required = null;
-  let run: Set<string> | null = new Set([""]);
+  const required: Clauses = [];
+  let run: Set<string> = new Set([""]);
   let complete = true;
   for (const p of parts) {
-    if (p.exact && run) {
+    if (p.exact) {
       const next = cross(run, p.exact);
       if (next) {
         run = next;
@@ -63,39 +70,50 @@ function concat(parts: Info[]): Info {
       }
     }
     complete = false;
-    best = better(best, run && !run.has("") ? run : null);
-    best = better(best, requiredOf(p));
-    run = p.exact ? new Set(p.exact) : new Set([""]);
+    if (testable(run)) required.push(run);
+    if (p.exact) run = new Set(p.exact);
+    else {
+      required.push(...p.required);
+      run = new Set([""]);
+    }
   }
-  if (complete && run) return { exact: run, required: null };
-  best = better(best, run && !run.has("") ? run : null);
-  return { exact: null, required: best };
+  if (complete) return { exact: run, required: [] };
+  if (testable(run)) required.push(run);
+  return { exact: null, required };
 }
 
 function alternate(options: Info[]): Info {
   if (options.every((o) => o.exact)) {
     const all = new Set<string>();
     for (const o of options) for (const s of o.exact as Set<string>) all.add(s);
-    if (all.size <= MAX_EXACT) return { exact: all, required: null };
+    if (all.size <= MAX_EXACT) return { exact: all, required: [] };
   }
-  const union = new Set<string>();
+  // (A1 and A2) or (B1 and B2) implies (A1 or B1) and (A1 or B2) and (A2 or B1) and (A2 or B2): each
+  // clause of the result takes one clause of every option, while there are few enough of them.
+  let combos: Set<string>[] = [new Set()];
   for (const o of options) {
-    const r = requiredOf(o);
-    if (r === null) return ANY;
-    for (const s of r) union.add(s);
+    const clauses = clausesOf(o);
+    if (clauses.length === 0) return ANY;
+    const top = [...clauses].sort((a, b) => score(b) - score(a)).slice(0, MAX_CLAUSE_CHOICES);
+    const next: Set<string>[] = [];
+    for (const combo of combos) for (const c of top) next.push(new Set([...combo, ...c]));
+    combos =
+      next.length <= MAX_CLAUSES
+        ? next
+        : combos.map((combo) => new Set([...combo, ...(top[0] as Set<string>)]));
   }
-  return { exact: null, required: union };
+  return { exact: null, required: combos };
 }
 
 function repeat(child: Info, min: number, max: number): Info {
   if (min === 0 && max === 1 && child.exact) {
     const e = new Set(child.exact);
     e.add("");
-    return { exact: e, required: null };
+    return { exact: e, required: [] };
   }
   if (min === 0) return ANY;
   if (min === 1 && max === 1) return child;
-  return { exact: null, required: requiredOf(child) };
+  return { exact: null, required: clausesOf(child) };
 }
 
 /** A small parser of the regular-expression syntax the scanners use. */
@@ -246,6 +264,9 @@ function classOf(c: number): number {
 const BIGRAMS = CLASSES * CLASSES * CLASSES;
 
 /** A literal's trigrams; a two-character literal is one bigram, numbered after the trigrams. */
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) CLASS[c] = classOf(c);
+
 function trigramsOfLiteral(s: string): number[] {
   if (s.length === 2) return [BIGRAMS + classOf(s.charCodeAt(0)) * CLASSES + classOf(s.charCodeAt(1))];
   const out: number[] = [];
@@ -275,13 +296,15 @@ export class Trigrams {
     const seen = this.seen;
     const stamp = this.stamp;
     const n = text.length;
-    let a = 0;
+    // Two classes of nothing before the text: the extra grams only make the test less selective.
     let b = 0;
+    let ab = 0;
     for (let i = 0; i < n; i++) {
-      const c = classOf(text.charCodeAt(i));
-      if (i >= 1) seen[BIGRAMS + b * CLASSES + c] = stamp;
-      if (i >= 2) seen[(a * CLASSES + b) * CLASSES + c] = stamp;
-      a = b;
+      const code = text.charCodeAt(i);
+      const c = code < 128 ? (CLASS[code] as number) : 0;
+      seen[BIGRAMS + b * CLASSES + c] = stamp;
+      seen[ab * CLASSES + c] = stamp;
+      ab = b * CLASSES + c;
       b = c;
     }
     return this;
@@ -297,11 +320,11 @@ export class Trigrams {
 export interface Prefilter {
   /** False only when the pattern cannot match the indexed text. */
   mayMatch(grams: Trigrams): boolean;
-  /** The literals found (for tests and debugging); null: the pattern is always searched. */
-  readonly literals: readonly string[] | null;
+  /** The clauses found (for tests and debugging): one literal of each occurs in every match. */
+  readonly clauses: readonly (readonly string[])[];
 }
 
-const ALWAYS: Prefilter = { mayMatch: () => true, literals: null };
+const ALWAYS: Prefilter = { mayMatch: () => true, clauses: [] };
 
 /**
  * The prefilter of a regular expression. Text is compared case-insensitively (trigram classes fold
@@ -316,20 +339,32 @@ export function prefilterOf(re: RegExp): Prefilter {
   } catch {
     return ALWAYS;
   }
-  const required = requiredOf(info);
-  if (required === null) return ALWAYS;
-  const literals = [...required];
-  // A single character could be anywhere: no filtering.
-  if (literals.some((l) => l.length < 2)) return ALWAYS;
-  const grams = literals.map(trigramsOfLiteral);
+  const clauses = clausesOf(info).map((c) => [...c]);
+  if (clauses.length === 0) return ALWAYS;
+  // The most selective clause first: most texts fail there.
+  clauses.sort((a, b) => score(new Set(b)) - score(new Set(a)));
+  const grams = clauses.map((c) => c.map(trigramsOfLiteral));
   return {
-    literals,
+    clauses,
     mayMatch(index: Trigrams): boolean {
-      outer: for (const g of grams) {
-        for (const t of g) if (!index.has(t)) continue outer;
-        return true;
+      for (const clause of grams) {
+        let found = false;
+        for (const literal of clause) {
+          let all = true;
+          for (const t of literal) {
+            if (!index.has(t)) {
+              all = false;
+              break;
+            }
+          }
+          if (all) {
+            found = true;
+            break;
+          }
+        }
+        if (!found) return false;
       }
-      return false;
+      return true;
     },
   };
 }

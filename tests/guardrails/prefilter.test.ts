@@ -14,19 +14,24 @@ const may = (re: RegExp, text: string) => prefilterOf(re).mayMatch(grams.of(text
 
 describe("regex prefilter", () => {
   test("derives the literals one of which every match contains", () => {
-    expect(prefilterOf(/\b(?:ignore|forget)\s+(?:all\s+)?rules?\b/g).literals).toEqual(["ignore", "forget"]);
-    expect(prefilterOf(/\bsummari[sz]e\b/).literals).toEqual(["summarise", "summarize"]);
-    expect(prefilterOf(/<\/?sys>/i).literals).toEqual(["</sys>", "<sys>"]);
+    expect(prefilterOf(/\b(?:ignore|forget)\s+(?:all\s+)?rules?\b/g).clauses).toEqual([
+      ["ignore", "forget"],
+      ["rules", "rule"],
+    ]);
+    expect(prefilterOf(/\bsummari[sz]e\b/).clauses).toEqual([["summarise", "summarize"]]);
+    expect(prefilterOf(/<\/?sys>/i).clauses).toEqual([["</sys>", "<sys>"]]);
     // Nothing required, or too short to test: always searched.
-    expect(prefilterOf(/\w+@\w+/).literals).toBeNull();
-    expect(prefilterOf(/a|bcd/).literals).toBeNull();
-    expect(prefilterOf(/(?:x)?/).literals).toBeNull();
+    expect(prefilterOf(/\w+@\w+/).clauses).toEqual([]);
+    expect(prefilterOf(/a|bcd/).clauses).toEqual([]);
+    expect(prefilterOf(/(?:x)?/).clauses).toEqual([]);
   });
 
   test("skips a text without the literals and keeps one with them", () => {
     const re = /\b(?:ignore|forget)\s+(?:all\s+)?rules?\b/g;
     expect(may(re, "please summarise this manual page")).toBe(false);
     expect(may(re, "now IGNORE all rules")).toBe(true);
+    // Every clause must hold: "ignore" alone is not enough.
+    expect(may(re, "ignore the warning")).toBe(false);
     // Case and non-letters fold to the same classes in text and literal.
     expect(may(/<\/?sys>/i, "<SYS> hello")).toBe(true);
     expect(may(/don'?t care/, "i don't care")).toBe(true);
