@@ -289,12 +289,8 @@ export class Trigrams {
   of(text: string): this {
     if (this.text === text) return this;
     this.text = text;
-    if (++this.stamp === 0xffffffff) {
-      this.seen.fill(0);
-      this.stamp = 1;
-    }
+    const stamp = this.next();
     const seen = this.seen;
-    const stamp = this.stamp;
     const n = text.length;
     // Two classes of nothing before the text: the extra grams only make the test less selective.
     let b = 0;
@@ -308,6 +304,32 @@ export class Trigrams {
       b = c;
     }
     return this;
+  }
+
+  /** Indexes the UTF-16 code units codes[0..n) (a text not yet made a string). */
+  ofCodes(codes: Uint16Array, n: number): this {
+    this.text = null;
+    const stamp = this.next();
+    const seen = this.seen;
+    let b = 0;
+    let ab = 0;
+    for (let i = 0; i < n; i++) {
+      const code = codes[i] as number;
+      const c = code < 128 ? (CLASS[code] as number) : 0;
+      seen[BIGRAMS + b * CLASSES + c] = stamp;
+      seen[ab * CLASSES + c] = stamp;
+      ab = b * CLASSES + c;
+      b = c;
+    }
+    return this;
+  }
+
+  private next(): number {
+    if (++this.stamp === 0xffffffff) {
+      this.seen.fill(0);
+      this.stamp = 1;
+    }
+    return this.stamp;
   }
 
   /** Whether the text indexed last holds this trigram (or bigram). */
@@ -343,24 +365,23 @@ export function prefilterOf(re: RegExp): Prefilter {
   if (clauses.length === 0) return ALWAYS;
   // The most selective clause first: most texts fail there.
   clauses.sort((a, b) => score(new Set(b)) - score(new Set(a)));
-  const grams = clauses.map((c) => c.map(trigramsOfLiteral));
+  const grams = clauses.map((c) => c.map((l) => Int32Array.from(trigramsOfLiteral(l))));
   return {
     clauses,
     mayMatch(index: Trigrams): boolean {
-      for (const clause of grams) {
+      for (let k = 0; k < grams.length; k++) {
+        const clause = grams[k] as Int32Array[];
         let found = false;
-        for (const literal of clause) {
+        for (let j = 0; j < clause.length && !found; j++) {
+          const literal = clause[j] as Int32Array;
           let all = true;
-          for (const t of literal) {
-            if (!index.has(t)) {
+          for (let t = 0; t < literal.length; t++) {
+            if (!index.has(literal[t] as number)) {
               all = false;
               break;
             }
           }
-          if (all) {
-            found = true;
-            break;
-          }
+          found = all;
         }
         if (!found) return false;
       }

@@ -60,11 +60,6 @@ function buildGate(): ((text: string) => boolean) | null {
     return { re, prefilter: prefilterOf(re) };
   });
   const grams = new Trigrams();
-  const anyMatch = (transformed: string): boolean => {
-    grams.of(transformed);
-    for (const p of patterns) if (p.prefilter.mayMatch(grams) && p.re.test(transformed)) return true;
-    return false;
-  };
   let buf = new Uint16Array(2048);
 
   return (text: string) => {
@@ -93,15 +88,24 @@ function buildGate(): ((text: string) => boolean) | null {
         buf[n++] = 0xdc00 + ((out - 0x10000) & 0x3ff);
       } else buf[n++] = out;
     }
-    let transformed = "";
-    for (let i = 0; i < n; i += 8192) {
-      transformed += String.fromCharCode.apply(
-        null,
-        buf.subarray(i, Math.min(n, i + 8192)) as unknown as number[],
-      );
+    // The string is made only when a pattern may match (most texts: none does).
+    grams.ofCodes(buf, n);
+    let transformed: string | null = null;
+    for (const p of patterns) {
+      if (!p.prefilter.mayMatch(grams)) continue;
+      transformed ??= decode(buf, n);
+      if (p.re.test(transformed)) return true;
     }
-    return anyMatch(transformed);
+    return false;
   };
+}
+
+function decode(codes: Uint16Array, n: number): string {
+  let s = "";
+  for (let i = 0; i < n; i += 8192) {
+    s += String.fromCharCode.apply(null, codes.subarray(i, Math.min(n, i + 8192)) as unknown as number[]);
+  }
+  return s;
 }
 
 const gate = buildGate();
