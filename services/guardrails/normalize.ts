@@ -81,11 +81,25 @@ function decode(n: number): string {
   return s;
 }
 
+// The scanners of one request normalize the same text in turn (prompt injection, then toxicity): the
+// last result is kept and given again for the same input. Its offset map is therefore a copy, never a
+// view of the shared buffers, which the next text overwrites.
+let lastInput: string | null = null;
+let lastResult: Normalized | null = null;
+
 /**
  * Whitespace is kept as it is (patterns match runs of it with \s+), so ASCII text, the common case,
  * keeps its offsets and is folded with two native string operations.
  */
 export function normalize(input: string): Normalized {
+  if (input === lastInput && lastResult !== null) return lastResult;
+  const result = fold(input);
+  lastInput = input;
+  lastResult = result;
+  return result;
+}
+
+function fold(input: string): Normalized {
   if (!NON_ASCII.test(input)) {
     const lower = input.toLowerCase();
     return { text: LEET_NEAR_LETTER.test(lower) ? lower.replace(LEET_WORD, leetWord) : lower, map: null };
@@ -124,7 +138,7 @@ export function normalize(input: string): Normalized {
       origin[n++] = at;
     }
   }
-  return { text: decode(n), map: origin.subarray(0, n) };
+  return { text: decode(n), map: origin.slice(0, n) };
 }
 
 /** Original [start, end) of normalized [start, end). */

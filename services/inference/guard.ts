@@ -6,6 +6,7 @@ import { evaluate, stageConfigs } from "../guardrails/evaluate.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { Finding } from "../guardrails/scanner.ts";
 import { createStreamScanner } from "../guardrails/stream-scan.ts";
+import { evaluateInput } from "./input-scan-cache.ts";
 import { type ChatMessage, textOf } from "./messages.ts";
 
 export interface GuardDecision {
@@ -54,7 +55,8 @@ export function requestGuard(raw: Record<string, unknown>): RequestGuard | undef
       let blockedBy: string | undefined;
       const checked = messages.map((message, index) => {
         if (message.role === "assistant") return message;
-        const result = evaluate(textOf(message), policy, "input");
+        // The conversation so far comes again with every turn: its messages are evaluated once.
+        const result = evaluateInput(textOf(message), policy);
         for (const f of result.findings) decision.findings.push({ ...f, message: index });
         if (rank(result.action) > rank(decision.action)) decision.action = result.action;
         if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";

@@ -1,5 +1,6 @@
 import { type Hit as BaseHit, bestPerSignal, toFindings } from "../../hits.ts";
 import { normalize, originalSpan } from "../../normalize.ts";
+import { prefilterFor, sharedTrigrams } from "../../prefilter.ts";
 import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
 import {
   BASE64_RUN,
@@ -66,7 +67,10 @@ function collect(
   text: string,
   each: (s: Signal, start: number, end: number) => void,
 ) {
+  // Most patterns cannot match a given text (none of their literals occur in it): skip those.
+  const grams = sharedTrigrams.of(text);
   for (const s of signals) {
+    if (!prefilterFor(s.re).mayMatch(grams)) continue;
     s.re.lastIndex = 0;
     for (let m = s.re.exec(text); m !== null; m = s.re.exec(text)) {
       if (m[0].length === 0) {
@@ -157,7 +161,6 @@ function analyse(text: string, depth: number, hits: Hit[]): number {
     }
   }
 
-  // Everything below calls normalize() again, which reuses its buffers: `norm` is dead from here on.
   if (depth < MAX_DEPTH) {
     const tags = decodeTags(text);
     if (tags && tags.hidden.length >= 4) rescan(tags.hidden, tags.start, tags.end, depth, hits);

@@ -1,5 +1,6 @@
 import { bestPerType, type Hit, toFindings } from "../../hits.ts";
 import { normalize, originalSpan } from "../../normalize.ts";
+import { prefilterFor, sharedTrigrams } from "../../prefilter.ts";
 import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
 import { abuseSignals } from "./phrases.ts";
 import { findProfanity } from "./profanity.ts";
@@ -83,7 +84,9 @@ function analyse(text: string, hits: Hit[]): number {
       hits.push({ ...profanityKind(p.word), start, end });
   }
   const norm = normalize(text);
+  const grams = sharedTrigrams.of(norm.text);
   for (const s of abuseSignals) {
+    if (!prefilterFor(s.re).mayMatch(grams)) continue; // none of its literals occur
     s.re.lastIndex = 0;
     for (let m = s.re.exec(norm.text); m !== null; m = s.re.exec(norm.text)) {
       const [start, end] = originalSpan(text, norm, m.index, m.index + m[0].length);

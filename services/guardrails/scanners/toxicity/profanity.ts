@@ -1,4 +1,5 @@
 import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from "obscenity";
+import { prefilterOf, Trigrams } from "../../prefilter.ts";
 
 // Profanity, slurs and sexual terms come from obscenity's English dataset, which already resolves
 // leetspeak, confusable characters and stretched letters ("fuuuck") and whitelists the Scunthorpe
@@ -7,7 +8,8 @@ import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from "o
 // obscenity runs ~120 regular expressions one after another over a character-by-character
 // transformed copy of the text (~150 µs for 1 KB). Almost all text has no match, so a gate answers
 // that case first: the same transformation done with lookup tables, then ONE regular expression
-// that is the union of obscenity's own patterns. Only when the union matches does obscenity's
+// that is the union of obscenity's own patterns (run as the patterns whose literals the transformed
+// text holds, see prefilter.ts: most texts hold none). Only when the union matches does obscenity's
 // matcher run (for the exact terms, offsets and whitelist). The gate is exact, not a heuristic:
 // a text obscenity would flag always passes it (tests/guardrails/toxicity.test.ts checks this).
 
@@ -52,7 +54,12 @@ function buildGate(): ((text: string) => boolean) | null {
   };
   for (let c = 0; c < 128; c++) ascii[c] = fold(c);
 
-  const union = new RegExp(terms.map((t) => `(?:${(t.regExp as RegExp).source})`).join("|"), "s");
+  // The union matches when one of its patterns does; a pattern none of whose literals occur cannot.
+  const patterns = terms.map((t) => {
+    const re = new RegExp((t.regExp as RegExp).source, "s");
+    return { re, prefilter: prefilterOf(re) };
+  });
+  const grams = new Trigrams();
   let buf = new Uint16Array(2048);
 
   return (text: string) => {
@@ -81,15 +88,24 @@ function buildGate(): ((text: string) => boolean) | null {
         buf[n++] = 0xdc00 + ((out - 0x10000) & 0x3ff);
       } else buf[n++] = out;
     }
-    let transformed = "";
-    for (let i = 0; i < n; i += 8192) {
-      transformed += String.fromCharCode.apply(
-        null,
-        buf.subarray(i, Math.min(n, i + 8192)) as unknown as number[],
-      );
+    // The string is made only when a pattern may match (most texts: none does).
+    grams.ofCodes(buf, n);
+    let transformed: string | null = null;
+    for (const p of patterns) {
+      if (!p.prefilter.mayMatch(grams)) continue;
+      transformed ??= decode(buf, n);
+      if (p.re.test(transformed)) return true;
     }
-    return union.test(transformed);
+    return false;
   };
+}
+
+function decode(codes: Uint16Array, n: number): string {
+  let s = "";
+  for (let i = 0; i < n; i += 8192) {
+    s += String.fromCharCode.apply(null, codes.subarray(i, Math.min(n, i + 8192)) as unknown as number[]);
+  }
+  return s;
 }
 
 const gate = buildGate();

@@ -1,0 +1,52 @@
+// A chat request carries the whole conversation, so every turn sends again the messages the gateway
+// scanned on the turns before. Input evaluations are kept for the recent (text, input policy) pairs,
+// in memory and bounded, so a long conversation costs the scan of its new message only. The key is
+// the full text (not a hash an attacker could collide), so a hit is exactly the result `evaluate`
+// would give: scanners are pure functions of the text and the policy.
+import { type Evaluation, evaluate } from "../guardrails/evaluate.ts";
+import type { GuardrailsPolicy } from "../guardrails/policy.ts";
+
+const MAX_ENTRIES = 2048;
+/** Total characters of the texts kept (UTF-16 code units; 8 Mi ≈ 16 MiB). */
+const MAX_CHARS = 8 * 1024 * 1024;
+/** Longer texts are scanned each time: keeping them would evict many conversations. */
+const MAX_TEXT = 64 * 1024;
+
+const entries = new Map<string, Evaluation>();
+let chars = 0;
+
+/** `evaluate(text, policy, "input")`, given again from memory for a text and policy seen recently. */
+export function evaluateInput(text: string, policy: GuardrailsPolicy): Evaluation {
+  if (text.length > MAX_TEXT) return evaluate(text, policy, "input");
+  const key = `${JSON.stringify(policy.input ?? null)}\u0000${text}`;
+  const known = entries.get(key);
+  if (known !== undefined) {
+    // Most recently used last: Map keeps insertion order.
+    entries.delete(key);
+    entries.set(key, known);
+    return known;
+  }
+  const result = frozen(evaluate(text, policy, "input"));
+  entries.set(key, result);
+  chars += key.length;
+  for (const [old] of entries) {
+    if (entries.size <= MAX_ENTRIES && chars <= MAX_CHARS) break;
+    entries.delete(old);
+    chars -= old.length;
+  }
+  return result;
+}
+
+/** A kept result is shared by later requests: nobody may change it. */
+function frozen(e: Evaluation): Evaluation {
+  for (const f of e.findings) Object.freeze(f);
+  Object.freeze(e.findings);
+  if (e.blockedBy) Object.freeze(e.blockedBy);
+  return Object.freeze(e);
+}
+
+/** Forgets every kept evaluation (tests). */
+export function clearInputScanCache(): void {
+  entries.clear();
+  chars = 0;
+}
