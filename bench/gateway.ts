@@ -107,12 +107,21 @@ const toMs = (value: string) => {
 
 async function wrk(url: string, body: string, headers: Record<string, string>): Promise<WrkResult> {
   const script = join(work, `wrk-${crypto.randomUUID()}.lua`);
+  // Every request's prompt differs (NONCE becomes thread-counter), so nothing along the way can
+  // answer from a cache of texts it has seen.
   const lua = [
     'wrk.method = "POST"',
-    `wrk.body = ${JSON.stringify(body)}`,
     ...Object.entries({ "content-type": "application/json", ...headers }).map(
       ([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`,
     ),
+    `local template = ${JSON.stringify(body)}`,
+    "local threads = 0",
+    "function setup(thread) threads = threads + 1; thread:set('tid', threads) end",
+    "local counter = 0",
+    "request = function()",
+    "  counter = counter + 1",
+    "  return wrk.format(nil, nil, nil, (string.gsub(template, 'NONCE', tid .. '-' .. counter)))",
+    "end",
   ].join("\n");
   writeFileSync(script, lua);
   const proc = Bun.spawn(
@@ -166,7 +175,7 @@ async function fixedRate(
         const r = await fetch(url, {
           method: "POST",
           headers: { "content-type": "application/json", ...headers },
-          body,
+          body: unique(body),
         });
         await r.arrayBuffer();
         if (r.status !== 200) failed++;
@@ -187,7 +196,7 @@ async function streaming(url: string, body: string, headers: Record<string, stri
     const r = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
-      body,
+      body: unique(body),
     });
     const reader = (r.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
@@ -241,7 +250,7 @@ async function databaseUrl(): Promise<string | undefined> {
 
 // A 1 KB prompt of ordinary prose: the guardrails scan all of it and find nothing to block.
 const prompt = (
-  "Please summarise the following notes from our planning meeting in three short bullet points. " +
+  "Request NONCE. Please summarise the following notes from our planning meeting in three short bullet points. " +
   "The team agreed to move the quarterly review to the second week of the month so that the finance " +
   "figures are final before we discuss them. Marketing will prepare a draft of the spring campaign " +
   "with two alternative slogans, and the design group will test both with a small panel of customers. " +
@@ -251,6 +260,9 @@ const prompt = (
   "language. We closed by listing open questions for next week: the hiring plan for the data team, the " +
   "budget for the conference in May, and whether the office should stay open on the public holiday. "
 ).slice(0, 1024);
+
+/** A new NONCE in each request's prompt (see the wrk script). */
+const unique = (body: string) => body.replace("NONCE", crypto.randomUUID().slice(0, 13));
 
 const chatBody = (model: string, stream = false) =>
   JSON.stringify({

@@ -117,11 +117,19 @@ export function findProfanity(text: string): ProfanityMatch[] {
   if (gate && !gate(text)) return [];
   const found: ProfanityMatch[] = [];
   for (const m of matcher.getAllMatches(text, true)) {
+    // Leetspeak reads "455" as "ass": a match with no letter at all is a number, not a word.
+    if (!hasLetter(text, m.startIndex, m.endIndex + 1)) continue;
     const word = englishDataset.getPayloadWithPhraseMetadata(m).phraseMetadata?.originalWord ?? "";
     // obscenity's end index is inclusive.
     found.push({ word, start: m.startIndex, end: m.endIndex + 1 });
   }
   return found;
+}
+
+const letter = /\p{L}/u;
+function hasLetter(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (letter.test(text[i] as string)) return true;
+  return false;
 }
 
 /** obscenity alone, without the gate (to check the gate's exactness). */
