@@ -43,6 +43,8 @@ describe("toxicity", () => {
       // Digits alone are numbers, not leetspeak: "455" is not "ass", "5h17" stays caught below.
       "order 455 ships on 2-455",
       "room 455, extension 3455",
+      // Hashes and UUIDs are identifiers, though leetspeak reads "fa6" and "a55" in them.
+      "commit fa6b8bb0 and request bb5b54ab-a55c",
     ]) {
       expect(types(text)).toEqual([]);
     }

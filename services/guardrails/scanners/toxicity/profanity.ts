@@ -119,11 +119,27 @@ export function findProfanity(text: string): ProfanityMatch[] {
   for (const m of matcher.getAllMatches(text, true)) {
     // Leetspeak reads "455" as "ass": a match with no letter at all is a number, not a word.
     if (!hasLetter(text, m.startIndex, m.endIndex + 1)) continue;
+    // "fa6b8bb0" (a hash) or "bb5b54ab-a55c" (a UUID) read as leetspeak hold slurs: identifiers, not words.
+    if (insideHexIdentifier(text, m.startIndex, m.endIndex + 1)) continue;
     const word = englishDataset.getPayloadWithPhraseMetadata(m).phraseMetadata?.originalWord ?? "";
     // obscenity's end index is inclusive.
     found.push({ word, start: m.startIndex, end: m.endIndex + 1 });
   }
   return found;
+}
+
+const hexOrDash = /[0-9a-fA-F-]/;
+/** The match lies in a run of hex digits (and dashes) of 8 or more with at least two digits. */
+function insideHexIdentifier(text: string, start: number, end: number): boolean {
+  let from = start;
+  let to = end;
+  while (from > 0 && hexOrDash.test(text[from - 1] as string)) from--;
+  while (to < text.length && hexOrDash.test(text[to] as string)) to++;
+  for (let i = start; i < end; i++) if (!hexOrDash.test(text[i] as string)) return false;
+  // The run must end at a word boundary on both sides, or it is part of a longer word.
+  if (/\w/.test(text[from - 1] ?? "") || /\w/.test(text[to] ?? "")) return false;
+  const run = text.slice(from, to);
+  return run.length >= 8 && (run.match(/\d/g)?.length ?? 0) >= 2;
 }
 
 const letter = /\p{L}/u;
