@@ -1,0 +1,23 @@
+// Nosana's deployment events (job queued, running, stopped, errors) as the replica's log lines.
+// The cursor is how many events were already read.
+import type { LogChunk, ReplicaHandle } from "../provider.ts";
+import type { InstanceAccounts } from "../remote-accounts.ts";
+import { NosanaClient } from "./client.ts";
+
+export async function readNosanaLogs(
+  accounts: InstanceAccounts,
+  handle: ReplicaHandle,
+  cursor: string | undefined,
+): Promise<LogChunk> {
+  const client = new NosanaClient(await accounts.of(handle));
+  const events = await client.events(handle.providerInstanceId);
+  const from = cursor ? Number(cursor) || 0 : 0;
+  return {
+    lines: events.slice(from).map((e) => ({
+      ts: new Date(e.created_at),
+      stream: /error|fail/i.test(e.type) ? ("stderr" as const) : ("stdout" as const),
+      line: `[nosana ${e.type}] ${e.message}`,
+    })),
+    cursor: String(events.length),
+  };
+}

@@ -1,0 +1,101 @@
+// What the remote providers (nosana, akash, skypilot) share: finding the organization's account
+// for a replica when the interface hands them only a handle (stopReplica, listInstances), and the
+// engine's container for a replica. The interface gives `access` with specs but not with handles,
+// so the provider remembers the access it saw per instance, and asks the platform for the rest
+// (after a restart, or for instances it never saw).
+import type { EngineId } from "../../db/schema/deployments.ts";
+import type { ProviderId } from "../../db/schema/pools.ts";
+import type { ContainerSpec, Engine } from "../engines/engine.ts";
+import type { ProviderAccess, ReplicaSpec } from "./provider.ts";
+
+/** How a provider finds the organizations' accounts it works for (filled by the platform). */
+export interface AccountDirectory {
+  /** The access of the organization that owns this replica; undefined when the replica is unknown. */
+  ofReplica(provider: ProviderId, replicaId: string): Promise<ProviderAccess | undefined>;
+  /** Every configured account of this provider (one per organization that stored credentials). */
+  all(provider: ProviderId): Promise<ProviderAccess[]>;
+}
+
+export const noAccounts: AccountDirectory = {
+  ofReplica: async () => undefined,
+  all: async () => [],
+};
+
+/** Remembers which account an instance lives in, so a stop finds it without the spec. */
+export class InstanceAccounts {
+  private readonly byInstance = new Map<string, ProviderAccess>();
+
+  constructor(
+    private readonly provider: ProviderId,
+    private readonly directory: AccountDirectory,
+  ) {}
+
+  remember(instanceId: string, access: ProviderAccess) {
+    this.byInstance.set(instanceId, access);
+  }
+
+  forget(instanceId: string) {
+    this.byInstance.delete(instanceId);
+  }
+
+  async of(handle: { replicaId: string; providerInstanceId: string }): Promise<ProviderAccess> {
+    const known =
+      this.byInstance.get(handle.providerInstanceId) ??
+      (await this.directory.ofReplica(this.provider, handle.replicaId));
+    if (!known?.credentials) {
+      throw new Error(`no ${this.provider} credentials found for instance ${handle.providerInstanceId}`);
+    }
+    return known;
+  }
+
+  /** Each distinct account once (organizations may share one key). */
+  async accounts(): Promise<ProviderAccess[]> {
+    const seen = new Map<string, ProviderAccess>();
+    for (const access of [...(await this.directory.all(this.provider)), ...this.byInstance.values()]) {
+      if (!access.credentials) continue;
+      seen.set(JSON.stringify([access.settings.base_url ?? null, access.credentials]), access);
+    }
+    return [...seen.values()];
+  }
+}
+
+/** The engine's container for one replica, with the heartbeat variables the worker reports with. */
+export function containerFor(
+  engines: Partial<Record<EngineId, Engine>>,
+  spec: ReplicaSpec,
+  providerInstanceName: string,
+): ContainerSpec {
+  const engine = engines[spec.engine];
+  if (!engine?.container) throw new Error(`the ${spec.engine} engine has no container form`);
+  const env: Record<string, string> = { PROVIDER_INSTANCE_ID: providerInstanceName };
+  if (spec.heartbeat) {
+    env.HEARTBEAT_URL = spec.heartbeat.url;
+    env.NODE_TOKEN = spec.heartbeat.nodeToken;
+    env.HEARTBEAT_INTERVAL_MS = String(spec.heartbeat.intervalMs);
+  }
+  return engine.container({
+    modelSource: spec.modelSource,
+    modelName: spec.deploymentName,
+    gpus: spec.gpuPerReplica,
+    configuration: spec.configuration,
+    env,
+  });
+}
+
+/** The name a replica carries at the provider: the deployment and the replica, so a restart finds it. */
+export const instanceName = (spec: Pick<ReplicaSpec, "deploymentId" | "replicaId">) =>
+  `llmp-${spec.deploymentId}-${spec.replicaId}`;
+
+/** The replica id back from such a name; undefined for what this installation did not create. */
+export function replicaIdOfName(name: string): string | undefined {
+  const m = /^llmp-[0-9a-f-]{36}-([0-9a-f-]{36})$/.exec(name);
+  return m?.[1];
+}
+
+/**
+ * `allowed_gpu_types` matching: case-insensitive, ignoring spaces, dashes and a vendor prefix
+ * ("RTX 4090" allows "NVIDIA GeForce RTX 4090"; "A10" does not allow "A100").
+ */
+export const gpuKey = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, "");
+export const gpuAllowed = (allowed: readonly string[], offered: readonly string[]) =>
+  allowed.length === 0 || offered.some((g) => allowed.some((a) => gpuKey(g).endsWith(gpuKey(a))));
