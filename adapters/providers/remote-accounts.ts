@@ -93,9 +93,26 @@ export function replicaIdOfName(name: string): string | undefined {
 }
 
 /**
- * `allowed_gpu_types` matching: case-insensitive, ignoring spaces, dashes and a vendor prefix
- * ("RTX 4090" allows "NVIDIA GeForce RTX 4090"; "A10" does not allow "A100").
+ * `allowed_gpu_types` matching: case-insensitive, by whole words, ignoring spaces and dashes between
+ * them ("RTX 4090" and "rtx4090" allow "NVIDIA GeForce RTX 4090"; "A100" allows "NVIDIA A100 80GB";
+ * "A10" does not allow "A100").
  */
-export const gpuKey = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, "");
+const words = (name: string) =>
+  name
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+export function gpuMatches(allowed: string, offered: string): boolean {
+  const want = words(allowed).join("");
+  const have = words(offered);
+  for (let i = 0; i < have.length; i++) {
+    let joined = "";
+    for (let j = i; j < have.length && joined.length < want.length; j++) {
+      joined += have[j];
+      if (joined === want) return true;
+    }
+  }
+  return false;
+}
 export const gpuAllowed = (allowed: readonly string[], offered: readonly string[]) =>
-  allowed.length === 0 || offered.some((g) => allowed.some((a) => gpuKey(g).endsWith(gpuKey(a))));
+  allowed.length === 0 || offered.some((g) => allowed.some((a) => gpuMatches(a, g)));
