@@ -1,8 +1,9 @@
-// The providers of this installation, keyed by the ProviderId union. `kubernetes`, `skypilot` and
-// `akash` are declared ids without an implementation yet: a pool asking for one is
+// The providers of this installation, keyed by the ProviderId union. `kubernetes` and `skypilot`
+// are declared ids without an implementation yet: a pool asking for one is
 // refused with 400 `provider` rather than accepted and left to fail.
 import type { ProviderId } from "../../db/schema/pools.ts";
 import { engines } from "../engines/index.ts";
+import { createAkashProvider } from "./akash/index.ts";
 import { createExternalProvider } from "./external/index.ts";
 import { createLocalProvider } from "./local/index.ts";
 import { createNosanaProvider } from "./nosana/index.ts";
@@ -14,6 +15,7 @@ export type ProviderRegistry = { readonly [K in ProviderId]?: ComputeProvider & 
 export function createProviders(options: { dataDir: string; accounts?: AccountDirectory }): ProviderRegistry {
   const accounts = options.accounts ?? noAccounts;
   return {
+    akash: { ...createAkashProvider({ engines, accounts }), id: "akash" },
     nosana: { ...createNosanaProvider({ engines, accounts }), id: "nosana" },
     local: { ...createLocalProvider({ dataDir: options.dataDir, engines }), id: "local" },
     external: { ...createExternalProvider(), id: "external" },
