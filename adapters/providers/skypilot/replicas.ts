@@ -1,0 +1,112 @@
+// One SkyPilot cluster per replica, named `llmp-<replica id>` (labels carry the deployment too).
+// Launch is submitted and not waited for: each inspection peeks at the launch request (PENDING,
+// RUNNING, then SUCCEEDED or FAILED with SkyPilot's reason, e.g. no quota), then at the cluster
+// (INIT, UP), its endpoint for the engine's port and its cost. SkyPilot has no price cap of its
+// own: a cluster costing more an hour than the pool's max_cost_per_hour is taken down and the
+// replica fails saying so. Terminate takes the cluster down and waits for it.
+import type { EngineId } from "../../../db/schema/deployments.ts";
+import type { Engine } from "../../engines/engine.ts";
+import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
+import { containerFor, type InstanceAccounts, instanceName } from "../remote-accounts.ts";
+import { failureOf, SkyPilotClient } from "./client.ts";
+import { taskOf } from "./task.ts";
+
+export interface SkyPilotReplicaState {
+  launchRequest: string | undefined;
+  port: number;
+}
+
+export const clusterNameOf = (replicaId: string) => `llmp-${replicaId}`;
+export const replicaIdOfCluster = (name: string) => /^llmp-([0-9a-f-]{36})$/.exec(name)?.[1];
+
+export async function startSkyPilotReplica(
+  engines: Partial<Record<EngineId, Engine>>,
+  accounts: InstanceAccounts,
+  states: Map<string, SkyPilotReplicaState>,
+  spec: ReplicaSpec,
+): Promise<ReplicaHandle> {
+  const client = new SkyPilotClient(spec.access);
+  const cluster = clusterNameOf(spec.replicaId);
+  const container = containerFor(engines, spec, instanceName(spec));
+  const launchRequest = await client.launch(taskOf(spec, container, cluster), cluster);
+  accounts.remember(cluster, spec.access);
+  states.set(cluster, { launchRequest, port: container.port });
+  return { replicaId: spec.replicaId, providerInstanceId: cluster, endpoint: null };
+}
+
+export async function stopSkyPilotReplica(
+  accounts: InstanceAccounts,
+  states: Map<string, SkyPilotReplicaState>,
+  handle: ReplicaHandle,
+): Promise<void> {
+  const client = new SkyPilotClient(await accounts.of(handle));
+  const cluster = handle.providerInstanceId;
+  const records = await client.status([cluster]);
+  if (records.some((r) => r.name === cluster)) await client.down(cluster);
+  states.delete(cluster);
+  accounts.forget(cluster);
+}
+
+export async function inspectSkyPilotReplica(
+  engines: Partial<Record<EngineId, Engine>>,
+  accounts: InstanceAccounts,
+  states: Map<string, SkyPilotReplicaState>,
+  handle: ReplicaHandle,
+  spec: ReplicaSpec,
+): Promise<ReplicaObservation> {
+  const cluster = handle.providerInstanceId;
+  accounts.remember(cluster, spec.access);
+  const client = new SkyPilotClient(spec.access);
+  let state = states.get(cluster);
+  if (!state) {
+    // Adopted after a restart: the launch request is not known any more, the cluster is.
+    const port = containerFor(engines, spec, instanceName(spec)).port;
+    state = { launchRequest: undefined, port };
+    states.set(cluster, state);
+  }
+  if (state.launchRequest) {
+    const launch = await client.peek(state.launchRequest);
+    if (launch?.status === "PENDING" || launch?.status === "RUNNING") return { phase: "starting" };
+    if (launch?.status === "FAILED") {
+      // SkyPilot may leave a partly provisioned cluster behind: take it down.
+      await client.down(cluster).catch(() => {});
+      return { phase: "failed", reason: `SkyPilot launch failed: ${failureOf(launch)}` };
+    }
+    if (launch?.status === "CANCELLED") return { phase: "exited", reason: "SkyPilot launch cancelled" };
+  }
+  const record = (await client.status([cluster])).find((r) => r.name === cluster);
+  if (!record) return { phase: "gone" };
+  if (record.status === "STOPPED") return { phase: "exited", reason: `SkyPilot cluster ${cluster} STOPPED` };
+  if (record.status !== "UP") return { phase: "starting" };
+  const endpoints = await client.endpoints(cluster, state.port);
+  const url = endpoints[String(state.port)];
+  if (!url) return { phase: "starting" };
+  const cost = (await client.costReport()).find((r) => r.name === cluster);
+  const costPerHour =
+    cost && cost.duration > 0 ? Math.round((cost.total_cost / cost.duration) * 3600 * 1e4) / 1e4 : null;
+  const ceiling = spec.placement.maxCostPerHour;
+  if (ceiling !== null && costPerHour !== null && costPerHour > ceiling) {
+    await client.down(cluster);
+    return {
+      phase: "failed",
+      reason: `SkyPilot's cheapest placement costs $${costPerHour}/h, over the pool's max_cost_per_hour ($${ceiling}/h)`,
+    };
+  }
+  const base = /^https?:\/\//.test(url) ? url : `http://${url}`;
+  return { phase: "ready", endpoint: `${base.replace(/\/+$/, "")}/v1`, costPerHour };
+}
+
+export async function listSkyPilotInstances(
+  accounts: InstanceAccounts,
+): Promise<{ replicaId: string; providerInstanceId: string }[]> {
+  const found: { replicaId: string; providerInstanceId: string }[] = [];
+  for (const access of await accounts.accounts()) {
+    for (const record of await new SkyPilotClient(access).status(null)) {
+      const replicaId = replicaIdOfCluster(record.name);
+      if (!replicaId) continue;
+      accounts.remember(record.name, access);
+      found.push({ replicaId, providerInstanceId: record.name });
+    }
+  }
+  return found;
+}
