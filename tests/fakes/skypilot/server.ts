@@ -176,7 +176,7 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
         case "/endpoints":
           return request("endpoints", (r) => {
             const c = clusters.get(body.cluster);
-            if (!c || c.status !== "UP") throw new Error(`cluster ${body.cluster} is not UP`);
+            if (c?.status !== "UP") throw new Error(`cluster ${body.cluster} is not UP`);
             succeed(r, { [String(body.port)]: options.workerHost });
           });
         case "/cost_report":
