@@ -63,11 +63,13 @@ export class InstanceAccounts {
 export function containerFor(
   engines: Partial<Record<EngineId, Engine>>,
   spec: ReplicaSpec,
+  provider: ProviderId,
   providerInstanceName: string,
 ): ContainerSpec {
   const engine = engines[spec.engine];
   if (!engine?.container) throw new Error(`the ${spec.engine} engine has no container form`);
-  const env: Record<string, string> = { PROVIDER_INSTANCE_ID: providerInstanceName };
+  // The worker's heartbeats name it by this id, and the pool's provider.
+  const env: Record<string, string> = { PROVIDER_INSTANCE_ID: providerInstanceName, POOL_PROVIDER: provider };
   if (spec.heartbeat) {
     env.HEARTBEAT_URL = spec.heartbeat.url;
     env.NODE_TOKEN = spec.heartbeat.nodeToken;

@@ -102,7 +102,8 @@ describe("nosana", () => {
     expect(replica.endpoint).toBe(`${p.worker.url}/v1`);
     const [held] = fake.held();
     expect(fake.held()).toHaveLength(1);
-    expect(held?.id).toBe(replica.provider_instance_id);
+    // The instance id is the name at Nosana, which the worker's heartbeats carry too.
+    expect(held?.name).toBe(replica.provider_instance_id);
     expect(held?.market).toBe("mkt-3060");
     expect(held?.name).toContain(id);
     const op = held?.job_definition.ops[0]?.args;

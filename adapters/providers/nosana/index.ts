@@ -11,6 +11,7 @@ import { readNosanaLogs } from "./logs.ts";
 import {
   inspectNosanaReplica,
   listNosanaInstances,
+  type NosanaIds,
   startNosanaReplica,
   stopNosanaReplica,
 } from "./replicas.ts";
@@ -20,6 +21,7 @@ export function createNosanaProvider(options: {
   accounts: AccountDirectory;
 }): ComputeProvider {
   const accounts = new InstanceAccounts("nosana", options.accounts);
+  const ids: NosanaIds = new Map();
   return {
     id: "nosana",
     summary: "Nosana GPU network: one Nosana deployment per replica, on the market of the pool's GPU type",
@@ -62,10 +64,10 @@ export function createNosanaProvider(options: {
         ],
       };
     },
-    startReplica: (spec) => startNosanaReplica(options.engines, accounts, spec),
-    stopReplica: (handle) => stopNosanaReplica(accounts, handle),
-    inspectReplica: (handle, spec) => inspectNosanaReplica(accounts, handle, spec),
-    readLogs: (handle, cursor) => readNosanaLogs(accounts, handle, cursor),
-    listInstances: () => listNosanaInstances(accounts),
+    startReplica: (spec) => startNosanaReplica(options.engines, accounts, ids, spec),
+    stopReplica: (handle) => stopNosanaReplica(accounts, ids, handle),
+    inspectReplica: (handle, spec) => inspectNosanaReplica(accounts, ids, handle, spec),
+    readLogs: (handle, cursor) => readNosanaLogs(accounts, ids, handle, cursor),
+    listInstances: () => listNosanaInstances(accounts, ids),
   };
 }

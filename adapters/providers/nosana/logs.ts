@@ -4,16 +4,20 @@
 import type { LogChunk, ReplicaHandle } from "../provider.ts";
 import type { InstanceAccounts } from "../remote-accounts.ts";
 import { NosanaClient, NosanaError, type NosanaEvent } from "./client.ts";
+import { type NosanaIds, nosanaIdOf } from "./replicas.ts";
 
 export async function readNosanaLogs(
   accounts: InstanceAccounts,
+  ids: NosanaIds,
   handle: ReplicaHandle,
   cursor: string | undefined,
 ): Promise<LogChunk> {
   const client = new NosanaClient(await accounts.of(handle));
+  const id = await nosanaIdOf(client, ids, handle.providerInstanceId);
+  if (!id) return { lines: [], cursor: cursor ?? "0" };
   let events: NosanaEvent[];
   try {
-    events = await client.events(handle.providerInstanceId);
+    events = await client.events(id);
   } catch (error) {
     // Deleted at Nosana: nothing more to read.
     if (error instanceof NosanaError && error.status === 404) return { lines: [], cursor: cursor ?? "0" };

@@ -1,6 +1,8 @@
 // One Nosana deployment per replica (replicas: 1), named after the platform's deployment and
 // replica, so scaling is the reconciler adding or stopping replicas, and a restart finds each one
-// by name. Stop on terminate, then delete, so nothing is left at Nosana that could cost money.
+// by name. The name is the provider instance id (the worker's heartbeats carry it too); Nosana's
+// own deployment id is looked up by name once and remembered. Stop on terminate, then delete, so
+// nothing is left at Nosana that could cost money.
 
 import type { EngineId } from "../../../db/schema/deployments.ts";
 import type { Engine } from "../../engines/engine.ts";
@@ -16,6 +18,7 @@ const defaultTimeoutMinutes = 60;
 export async function startNosanaReplica(
   engines: Partial<Record<EngineId, Engine>>,
   accounts: InstanceAccounts,
+  ids: NosanaIds,
   spec: ReplicaSpec,
 ): Promise<ReplicaHandle> {
   const client = new NosanaClient(spec.access);
@@ -23,11 +26,12 @@ export async function startNosanaReplica(
   // Idempotent: a replica started before a crash is found again by its name.
   const existing = (await client.listDeployments()).find((d) => d.name === name && isLive(d));
   if (existing) {
-    accounts.remember(existing.id, spec.access);
-    return { replicaId: spec.replicaId, providerInstanceId: existing.id, endpoint: null };
+    accounts.remember(name, spec.access);
+    ids.set(name, existing.id);
+    return { replicaId: spec.replicaId, providerInstanceId: name, endpoint: null };
   }
   const market = chooseMarket(await client.markets(), spec);
-  const container = containerFor(engines, spec, name);
+  const container = containerFor(engines, spec, "nosana", name);
   const timeout =
     typeof spec.configuration.timeout_minutes === "number"
       ? spec.configuration.timeout_minutes
@@ -40,17 +44,42 @@ export async function startNosanaReplica(
     strategy: "INFINITE",
     job_definition: jobDefinitionOf(container),
   });
-  accounts.remember(created.id, spec.access);
+  accounts.remember(name, spec.access);
+  ids.set(name, created.id);
   if (created.status === "DRAFT") await client.start(created.id);
-  return { replicaId: spec.replicaId, providerInstanceId: created.id, endpoint: null };
+  return { replicaId: spec.replicaId, providerInstanceId: name, endpoint: null };
+}
+
+/** Nosana deployment ids by instance name, as far as this process has seen them. */
+export type NosanaIds = Map<string, string>;
+
+/** The Nosana deployment id of an instance name; undefined when Nosana holds none of that name. */
+export async function nosanaIdOf(
+  client: NosanaClient,
+  ids: NosanaIds,
+  name: string,
+): Promise<string | undefined> {
+  const known = ids.get(name);
+  if (known) return known;
+  const found = (await client.listDeployments())
+    .filter((d) => d.name === name && d.status !== "ARCHIVED")
+    .at(-1);
+  if (found) ids.set(name, found.id);
+  return found?.id;
 }
 
 const isLive = (d: NosanaDeployment) =>
   !["STOPPED", "ARCHIVED", "ERROR", "INSUFFICIENT_FUNDS"].includes(d.status);
 
-export async function stopNosanaReplica(accounts: InstanceAccounts, handle: ReplicaHandle): Promise<void> {
+export async function stopNosanaReplica(
+  accounts: InstanceAccounts,
+  ids: NosanaIds,
+  handle: ReplicaHandle,
+): Promise<void> {
   const client = new NosanaClient(await accounts.of(handle));
-  const id = handle.providerInstanceId;
+  const name = handle.providerInstanceId;
+  const id = await nosanaIdOf(client, ids, name);
+  if (!id) return;
   try {
     const d = await client.getDeployment(id);
     if (d.status === "RUNNING" || d.status === "STARTING") await client.stop(id);
@@ -65,19 +94,23 @@ export async function stopNosanaReplica(accounts: InstanceAccounts, handle: Repl
   } catch (error) {
     if (!(error instanceof NosanaError && error.status === 404)) throw error;
   }
-  accounts.forget(id);
+  ids.delete(name);
+  accounts.forget(name);
 }
 
 export async function inspectNosanaReplica(
   accounts: InstanceAccounts,
+  ids: NosanaIds,
   handle: ReplicaHandle,
   spec: ReplicaSpec,
 ): Promise<ReplicaObservation> {
   accounts.remember(handle.providerInstanceId, spec.access);
   const client = new NosanaClient(spec.access);
+  const id = await nosanaIdOf(client, ids, handle.providerInstanceId);
+  if (!id) return { phase: "gone" };
   let d: NosanaDeployment;
   try {
-    d = await client.getDeployment(handle.providerInstanceId);
+    d = await client.getDeployment(id);
   } catch (error) {
     if (error instanceof NosanaError && error.status === 404) return { phase: "gone" };
     throw error;
@@ -113,6 +146,7 @@ async function lastError(client: NosanaClient, id: string): Promise<string> {
 
 export async function listNosanaInstances(
   accounts: InstanceAccounts,
+  ids: NosanaIds,
 ): Promise<{ replicaId: string; providerInstanceId: string }[]> {
   const found: { replicaId: string; providerInstanceId: string }[] = [];
   for (const access of await accounts.accounts()) {
@@ -120,8 +154,9 @@ export async function listNosanaInstances(
     for (const d of await client.listDeployments()) {
       const replicaId = replicaIdOfName(d.name);
       if (!replicaId || d.status === "ARCHIVED") continue;
-      accounts.remember(d.id, access);
-      found.push({ replicaId, providerInstanceId: d.id });
+      accounts.remember(d.name, access);
+      ids.set(d.name, d.id);
+      found.push({ replicaId, providerInstanceId: d.name });
     }
   }
   return found;

@@ -7,7 +7,7 @@
 import type { EngineId } from "../../../db/schema/deployments.ts";
 import type { Engine } from "../../engines/engine.ts";
 import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
-import { containerFor, type InstanceAccounts, instanceName } from "../remote-accounts.ts";
+import { containerFor, type InstanceAccounts } from "../remote-accounts.ts";
 import { failureOf, SkyPilotClient } from "./client.ts";
 import { taskOf } from "./task.ts";
 
@@ -27,7 +27,7 @@ export async function startSkyPilotReplica(
 ): Promise<ReplicaHandle> {
   const client = new SkyPilotClient(spec.access);
   const cluster = clusterNameOf(spec.replicaId);
-  const container = containerFor(engines, spec, instanceName(spec));
+  const container = containerFor(engines, spec, "skypilot", clusterNameOf(spec.replicaId));
   const launchRequest = await client.launch(taskOf(spec, container, cluster), cluster);
   accounts.remember(cluster, spec.access);
   states.set(cluster, { launchRequest, port: container.port });
@@ -60,7 +60,7 @@ export async function inspectSkyPilotReplica(
   let state = states.get(cluster);
   if (!state) {
     // Adopted after a restart: the launch request is not known any more, the cluster is.
-    const port = containerFor(engines, spec, instanceName(spec)).port;
+    const port = containerFor(engines, spec, "skypilot", clusterNameOf(spec.replicaId)).port;
     state = { launchRequest: undefined, port };
     states.set(cluster, state);
   }
