@@ -73,6 +73,7 @@ describe("skypilot", () => {
       { accelerators: { L4: 1 } },
     ]);
     expect(cluster?.task.resources.use_spot).toBe(false);
+    expect(cluster?.task.resources.max_hourly_cost).toBe(1);
     expect(cluster?.task.resources.ports).toEqual([8080]);
     expect(cluster?.task.resources.image_id).toBe("docker:ghcr.io/ggml-org/llama.cpp:server");
     expect(cluster?.task.resources.labels["llmp-deployment"]).toBe(id);
@@ -170,13 +171,23 @@ describe("skypilot", () => {
     expect(fake.clusters.size).toBe(0);
   }, 60_000);
 
-  test("a placement over max_cost_per_hour is taken down and FAILED saying so; spot brings it under", async () => {
+  test("over max_cost_per_hour: SkyPilot refuses it (max_hourly_cost), an older server's cluster is taken down; spot fits", async () => {
     const a100 = await createPool(p.o, {
       provider: "skypilot",
       allowed_gpu_types: ["A100"],
       max_cost_per_hour: 2,
     });
     await poolActive(a100.pool_id);
+    const refused = await deploy(p, {
+      model_name: "tiny-refused",
+      pool_id: a100.pool_id,
+      gpu_per_replica: 1,
+    });
+    const refusal = await until(p, refused, "FAILED");
+    expect(refusal.failure_reason).toContain("max_hourly_cost=2");
+    expect(fake.clusters.size).toBe(0);
+
+    fake.honorMaxHourlyCost = false;
     const dear = await deploy(p, { model_name: "tiny-dear", pool_id: a100.pool_id, gpu_per_replica: 1 });
     const failed = await until(p, dear, "FAILED");
     expect(failed.failure_reason).toContain("$3.67/h, over the pool's max_cost_per_hour ($2/h)");

@@ -106,7 +106,10 @@ export async function inspectAkashReplica(
     if (chosen === undefined || ("error" in chosen && waitedS < bidWaitS)) {
       if (waitedS > settingNumber(spec.access.settings, "bid_timeout_s", 300)) {
         await client.close(dseq);
-        return { phase: "failed", reason: `no Akash provider bid within ${Math.round(waitedS)} s` };
+        return {
+          phase: "failed",
+          reason: `no Akash provider bid within ${Math.round(waitedS)} s for the pool's allowed_gpu_types (${spec.placement.allowedGpuTypes.join(", ") || "any"})`,
+        };
       }
       return { phase: "starting" };
     }

@@ -100,7 +100,10 @@ export class SkyPilotClient {
 
   /** Where a request is, without waiting; undefined when the server does not know it. */
   async peek(requestId: string): Promise<RequestPayload | undefined> {
-    const res = await this.fetch("GET", `/api/status?request_ids=${encodeURIComponent(requestId)}`);
+    const res = await this.fetch(
+      "GET",
+      `/api/status?request_ids=${encodeURIComponent(requestId)}&all_status=true`,
+    );
     const list = (await res.json()) as RequestPayload[];
     return list.find((r) => r.request_id === requestId);
   }

@@ -1,9 +1,9 @@
 // One SkyPilot cluster per replica, named `llmp-<replica id>` (labels carry the deployment too).
 // Launch is submitted and not waited for: each inspection peeks at the launch request (PENDING,
 // RUNNING, then SUCCEEDED or FAILED with SkyPilot's reason, e.g. no quota), then at the cluster
-// (INIT, UP), its endpoint for the engine's port and its cost. SkyPilot has no price cap of its
-// own: a cluster costing more an hour than the pool's max_cost_per_hour is taken down and the
-// replica fails saying so. Terminate takes the cluster down and waits for it.
+// (INIT, UP), its endpoint for the engine's port and its cost. The task asks SkyPilot for
+// max_hourly_cost; servers that ignore it are caught here: a cluster costing more an hour than the
+// pool's max_cost_per_hour is taken down and the replica fails saying so. Terminate takes the cluster down and waits for it.
 import type { EngineId } from "../../../db/schema/deployments.ts";
 import type { Engine } from "../../engines/engine.ts";
 import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";

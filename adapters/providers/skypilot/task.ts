@@ -1,6 +1,6 @@
 // The SkyPilot task of one replica: the engine's container as the image (`image_id: docker:…`), its
 // command as `run`, the accelerators the pool allows (any of them: SkyPilot's optimizer picks the
-// cheapest available), spot or on-demand, the engine's port opened, and labels carrying the
+// cheapest available), spot or on-demand, the pool's ceiling as max_hourly_cost, the engine's port opened, and labels carrying the
 // deployment and replica. Written as JSON, which is YAML too.
 import type { ContainerSpec } from "../../engines/engine.ts";
 import type { ReplicaSpec } from "../provider.ts";
@@ -28,6 +28,8 @@ export function taskOf(spec: ReplicaSpec, container: ContainerSpec, clusterName:
       ...gpuResources,
       ...(typeof c.cpus === "string" || typeof c.cpus === "number" ? { cpus: c.cpus } : {}),
       use_spot: useSpot,
+      // SkyPilot's own cost ceiling (newer servers): its optimizer skips anything dearer.
+      ...(spec.placement.maxCostPerHour !== null ? { max_hourly_cost: spec.placement.maxCostPerHour } : {}),
       ports: [container.port],
       image_id: `docker:${container.image}`,
       labels: { "llmp-deployment": spec.deploymentId, "llmp-replica": spec.replicaId },

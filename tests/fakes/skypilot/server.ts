@@ -32,6 +32,8 @@ export interface FakeSkyPilot {
   /** On-demand dollars per hour per accelerator; spot is 30 % of it. */
   prices: Record<string, number>;
   failNextLaunch: { type: string; message: string } | undefined;
+  /** Whether launch honours resources.max_hourly_cost (newer servers do; older ones ignore it). */
+  honorMaxHourlyCost: boolean;
   stop(): void;
 }
 
@@ -46,6 +48,7 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
     requests,
     prices: { A100: 3.67, L4: 0.71, T4: 0.35 },
     failNextLaunch: undefined,
+    honorMaxHourlyCost: true,
     stop: () => server.stop(true),
   };
 
@@ -128,9 +131,17 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
       switch (path) {
         case "/launch": {
           const task = JSON.parse(body.task);
-          const failure = fake.failNextLaunch;
-          fake.failNextLaunch = undefined;
           const { hourly, accelerator } = cheapest(task);
+          const ceiling = task.resources?.max_hourly_cost;
+          const failure =
+            fake.failNextLaunch ??
+            (fake.honorMaxHourlyCost && typeof ceiling === "number" && hourly > ceiling
+              ? {
+                  type: "ResourcesUnavailableError",
+                  message: `No resource satisfying max_hourly_cost=${ceiling} (cheapest: ${accelerator} at $${hourly}/h)`,
+                }
+              : undefined);
+          fake.failNextLaunch = undefined;
           if (!failure) {
             clusters.set(body.cluster_name, {
               name: body.cluster_name,
