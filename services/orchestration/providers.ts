@@ -3,7 +3,7 @@ import type { ComputeProvider, ProviderResources } from "../../adapters/provider
 import { type ProviderId, providerIds } from "../../db/schema/pools.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { invalid } from "../errors.ts";
-import { hasProviderCredentials } from "../provider-configs/access.ts";
+import { hasProviderCredentials, providerAccess } from "../provider-configs/access.ts";
 import { orchestrationOf } from "./runtime.ts";
 
 /**
@@ -51,5 +51,7 @@ export async function providerResources(
   ctx: RequestContext,
   name: string | undefined,
 ): Promise<ProviderResources> {
-  return (await providerOrDefault(ctx, actorOf(ctx).orgId, name)).listResources();
+  const orgId = actorOf(ctx).orgId;
+  const provider = await providerOrDefault(ctx, orgId, name);
+  return provider.listResources(await providerAccess(ctx, orgId, provider.id));
 }

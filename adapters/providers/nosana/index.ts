@@ -44,10 +44,9 @@ export function createNosanaProvider(options: {
     async deprovisionPool() {
       // Nothing is held per pool: replicas are stopped (and deleted) before a pool goes.
     },
-    async listResources() {
-      // The markets as the first configured account sees them (prices are per job and hour).
-      const [access] = await accounts.accounts();
-      const markets = access ? await new NosanaClient(access).markets().catch(() => []) : [];
+    async listResources(access) {
+      // The markets as the asking organization's account sees them (prices are per job and hour).
+      const markets = access?.credentials ? await new NosanaClient(access).markets().catch(() => []) : [];
       return {
         provider: "nosana",
         cpu: null,
