@@ -10,6 +10,11 @@ import type { ProviderAccess, ReplicaSpec } from "./provider.ts";
 
 /** How a provider finds the organizations' accounts it works for (filled by the platform). */
 export interface AccountDirectory {
+  /**
+   * A short tag of this installation (all its processes share it), put in every name at the
+   * provider, so the orphan scan never touches what another installation on the same account runs.
+   */
+  installation: string;
   /** The access of the organization that owns this replica; undefined when the replica is unknown. */
   ofReplica(provider: ProviderId, replicaId: string): Promise<ProviderAccess | undefined>;
   /** Every configured account of this provider (one per organization that stored credentials). */
@@ -17,6 +22,7 @@ export interface AccountDirectory {
 }
 
 export const noAccounts: AccountDirectory = {
+  installation: "00000000",
   ofReplica: async () => undefined,
   all: async () => [],
 };
@@ -29,6 +35,10 @@ export class InstanceAccounts {
     private readonly provider: ProviderId,
     private readonly directory: AccountDirectory,
   ) {}
+
+  get installation(): string {
+    return this.directory.installation;
+  }
 
   remember(instanceId: string, access: ProviderAccess) {
     this.byInstance.set(instanceId, access);
@@ -84,14 +94,18 @@ export function containerFor(
   });
 }
 
-/** The name a replica carries at the provider: the deployment and the replica, so a restart finds it. */
-export const instanceName = (spec: Pick<ReplicaSpec, "deploymentId" | "replicaId">) =>
-  `llmp-${spec.deploymentId}-${spec.replicaId}`;
+/**
+ * The name a replica carries at the provider: this installation, the deployment and the replica, so
+ * a restart finds it and the orphan scan knows it is ours.
+ */
+export const instanceName = (installation: string, spec: Pick<ReplicaSpec, "deploymentId" | "replicaId">) =>
+  `llmp-${installation}-${spec.deploymentId}-${spec.replicaId}`;
 
 /** The replica id back from such a name; undefined for what this installation did not create. */
-export function replicaIdOfName(name: string): string | undefined {
-  const m = /^llmp-[0-9a-f-]{36}-([0-9a-f-]{36})$/.exec(name);
-  return m?.[1];
+export function replicaIdOfName(installation: string, name: string): string | undefined {
+  const prefix = `llmp-${installation}-`;
+  if (!name.startsWith(prefix)) return undefined;
+  return /^[0-9a-f-]{36}-([0-9a-f-]{36})$/.exec(name.slice(prefix.length))?.[1];
 }
 
 /**

@@ -1,5 +1,6 @@
 // What a provider adapter receives of the organization's provider configuration: the reconciler
 // reads it once per pass and hands it over with the pool or replica it works on.
+import { createHmac } from "node:crypto";
 import { and, eq, isNotNull } from "drizzle-orm";
 import type { ProviderAccess } from "../../adapters/providers/provider.ts";
 import type { AccountDirectory } from "../../adapters/providers/remote-accounts.ts";
@@ -23,6 +24,11 @@ export async function providerAccess(
 /** The account directory the remote provider adapters use to find an organization's access. */
 export function providerAccounts(ctx: Pick<AppContext, "db" | "config">): AccountDirectory {
   return {
+    // Every process of one installation shares INTERNAL_API_KEY; the tag reveals nothing of it.
+    installation: createHmac("sha256", ctx.config.internalApiKey)
+      .update("provider-installation")
+      .digest("hex")
+      .slice(0, 8),
     async ofReplica(provider, replicaId) {
       const [row] = await ctx.db
         .select({ orgId: pools.orgId })

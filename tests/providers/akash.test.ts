@@ -5,6 +5,7 @@
 // adopting the leased replica.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createAkashProvider } from "../../adapters/providers/akash/index.ts";
+import { noAccounts } from "../../adapters/providers/remote-accounts.ts";
 import { type FakeAkash, startFakeAkash } from "../fakes/akash/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";
@@ -71,7 +72,7 @@ describe("akash", () => {
     expect(d?.sdl).toContain('model: "rtx4090"');
     expect(d?.sdl).toContain('image: "ghcr.io/ggml-org/llama.cpp:server"');
     expect(d?.sdl).toContain("port: 8080");
-    expect(d?.sdl).toContain(`PROVIDER_INSTANCE_ID=llmp-${id}-`);
+    expect(d?.sdl).toMatch(new RegExp(`PROVIDER_INSTANCE_ID=llmp-[0-9a-f]{8}-${id}-`));
     // The A100 provider did not bid (not an allowed GPU); the cheaper of the two 4090 bids won.
     expect(d?.bids.map((b) => [b.provider.address, b.state])).toEqual([
       ["akash1cheap4090", "active"],
@@ -83,7 +84,7 @@ describe("akash", () => {
   test("the replica's price is the lease's bid price in dollars per hour", async () => {
     const provider = createAkashProvider({
       engines: testEngines,
-      accounts: { ofReplica: async () => undefined, all: async () => [] },
+      accounts: noAccounts,
     });
     const d = await status(p, id);
     const seen = await provider.inspectReplica(

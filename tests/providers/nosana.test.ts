@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createNosanaProvider } from "../../adapters/providers/nosana/index.ts";
 import { orchestrationOf } from "../../services/orchestration/runtime.ts";
+import { providerAccounts } from "../../services/provider-configs/access.ts";
 import { type FakeNosana, startFakeNosana } from "../fakes/nosana/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";
@@ -167,7 +168,8 @@ describe("nosana", () => {
     const before = await status(p, id);
     await p.reconciler.stop();
     // Something of this installation's that no replica wants (e.g. launched just before a crash).
-    const orphanName = `llmp-${crypto.randomUUID()}-${crypto.randomUUID()}`;
+    const ours = providerAccounts(p.o.t.app).installation;
+    const orphanName = `llmp-${ours}-${crypto.randomUUID()}-${crypto.randomUUID()}`;
     const created = await fetch(`${fake.baseUrl}/deployments/create`, {
       method: "POST",
       headers: { authorization: `Bearer ${fake.apiKey}`, "content-type": "application/json" },
@@ -184,9 +186,25 @@ describe("nosana", () => {
       method: "POST",
       headers: { authorization: `Bearer ${fake.apiKey}` },
     });
+    const foreign = await fetch(`${fake.baseUrl}/deployments/create`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${fake.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: `llmp-ffffffff-${crypto.randomUUID()}-${crypto.randomUUID()}`,
+        market: "mkt-3060",
+        replicas: 1,
+        timeout: 60,
+        strategy: "INFINITE",
+        job_definition: { ops: [{ args: { image: "x", expose: 8080, env: {} } }] },
+      }),
+    });
+    expect(foreign.status).toBe(201);
     freshProviders(p.o, "nosana", (accounts) => createNosanaProvider({ engines: testEngines, accounts }));
     p.reconciler = startTestReconciler(p.o);
     await eventually(async () => !fake.deployments.has(created.id), 20_000, "the orphan deleted");
+    // Another installation's replica on the same account stays.
+    expect(fake.held().some((d) => d.name.startsWith("llmp-ffffffff-"))).toBe(true);
+    for (const d of fake.held()) if (d.name.startsWith("llmp-ffffffff-")) fake.deployments.delete(d.id);
     const after = await status(p, id);
     expect(after.status).toBe("RUNNING");
     expect(after.observed_replicas[0].provider_instance_id).toBe(

@@ -23,8 +23,10 @@ test("allowed_gpu_types match whole words, whatever the spacing, case or vendor 
 test("an instance name carries the deployment and replica ids, and gives the replica id back", () => {
   const deploymentId = crypto.randomUUID();
   const replicaId = crypto.randomUUID();
-  const name = instanceName({ deploymentId, replicaId });
-  expect(name).toBe(`llmp-${deploymentId}-${replicaId}`);
-  expect(replicaIdOfName(name)).toBe(replicaId);
-  expect(replicaIdOfName("someone-elses-job")).toBeUndefined();
+  const name = instanceName("ab12cd34", { deploymentId, replicaId });
+  expect(name).toBe(`llmp-ab12cd34-${deploymentId}-${replicaId}`);
+  expect(replicaIdOfName("ab12cd34", name)).toBe(replicaId);
+  // Another installation's replica on the same account is not ours to stop.
+  expect(replicaIdOfName("ffffffff", name)).toBeUndefined();
+  expect(replicaIdOfName("ab12cd34", "someone-elses-job")).toBeUndefined();
 });

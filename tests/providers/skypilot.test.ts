@@ -5,7 +5,9 @@
 // placement over the ceiling turning the deployment FAILED, and a restart adopting the clusters
 // (an orphan cluster taken down).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { noAccounts } from "../../adapters/providers/remote-accounts.ts";
 import { createSkyPilotProvider } from "../../adapters/providers/skypilot/index.ts";
+import { providerAccounts } from "../../services/provider-configs/access.ts";
 import { type FakeSkyPilot, startFakeSkyPilot } from "../fakes/skypilot/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";
@@ -87,7 +89,7 @@ describe("skypilot", () => {
   test("the replica's price is SkyPilot's cost per hour of the cluster (the cheaper L4)", async () => {
     const provider = createSkyPilotProvider({
       engines: testEngines,
-      accounts: { ofReplica: async () => undefined, all: async () => [] },
+      accounts: noAccounts,
     });
     const d = await status(p, id);
     const seen = await provider.inspectReplica(
@@ -141,11 +143,16 @@ describe("skypilot", () => {
   test("a restart of the orchestration adopts the cluster and takes an orphan down", async () => {
     const before = await status(p, id);
     await p.reconciler.stop();
-    const orphan = `llmp-${crypto.randomUUID()}`;
-    fake.clusters.set(orphan, { name: orphan, status: "UP", task: {}, launchedAt: Date.now(), hourly: 0.71 });
+    const ours = providerAccounts(p.o.t.app).installation;
+    const orphan = `llmp-${ours}-${crypto.randomUUID()}`;
+    const theirs = `llmp-ffffffff-${crypto.randomUUID()}`; // another installation on the same server
+    for (const name of [orphan, theirs])
+      fake.clusters.set(name, { name, status: "UP", task: {}, launchedAt: Date.now(), hourly: 0.71 });
     freshProviders(p.o, "skypilot", (accounts) => createSkyPilotProvider({ engines: testEngines, accounts }));
     p.reconciler = startTestReconciler(p.o);
     await eventually(async () => !fake.clusters.has(orphan), 20_000, "the orphan cluster down");
+    expect(fake.clusters.has(theirs)).toBe(true);
+    fake.clusters.delete(theirs);
     const after = await status(p, id);
     expect(after.status).toBe("RUNNING");
     expect(after.observed_replicas[0].provider_instance_id).toBe(

@@ -37,7 +37,7 @@ export async function startAkashReplica(
   spec: ReplicaSpec,
 ): Promise<ReplicaHandle> {
   const client = new AkashClient(spec.access);
-  const container = containerFor(engines, spec, "akash", instanceName(spec));
+  const container = containerFor(engines, spec, "akash", instanceName(accounts.installation, spec));
   const c = spec.configuration;
   const sdl = sdlOf({
     container,

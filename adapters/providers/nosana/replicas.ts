@@ -22,7 +22,7 @@ export async function startNosanaReplica(
   spec: ReplicaSpec,
 ): Promise<ReplicaHandle> {
   const client = new NosanaClient(spec.access);
-  const name = instanceName(spec);
+  const name = instanceName(accounts.installation, spec);
   // Idempotent: a replica started before a crash is found again by its name.
   const existing = (await client.listDeployments()).find((d) => d.name === name && isLive(d));
   if (existing) {
@@ -152,7 +152,7 @@ export async function listNosanaInstances(
   for (const access of await accounts.accounts()) {
     const client = new NosanaClient(access);
     for (const d of await client.listDeployments()) {
-      const replicaId = replicaIdOfName(d.name);
+      const replicaId = replicaIdOfName(accounts.installation, d.name);
       if (!replicaId || d.status === "ARCHIVED") continue;
       accounts.remember(d.name, access);
       ids.set(d.name, d.id);

@@ -16,8 +16,12 @@ export interface SkyPilotReplicaState {
   port: number;
 }
 
-export const clusterNameOf = (replicaId: string) => `llmp-${replicaId}`;
-export const replicaIdOfCluster = (name: string) => /^llmp-([0-9a-f-]{36})$/.exec(name)?.[1];
+/** `llmp-<installation>-<replica id>`: this installation's cluster of that replica. */
+export const clusterNameOf = (installation: string, replicaId: string) => `llmp-${installation}-${replicaId}`;
+export const replicaIdOfCluster = (installation: string, name: string) =>
+  name.startsWith(`llmp-${installation}-`)
+    ? /^([0-9a-f-]{36})$/.exec(name.slice(`llmp-${installation}-`.length))?.[1]
+    : undefined;
 
 export async function startSkyPilotReplica(
   engines: Partial<Record<EngineId, Engine>>,
@@ -26,8 +30,8 @@ export async function startSkyPilotReplica(
   spec: ReplicaSpec,
 ): Promise<ReplicaHandle> {
   const client = new SkyPilotClient(spec.access);
-  const cluster = clusterNameOf(spec.replicaId);
-  const container = containerFor(engines, spec, "skypilot", clusterNameOf(spec.replicaId));
+  const cluster = clusterNameOf(accounts.installation, spec.replicaId);
+  const container = containerFor(engines, spec, "skypilot", cluster);
   const launchRequest = await client.launch(taskOf(spec, container, cluster), cluster);
   accounts.remember(cluster, spec.access);
   states.set(cluster, { launchRequest, port: container.port });
@@ -60,7 +64,7 @@ export async function inspectSkyPilotReplica(
   let state = states.get(cluster);
   if (!state) {
     // Adopted after a restart: the launch request is not known any more, the cluster is.
-    const port = containerFor(engines, spec, "skypilot", clusterNameOf(spec.replicaId)).port;
+    const port = containerFor(engines, spec, "skypilot", cluster).port;
     state = { launchRequest: undefined, port };
     states.set(cluster, state);
   }
@@ -102,7 +106,7 @@ export async function listSkyPilotInstances(
   const found: { replicaId: string; providerInstanceId: string }[] = [];
   for (const access of await accounts.accounts()) {
     for (const record of await new SkyPilotClient(access).status(null)) {
-      const replicaId = replicaIdOfCluster(record.name);
+      const replicaId = replicaIdOfCluster(accounts.installation, record.name);
       if (!replicaId) continue;
       accounts.remember(record.name, access);
       found.push({ replicaId, providerInstanceId: record.name });
