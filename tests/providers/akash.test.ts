@@ -137,7 +137,7 @@ describe("akash", () => {
     const before = await status(p, id);
     await p.reconciler.stop();
     freshProviders(p.o, "akash", (accounts) => createAkashProvider({ engines: testEngines, accounts }));
-    p.reconciler = startTestReconciler(p.o);
+    p.reconciler = startTestReconciler(p);
     await Bun.sleep(600);
     const after = await status(p, id);
     expect(after.status).toBe("RUNNING");

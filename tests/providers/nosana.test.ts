@@ -30,6 +30,7 @@ import {
 let p: ProviderTest;
 let fake: FakeNosana;
 let poolId: string;
+let nodeToken: string;
 
 beforeAll(async () => {
   p = await startProviderTest();
@@ -58,6 +59,7 @@ describe("nosana", () => {
     });
     expect(pool.provider).toBe("nosana");
     poolId = pool.pool_id;
+    nodeToken = pool.node_token;
     await eventually(
       async () => {
         const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
@@ -111,6 +113,10 @@ describe("nosana", () => {
     expect(op?.image).toBe("ghcr.io/ggml-org/llama.cpp:server");
     expect(op?.expose).toBe(8080);
     expect(op?.env.PROVIDER_INSTANCE_ID).toBe(held?.name);
+    // The worker reports to the platform with the pool's node token.
+    expect(op?.env.HEARTBEAT_URL).toBe(p.heartbeatUrl);
+    expect(op?.env.NODE_TOKEN).toBe(nodeToken);
+    expect(op?.env.POOL_PROVIDER).toBe("nosana");
   }, 60_000);
 
   test("the replica's price is the market's price per hour", async () => {
@@ -130,6 +136,30 @@ describe("nosana", () => {
     const answer = await chat(p);
     expect(answer.object).toBe("chat.completion");
     expect(answer.usage?.completion_tokens).toBeGreaterThan(0);
+  }, 30_000);
+
+  test("the worker's heartbeats (its instance id, the node token) make its node; silence turns the replica UNHEALTHY", async () => {
+    const instance = (await status(p, id)).observed_replicas[0].provider_instance_id;
+    const beat = (state?: string) =>
+      fetch(p.heartbeatUrl, {
+        method: "POST",
+        headers: { authorization: `Bearer ${nodeToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ provider: "nosana", provider_instance_id: instance, gpu_allocated: 1, state }),
+      });
+    expect((await beat()).status).toBe(200);
+    await eventually(
+      async () => (await status(p, id)).observed_replicas[0].state === "UNHEALTHY",
+      10_000,
+      "the silent replica UNHEALTHY",
+    );
+    await beat();
+    await eventually(
+      async () => (await status(p, id)).observed_replicas[0].state === "READY",
+      10_000,
+      "READY again",
+    );
+    // The rest of the tests send no heartbeats: the node leaves, without a health verdict.
+    expect((await beat("OFFLINE")).status).toBe(200);
   }, 30_000);
 
   test("Nosana's deployment events are in the deployment's logs", async () => {
@@ -200,7 +230,7 @@ describe("nosana", () => {
     });
     expect(foreign.status).toBe(201);
     freshProviders(p.o, "nosana", (accounts) => createNosanaProvider({ engines: testEngines, accounts }));
-    p.reconciler = startTestReconciler(p.o);
+    p.reconciler = startTestReconciler(p);
     await eventually(async () => !fake.deployments.has(created.id), 20_000, "the orphan deleted");
     // Another installation's replica on the same account stays.
     expect(fake.held().some((d) => d.name.startsWith("llmp-ffffffff-"))).toBe(true);

@@ -149,7 +149,7 @@ describe("skypilot", () => {
     for (const name of [orphan, theirs])
       fake.clusters.set(name, { name, status: "UP", task: {}, launchedAt: Date.now(), hourly: 0.71 });
     freshProviders(p.o, "skypilot", (accounts) => createSkyPilotProvider({ engines: testEngines, accounts }));
-    p.reconciler = startTestReconciler(p.o);
+    p.reconciler = startTestReconciler(p);
     await eventually(async () => !fake.clusters.has(orphan), 20_000, "the orphan cluster down");
     expect(fake.clusters.has(theirs)).toBe(true);
     fake.clusters.delete(theirs);

@@ -33,11 +33,14 @@ export interface ProviderTest {
   orchestration: Listener;
   inference: Listener;
   reconciler: Reconciler;
+  /** Where the replicas' workers send heartbeats (given to their containers). */
+  heartbeatUrl: string;
   apiKey: string;
 }
 
 export async function startProviderTest(): Promise<ProviderTest> {
-  const o = await startOrchestrationTest();
+  // Short heartbeat intervals, so a silent worker turns UNHEALTHY within a second.
+  const o = await startOrchestrationTest({ HEARTBEAT_INTERVAL_MS: "300" });
   o.t.app.inference = createInferenceRuntime({
     port: inProcessFiltration(o.t.app),
     redis: undefined,
@@ -47,17 +50,24 @@ export async function startProviderTest(): Promise<ProviderTest> {
   const worker = await startTinyWorker(mkdtempSync(join(tmpdir(), "llmp-worker-")), modelName);
   const orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
   const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
-  const reconciler = startTestReconciler(o);
+  const heartbeatUrl = `http://127.0.0.1:${orchestration.port}/inventory/heartbeat`;
+  const reconciler = startTestReconciler({ o, heartbeatUrl });
   const key = await call(o.filtration, "POST", "/management/api-keys", {
     token: o.token,
     body: { name: "p" },
   });
   if (key.status !== 201) throw new Error(`api key: ${key.status}`);
-  return { o, worker, orchestration, inference, reconciler, apiKey: key.body.key };
+  return { o, worker, orchestration, inference, reconciler, heartbeatUrl, apiKey: key.body.key };
 }
 
-export const startTestReconciler = (o: OrchestrationTest) =>
-  startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, orphanScanMs: 300, restartBaseMs: 200 });
+export const startTestReconciler = (p: { o: OrchestrationTest; heartbeatUrl: string }) =>
+  startReconciler(p.o.t.app, {
+    intervalMs: 200,
+    logPumpMs: 100,
+    orphanScanMs: 300,
+    restartBaseMs: 200,
+    heartbeatUrl: p.heartbeatUrl,
+  });
 
 /**
  * A fresh set of providers, as a new orchestration process has: nothing remembered in memory, so
