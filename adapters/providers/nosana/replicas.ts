@@ -150,8 +150,9 @@ export async function listNosanaInstances(
 ): Promise<{ replicaId: string; providerInstanceId: string }[]> {
   const found: { replicaId: string; providerInstanceId: string }[] = [];
   for (const access of await accounts.accounts()) {
-    const client = new NosanaClient(access);
-    for (const d of await client.listDeployments()) {
+    // One organization's bad key must not hide the others' orphans.
+    const listed = await new NosanaClient(access).listDeployments().catch(() => []);
+    for (const d of listed) {
       const replicaId = replicaIdOfName(accounts.installation, d.name);
       if (!replicaId || d.status === "ARCHIVED") continue;
       accounts.remember(d.name, access);

@@ -105,7 +105,9 @@ export async function listSkyPilotInstances(
 ): Promise<{ replicaId: string; providerInstanceId: string }[]> {
   const found: { replicaId: string; providerInstanceId: string }[] = [];
   for (const access of await accounts.accounts()) {
-    for (const record of await new SkyPilotClient(access).status(null)) {
+    // One organization's unreachable server or bad token must not hide the others' orphans.
+    const records = await new SkyPilotClient(access).status(null).catch(() => []);
+    for (const record of records) {
       const replicaId = replicaIdOfCluster(accounts.installation, record.name);
       if (!replicaId) continue;
       accounts.remember(record.name, access);
