@@ -5,6 +5,7 @@
 // an unaffordable pool turning the deployment FAILED, and a restart adopting what runs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createNosanaProvider } from "../../adapters/providers/nosana/index.ts";
+import { noAccounts } from "../../adapters/providers/remote-accounts.ts";
 import { orchestrationOf } from "../../services/orchestration/runtime.ts";
 import { providerAccounts } from "../../services/provider-configs/access.ts";
 import { type FakeNosana, startFakeNosana } from "../fakes/nosana/server.ts";
@@ -279,3 +280,33 @@ describe("nosana", () => {
     expect(fake.held()).toHaveLength(0);
   }, 60_000);
 });
+
+test("starting a replica again (a crash between create and the database write) finds it by name, no second one", async () => {
+  const provider = createNosanaProvider({ engines: testEngines, accounts: noAccounts });
+  const spec = {
+    replicaId: crypto.randomUUID(),
+    deploymentId: crypto.randomUUID(),
+    deploymentName: "tiny-twice",
+    index: 0,
+    engine: "llama.cpp",
+    modelPath: undefined,
+    modelSource: "https://example.com/tiny.gguf",
+    configuration: {},
+    gpuPerReplica: 1,
+    placement: {
+      poolId: "p",
+      allowedGpuTypes: [],
+      maxCostPerHour: null,
+      isDedicated: false,
+      schedulingPolicy: {},
+    },
+    heartbeat: undefined,
+    access: { credentials: { api_key: fake.apiKey }, settings: { base_url: fake.baseUrl } },
+  } as const;
+  const first = await provider.startReplica({ ...spec, placement: { ...spec.placement } });
+  const again = await provider.startReplica({ ...spec, placement: { ...spec.placement } });
+  expect(again.providerInstanceId).toBe(first.providerInstanceId);
+  expect(fake.held().filter((d) => d.name === first.providerInstanceId)).toHaveLength(1);
+  await provider.stopReplica(first);
+  expect(fake.held().filter((d) => d.name === first.providerInstanceId)).toHaveLength(0);
+}, 30_000);
