@@ -279,6 +279,24 @@ describe("nosana", () => {
     expect(failed.failure_reason).toContain("nvidia-a100");
     expect(fake.held()).toHaveLength(0);
   }, 60_000);
+
+  test("deleting the pool (its deployments stopped or failed) removes it and leaves nothing at Nosana", async () => {
+    const res = await call(p.o.orchestration, "POST", `/deployment/deletepool/${poolId}`, {
+      token: p.o.token,
+    });
+    expect(res.status).toBe(200);
+    await eventually(
+      async () => {
+        const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
+          token: p.o.token,
+        });
+        return !list.body.pools.some((x: Any) => x.pool_id === poolId);
+      },
+      10_000,
+      "the pool gone",
+    );
+    expect(fake.held()).toHaveLength(0);
+  }, 30_000);
 });
 
 test("starting a replica again (a crash between create and the database write) finds it by name, no second one", async () => {
