@@ -79,7 +79,7 @@ describe("skypilot", () => {
     expect(cluster?.task.resources.ports).toEqual([8080]);
     expect(cluster?.task.resources.image_id).toBe("docker:ghcr.io/ggml-org/llama.cpp:server");
     expect(cluster?.task.resources.labels["llmp-deployment"]).toBe(id);
-    expect(cluster?.task.run).toContain("--port 8080");
+    expect(cluster?.task.run).toMatch(/^\/app\/llama-server -m .* --port 8080$/);
     // Every operation went through a request id.
     expect([...fake.requests.values()].some((r) => r.name === "launch" && r.status === "SUCCEEDED")).toBe(
       true,

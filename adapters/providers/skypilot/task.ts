@@ -8,6 +8,13 @@ import type { ReplicaSpec } from "../provider.ts";
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'"'"'`)}'`);
 
 export function taskOf(spec: ReplicaSpec, container: ContainerSpec, clusterName: string): string {
+  // SkyPilot runs `run` inside the image and ignores its entrypoint: without the engine's command
+  // the cluster would come up and serve nothing, at a cloud VM's price.
+  if (!container.command?.length) {
+    throw new Error(
+      `the ${spec.engine} engine's container gives no command, which SkyPilot needs (it ignores the image's entrypoint)`,
+    );
+  }
   const c = spec.configuration;
   const useSpot = c.use_spot === true || c.spot === true;
   const accelerators = spec.placement.allowedGpuTypes;
@@ -35,7 +42,7 @@ export function taskOf(spec: ReplicaSpec, container: ContainerSpec, clusterName:
       labels: { "llmp-deployment": spec.deploymentId, "llmp-replica": spec.replicaId },
     },
     envs: container.env,
-    run: [...(container.command ?? []), ...container.args].map(shellQuote).join(" "),
+    run: [...container.command, ...container.args].map(shellQuote).join(" "),
   };
   return `${JSON.stringify(task, null, 2)}\n`;
 }

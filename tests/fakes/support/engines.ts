@@ -15,6 +15,7 @@ export const testEngines: typeof engines = {
         ...llamaCpp,
         container: (opts) => ({
           image: "ghcr.io/ggml-org/llama.cpp:server",
+          command: ["/app/llama-server"],
           args: ["-m", opts.modelSource, "--alias", opts.modelName, "--host", "0.0.0.0", "--port", "8080"],
           env: { ...opts.env },
           port: 8080,
