@@ -8,7 +8,7 @@ import type { EngineId } from "../../../db/schema/deployments.ts";
 import type { Engine } from "../../engines/engine.ts";
 import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { containerFor, type InstanceAccounts, instanceName, replicaIdOfName } from "../remote-accounts.ts";
-import { NosanaClient, type NosanaDeployment, NosanaError } from "./client.ts";
+import { NosanaClient, type NosanaDeployment, NosanaError, type NosanaMarket } from "./client.ts";
 import { jobDefinitionOf } from "./job-definition.ts";
 import { chooseMarket } from "./markets.ts";
 
@@ -126,7 +126,7 @@ export async function inspectNosanaReplica(
     case "RUNNING": {
       const endpoint = d.endpoints.find((e) => e.online);
       if (!endpoint) return { phase: "starting" };
-      const market = (await client.markets()).find((m) => m.address === d.market);
+      const market = (await marketsOf(client, spec)).find((m) => m.address === d.market);
       return {
         phase: "ready",
         endpoint: `${endpoint.url.replace(/\/+$/, "")}/v1`,
@@ -136,6 +136,17 @@ export async function inspectNosanaReplica(
     default:
       return { phase: "starting" };
   }
+}
+
+/** Market prices change slowly: one GET /markets/ per account every five minutes serves every replica. */
+const marketCache = new Map<string, { at: number; markets: NosanaMarket[] }>();
+async function marketsOf(client: NosanaClient, spec: ReplicaSpec): Promise<NosanaMarket[]> {
+  const key = JSON.stringify([spec.access.settings.base_url ?? null, spec.access.credentials?.api_key]);
+  const cached = marketCache.get(key);
+  if (cached && Date.now() - cached.at < 5 * 60_000) return cached.markets;
+  const markets = await client.markets();
+  marketCache.set(key, { at: Date.now(), markets });
+  return markets;
 }
 
 async function lastError(client: NosanaClient, id: string): Promise<string> {

@@ -13,8 +13,16 @@ import { taskOf } from "./task.ts";
 
 export interface SkyPilotReplicaState {
   launchRequest: string | undefined;
+  /** The launch request succeeded and the cluster served: no need to peek at it again. */
+  launched?: boolean;
   port: number;
+  /** The last ready observation and when it was made (each one costs three API server requests). */
+  ready?: { observation: ReplicaObservation; at: number };
 }
+
+/** How long a ready cluster is not asked again (`settings.poll_interval_s`, default 10 s). */
+const pollIntervalMs = (settings: Readonly<Record<string, unknown>>) =>
+  (typeof settings.poll_interval_s === "number" ? settings.poll_interval_s : 10) * 1000;
 
 /** `llmp-<installation>-<replica id>`: this installation's cluster of that replica. */
 export const clusterNameOf = (installation: string, replicaId: string) => `llmp-${installation}-${replicaId}`;
@@ -68,7 +76,11 @@ export async function inspectSkyPilotReplica(
     state = { launchRequest: undefined, port };
     states.set(cluster, state);
   }
-  if (state.launchRequest) {
+  if (state.ready && Date.now() - state.ready.at < pollIntervalMs(spec.access.settings)) {
+    return state.ready.observation;
+  }
+  state.ready = undefined;
+  if (state.launchRequest && !state.launched) {
     const launch = await client.peek(state.launchRequest);
     if (launch?.status === "PENDING" || launch?.status === "RUNNING") return { phase: "starting" };
     if (launch?.status === "FAILED") {
@@ -97,7 +109,15 @@ export async function inspectSkyPilotReplica(
     };
   }
   const base = /^https?:\/\//.test(url) ? url : `http://${url}`;
-  return { phase: "ready", endpoint: `${base.replace(/\/+$/, "")}/v1`, costPerHour };
+  const observation: ReplicaObservation = {
+    phase: "ready",
+    endpoint: `${base.replace(/\/+$/, "")}/v1`,
+    costPerHour,
+  };
+  state.ready = { observation, at: Date.now() };
+  // The launch is done: from now on the cluster's status is what counts.
+  state.launched = true;
+  return observation;
 }
 
 export async function listSkyPilotInstances(
