@@ -1,16 +1,24 @@
-// The providers of this installation, keyed by the ProviderId union. `kubernetes`, `skypilot`,
-// `akash` and `nosana` are declared ids without an implementation yet: a pool asking for one is
+// The providers of this installation, keyed by the ProviderId union. `kubernetes` is a declared
+// id without an implementation on this branch: a pool asking for one is
 // refused with 400 `provider` rather than accepted and left to fail.
 import type { ProviderId } from "../../db/schema/pools.ts";
 import { engines } from "../engines/index.ts";
+import { createAkashProvider } from "./akash/index.ts";
 import { createExternalProvider } from "./external/index.ts";
 import { createLocalProvider } from "./local/index.ts";
+import { createNosanaProvider } from "./nosana/index.ts";
 import type { ComputeProvider } from "./provider.ts";
+import { type AccountDirectory, noAccounts } from "./remote-accounts.ts";
+import { createSkyPilotProvider } from "./skypilot/index.ts";
 
 export type ProviderRegistry = { readonly [K in ProviderId]?: ComputeProvider & { id: K } };
 
-export function createProviders(options: { dataDir: string }): ProviderRegistry {
+export function createProviders(options: { dataDir: string; accounts?: AccountDirectory }): ProviderRegistry {
+  const accounts = options.accounts ?? noAccounts;
   return {
+    akash: { ...createAkashProvider({ engines, accounts }), id: "akash" },
+    skypilot: { ...createSkyPilotProvider({ engines, accounts }), id: "skypilot" },
+    nosana: { ...createNosanaProvider({ engines, accounts }), id: "nosana" },
     local: { ...createLocalProvider({ dataDir: options.dataDir, engines }), id: "local" },
     external: { ...createExternalProvider(), id: "external" },
   };

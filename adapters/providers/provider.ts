@@ -138,7 +138,8 @@ export interface ComputeProvider {
   }): FieldProblem[];
   provisionPool(pool: PoolSpec): Promise<PoolProvisioning>;
   deprovisionPool(pool: PoolSpec): Promise<void>;
-  listResources(): Promise<ProviderResources>;
+  /** What it offers; `access` is the asking organization's configuration (remote providers' prices). */
+  listResources(access?: ProviderAccess): Promise<ProviderResources>;
   startReplica(spec: ReplicaSpec): Promise<ReplicaHandle>;
   /** Stops it and waits until it is gone. Stopping what is already gone is fine. */
   stopReplica(handle: ReplicaHandle): Promise<void>;

@@ -8,7 +8,7 @@ import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
 import { uuidOr404 } from "./ids.ts";
 import { nodeTokenFor, nodeTokenHash } from "./node-token.ts";
-import { providerNamed } from "./providers.ts";
+import { providerOrDefault } from "./providers.ts";
 import { orchestrationOf } from "./runtime.ts";
 import { assertPoolRemovable, movePool } from "./state-machine.ts";
 import { Problems } from "./validation.ts";
@@ -46,7 +46,7 @@ export async function createPool(
 ): Promise<PoolView & { node_token: string }> {
   const actor = actorOf(ctx);
   const problems = new Problems();
-  const provider = providerNamed(ctx, input.provider);
+  const provider = await providerOrDefault(ctx, actor.orgId, input.provider);
   const name = input.pool_name?.trim() || `${provider.id}-${crypto.randomUUID().slice(0, 8)}`;
   if (!poolNamePattern.test(name)) {
     problems.add(

@@ -1,29 +1,40 @@
 // Choosing a provider by name, and what it offers (GET /deployment/provider/resources).
 import type { ComputeProvider, ProviderResources } from "../../adapters/providers/provider.ts";
 import { type ProviderId, providerIds } from "../../db/schema/pools.ts";
-import type { AppContext } from "../context.ts";
+import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { invalid } from "../errors.ts";
+import { hasProviderCredentials, providerAccess } from "../provider-configs/access.ts";
 import { orchestrationOf } from "./runtime.ts";
 
 /**
- * CONTRACTS: `nosana` when its credentials are configured, else `local`. Provider credentials are
- * configured through the filtration gateway's provider configuration, which no provider here reads
- * yet, so the default is `local` until the nosana adapter exists.
+ * CONTRACTS: `nosana` when its credentials are configured (the organization's provider
+ * configuration holds credentials for nosana, and this installation has the adapter), else `local`.
  */
-export function defaultProviderId(_ctx: AppContext): ProviderId {
+export async function defaultProviderId(ctx: AppContext, orgId: string): Promise<ProviderId> {
+  if (orchestrationOf(ctx).providers.nosana && (await hasProviderCredentials(ctx, orgId, "nosana")))
+    return "nosana";
   return "local";
+}
+
+/** The provider asked for, or the organization's default when the parameter is left out. */
+export async function providerOrDefault(
+  ctx: AppContext,
+  orgId: string,
+  name: string | undefined,
+  field = "provider",
+): Promise<ComputeProvider> {
+  return providerNamed(
+    ctx,
+    name === undefined || name === "" ? await defaultProviderId(ctx, orgId) : name,
+    field,
+  );
 }
 
 export const isProviderId = (value: string): value is ProviderId =>
   (providerIds as readonly string[]).includes(value);
 
-/** The provider named (or the default), or 400 naming `field`. */
-export function providerNamed(
-  ctx: AppContext,
-  name: string | undefined,
-  field = "provider",
-): ComputeProvider {
-  const id = name === undefined || name === "" ? defaultProviderId(ctx) : name;
+/** The provider named, or 400 naming `field`. */
+export function providerNamed(ctx: AppContext, id: string, field = "provider"): ComputeProvider {
   if (!isProviderId(id)) throw invalid(field, `unknown provider "${id}" (known: ${providerIds.join(", ")})`);
   const provider = orchestrationOf(ctx).providers[id];
   if (!provider) {
@@ -37,8 +48,10 @@ export function providerNamed(
 }
 
 export async function providerResources(
-  ctx: AppContext,
+  ctx: RequestContext,
   name: string | undefined,
 ): Promise<ProviderResources> {
-  return providerNamed(ctx, name).listResources();
+  const orgId = actorOf(ctx).orgId;
+  const provider = await providerOrDefault(ctx, orgId, name);
+  return provider.listResources(await providerAccess(ctx, orgId, provider.id));
 }

@@ -6,6 +6,7 @@
 import { createProviders, type ProviderRegistry } from "../../adapters/providers/index.ts";
 import type { Database } from "../../db/client.ts";
 import type { AppContext } from "../context.ts";
+import { providerAccounts } from "../provider-configs/access.ts";
 import { LogHub } from "./logs.ts";
 import { ModelFetcher } from "./model-source.ts";
 
@@ -23,7 +24,7 @@ export function orchestrationOf(ctx: AppContext): OrchestrationRuntime {
   let runtime = runtimes.get(ctx.db);
   if (!runtime) {
     runtime = {
-      providers: createProviders({ dataDir: ctx.config.dataDir }),
+      providers: createProviders({ dataDir: ctx.config.dataDir, accounts: providerAccounts(ctx) }),
       logs: new LogHub(),
       models: new ModelFetcher(ctx.config.dataDir),
       kick: () => {},

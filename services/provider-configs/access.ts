@@ -1,6 +1,10 @@
 // What a provider adapter receives of the organization's provider configuration: the reconciler
 // reads it once per pass and hands it over with the pool or replica it works on.
+import { createHmac } from "node:crypto";
+import { and, eq, isNotNull } from "drizzle-orm";
 import type { ProviderAccess } from "../../adapters/providers/provider.ts";
+import type { AccountDirectory } from "../../adapters/providers/remote-accounts.ts";
+import { deployments, pools, providerConfigs, replicas } from "../../db/schema/index.ts";
 import type { ProviderId } from "../../db/schema/pools.ts";
 import type { AppContext } from "../context.ts";
 import { providerCredentials, providerSettings } from "./config.ts";
@@ -15,4 +19,41 @@ export async function providerAccess(
     providerSettings(ctx, orgId, provider),
   ]);
   return { credentials, settings };
+}
+
+/** The account directory the remote provider adapters use to find an organization's access. */
+export function providerAccounts(ctx: Pick<AppContext, "db" | "config">): AccountDirectory {
+  return {
+    // Every process of one installation shares INTERNAL_API_KEY; the tag reveals nothing of it.
+    installation: createHmac("sha256", ctx.config.internalApiKey)
+      .update("provider-installation")
+      .digest("hex")
+      .slice(0, 8),
+    async ofReplica(provider, replicaId) {
+      const [row] = await ctx.db
+        .select({ orgId: pools.orgId })
+        .from(replicas)
+        .innerJoin(deployments, eq(deployments.id, replicas.deploymentId))
+        .innerJoin(pools, eq(pools.id, deployments.poolId))
+        .where(and(eq(replicas.id, replicaId), eq(pools.provider, provider)))
+        .limit(1);
+      return row ? providerAccess(ctx, row.orgId, provider) : undefined;
+    },
+    async all(provider) {
+      const rows = await ctx.db
+        .select({ orgId: providerConfigs.orgId })
+        .from(providerConfigs)
+        .where(and(eq(providerConfigs.provider, provider), isNotNull(providerConfigs.credentialsSealed)));
+      return Promise.all(rows.map((r) => providerAccess(ctx, r.orgId, provider)));
+    },
+  };
+}
+
+/** Whether the organization stored credentials for this provider (CONTRACTS: nosana is then the default). */
+export async function hasProviderCredentials(
+  ctx: Pick<AppContext, "db" | "config">,
+  orgId: string,
+  provider: ProviderId,
+): Promise<boolean> {
+  return (await providerCredentials(ctx, orgId, provider)) !== undefined;
 }

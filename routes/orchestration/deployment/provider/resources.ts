@@ -6,7 +6,11 @@ export const GET = route({
   access: "pools:read",
   summary: "What a provider offers (local: this machine's cores, memory and GPUs)",
   query: t.Object({
-    provider: t.Optional(t.String({ description: "Default: the default provider (local here)" })),
+    provider: t.Optional(
+      t.String({
+        description: "Default: nosana when the organization configured its credentials, else local",
+      }),
+    ),
   }),
   response: t.Object({
     provider: t.String(),

@@ -1,0 +1,126 @@
+// Nosana's transport: the deployment manager API behind the dashboard
+// (https://dashboard.k8s.prd.nos.ci/api), `Authorization: Bearer <api key>`.
+import type { ProviderAccess } from "../provider.ts";
+
+export const defaultNosanaBaseUrl = "https://dashboard.k8s.prd.nos.ci/api";
+
+export type NosanaDeploymentStatus =
+  | "DRAFT"
+  | "STARTING"
+  | "RUNNING"
+  | "STOPPING"
+  | "STOPPED"
+  | "ERROR"
+  | "INSUFFICIENT_FUNDS"
+  | "ARCHIVED";
+
+export interface NosanaMarket {
+  address: string;
+  slug: string;
+  gpu_types: string[];
+  /** What a job on this market costs per hour, in US dollars. */
+  usd_reward_per_hour: number;
+}
+
+export interface NosanaEndpoint {
+  opId: string;
+  port: number;
+  url: string;
+  online: boolean;
+}
+
+export interface NosanaDeployment {
+  id: string;
+  name: string;
+  status: NosanaDeploymentStatus;
+  market: string;
+  replicas: number;
+  endpoints: NosanaEndpoint[];
+}
+
+export interface NosanaEvent {
+  category?: string;
+  type: string;
+  message: string;
+  created_at: string;
+}
+
+export interface JobDefinition {
+  version: "0.1";
+  type: "container";
+  meta: { trigger: "api" };
+  ops: {
+    type: "container/run";
+    id: string;
+    args: {
+      image: string;
+      entrypoint?: string[];
+      cmd: string[];
+      gpu: boolean;
+      expose: number;
+      env: Record<string, string>;
+    };
+  }[];
+}
+
+export class NosanaError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class NosanaClient {
+  private readonly baseUrl: string;
+  private readonly apiKey: string;
+
+  constructor(access: ProviderAccess) {
+    const key = access.credentials?.api_key;
+    if (!key) throw new Error("the nosana provider configuration has no api_key credential");
+    this.apiKey = key;
+    const base =
+      typeof access.settings.base_url === "string" ? access.settings.base_url : defaultNosanaBaseUrl;
+    this.baseUrl = base.replace(/\/+$/, "");
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.apiKey}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    if (!res.ok) {
+      let message = text.slice(0, 300);
+      try {
+        const parsed = JSON.parse(text) as { message?: string; error?: string };
+        message = parsed.message ?? parsed.error ?? message;
+      } catch {}
+      throw new NosanaError(res.status, `nosana ${method} ${path}: ${res.status} ${message}`);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  markets = () => this.request<NosanaMarket[]>("GET", "/markets/");
+  listDeployments = () => this.request<NosanaDeployment[]>("GET", "/deployments");
+  getDeployment = (id: string) => this.request<NosanaDeployment>("GET", `/deployments/${id}`);
+  events = (id: string) => this.request<NosanaEvent[]>("GET", `/deployments/${id}/events`);
+  start = (id: string) => this.request<unknown>("POST", `/deployments/${id}/start`);
+  stop = (id: string) => this.request<unknown>("POST", `/deployments/${id}/stop`);
+  remove = (id: string) => this.request<unknown>("DELETE", `/deployments/${id}`);
+  createDeployment = (body: {
+    name: string;
+    market: string;
+    replicas: number;
+    /** Minutes (the deployment API's unit). */
+    timeout: number;
+    strategy: "SIMPLE" | "SIMPLE-EXTEND" | "SCHEDULED" | "INFINITE";
+    job_definition: JobDefinition;
+  }) => this.request<NosanaDeployment>("POST", "/deployments/create", body);
+}

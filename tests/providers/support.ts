@@ -1,0 +1,171 @@
+// What every provider test shares: a platform with its orchestration and inference gateways
+// listening, a reconciler, one real llama.cpp worker of the tiny model (the fakes point their
+// running replicas at it), and helpers to deploy, wait and call through the gateway.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import OpenAI from "openai";
+import { createProviders } from "../../adapters/providers/index.ts";
+import type { ComputeProvider } from "../../adapters/providers/provider.ts";
+import { deployments } from "../../db/schema/index.ts";
+import type { ProviderId } from "../../db/schema/pools.ts";
+import { errorTable } from "../../server/error-table.ts";
+import { buildHttpGateway, listen } from "../../server/http/listen.ts";
+import type { Listener } from "../../server/platform.ts";
+import { createInferenceRuntime } from "../../services/inference/runtime.ts";
+import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
+import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import { orchestrationOf } from "../../services/orchestration/runtime.ts";
+import { providerAccounts } from "../../services/provider-configs/access.ts";
+import { startTinyWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
+import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
+import { call } from "../support/app.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
+export type Any = any;
+
+export const modelName = "tiny-chat";
+
+export interface ProviderTest {
+  o: OrchestrationTest;
+  worker: TinyWorker;
+  orchestration: Listener;
+  inference: Listener;
+  reconciler: Reconciler;
+  /** Where the replicas' workers send heartbeats (given to their containers). */
+  heartbeatUrl: string;
+  apiKey: string;
+}
+
+export async function startProviderTest(): Promise<ProviderTest> {
+  // Short heartbeat intervals, so a silent worker turns UNHEALTHY within a second.
+  const o = await startOrchestrationTest({ HEARTBEAT_INTERVAL_MS: "300" });
+  o.t.app.inference = createInferenceRuntime({
+    port: inProcessFiltration(o.t.app),
+    redis: undefined,
+    log: o.t.app.log,
+    statusOf: (error) => errorTable[error.code].status,
+  });
+  const worker = await startTinyWorker(mkdtempSync(join(tmpdir(), "llmp-worker-")), modelName);
+  const orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
+  const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
+  const heartbeatUrl = `http://127.0.0.1:${orchestration.port}/inventory/heartbeat`;
+  const reconciler = startTestReconciler({ o, heartbeatUrl });
+  const key = await call(o.filtration, "POST", "/management/api-keys", {
+    token: o.token,
+    body: { name: "p" },
+  });
+  if (key.status !== 201) throw new Error(`api key: ${key.status}`);
+  return { o, worker, orchestration, inference, reconciler, heartbeatUrl, apiKey: key.body.key };
+}
+
+export const startTestReconciler = (p: { o: OrchestrationTest; heartbeatUrl: string }) =>
+  startReconciler(p.o.t.app, {
+    intervalMs: 200,
+    logPumpMs: 100,
+    orphanScanMs: 300,
+    restartBaseMs: 200,
+    heartbeatUrl: p.heartbeatUrl,
+  });
+
+/**
+ * A fresh set of providers, as a new orchestration process has: nothing remembered in memory, so
+ * what runs is found again through the database and the provider's own API.
+ */
+export function freshProviders(
+  o: OrchestrationTest,
+  provider: ProviderId,
+  make: (accounts: ReturnType<typeof providerAccounts>) => ComputeProvider,
+) {
+  const runtime = orchestrationOf(o.t.app);
+  const accounts = providerAccounts(o.t.app);
+  runtime.providers = {
+    ...createProviders({ dataDir: o.t.config.dataDir, accounts }),
+    [provider]: { ...make(accounts), id: provider },
+  };
+}
+
+export async function stopProviderTest(p: ProviderTest) {
+  await p.reconciler.stop();
+  await p.o.t.app.inference?.close();
+  await p.inference.stop(1000);
+  await p.orchestration.stop(1000);
+  await p.worker.stop();
+  await p.o.t.close();
+}
+
+export async function configureProvider(
+  p: ProviderTest,
+  provider: ProviderId,
+  settings: Record<string, unknown>,
+  credentials: Record<string, string>,
+) {
+  const res = await call(p.o.filtration, "POST", "/management/config/providers", {
+    token: p.o.token,
+    body: { provider, settings, credentials },
+  });
+  if (res.status !== 200) throw new Error(`provider config: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+export const status = async (p: ProviderTest, id: string): Promise<Any> =>
+  (await call(p.o.orchestration, "GET", `/deployment/status/${id}`, { token: p.o.token })).body;
+
+export const until = (p: ProviderTest, id: string, state: string, timeoutMs = 30_000) =>
+  eventually(
+    async () => {
+      const d = await status(p, id);
+      if (state !== "FAILED" && d.status === "FAILED") throw new Error(`FAILED: ${d.failure_reason}`);
+      return d.status === state ? d : undefined;
+    },
+    timeoutMs,
+    `status ${state}`,
+  );
+
+export async function deploy(p: ProviderTest, body: Record<string, unknown>): Promise<string> {
+  const res = await call(p.o.orchestration, "POST", "/deployment/deploy", {
+    token: p.o.token,
+    body: {
+      engine: "llama.cpp",
+      image: "llama.cpp",
+      inference_model: "https://huggingface.co/example/tiny/resolve/main/tiny.gguf",
+      ...body,
+    },
+  });
+  if (res.status !== 201) throw new Error(`deploy: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.deployment_id as string;
+}
+
+export async function terminate(p: ProviderTest, id: string) {
+  const res = await call(p.o.orchestration, "POST", "/deployment/terminate", {
+    token: p.o.token,
+    body: { deployment_id: id },
+  });
+  if (res.status !== 200) throw new Error(`terminate: ${res.status} ${JSON.stringify(res.body)}`);
+  try {
+    return await until(p, id, "STOPPED");
+  } catch (error) {
+    const d = await status(p, id);
+    const logs = await call(p.o.orchestration, "GET", `/deployment/logs/${id}`, { token: p.o.token });
+    throw new Error(`${String(error)}; status ${JSON.stringify(d)}; logs ${JSON.stringify(logs.body)}`);
+  }
+}
+
+/** What the scale operation writes (the desired replica count); the reconciler does the rest. */
+export async function scale(p: ProviderTest, id: string, replicas: number) {
+  await p.o.t.app.db.update(deployments).set({ replicas }).where(eq(deployments.id, id));
+  p.reconciler.kick();
+}
+
+export async function chat(p: ProviderTest, model = modelName) {
+  const client = new OpenAI({
+    apiKey: p.apiKey,
+    baseURL: `http://127.0.0.1:${p.inference.port}/v1`,
+    maxRetries: 0,
+  });
+  return client.chat.completions.create({
+    model,
+    messages: [{ role: "user", content: "Hello" }],
+    max_tokens: 8,
+  });
+}
