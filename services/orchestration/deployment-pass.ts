@@ -11,7 +11,7 @@ import type {
   ReplicaSpec,
 } from "../../adapters/providers/provider.ts";
 import type { DeploymentRow, NodeState, PoolRow, ReplicaRow, ReplicaState } from "../../db/schema/index.ts";
-import { replicas } from "../../db/schema/index.ts";
+import { deployments, replicas } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import { providerAccess } from "../provider-configs/access.ts";
@@ -97,6 +97,7 @@ export async function reconcileDeployment(
     await deps.ctx.db.delete(replicas).where(eq(replicas.id, extra.id));
   }
   let ready = 0;
+  const costs: number[] = [];
   for (let index = 0; index < d.replicas; index++) {
     let row = byIndex.get(index);
     if (!row) {
@@ -107,10 +108,19 @@ export async function reconcileDeployment(
         .returning();
       if (!row) continue; // Someone else inserted it; the next pass sees it.
     }
-    const outcome = await reconcileReplica(deps, d, pool, provider, row, { modelPath, access }, nodeStates);
+    const outcome = await reconcileReplica(
+      deps,
+      d,
+      pool,
+      provider,
+      row,
+      { modelPath, access, costs },
+      nodeStates,
+    );
     if (outcome === "failed") return;
     if (outcome === "READY") ready++;
   }
+  await recordCost(deps, d, costs.length > 0 ? roundCents(costs.reduce((a, b) => a + b, 0)) : null);
   if (d.status === "DEPLOYING" && ready === d.replicas) {
     await move(
       deps,
@@ -157,6 +167,16 @@ function specOf(
 interface ReplicaInputs {
   modelPath: string | undefined;
   access: ProviderAccess;
+  /** Filled with the price per hour of each ready replica whose provider gives one. */
+  costs: number[];
+}
+
+const roundCents = (dollars: number) => Math.round(dollars * 10_000) / 10_000;
+
+/** The deployment's estimated cost per hour: the sum over its priced ready replicas, written when it changes. */
+async function recordCost(deps: PassDeps, d: DeploymentRow, cost: number | null): Promise<void> {
+  if (d.estimatedCostPerHour === cost) return;
+  await deps.ctx.db.update(deployments).set({ estimatedCostPerHour: cost }).where(eq(deployments.id, d.id));
 }
 
 const handleOf = (row: ReplicaRow): ReplicaHandle => ({
@@ -208,6 +228,7 @@ async function reconcileReplica(
     case "starting":
       return "STARTING";
     case "ready": {
+      if (typeof seen.costPerHour === "number") inputs.costs.push(seen.costPerHour);
       const state: ReplicaState =
         nodeStates.get(`${pool.id}/${row.providerInstanceId}`) === "UNHEALTHY" ? "UNHEALTHY" : "READY";
       if (state !== row.state || seen.endpoint !== row.endpoint) {
@@ -299,6 +320,8 @@ async function stopAll(
     if (d.deletedAt) await deps.ctx.db.delete(replicas).where(eq(replicas.id, row.id));
     else await update(deps, row, { state: "STOPPED", endpoint: null });
   }
+  // Nothing runs, so nothing costs.
+  if (!d.deletedAt) await recordCost(deps, d, null);
   if (d.status === "STOPPING" && !d.deletedAt) await move(deps, d, "STOPPED", "all replicas stopped");
 }
 

@@ -1,6 +1,6 @@
 // Compute pools: created Provisioning (the reconciler asks the provider and moves them to Active),
 // listed by owner with their node counts, deleted once nothing on them runs.
-import { and, asc, count, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNotNull, isNull, notInArray, sql, sum } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { deployments, nodes, type PoolRow, pools } from "../../db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
@@ -12,7 +12,7 @@ import { providerOrDefault } from "./providers.ts";
 import { orchestrationOf } from "./runtime.ts";
 import { assertPoolRemovable, movePool } from "./state-machine.ts";
 import { Problems } from "./validation.ts";
-import { type NodeView, nodeView, type PoolView, poolView } from "./views.ts";
+import { type NodeView, nodeView, type PoolFigures, type PoolView, poolView } from "./views.ts";
 
 export interface CreatePoolInput {
   pool_name?: string | undefined;
@@ -111,19 +111,31 @@ export async function createPool(
   return { ...view, node_token: token };
 }
 
-async function nodeCounts(
-  db: Executor,
-  poolIds: string[],
-): Promise<Map<string, { nodes: number; ready: number }>> {
-  const counts = new Map<string, { nodes: number; ready: number }>();
+/** Nodes, ready nodes and the summed estimated cost of the deployments, per pool. */
+async function nodeCounts(db: Executor, poolIds: string[]): Promise<Map<string, PoolFigures>> {
+  const counts = new Map<string, PoolFigures>();
   if (poolIds.length === 0) return counts;
+  const costs = await db
+    .select({ poolId: deployments.poolId, cost: sum(deployments.estimatedCostPerHour).mapWith(Number) })
+    .from(deployments)
+    .where(
+      and(
+        inArray(deployments.poolId, poolIds),
+        isNull(deployments.deletedAt),
+        isNotNull(deployments.estimatedCostPerHour),
+      ),
+    )
+    .groupBy(deployments.poolId);
+  for (const c of costs) {
+    counts.set(c.poolId, { nodes: 0, ready: 0, costPerHour: Math.round(c.cost * 10_000) / 10_000 });
+  }
   const rows = await db
     .select({ poolId: nodes.poolId, state: nodes.state, n: count() })
     .from(nodes)
     .where(inArray(nodes.poolId, poolIds))
     .groupBy(nodes.poolId, nodes.state);
   for (const r of rows) {
-    const c = counts.get(r.poolId) ?? { nodes: 0, ready: 0 };
+    const c = counts.get(r.poolId) ?? { nodes: 0, ready: 0, costPerHour: null };
     c.nodes += Number(r.n);
     if (r.state === "READY") c.ready += Number(r.n);
     counts.set(r.poolId, c);

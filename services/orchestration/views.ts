@@ -30,11 +30,21 @@ export interface PoolView {
   scheduling_policy_json: string;
   node_count: number;
   ready_node_count: number;
+  estimated_cost_per_hour: number | null;
   created_at: string;
   updated_at: string;
 }
 
-export const poolView = (pool: PoolRow, counts = { nodes: 0, ready: 0 }): PoolView => ({
+export interface PoolFigures {
+  nodes: number;
+  ready: number;
+  costPerHour: number | null;
+}
+
+export const poolView = (
+  pool: PoolRow,
+  counts: PoolFigures = { nodes: 0, ready: 0, costPerHour: null },
+): PoolView => ({
   pool_id: pool.id,
   pool_name: pool.name,
   state: pool.state,
@@ -49,6 +59,7 @@ export const poolView = (pool: PoolRow, counts = { nodes: 0, ready: 0 }): PoolVi
   scheduling_policy_json: JSON.stringify(pool.schedulingPolicy),
   node_count: counts.nodes,
   ready_node_count: counts.ready,
+  estimated_cost_per_hour: counts.costPerHour,
   created_at: pool.createdAt.toISOString(),
   updated_at: pool.updatedAt.toISOString(),
 });

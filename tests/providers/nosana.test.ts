@@ -131,6 +131,13 @@ describe("nosana", () => {
       } as Any,
     );
     expect(seen).toEqual({ phase: "ready", endpoint: `${p.worker.url}/v1`, costPerHour: 0.048 });
+    // The deployment's estimated cost is the sum over its priced ready replicas.
+    await eventually(async () => (await status(p, id)).estimated_cost_per_hour === 0.048, 5000, "cost 0.048");
+    // And the pool's, in listPools over HTTP and gRPC alike (the same view).
+    const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
+      token: p.o.token,
+    });
+    expect(list.body.pools.find((x: Any) => x.pool_id === poolId)?.estimated_cost_per_hour).toBe(0.048);
   });
 
   test("a chat completion through the inference gateway reaches the real engine", async () => {
@@ -185,6 +192,7 @@ describe("nosana", () => {
       "two READY replicas",
     );
     expect(fake.held().filter((d) => d.status === "RUNNING")).toHaveLength(2);
+    await eventually(async () => (await status(p, id)).estimated_cost_per_hour === 0.096, 5000, "cost 0.096");
     await scale(p, id, 1);
     await eventually(async () => fake.held().length === 1, 20_000, "one Nosana deployment left");
     await eventually(
@@ -247,6 +255,7 @@ describe("nosana", () => {
   test("terminate stops and deletes the Nosana deployment: nothing is left at Nosana", async () => {
     await terminate(p, id);
     expect(nosanaIds()).toEqual([]);
+    expect((await status(p, id)).estimated_cost_per_hour).toBeNull();
   }, 60_000);
 
   test("an image pull failure at Nosana turns the deployment FAILED with its reason", async () => {

@@ -15,6 +15,11 @@ export const Pool = t.Object({
   scheduling_policy_json: t.String({ description: "JSON text" }),
   node_count: t.Integer(),
   ready_node_count: t.Integer(),
+  estimated_cost_per_hour: t.Nullable(
+    t.Number({
+      description: "US dollars per hour of its deployments' priced replicas; null when none is priced",
+    }),
+  ),
   created_at: t.String({ format: "date-time" }),
   updated_at: t.String({ format: "date-time" }),
 });

@@ -22,6 +22,7 @@ const poolMessage = (p: PoolView) => ({
   schedulingPolicyJson: p.scheduling_policy_json,
   nodeCount: p.node_count,
   readyNodeCount: p.ready_node_count,
+  ...(p.estimated_cost_per_hour === null ? {} : { estimatedCostPerHour: p.estimated_cost_per_hour }),
   createdAt: timestampFromDate(new Date(p.created_at)),
 });
 
