@@ -105,12 +105,18 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
       return body.valid ? (body.data ?? []) : undefined;
     },
     async checkQuota(orgId, deploymentId, tokens) {
-      const body = await post<{ allowed: boolean; reset_at?: string }>("/internal/policy/check_quota", {
-        org_id: orgId,
-        deployment_id: deploymentId,
-        tokens,
-      });
-      return { allowed: body.allowed, resetAt: body.reset_at };
+      const body = await post<{
+        allowed: boolean;
+        reset_at?: string;
+        remaining_requests?: number;
+        remaining_tokens?: number;
+      }>("/internal/policy/check_quota", { org_id: orgId, deployment_id: deploymentId, tokens });
+      return {
+        allowed: body.allowed,
+        resetAt: body.reset_at,
+        remainingRequests: body.remaining_requests,
+        remainingTokens: body.remaining_tokens,
+      };
     },
     async trackUsage(records) {
       if (records.length === 0) return;

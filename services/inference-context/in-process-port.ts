@@ -27,7 +27,12 @@ export function inProcessFiltration(ctx: AppContext): FiltrationPort {
     models: (apiKey) => modelsForApiKey(ctx, apiKey),
     async checkQuota(orgId, deploymentId, tokens) {
       const check = await checkQuota(ctx, { orgId, deploymentId, tokens });
-      return { allowed: check.allowed, resetAt: check.reset_at };
+      return {
+        allowed: check.allowed,
+        resetAt: check.reset_at,
+        remainingRequests: check.remaining_requests,
+        remainingTokens: check.remaining_tokens,
+      };
     },
     async trackUsage(records) {
       await trackUsage(ctx, records);

@@ -142,12 +142,12 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
 
     // (4) quota of the organization.
     if (context.quota) {
-      const quota = await runtime.port.checkQuota(
+      const allowed = await runtime.quota(
         context.orgId,
         context.deployment.id,
         estimatePromptTokens(messages),
       );
-      if (!quota.allowed) {
+      if (!allowed) {
         throw new AppError("rate_limited", "the organization's quota is used up", {
           openai_code: "insufficient_quota",
         });

@@ -60,15 +60,19 @@ export interface InferenceLogEntry {
   guardrails: Record<string, unknown>;
 }
 
+/** The quota's answer: allowed for `tokens`, and what is left today (absent: no such limit). */
+export interface QuotaStanding {
+  allowed: boolean;
+  resetAt?: string | undefined;
+  remainingRequests?: number | undefined;
+  remainingTokens?: number | undefined;
+}
+
 export interface FiltrationPort {
   resolve(apiKey: string, model: string): Promise<Resolution>;
   /** The deployments a key may call (GET /v1/models). */
   models(apiKey: string): Promise<{ id: string; created: number }[] | undefined>;
-  checkQuota(
-    orgId: string,
-    deploymentId: string,
-    tokens: number,
-  ): Promise<{ allowed: boolean; resetAt?: string }>;
+  checkQuota(orgId: string, deploymentId: string, tokens: number): Promise<QuotaStanding>;
   trackUsage(records: UsageRecord[]): Promise<void>;
   processPrompt(context: InferenceContext, messages: ChatMessage[]): Promise<ChatMessage[]>;
   writeLogs(entries: InferenceLogEntry[]): Promise<void>;

@@ -8,7 +8,7 @@ import type { AppError } from "../errors.ts";
 import { InProcessLimiter, type RateLimiter } from "../limits/limiter.ts";
 import { Batcher } from "./batcher.ts";
 import { type RequestGuard, requestGuard } from "./guard.ts";
-import type { FiltrationPort, InferenceLogEntry, Resolution, UsageRecord } from "./port.ts";
+import type { FiltrationPort, InferenceLogEntry, QuotaStanding, Resolution, UsageRecord } from "./port.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
 
 export interface InferenceRuntime {
@@ -16,6 +16,8 @@ export interface InferenceRuntime {
   limiter: RateLimiter;
   balancer: InFlightBalancer;
   resolve(apiKey: string, model: string): Promise<Resolution>;
+  /** May the organization send `tokens` more today? From a standing at most a second old. */
+  quota(orgId: string, deploymentId: string, tokens: number): Promise<boolean>;
   logs: Batcher<InferenceLogEntry>;
   usage: Batcher<UsageRecord>;
   guard(policy: Record<string, unknown>): RequestGuard | undefined;
@@ -42,6 +44,15 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     // leaves known contexts serving for 30 s.
     { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
   );
+  // The day's standing of an organization, read at most once a second rather than per request: usage
+  // reaches the counters in batches a second apart anyway, so the quota was never finer than that.
+  const standings = new RevalidatingCache<QuotaStanding>(
+    (key) => {
+      const [orgId, deploymentId] = key.split("\n") as [string, string];
+      return port.checkQuota(orgId, deploymentId, 0);
+    },
+    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
+  );
   const logs = new Batcher<InferenceLogEntry>({
     sink: (batch) => port.writeLogs(batch),
     maxBatch: 500,
@@ -63,6 +74,12 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     limiter: options.redis ? new RedisLimiter(options.redis) : new InProcessLimiter(),
     balancer: new InFlightBalancer(),
     resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
+    async quota(orgId, deploymentId, tokens) {
+      const standing = await standings.get(`${orgId}\n${deploymentId}`);
+      return (
+        standing.allowed && (standing.remainingTokens === undefined || tokens <= standing.remainingTokens)
+      );
+    },
     logs,
     usage,
     guard: requestGuard,

@@ -144,6 +144,20 @@ describe("with a deployment of its own", () => {
     await expectOpenAiError(await chat(d), 429, "insufficient_quota");
   });
 
+  test("429 insufficient_quota when a prompt's tokens would pass tokens_per_day", async () => {
+    await fresh();
+    await setPolicy(d, "quota", { tokens_per_day: 1_000_000_000 });
+    await Bun.sleep(1100);
+    expect((await chat(d)).status).toBe(200);
+    await setPolicy(d, "quota", { tokens_per_day: 100_000 + Math.floor(Math.random() * 1000) });
+    await g.runtime.usage.flush();
+    await Bun.sleep(1100);
+    // Today's tokens so far are far below the limit; this prompt alone (about 190,000 tokens) is not.
+    const big = await chat(d, { messages: [{ role: "user", content: "word ".repeat(150_000) }] });
+    await expectOpenAiError(big, 429, "insufficient_quota");
+    expect((await chat(d)).status).toBe(200);
+  }, 20_000);
+
   test("400 content_policy_violation names the scanner, never the matched text", async () => {
     await fresh();
     await setPolicy(d, "guardrails", { input: { pii: { action: "block" } } });
