@@ -31,6 +31,8 @@ export interface GatewayOptions {
   readinessChecks?: Record<string, () => Promise<void>>;
   bodyLimitBytes?: number;
   docs?: boolean;
+  /** Headers set on every response of this gateway (the dashboard's CSP and security headers). */
+  responseHeaders?: Record<string, string>;
 }
 
 export const defaultBodyLimit = 1024 * 1024;
@@ -125,6 +127,7 @@ export function createGateway(options: GatewayOptions) {
       const id = request.headers.get("x-request-id")?.slice(0, 128) || newRequestId();
       meta.set(request, { id, start: performance.now() });
       set.headers["x-request-id"] = id;
+      Object.assign(set.headers, options.responseHeaders);
       const declared = Number(request.headers.get("content-length") ?? 0);
       if (declared > limitFor(request)) {
         return render(
