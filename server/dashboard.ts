@@ -2,6 +2,7 @@
 // credentials and sign-in instead of a JSON 401.
 import type { AppContext } from "../services/context.ts";
 import type { ServiceName } from "./config.ts";
+import { checkCsrf } from "./dashboard-csrf.ts";
 import { accessCookie, readCookie, redirect } from "./dashboard-session.ts";
 import { createGateway, type GatewayOptions } from "./http/gateway.ts";
 import { listen } from "./http/listen.ts";
@@ -39,6 +40,7 @@ export async function buildDashboard(
     docs: false,
     readinessChecks,
     responseHeaders: dashboardSecurityHeaders,
+    guardRequest: checkCsrf,
     credentials: (request) => ({ bearer: readCookie(request, accessCookie) }),
     renderProblem: (problem, request) => {
       if (problem.code !== "unauthenticated") return undefined;

@@ -33,6 +33,8 @@ export interface GatewayOptions {
   docs?: boolean;
   /** Headers set on every response of this gateway (the dashboard's CSP and security headers). */
   responseHeaders?: Record<string, string>;
+  /** Runs before routing; a Response ends the request (the dashboard's CSRF check). */
+  guardRequest?: (request: Request, headers: Record<string, unknown>) => Promise<Response | undefined>;
 }
 
 export const defaultBodyLimit = 1024 * 1024;
@@ -135,6 +137,15 @@ export function createGateway(options: GatewayOptions) {
           request,
           set,
         );
+      }
+      if (options.guardRequest) {
+        return options.guardRequest(request, set.headers).then((refused) => {
+          if (!refused) return undefined;
+          for (const [k, v] of Object.entries(set.headers)) {
+            if (typeof v === "string" && !refused.headers.has(k)) refused.headers.set(k, v);
+          }
+          return refused;
+        });
       }
     })
     .onError(({ code, error, request, set }) => {
