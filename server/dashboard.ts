@@ -3,7 +3,8 @@
 import type { AppContext } from "../services/context.ts";
 import type { ServiceName } from "./config.ts";
 import { checkCsrf } from "./dashboard-csrf.ts";
-import { accessCookie, readCookie, redirect } from "./dashboard-session.ts";
+import { accessTokenOf, refreshSession } from "./dashboard-refresh.ts";
+import { redirect } from "./dashboard-session.ts";
 import { createGateway, type GatewayOptions } from "./http/gateway.ts";
 import { listen } from "./http/listen.ts";
 import { loadRoutes } from "./http/loader.ts";
@@ -40,8 +41,13 @@ export async function buildDashboard(
     docs: false,
     readinessChecks,
     responseHeaders: dashboardSecurityHeaders,
-    guardRequest: checkCsrf,
-    credentials: (request) => ({ bearer: readCookie(request, accessCookie) }),
+    guardRequest: async (request, headers) => {
+      const refused = await checkCsrf(request, headers);
+      if (refused) return refused;
+      await refreshSession(app, request, headers);
+      return undefined;
+    },
+    credentials: (request) => ({ bearer: accessTokenOf(request) }),
     renderProblem: (problem, request) => {
       if (problem.code !== "unauthenticated") return undefined;
       const url = new URL(request.url);
