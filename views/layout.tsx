@@ -19,6 +19,8 @@ export function Layout({ title, children, user, csrf }: LayoutProps) {
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title safe>{title} · LLM platform</title>
           <meta name="csrf-token" content={csrf} />
+          {/* htmx would inject an inline <style> for its indicators, which the strict CSP refuses. */}
+          <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
           <link rel="stylesheet" href="/assets/app.css" />
           <script src="/assets/htmx.js" defer></script>
           <script src="/assets/dashboard.js" defer></script>

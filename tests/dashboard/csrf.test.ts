@@ -43,6 +43,8 @@ test("the sign-in page issues an httpOnly SameSite=Strict token cookie and puts 
   expect(html).toContain(`name="_csrf" value="${token}"`);
   expect(html).toContain(`<meta name="csrf-token" content="${token}"`);
   expect(html).toContain('src="/assets/dashboard.js"');
+  // No inline style from htmx under the strict CSP.
+  expect(html).toContain("includeIndicatorStyles&#34;:false");
 });
 
 test("a state-changing request without the token is 403 and signs nobody in", async () => {
