@@ -2,11 +2,28 @@
 // credentials and sign-in instead of a JSON 401.
 import type { AppContext } from "../services/context.ts";
 import type { ServiceName } from "./config.ts";
-import { accessCookie, readCookie, redirect } from "./dashboard-session.ts";
+import { checkCsrf } from "./dashboard-csrf.ts";
+import { accessTokenOf, refreshSession } from "./dashboard-refresh.ts";
+import { redirect } from "./dashboard-session.ts";
 import { createGateway, type GatewayOptions } from "./http/gateway.ts";
 import { listen } from "./http/listen.ts";
 import { loadRoutes } from "./http/loader.ts";
 import type { Listener } from "./platform.ts";
+
+/**
+ * Strict CSP: scripts and styles only from this origin (htmx is served from node_modules), so an
+ * injected inline <script> or on* attribute is refused by the browser even if escaping ever failed.
+ */
+export const dashboardSecurityHeaders: Record<string, string> = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "same-origin",
+  "cross-origin-opener-policy": "same-origin",
+  "permissions-policy": "camera=(), microphone=(), geolocation=()",
+};
 
 export async function buildDashboard(
   app: AppContext,
@@ -23,7 +40,14 @@ export async function buildDashboard(
     description: "Server-rendered administration pages.",
     docs: false,
     readinessChecks,
-    credentials: (request) => ({ bearer: readCookie(request, accessCookie) }),
+    responseHeaders: dashboardSecurityHeaders,
+    guardRequest: async (request, headers) => {
+      const refused = await checkCsrf(request, headers);
+      if (refused) return refused;
+      await refreshSession(app, request, headers);
+      return undefined;
+    },
+    credentials: (request) => ({ bearer: accessTokenOf(request) }),
     renderProblem: (problem, request) => {
       if (problem.code !== "unauthenticated") return undefined;
       const url = new URL(request.url);

@@ -1,8 +1,8 @@
 import { Layout } from "./layout.tsx";
 
-export function HomePage({ email, role }: { email: string; role: string }) {
+export function HomePage({ email, role, csrf }: { email: string; role: string; csrf: string }) {
   return (
-    <Layout title="Overview" user={email}>
+    <Layout title="Overview" user={email} csrf={csrf}>
       <section class="card">
         <h1>Overview</h1>
         <p>

@@ -4,11 +4,12 @@ export interface LoginProps {
   email?: string | undefined;
   error?: string | undefined;
   next?: string | undefined;
+  csrf: string;
 }
 
-export function LoginPage({ email, error, next }: LoginProps) {
+export function LoginPage({ email, error, next, csrf }: LoginProps) {
   return (
-    <Layout title="Sign in">
+    <Layout title="Sign in" csrf={csrf}>
       <section class="card narrow">
         <h1>Sign in</h1>
         {error ? (
@@ -18,6 +19,7 @@ export function LoginPage({ email, error, next }: LoginProps) {
         ) : null}
         <form method="post" action="/login">
           <input type="hidden" name="next" value={next ?? "/"} />
+          <input type="hidden" name="_csrf" value={csrf} />
           <label>
             E-mail
             <input type="email" name="email" required autocomplete="username" value={email ?? ""} autofocus />

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { csrfTokenOf } from "../../server/dashboard-csrf.ts";
 import { redirect, safeNext, sessionCookies } from "../../server/dashboard-session.ts";
 import { route } from "../../server/http/route.ts";
 import { login } from "../../services/auth/login.ts";
@@ -10,7 +11,7 @@ export const GET = route({
   summary: "Sign-in page",
   html: true,
   query: t.Object({ next: t.Optional(t.String()) }),
-  handler: ({ query }) => <LoginPage next={safeNext(query.next)} />,
+  handler: ({ query, request }) => <LoginPage next={safeNext(query.next)} csrf={csrfTokenOf(request)} />,
 });
 
 export const POST = route({
@@ -38,7 +39,14 @@ export const POST = route({
       )
         throw error;
       set.status = 401;
-      return <LoginPage email={body.email} error={error.message} next={safeNext(body.next)} />;
+      return (
+        <LoginPage
+          email={body.email}
+          error={error.message}
+          next={safeNext(body.next)}
+          csrf={csrfTokenOf(request)}
+        />
+      );
     }
   },
 });

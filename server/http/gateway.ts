@@ -31,6 +31,10 @@ export interface GatewayOptions {
   readinessChecks?: Record<string, () => Promise<void>>;
   bodyLimitBytes?: number;
   docs?: boolean;
+  /** Headers set on every response of this gateway (the dashboard's CSP and security headers). */
+  responseHeaders?: Record<string, string>;
+  /** Runs before routing; a Response ends the request (the dashboard's CSRF check). */
+  guardRequest?: (request: Request, headers: Record<string, unknown>) => Promise<Response | undefined>;
 }
 
 export const defaultBodyLimit = 1024 * 1024;
@@ -125,6 +129,7 @@ export function createGateway(options: GatewayOptions) {
       const id = request.headers.get("x-request-id")?.slice(0, 128) || newRequestId();
       meta.set(request, { id, start: performance.now() });
       set.headers["x-request-id"] = id;
+      Object.assign(set.headers, options.responseHeaders);
       const declared = Number(request.headers.get("content-length") ?? 0);
       if (declared > limitFor(request)) {
         return render(
@@ -132,6 +137,15 @@ export function createGateway(options: GatewayOptions) {
           request,
           set,
         );
+      }
+      if (options.guardRequest) {
+        return options.guardRequest(request, set.headers).then((refused) => {
+          if (!refused) return undefined;
+          for (const [k, v] of Object.entries(set.headers)) {
+            if (typeof v === "string" && !refused.headers.has(k)) refused.headers.set(k, v);
+          }
+          return refused;
+        });
       }
     })
     .onError(({ code, error, request, set }) => {

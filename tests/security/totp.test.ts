@@ -254,8 +254,9 @@ describe("the dashboard's sign-in form", () => {
       dashboard(
         new Request("http://localhost/login", {
           method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams(fields).toString(),
+          // The form's CSRF token, as the sign-in page would have issued it.
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: "llmp_csrf=form-token" },
+          body: new URLSearchParams({ ...fields, _csrf: "form-token" }).toString(),
         }),
       );
     const without = await post({ email: "dash@example.com", password: adminPassword, totp_code: "" });

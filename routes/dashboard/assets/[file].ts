@@ -10,6 +10,10 @@ const assets: Record<string, { path: string; type: string }> = {
     path: Bun.resolveSync("htmx.org/dist/htmx.min.js", import.meta.dir),
     type: "application/javascript",
   },
+  "dashboard.js": {
+    path: join(import.meta.dir, "..", "..", "..", "views", "dashboard.js"),
+    type: "application/javascript",
+  },
   "app.css": { path: join(import.meta.dir, "..", "..", "..", "views", "app.css"), type: "text/css" },
 };
 
