@@ -2,7 +2,23 @@
 // (`credentials.kubeconfig`, its current context) or, without one, the pod's service account
 // (`/var/run/secrets/kubernetes.io/serviceaccount/`, when the platform runs in the cluster).
 // `settings.namespace` overrides the context's namespace ("default" when neither says).
-import { AppsV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+//
+// The client's own HTTP library hands its TLS settings (cluster CA, client certificate) to undici
+// as a `dispatcher`, which Bun's fetch ignores: under Bun a cluster with its own CA fails with "self
+// signed certificate" (tried: tests/providers/kubernetes-tls.test.ts). So the API classes get an
+// HTTP library on Bun's fetch with the same settings as its `tls` option; the generated API
+// classes, their types and the kubeconfig's authentication (token, exec, OIDC) stay the client's.
+import type { RequestOptions } from "node:https";
+import {
+  AppsV1Api,
+  CoreV1Api,
+  createConfiguration,
+  KubeConfig,
+  type RequestContext,
+  ResponseContext,
+  ServerConfiguration,
+  wrapHttpLibrary,
+} from "@kubernetes/client-node";
 import type { ProviderAccess } from "../provider.ts";
 
 export interface KubeApi {
@@ -24,9 +40,16 @@ export function kubeApi(access: ProviderAccess): KubeApi {
     (typeof access.settings.namespace === "string" && access.settings.namespace) ||
     contextNamespace ||
     "default";
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error("the kubeconfig has no current cluster");
+  const configuration = createConfiguration({
+    baseServer: new ServerConfiguration(cluster.server, {}),
+    authMethods: { default: kc },
+    httpApi: bunHttpLibrary(kc),
+  });
   return {
-    apps: kc.makeApiClient(AppsV1Api),
-    core: kc.makeApiClient(CoreV1Api),
+    apps: new AppsV1Api(configuration),
+    core: new CoreV1Api(configuration),
     namespace,
     server: (kc.getCurrentCluster()?.server ?? "").replace(/\/+$/, ""),
     inCluster: !kubeconfig,
@@ -47,4 +70,42 @@ export function kubeFailure(error: unknown): string {
     } catch {}
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The kubeconfig's TLS settings (CA, client certificate, skip verification) as Bun's fetch takes them. */
+async function tlsOf(kc: KubeConfig) {
+  const opts: RequestOptions = {};
+  await kc.applyToHTTPSOptions(opts);
+  return {
+    ...(opts.ca ? { ca: opts.ca as string | Buffer } : {}),
+    ...(opts.cert ? { cert: opts.cert as string | Buffer } : {}),
+    ...(opts.key ? { key: opts.key as string | Buffer } : {}),
+    ...(opts.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+  };
+}
+
+function bunHttpLibrary(kc: KubeConfig) {
+  let tls: ReturnType<typeof tlsOf> | undefined;
+  return wrapHttpLibrary({
+    async send(request: RequestContext) {
+      tls ??= tlsOf(kc);
+      const response = await fetch(request.getUrl(), {
+        method: request.getHttpMethod().toString(),
+        body: request.getBody() as BodyInit | undefined,
+        headers: request.getHeaders(),
+        signal: request.getSignal() ?? null,
+        tls: await tls,
+      });
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      const body = Buffer.from(await response.arrayBuffer());
+      return new ResponseContext(response.status, headers, {
+        text: async () => body.toString("utf8"),
+        binary: async () => body,
+        stream: () => null,
+      } as unknown as ConstructorParameters<typeof ResponseContext>[2]);
+    },
+  });
 }
