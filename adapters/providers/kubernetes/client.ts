@@ -20,6 +20,7 @@ import {
   wrapHttpLibrary,
 } from "@kubernetes/client-node";
 import type { ProviderAccess } from "../provider.ts";
+import type { InstanceAccounts } from "../remote-accounts.ts";
 
 export interface KubeApi {
   apps: AppsV1Api;
@@ -108,4 +109,22 @@ function bunHttpLibrary(kc: KubeConfig) {
       } as unknown as ConstructorParameters<typeof ResponseContext>[2]);
     },
   });
+}
+
+/** The pod's own service account, when this process runs in a cluster (no kubeconfig stored). */
+export const inClusterAccess = (): ProviderAccess[] =>
+  process.env.KUBERNETES_SERVICE_HOST ? [{ credentials: {}, settings: {} }] : [];
+
+/** The account of an instance; in the cluster without a stored configuration, the service account. */
+export async function accessOf(
+  accounts: InstanceAccounts,
+  handle: { replicaId: string; providerInstanceId: string },
+): Promise<ProviderAccess> {
+  try {
+    return await accounts.of(handle);
+  } catch (error) {
+    const inCluster = inClusterAccess()[0];
+    if (inCluster) return inCluster;
+    throw error;
+  }
 }

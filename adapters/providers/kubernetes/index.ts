@@ -4,9 +4,9 @@
 // `cluster-dns`), `proxy_url`, `gpu_label` (README "Kubernetes").
 import type { EngineId } from "../../../db/schema/deployments.ts";
 import type { Engine } from "../../engines/engine.ts";
-import type { ComputeProvider, ProviderAccess } from "../provider.ts";
+import type { ComputeProvider } from "../provider.ts";
 import { type AccountDirectory, InstanceAccounts } from "../remote-accounts.ts";
-import { kubeApi, kubeFailure } from "./client.ts";
+import { inClusterAccess, kubeApi, kubeFailure } from "./client.ts";
 import { readKubernetesLogs } from "./logs.ts";
 import {
   inspectKubernetesReplica,
@@ -16,10 +16,6 @@ import {
   stopKubernetesReplica,
 } from "./replicas.ts";
 import { kubernetesResources } from "./resources.ts";
-
-/** The pod's own service account, when this process runs in a cluster. */
-const inClusterAccess = (): ProviderAccess[] =>
-  process.env.KUBERNETES_SERVICE_HOST ? [{ credentials: {}, settings: {} }] : [];
 
 export function createKubernetesProvider(options: {
   engines: Partial<Record<EngineId, Engine>>;

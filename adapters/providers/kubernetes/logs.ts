@@ -3,7 +3,7 @@
 // it and drops lines not after it (sinceTime has second precision).
 import type { LogChunk, LogLine, ReplicaHandle } from "../provider.ts";
 import type { InstanceAccounts } from "../remote-accounts.ts";
-import { kubeApi } from "./client.ts";
+import { accessOf, kubeApi } from "./client.ts";
 import { labelKeys } from "./manifests.ts";
 
 export async function readKubernetesLogs(
@@ -11,7 +11,7 @@ export async function readKubernetesLogs(
   handle: ReplicaHandle,
   cursor: string | undefined,
 ): Promise<LogChunk> {
-  const api = kubeApi(await accounts.of(handle));
+  const api = kubeApi(await accessOf(accounts, handle));
   const pods = (
     await api.core.listNamespacedPod({
       namespace: api.namespace,

@@ -8,7 +8,7 @@ import type { EngineId } from "../../../db/schema/deployments.ts";
 import type { Engine } from "../../engines/engine.ts";
 import type { ProviderAccess, ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { containerFor, gpuMatches, type InstanceAccounts } from "../remote-accounts.ts";
-import { isNotFound, type KubeApi, kubeApi, kubeFailure } from "./client.ts";
+import { accessOf, isNotFound, type KubeApi, kubeApi, kubeFailure } from "./client.ts";
 import { deploymentManifest, labelKeys, labelsOf, serviceManifest } from "./manifests.ts";
 
 export interface KubernetesReplicaState {
@@ -87,7 +87,7 @@ export async function stopKubernetesReplica(
 ): Promise<void> {
   const name = handle.providerInstanceId;
   if (!states.get(name)?.failed) {
-    const api = kubeApi(await accounts.of(handle));
+    const api = kubeApi(await accessOf(accounts, handle));
     const gone = (error: unknown) => {
       if (!isNotFound(error)) throw new Error(kubeFailure(error));
     };
