@@ -4,8 +4,14 @@ import type { EngineId } from "../../db/schema/deployments.ts";
 import type { Engine } from "./engine.ts";
 import { llamaCppEngine } from "./llama.cpp/index.ts";
 import { openaiCompatibleEngine } from "./openai-compatible/index.ts";
+import { sglangEngine } from "./sglang/index.ts";
+import { tgiEngine } from "./tgi/index.ts";
+import { vllmEngine } from "./vllm/index.ts";
 
 export const engines: { readonly [K in EngineId]?: Engine } = {
   "llama.cpp": llamaCppEngine,
+  vllm: vllmEngine,
+  sglang: sglangEngine,
+  tgi: tgiEngine,
   "openai-compatible": openaiCompatibleEngine,
 };

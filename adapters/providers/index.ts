@@ -1,10 +1,9 @@
-// The providers of this installation, keyed by the ProviderId union. `kubernetes` is a declared
-// id without an implementation on this branch: a pool asking for one is
-// refused with 400 `provider` rather than accepted and left to fail.
+// The providers of this installation, keyed by the ProviderId union.
 import type { ProviderId } from "../../db/schema/pools.ts";
 import { engines } from "../engines/index.ts";
 import { createAkashProvider } from "./akash/index.ts";
 import { createExternalProvider } from "./external/index.ts";
+import { createKubernetesProvider } from "./kubernetes/index.ts";
 import { createLocalProvider } from "./local/index.ts";
 import { createNosanaProvider } from "./nosana/index.ts";
 import type { ComputeProvider } from "./provider.ts";
@@ -16,6 +15,7 @@ export type ProviderRegistry = { readonly [K in ProviderId]?: ComputeProvider & 
 export function createProviders(options: { dataDir: string; accounts?: AccountDirectory }): ProviderRegistry {
   const accounts = options.accounts ?? noAccounts;
   return {
+    kubernetes: { ...createKubernetesProvider({ engines, accounts }), id: "kubernetes" },
     akash: { ...createAkashProvider({ engines, accounts }), id: "akash" },
     skypilot: { ...createSkyPilotProvider({ engines, accounts }), id: "skypilot" },
     nosana: { ...createNosanaProvider({ engines, accounts }), id: "nosana" },

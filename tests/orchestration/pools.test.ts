@@ -70,7 +70,6 @@ describe("POST /deployment/createpool", () => {
       expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain(field);
     };
     await bad({ provider: "aws" }, "provider");
-    await bad({ provider: "kubernetes" }, "provider"); // no adapter on this branch
     await bad({ owner_id: crypto.randomUUID() }, "owner_id");
     await bad({ scheduling_policy_json: "{not json" }, "scheduling_policy_json");
     await bad({ max_cost_per_hour: -1 }, "max_cost_per_hour");

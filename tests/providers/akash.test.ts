@@ -70,7 +70,7 @@ describe("akash", () => {
     expect(fake.active()).toHaveLength(1);
     expect(d?.dseq).toBe(replica.provider_instance_id);
     expect(d?.sdl).toContain('model: "rtx4090"');
-    expect(d?.sdl).toContain('image: "ghcr.io/ggml-org/llama.cpp:server"');
+    expect(d?.sdl).toContain('image: "ghcr.io/ggml-org/llama.cpp:server-cuda"');
     expect(d?.sdl).toContain("port: 8080");
     expect(d?.sdl).toMatch(new RegExp(`PROVIDER_INSTANCE_ID=llmp-[0-9a-f]{8}-${id}-`));
     // The A100 provider did not bid (not an allowed GPU); the cheaper of the two 4090 bids won.

@@ -111,7 +111,7 @@ describe("nosana", () => {
     expect(held?.market).toBe("mkt-3060");
     expect(held?.name).toContain(id);
     const op = held?.job_definition.ops[0]?.args;
-    expect(op?.image).toBe("ghcr.io/ggml-org/llama.cpp:server");
+    expect(op?.image).toBe("ghcr.io/ggml-org/llama.cpp:server-cuda");
     expect(op?.expose).toBe(8080);
     expect(op?.env.PROVIDER_INSTANCE_ID).toBe(held?.name);
     // The worker reports to the platform with the pool's node token.

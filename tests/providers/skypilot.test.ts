@@ -77,9 +77,11 @@ describe("skypilot", () => {
     expect(cluster?.task.resources.use_spot).toBe(false);
     expect(cluster?.task.resources.max_hourly_cost).toBe(1);
     expect(cluster?.task.resources.ports).toEqual([8080]);
-    expect(cluster?.task.resources.image_id).toBe("docker:ghcr.io/ggml-org/llama.cpp:server");
+    expect(cluster?.task.resources.image_id).toBe("docker:ghcr.io/ggml-org/llama.cpp:server-cuda");
     expect(cluster?.task.resources.labels["llmp-deployment"]).toBe(id);
-    expect(cluster?.task.run).toMatch(/^\/app\/llama-server -m .* --port 8080$/);
+    expect(cluster?.task.run).toMatch(
+      /^\/app\/llama-server --model-url https:.* --n-gpu-layers 999 --host 0.0.0.0 --port 8080$/,
+    );
     // Every operation went through a request id.
     expect([...fake.requests.values()].some((r) => r.name === "launch" && r.status === "SUCCEEDED")).toBe(
       true,

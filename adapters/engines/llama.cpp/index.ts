@@ -3,6 +3,7 @@
 // local provider spawns `localCommand(...)` and reads the ready (or fatal) line on stdout.
 import { fileURLToPath } from "node:url";
 import type { Engine, LocalCommandOptions as EngineCommandOptions } from "../engine.ts";
+import { llamaCppContainer } from "./container.ts";
 
 /** Absolute path of the worker's entry file. */
 export const workerEntry: string = fileURLToPath(new URL("./worker.ts", import.meta.url));
@@ -45,4 +46,5 @@ export const llamaCppEngine = {
   id: "llama.cpp",
   healthPath: "/health",
   localCommand,
+  container: llamaCppContainer,
 } as const satisfies Engine;

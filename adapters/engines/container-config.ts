@@ -1,0 +1,31 @@
+// The deployment `configuration` keys every container engine understands, read once with their
+// types checked, so each engine maps the same keys onto its own flags.
+export interface ContainerConfig {
+  /** Tokens per sequence (prompt + output): `max_model_len` (alias `context_size`). */
+  maxModelLen: number | undefined;
+  /** The engine's quantization method name (awq, gptq, fp8, bitsandbytes, ...). */
+  quantization: string | undefined;
+  /** Hugging Face token for gated models, passed as HF_TOKEN. */
+  hfToken: string | undefined;
+}
+
+const positiveInt = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
+const text = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
+
+export function containerConfig(configuration: Record<string, unknown>): ContainerConfig {
+  return {
+    maxModelLen: positiveInt(configuration.max_model_len) ?? positiveInt(configuration.context_size),
+    quantization: text(configuration.quantization),
+    hfToken: text(configuration.hf_token),
+  };
+}
+
+/** Flags present only when their value is. */
+export const flag = (name: string, value: string | number | undefined): string[] =>
+  value === undefined ? [] : [name, String(value)];
+
+/** The engine's variables: the Hugging Face token when given, then the provider's (set last). */
+export const containerEnv = (config: ContainerConfig, env: Record<string, string> | undefined) => ({
+  ...(config.hfToken ? { HF_TOKEN: config.hfToken } : {}),
+  ...env,
+});

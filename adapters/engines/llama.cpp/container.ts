@@ -1,0 +1,40 @@
+// llama.cpp's own server (llama-server) in ggml-org's image, for container providers: the CPU image
+// `:server`, or `:server-cuda` with every layer offloaded when the replica has GPUs. The model is
+// downloaded by the server itself (--model-url for an http(s) URL, -hf for a Hugging Face
+// `owner/repo[:quant]`) or read from a path inside the container (-m). It answers to the deployment
+// name (--alias) on port 8080 and says GET /health once the model is loaded (adapters/engines/README.md).
+import { containerConfig, containerEnv, flag } from "../container-config.ts";
+import type { ContainerOptions, ContainerSpec } from "../engine.ts";
+
+export const llamaServerPort = 8080;
+
+function modelArgs(source: string): string[] {
+  if (/^https?:\/\//.test(source)) return ["--model-url", source];
+  if (/^[\w.-]+\/[\w.-]+(:[\w.-]+)?$/.test(source)) return ["-hf", source];
+  return ["-m", source];
+}
+
+export function llamaCppContainer(opts: ContainerOptions): ContainerSpec {
+  const config = containerConfig(opts.configuration);
+  const parallel = opts.configuration.parallel;
+  return {
+    image: opts.gpus > 0 ? "ghcr.io/ggml-org/llama.cpp:server-cuda" : "ghcr.io/ggml-org/llama.cpp:server",
+    command: ["/app/llama-server"],
+    args: [
+      ...modelArgs(opts.modelSource),
+      "--alias",
+      opts.modelName,
+      ...flag("--ctx-size", config.maxModelLen),
+      ...flag("--parallel", typeof parallel === "number" && parallel > 0 ? parallel : undefined),
+      ...(opts.gpus > 0 ? ["--n-gpu-layers", "999"] : []),
+      "--host",
+      "0.0.0.0",
+      "--port",
+      String(llamaServerPort),
+    ],
+    env: containerEnv(config, opts.env),
+    port: llamaServerPort,
+    healthPath: "/health",
+    gpus: opts.gpus,
+  };
+}

@@ -1,0 +1,40 @@
+// Hugging Face Text Generation Inference in its official image, as TGI's launcher reference gives
+// it (adapters/engines/README.md): `text-generation-launcher` with the model id, the token limits
+// (max_model_len as --max-total-tokens, one less as --max-input-length), --quantize, one shard per
+// GPU, port 80 as in the image's documented `-p 8080:80`. TGI serves the OpenAI Messages API at
+// /v1/chat/completions; the served name is the model id, which the gateway does not rely on (it
+// routes by deployment). GET /health.
+import { containerConfig, containerEnv, flag } from "../container-config.ts";
+import type { Engine } from "../engine.ts";
+
+export const tgiPort = 80;
+
+export const tgiEngine: Engine = {
+  id: "tgi",
+  healthPath: "/health",
+  container(opts) {
+    const config = containerConfig(opts.configuration);
+    return {
+      image: "ghcr.io/huggingface/text-generation-inference:latest",
+      command: ["text-generation-launcher"],
+      args: [
+        "--model-id",
+        opts.modelSource,
+        ...flag("--max-total-tokens", config.maxModelLen),
+        ...flag("--max-input-length", config.maxModelLen && Math.max(1, config.maxModelLen - 1)),
+        ...flag("--quantize", config.quantization),
+        ...(opts.gpus > 1 ? ["--num-shard", String(opts.gpus)] : []),
+        "--hostname",
+        "0.0.0.0",
+        "--port",
+        String(tgiPort),
+      ],
+      env: containerEnv(config, opts.env),
+      port: tgiPort,
+      healthPath: "/health",
+      gpus: opts.gpus,
+      // TGI's README runs the image with --shm-size 1g (NCCL between shards).
+      shmMib: 1024,
+    };
+  },
+};

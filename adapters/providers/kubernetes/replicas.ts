@@ -1,0 +1,212 @@
+// One Deployment (one pod) and one Service per replica, both named `llmp-<installation>-<replica
+// id>`. Start resolves the pool's allowed_gpu_types against the nodes' GPU product labels first: no
+// node offering any of them fails the replica naming them (nothing is created). Inspection reads
+// the replica's pods: none yet or Pending -> starting; an image that cannot be pulled -> failed with
+// the kubelet's reason; Running and Ready -> ready at the endpoint `settings.endpoint_mode` gives.
+import type { V1Pod } from "@kubernetes/client-node";
+import type { EngineId } from "../../../db/schema/deployments.ts";
+import type { Engine } from "../../engines/engine.ts";
+import type { ProviderAccess, ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
+import { containerFor, gpuMatches, type InstanceAccounts } from "../remote-accounts.ts";
+import { accessOf, isNotFound, type KubeApi, kubeApi, kubeFailure } from "./client.ts";
+import { deploymentManifest, labelKeys, labelsOf, serviceManifest } from "./manifests.ts";
+
+export interface KubernetesReplicaState {
+  port: number;
+  /** Decided before anything was created (no node offers the allowed GPU types). */
+  failed?: string;
+}
+
+export const gpuLabelOf = (settings: Readonly<Record<string, unknown>>) =>
+  typeof settings.gpu_label === "string" && settings.gpu_label
+    ? settings.gpu_label
+    : "nvidia.com/gpu.product";
+
+/** `llmp-<installation>-<replica id>`: 50 characters, a valid Deployment and Service name. */
+export const objectNameOf = (installation: string, replicaId: string) => `llmp-${installation}-${replicaId}`;
+
+/** The cluster's GPU products matching the allowed types; undefined: no restriction. */
+async function allowedProducts(api: KubeApi, spec: ReplicaSpec): Promise<string[] | undefined> {
+  const allowed = spec.placement.allowedGpuTypes;
+  if (allowed.length === 0 || spec.gpuPerReplica === 0) return undefined;
+  const label = gpuLabelOf(spec.access.settings);
+  const nodes = (await api.core.listNode()).items;
+  const products = new Set<string>();
+  for (const node of nodes) {
+    const product = node.metadata?.labels?.[label];
+    if (product && allowed.some((a) => gpuMatches(a, product))) products.add(product);
+  }
+  return [...products].sort();
+}
+
+export async function startKubernetesReplica(
+  engines: Partial<Record<EngineId, Engine>>,
+  accounts: InstanceAccounts,
+  states: Map<string, KubernetesReplicaState>,
+  spec: ReplicaSpec,
+): Promise<ReplicaHandle> {
+  const api = kubeApi(spec.access);
+  const name = objectNameOf(accounts.installation, spec.replicaId);
+  const container = containerFor(engines, spec, "kubernetes", name);
+  accounts.remember(name, spec.access);
+  const products = await allowedProducts(api, spec);
+  if (products && products.length === 0) {
+    states.set(name, {
+      port: container.port,
+      failed: `no Kubernetes node offers any of the pool's allowed_gpu_types (${spec.placement.allowedGpuTypes.join(", ")}) in its ${gpuLabelOf(spec.access.settings)} label`,
+    });
+    return { replicaId: spec.replicaId, providerInstanceId: name, endpoint: null };
+  }
+  const labels = labelsOf(accounts.installation, spec);
+  const gpuLabel = gpuLabelOf(spec.access.settings);
+  // A second start of the same replica (a crash before the database write) finds the first: 409.
+  await api.apps
+    .createNamespacedDeployment({
+      namespace: api.namespace,
+      body: deploymentManifest({ name, labels, container, gpuLabel, gpuProducts: products ?? [] }),
+    })
+    .catch(ignoreConflict);
+  await api.core
+    .createNamespacedService({
+      namespace: api.namespace,
+      body: serviceManifest({ name, labels, port: container.port }),
+    })
+    .catch(ignoreConflict);
+  states.set(name, { port: container.port });
+  return { replicaId: spec.replicaId, providerInstanceId: name, endpoint: null };
+}
+
+function ignoreConflict(error: unknown) {
+  if ((error as { code?: unknown })?.code !== 409) throw new Error(kubeFailure(error));
+}
+
+export async function stopKubernetesReplica(
+  accounts: InstanceAccounts,
+  states: Map<string, KubernetesReplicaState>,
+  handle: ReplicaHandle,
+): Promise<void> {
+  const name = handle.providerInstanceId;
+  if (!states.get(name)?.failed) {
+    const api = kubeApi(await accessOf(accounts, handle));
+    const gone = (error: unknown) => {
+      if (!isNotFound(error)) throw new Error(kubeFailure(error));
+    };
+    // Foreground: the pods go before the Deployment does, so "stopped" means nothing runs.
+    await api.apps
+      .deleteNamespacedDeployment({ name, namespace: api.namespace, propagationPolicy: "Foreground" })
+      .catch(gone);
+    await api.core.deleteNamespacedService({ name, namespace: api.namespace }).catch(gone);
+  }
+  states.delete(name);
+  accounts.forget(name);
+}
+
+const pullFailures = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"]);
+
+/** What the replica's pod says, as an observation (the endpoint filled by the caller). */
+export function podObservation(pods: V1Pod[]): ReplicaObservation | "ready" {
+  const pod = pods.find((p) => !p.metadata?.deletionTimestamp) ?? pods[0];
+  if (!pod) return { phase: "starting" };
+  for (const status of pod.status?.containerStatuses ?? []) {
+    const waiting = status.state?.waiting;
+    if (waiting?.reason && pullFailures.has(waiting.reason)) {
+      return {
+        phase: "failed",
+        reason: `Kubernetes cannot pull the image ${status.image ?? ""}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""}`,
+      };
+    }
+    if (waiting?.reason === "CrashLoopBackOff") {
+      return {
+        phase: "exited",
+        reason: `the engine's container keeps crashing (CrashLoopBackOff): ${waiting.message ?? ""}`,
+      };
+    }
+  }
+  if (pod.status?.phase === "Failed")
+    return { phase: "exited", reason: pod.status.message ?? "the pod failed" };
+  if (pod.status?.phase !== "Running") return { phase: "starting" };
+  const ready = pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+  return ready ? "ready" : { phase: "starting" };
+}
+
+/**
+ * The replica's OpenAI base URL. `service-proxy` (default with a kubeconfig): through the API
+ * server's service proxy, `settings.proxy_url` when set (e.g. `kubectl proxy`, which adds the
+ * credentials the gateway does not send); `cluster-dns` (default in the cluster): the Service's DNS
+ * name, for a platform running in the same cluster.
+ */
+export function endpointOf(api: KubeApi, access: ProviderAccess, name: string, port: number): string {
+  const mode = access.settings.endpoint_mode ?? (api.inCluster ? "cluster-dns" : "service-proxy");
+  if (mode === "cluster-dns") return `http://${name}.${api.namespace}.svc.cluster.local:${port}/v1`;
+  const base =
+    typeof access.settings.proxy_url === "string" && access.settings.proxy_url
+      ? access.settings.proxy_url.replace(/\/+$/, "")
+      : api.server;
+  return `${base}/api/v1/namespaces/${api.namespace}/services/${name}:${port}/proxy/v1`;
+}
+
+export async function inspectKubernetesReplica(
+  engines: Partial<Record<EngineId, Engine>>,
+  accounts: InstanceAccounts,
+  states: Map<string, KubernetesReplicaState>,
+  handle: ReplicaHandle,
+  spec: ReplicaSpec,
+): Promise<ReplicaObservation> {
+  const name = handle.providerInstanceId;
+  accounts.remember(name, spec.access);
+  let state = states.get(name);
+  if (state?.failed) return { phase: "failed", reason: state.failed };
+  if (!state) {
+    // Adopted after a restart: the port comes from the engine, the rest from the cluster.
+    state = { port: containerFor(engines, spec, "kubernetes", name).port };
+    states.set(name, state);
+  }
+  const api = kubeApi(spec.access);
+  try {
+    await api.apps.readNamespacedDeployment({ name, namespace: api.namespace });
+  } catch (error) {
+    if (isNotFound(error)) return { phase: "gone" };
+    throw new Error(kubeFailure(error));
+  }
+  const pods = (
+    await api.core.listNamespacedPod({
+      namespace: api.namespace,
+      labelSelector: `${labelKeys.replica}=${spec.replicaId}`,
+    })
+  ).items;
+  const seen = podObservation(pods);
+  if (seen !== "ready") return seen;
+  return { phase: "ready", endpoint: endpointOf(api, spec.access, name, state.port), costPerHour: null };
+}
+
+export async function listKubernetesInstances(
+  accounts: InstanceAccounts,
+  inClusterAccess: () => ProviderAccess[],
+): Promise<{ replicaId: string; providerInstanceId: string }[]> {
+  const found: { replicaId: string; providerInstanceId: string }[] = [];
+  for (const access of [...(await accounts.accounts()), ...inClusterAccess()]) {
+    // One organization's unreachable cluster must not hide the others' orphans.
+    const api = (() => {
+      try {
+        return kubeApi(access);
+      } catch {
+        return undefined;
+      }
+    })();
+    if (!api) continue;
+    const list = await api.apps
+      .listNamespacedDeployment({
+        namespace: api.namespace,
+        labelSelector: `${labelKeys.installation}=${accounts.installation}`,
+      })
+      .catch(() => ({ items: [] }));
+    for (const d of list.items) {
+      const name = d.metadata?.name;
+      const replicaId = d.metadata?.labels?.[labelKeys.replica];
+      if (!name || !replicaId || name !== objectNameOf(accounts.installation, replicaId)) continue;
+      accounts.remember(name, access);
+      found.push({ replicaId, providerInstanceId: name });
+    }
+  }
+  return found;
+}
