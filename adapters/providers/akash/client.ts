@@ -1,5 +1,6 @@
 // Akash's transport: the Console API's managed-wallet deployment routes
 // (https://console-api.akash.network), header `x-api-key`, bodies and answers wrapped in `{data}`.
+import { callJsonApi } from "../json-api.ts";
 import type { ProviderAccess } from "../provider.ts";
 
 export const defaultAkashBaseUrl = "https://console-api.akash.network";
@@ -41,14 +42,8 @@ export interface AkashDeployment {
   leases: AkashLease[];
 }
 
-export class AkashError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** An answer of the Console API other than 2xx (`status` 404: no such deployment). */
+export { ProviderApiError as AkashError } from "../json-api.ts";
 
 export class AkashClient {
   private readonly baseUrl: string;
@@ -64,26 +59,15 @@ export class AkashClient {
   }
 
   private async request<T>(method: string, path: string, data?: unknown): Promise<T> {
-    const res = await fetch(`${this.baseUrl}${path}`, {
+    const answer = (await callJsonApi({
+      provider: "akash",
+      baseUrl: this.baseUrl,
       method,
-      headers: {
-        "x-api-key": this.apiKey,
-        ...(data === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: data === undefined ? undefined : JSON.stringify(data),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    if (!res.ok) {
-      let message = text.slice(0, 300);
-      try {
-        const parsed = JSON.parse(text) as { message?: string; error?: string };
-        message = parsed.message ?? parsed.error ?? message;
-      } catch {}
-      throw new AkashError(res.status, `akash ${method} ${path}: ${res.status} ${message}`);
-    }
-    const parsed = (text ? JSON.parse(text) : {}) as { data?: T };
-    return parsed.data as T;
+      path,
+      headers: { "x-api-key": this.apiKey },
+      body: data,
+    })) as { data?: T } | undefined;
+    return answer?.data as T;
   }
 
   createDeployment = (sdl: string, deposit: number) =>

@@ -1,5 +1,6 @@
 // Nosana's transport: the deployment manager API behind the dashboard
 // (https://dashboard.k8s.prd.nos.ci/api), `Authorization: Bearer <api key>`.
+import { callJsonApi } from "../json-api.ts";
 import type { ProviderAccess } from "../provider.ts";
 
 export const defaultNosanaBaseUrl = "https://dashboard.k8s.prd.nos.ci/api";
@@ -63,14 +64,8 @@ export interface JobDefinition {
   }[];
 }
 
-export class NosanaError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** An answer of Nosana's API other than 2xx (`status` 404: no such deployment). */
+export { ProviderApiError as NosanaError } from "../json-api.ts";
 
 export class NosanaClient {
   private readonly baseUrl: string;
@@ -86,25 +81,14 @@ export class NosanaClient {
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.baseUrl}${path}`, {
+    return (await callJsonApi({
+      provider: "nosana",
+      baseUrl: this.baseUrl,
       method,
-      headers: {
-        authorization: `Bearer ${this.apiKey}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    if (!res.ok) {
-      let message = text.slice(0, 300);
-      try {
-        const parsed = JSON.parse(text) as { message?: string; error?: string };
-        message = parsed.message ?? parsed.error ?? message;
-      } catch {}
-      throw new NosanaError(res.status, `nosana ${method} ${path}: ${res.status} ${message}`);
-    }
-    return (text ? JSON.parse(text) : undefined) as T;
+      path,
+      headers: { authorization: `Bearer ${this.apiKey}` },
+      body,
+    })) as T;
   }
 
   markets = () => this.request<NosanaMarket[]>("GET", "/markets/");
