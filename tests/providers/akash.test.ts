@@ -17,6 +17,7 @@ import {
   deploy,
   freshProviders,
   type ProviderTest,
+  poolActive,
   scale,
   startProviderTest,
   startTestReconciler,
@@ -44,22 +45,10 @@ afterAll(async () => {
   fake.stop();
 }, 30_000);
 
-const poolActive = (id: string) =>
-  eventually(
-    async () => {
-      const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
-        token: p.o.token,
-      });
-      return list.body.pools.find((x: Any) => x.pool_id === id)?.state === "Active";
-    },
-    10_000,
-    "pool Active",
-  );
-
 describe("akash", () => {
   let id: string;
   test("deploy -> RUNNING: SDL with the allowed GPU model, the cheapest bid under the ceiling, the lease's URI", async () => {
-    await poolActive(poolId);
+    await poolActive(p, poolId);
     const started = Date.now();
     id = await deploy(p, { model_name: "tiny-chat", pool_id: poolId, gpu_per_replica: 1 });
     const running = await until(p, id, "RUNNING");
@@ -168,7 +157,7 @@ describe("akash", () => {
       allowed_gpu_types: ["A100"],
       max_cost_per_hour: 0.5,
     });
-    await poolActive(dear.pool_id);
+    await poolActive(p, dear.pool_id);
     const bad = await deploy(p, { model_name: "tiny-dear", pool_id: dear.pool_id, gpu_per_replica: 1 });
     const failed = await until(p, bad, "FAILED");
     expect(failed.failure_reason).toContain("no Akash bid under the pool's max_cost_per_hour ($0.5/h");

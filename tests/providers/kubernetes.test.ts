@@ -18,6 +18,7 @@ import {
   deploy,
   freshProviders,
   type ProviderTest,
+  poolActive,
   scale,
   startProviderTest,
   startTestReconciler,
@@ -30,18 +31,6 @@ import {
 let p: ProviderTest;
 let fake: FakeKubernetes;
 let poolId: string;
-
-const poolActive = (id: string) =>
-  eventually(
-    async () => {
-      const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
-        token: p.o.token,
-      });
-      return list.body.pools.find((x: Any) => x.pool_id === id)?.state === "Active";
-    },
-    10_000,
-    "pool Active",
-  );
 
 beforeAll(async () => {
   p = await startProviderTest();
@@ -56,7 +45,7 @@ beforeAll(async () => {
     { kubeconfig: fake.kubeconfig() },
   );
   poolId = (await createPool(p.o, { provider: "kubernetes", allowed_gpu_types: ["L4", "A100"] })).pool_id;
-  await poolActive(poolId);
+  await poolActive(p, poolId);
 }, 90_000);
 afterAll(async () => {
   await stopProviderTest(p);
@@ -214,7 +203,7 @@ describe("kubernetes", () => {
 
   test("allowed_gpu_types no node offers: FAILED naming them, nothing created", async () => {
     const h100 = await createPool(p.o, { provider: "kubernetes", allowed_gpu_types: ["H100"] });
-    await poolActive(h100.pool_id);
+    await poolActive(p, h100.pool_id);
     const calls = fake.calls.length;
     const bad = await deploy(p, { model_name: "tiny-h100", pool_id: h100.pool_id, gpu_per_replica: 1 });
     const failed = await until(p, bad, "FAILED");

@@ -19,6 +19,7 @@ import {
   deploy,
   freshProviders,
   type ProviderTest,
+  poolActive,
   scale,
   startProviderTest,
   startTestReconciler,
@@ -61,16 +62,7 @@ describe("nosana", () => {
     expect(pool.provider).toBe("nosana");
     poolId = pool.pool_id;
     nodeToken = pool.node_token;
-    await eventually(
-      async () => {
-        const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
-          token: p.o.token,
-        });
-        return list.body.pools.find((x: Any) => x.pool_id === poolId)?.state === "Active";
-      },
-      10_000,
-      "the nosana pool Active",
-    );
+    await poolActive(p, poolId);
     const resources = await call(p.o.orchestration, "GET", "/deployment/provider/resources", {
       token: p.o.token,
     });

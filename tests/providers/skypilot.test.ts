@@ -19,6 +19,7 @@ import {
   deploy,
   freshProviders,
   type ProviderTest,
+  poolActive,
   scale,
   startProviderTest,
   startTestReconciler,
@@ -32,18 +33,6 @@ let p: ProviderTest;
 let fake: FakeSkyPilot;
 let poolId: string;
 
-const poolActive = (id: string) =>
-  eventually(
-    async () => {
-      const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
-        token: p.o.token,
-      });
-      return list.body.pools.find((x: Any) => x.pool_id === id)?.state === "Active";
-    },
-    10_000,
-    "pool Active",
-  );
-
 beforeAll(async () => {
   p = await startProviderTest();
   fake = startFakeSkyPilot({ workerHost: new URL(p.worker.url).host });
@@ -52,7 +41,7 @@ beforeAll(async () => {
   poolId = (
     await createPool(p.o, { provider: "skypilot", allowed_gpu_types: ["A100", "L4"], max_cost_per_hour: 1 })
   ).pool_id;
-  await poolActive(poolId);
+  await poolActive(p, poolId);
 }, 90_000);
 afterAll(async () => {
   await stopProviderTest(p);
@@ -186,7 +175,7 @@ describe("skypilot", () => {
       allowed_gpu_types: ["A100"],
       max_cost_per_hour: 2,
     });
-    await poolActive(a100.pool_id);
+    await poolActive(p, a100.pool_id);
     const refused = await deploy(p, {
       model_name: "tiny-refused",
       pool_id: a100.pool_id,

@@ -169,3 +169,16 @@ export async function chat(p: ProviderTest, model = modelName) {
     max_tokens: 8,
   });
 }
+
+/** Waits until the pool is Active in listPools. */
+export const poolActive = (p: ProviderTest, poolId: string) =>
+  eventually(
+    async () => {
+      const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
+        token: p.o.token,
+      });
+      return list.body.pools.find((x: Any) => x.pool_id === poolId)?.state === "Active";
+    },
+    10_000,
+    "pool Active",
+  );
