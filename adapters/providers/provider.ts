@@ -98,7 +98,11 @@ export interface ReplicaHandle {
 
 export type ReplicaObservation =
   /** Launched, not serving yet. */
-  | { phase: "starting" }
+  | {
+      phase: "starting";
+      /** Why it is still waiting, when the provider says (e.g. the scheduler finds no node with room). */
+      waitingFor?: string;
+    }
   | {
       phase: "ready";
       endpoint: string;

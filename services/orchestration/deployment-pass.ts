@@ -219,9 +219,10 @@ async function reconcileReplica(
     now.getTime() - row.startedAt.getTime() > deps.settings.startTimeoutMs
   ) {
     await provider.stopReplica(handleOf(row));
+    const waitingFor = seen.waitingFor ? ` (${seen.waitingFor})` : "";
     seen = {
       phase: "exited",
-      reason: `not ready within ${Math.round(deps.settings.startTimeoutMs / 1000)} s`,
+      reason: `not ready within ${Math.round(deps.settings.startTimeoutMs / 1000)} s${waitingFor}`,
     };
   }
   switch (seen.phase) {

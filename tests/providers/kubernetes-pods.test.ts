@@ -22,6 +22,18 @@ describe("kubernetes pods", () => {
     );
   });
 
+  test("a pod the scheduler cannot place is starting, and says why", () => {
+    const message = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.";
+    expect(
+      podObservation([
+        pod({
+          phase: "Pending",
+          conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message }],
+        }),
+      ]),
+    ).toEqual({ phase: "starting", waitingFor: `Unschedulable: ${message}` });
+  });
+
   test("ImagePullBackOff and ErrImagePull -> failed with the reason; CrashLoopBackOff -> exited", () => {
     for (const reason of ["ImagePullBackOff", "ErrImagePull"]) {
       const seen = podObservation([

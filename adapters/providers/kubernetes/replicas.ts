@@ -124,7 +124,16 @@ export function podObservation(pods: V1Pod[]): ReplicaObservation | "ready" {
   }
   if (pod.status?.phase === "Failed")
     return { phase: "exited", reason: pod.status.message ?? "the pod failed" };
-  if (pod.status?.phase !== "Running") return { phase: "starting" };
+  if (pod.status?.phase !== "Running") {
+    // A pod the scheduler cannot place says why (no node with the GPUs, a taint, a quota): kept, so
+    // the start time-out's reason names it instead of a bare "not ready".
+    const unscheduled = pod.status?.conditions?.find(
+      (c) => c.type === "PodScheduled" && c.status === "False" && c.reason === "Unschedulable",
+    );
+    return unscheduled
+      ? { phase: "starting", waitingFor: `Unschedulable: ${unscheduled.message ?? "no node fits"}` }
+      : { phase: "starting" };
+  }
   const ready = pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True");
   return ready ? "ready" : { phase: "starting" };
 }
