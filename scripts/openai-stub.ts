@@ -18,6 +18,8 @@ export interface OpenAiStub {
   /** OpenAI base URL (…/v1), what replicas advertise. */
   baseUrl: string;
   behaviour: StubBehaviour;
+  /** false: every path answers 503, as a replica that is down. */
+  up: boolean;
   chunks: number;
   gapMs: number;
   /** Bodies of the chat requests received, newest last. */
@@ -53,10 +55,11 @@ const delta = (model: string, content: string, finish: string | null = null) => 
 });
 
 export function startOpenAiStub(
-  options: { port?: number; hostname?: string; chunks?: number; gapMs?: number } = {},
+  options: { port?: number; hostname?: string; chunks?: number; gapMs?: number; modelId?: string } = {},
 ): OpenAiStub {
   const state: Omit<OpenAiStub, "url" | "baseUrl" | "stop"> = {
     behaviour: "ok",
+    up: true,
     chunks: options.chunks ?? 5,
     gapMs: options.gapMs ?? 0,
     received: [],
@@ -67,9 +70,11 @@ export function startOpenAiStub(
     hostname: options.hostname ?? "127.0.0.1",
     idleTimeout: 0,
     async fetch(req) {
+      if (!state.up) return new Response("down", { status: 503 });
       const path = new URL(req.url).pathname;
+      if (path === "/health") return Response.json({ status: "ok" });
       if (path === "/v1/models")
-        return Response.json({ object: "list", data: [{ id: "stub", object: "model" }] });
+        return Response.json({ object: "list", data: [{ id: options.modelId ?? "stub", object: "model" }] });
       if (path !== "/v1/chat/completions") return new Response("not found", { status: 404 });
       const body = (await req.json()) as Record<string, unknown>;
       if (state.received.length >= 1000) state.received.shift();

@@ -1,5 +1,6 @@
 // Shared set-up of the orchestration tests: a test platform, its filtration and orchestration
 // gateways in process, and an administrator's token.
+import { startOpenAiStub } from "../../scripts/openai-stub.ts";
 import {
   call,
   gatewayHandler,
@@ -78,26 +79,14 @@ export async function otherTenant(o: OrchestrationTest, email: string) {
   return createUser(o.t, o.filtration, email, "admin", org.id);
 }
 
-/** An OpenAI-compatible server that answers /v1/models and /health (for the external provider). */
+/** An OpenAI-compatible server for the external provider (the inference tests' stub), up or down. */
 export function fakeOpenAIServer(model = "fake") {
-  let up = true;
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(request) {
-      if (!up) return new Response("down", { status: 503 });
-      const path = new URL(request.url).pathname;
-      if (path === "/v1/models")
-        return Response.json({ object: "list", data: [{ id: model, object: "model" }] });
-      if (path === "/health") return Response.json({ status: "ok" });
-      return new Response("not found", { status: 404 });
-    },
-  });
+  const stub = startOpenAiStub({ modelId: model });
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: stub.url,
     setUp(value: boolean) {
-      up = value;
+      stub.up = value;
     },
-    stop: () => server.stop(true),
+    stop: stub.stop,
   };
 }
