@@ -1,15 +1,21 @@
 import type { Children } from "@kitajs/html";
+import type { PageInfo } from "../server/dashboard-page.ts";
+import { sectionOf, sections } from "./nav.ts";
 
-export interface LayoutProps {
+export type LayoutProps = {
   title: string;
   children?: Children;
-  /** The signed-in user's e-mail, shown in the header. */
-  user?: string | undefined;
-  /** The CSRF token: in a meta tag for htmx (views/dashboard.js) and in every plain form. */
-  csrf: string;
-}
+} & (
+  | /** A signed-in page: header with the user, the organization switcher and the navigation. */
+  { page: PageInfo; csrf?: undefined }
+  /** A public page (sign-in): only the CSRF token for its form. */
+  | { page?: undefined; csrf: string }
+);
 
-export function Layout({ title, children, user, csrf }: LayoutProps) {
+export function Layout(props: LayoutProps) {
+  const { title, children, page } = props;
+  const csrf = page ? page.csrf : props.csrf;
+  const current = page ? sectionOf(page.path) : undefined;
   return (
     <>
       {"<!doctype html>"}
@@ -19,28 +25,93 @@ export function Layout({ title, children, user, csrf }: LayoutProps) {
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title safe>{title} · LLM platform</title>
           <meta name="csrf-token" content={csrf} />
-          {/* htmx would inject an inline <style> for its indicators, which the strict CSP refuses. */}
-          <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
+          {/* htmx would inject an inline <style> for its indicators, which the strict CSP refuses; a 422
+              (a form with errors) is swapped in like a 200 so the errors show beside their fields. */}
+          <meta
+            name="htmx-config"
+            content='{"includeIndicatorStyles":false,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"422","swap":true},{"code":"[45]..","swap":false,"error":true}]}'
+          />
+          <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
           <link rel="stylesheet" href="/assets/app.css" />
           <script src="/assets/htmx.js" defer></script>
           <script src="/assets/dashboard.js" defer></script>
         </head>
         <body>
+          <a class="skip" href="#main">
+            Skip to content
+          </a>
           <header class="top">
             <a class="brand" href="/">
               LLM platform
             </a>
-            {user ? (
-              <form method="post" action="/logout" class="who">
-                <input type="hidden" name="_csrf" value={csrf} />
-                <span safe>{user}</span>
-                <button type="submit">Sign out</button>
-              </form>
-            ) : null}
+            {page ? <SessionBar page={page} /> : null}
           </header>
-          <main>{children}</main>
+          <div class={page ? "shell" : "shell public"}>
+            {page ? (
+              <nav aria-label="Sections">
+                <ul>
+                  {sections
+                    .filter((s) => page.actor.permissions.has(s.permission))
+                    .map((s) => (
+                      <li>
+                        <a href={s.href} aria-current={s === current ? "page" : undefined} safe>
+                          {s.label}
+                        </a>
+                      </li>
+                    ))}
+                  <li>
+                    <a href="/account" aria-current={page.path.startsWith("/account") ? "page" : undefined}>
+                      Account and two-factor
+                    </a>
+                  </li>
+                </ul>
+              </nav>
+            ) : null}
+            <main id="main">{children}</main>
+          </div>
         </body>
       </html>
     </>
+  );
+}
+
+/** The header's right side: the organization switcher (POST /switch-org), the user and sign-out. */
+function SessionBar({ page }: { page: PageInfo }) {
+  const active = page.organizations.find((o) => o.active);
+  return (
+    <div class="who">
+      {page.organizations.length > 1 ? (
+        <form method="post" action="/switch-org" class="switcher" data-autosubmit>
+          <input type="hidden" name="_csrf" value={page.csrf} />
+          <input type="hidden" name="next" value={page.path} />
+          <label>
+            <span class="visually-hidden">Organization</span>
+            <select name="org_id" aria-label="Organization">
+              {page.organizations.map((o) => (
+                <option value={o.id} selected={o.active} safe>
+                  {o.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" class="secondary small">
+            Switch
+          </button>
+        </form>
+      ) : active ? (
+        <span class="org" safe>
+          {active.name}
+        </span>
+      ) : null}
+      <span class="user">
+        <span safe>{page.actor.email}</span> · <span safe>{page.actor.role}</span>
+      </span>
+      <form method="post" action="/logout">
+        <input type="hidden" name="_csrf" value={page.csrf} />
+        <button type="submit" class="secondary small">
+          Sign out
+        </button>
+      </form>
+    </div>
   );
 }

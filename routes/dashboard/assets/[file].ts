@@ -14,6 +14,10 @@ const assets: Record<string, { path: string; type: string }> = {
     path: join(import.meta.dir, "..", "..", "..", "views", "dashboard.js"),
     type: "application/javascript",
   },
+  "favicon.svg": {
+    path: join(import.meta.dir, "..", "..", "..", "views", "favicon.svg"),
+    type: "image/svg+xml",
+  },
   "app.css": { path: join(import.meta.dir, "..", "..", "..", "views", "app.css"), type: "text/css" },
 };
 

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { createApiKey, listApiKeys } from "../../../../services/api-keys/keys.ts";
-import { ApiKey, CreatedApiKey } from "../../_schemas/api-keys.ts";
+import { ApiKey, CreateApiKeyBody, CreatedApiKey } from "../../_schemas/api-keys.ts";
 
 export const GET = route({
   access: "api_keys:read",
@@ -16,11 +16,7 @@ export const POST = route({
   description:
     "Without `deployment_ids` the key may call every deployment of the organization; with them, only those. " +
     "`expires_at` (ISO 8601, in the future) ends it on its own.",
-  body: t.Object({
-    name: t.String({ minLength: 1, maxLength: 100 }),
-    deployment_ids: t.Optional(t.Array(t.String({ format: "uuid" }), { maxItems: 100 })),
-    expires_at: t.Optional(t.String({ format: "date-time" })),
-  }),
+  body: CreateApiKeyBody,
   status: 201,
   response: CreatedApiKey,
   handler: ({ ctx, body }) => createApiKey(ctx, body),

@@ -1,0 +1,15 @@
+import { t } from "elysia";
+import { redirect } from "../../../../server/dashboard-session.ts";
+import { route } from "../../../../server/http/route.ts";
+import { revokeApiKey } from "../../../../services/api-keys/keys.ts";
+
+export const POST = route({
+  access: "api_keys:write",
+  summary: "Revoke an API key (after the page's confirmation)",
+  html: true,
+  params: t.Object({ id: t.String() }),
+  handler: async ({ ctx, params }) => {
+    await revokeApiKey(ctx, params.id);
+    return redirect("/api-keys");
+  },
+});
