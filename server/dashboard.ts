@@ -1,10 +1,12 @@
 // The admin dashboard listener: the same gateway machinery as the APIs, with the session cookie as
 // credentials and sign-in instead of a JSON 401.
 import type { AppContext } from "../services/context.ts";
+import { errorPage } from "../views/error-page.tsx";
 import type { ServiceName } from "./config.ts";
-import { checkCsrf } from "./dashboard-csrf.ts";
+import { checkCsrf, csrfTokenOf } from "./dashboard-csrf.ts";
 import { accessTokenOf, refreshSession } from "./dashboard-refresh.ts";
 import { redirect } from "./dashboard-session.ts";
+import { errorTable } from "./error-table.ts";
 import { createGateway, type GatewayOptions } from "./http/gateway.ts";
 import { listen } from "./http/listen.ts";
 import { loadRoutes } from "./http/loader.ts";
@@ -49,9 +51,17 @@ export async function buildDashboard(
     },
     credentials: (request) => ({ bearer: accessTokenOf(request) }),
     renderProblem: (problem, request) => {
-      if (problem.code !== "unauthenticated") return undefined;
       const url = new URL(request.url);
-      return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+      if (problem.code === "unauthenticated")
+        return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+      const status = errorTable[problem.code].status;
+      const message =
+        problem.code === "internal" ? "An unexpected error occurred; it has been logged." : problem.message;
+      const html = errorPage({ status, message, csrf: csrfTokenOf(request) });
+      return new Response(html, {
+        status,
+        headers: { "content-type": "text/html; charset=utf-8", ...dashboardSecurityHeaders },
+      });
     },
   });
 }
