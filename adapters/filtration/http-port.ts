@@ -137,6 +137,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
         rag_config: context.rag,
         deployment_id: context.deployment.id,
         org_id: context.orgId,
+        policies_resolved: true,
       });
       return body.messages;
     },

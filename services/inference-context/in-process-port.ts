@@ -46,6 +46,7 @@ export function inProcessFiltration(ctx: AppContext): FiltrationPort {
           deploymentId: context.deployment.id,
           templateId: context.prompt?.template_id,
           rag: context.rag,
+          policiesResolved: true,
         },
         loadTemplate,
       ),

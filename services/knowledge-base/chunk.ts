@@ -2,7 +2,6 @@
 // word: no tokenizer of a model is assumed, since the embedding deployment is optional and may change.
 // Markdown headings open sections; every chunk of a section starts with its heading path, so a passage
 // retrieved alone still says what it is about. Consecutive chunks of a section share `overlap` tokens.
-// Not yet wired into upload: chunks are not stored until the chunk table and search land.
 
 export interface ChunkOptions {
   /** Tokens of body text per chunk (the heading path comes on top). */

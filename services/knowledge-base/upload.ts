@@ -1,6 +1,6 @@
 // Uploading documents into a collection: text, Markdown and HTML, stored as their raw text with a
-// SHA-256 of it (chunking and retrieval come later and read from here). Every file is checked before
-// anything is written, and all are written in one transaction: an upload with one bad file stores
+// SHA-256 of it, and cut into the chunks retrieval searches. Every file is checked before anything is
+// written, and documents and chunks are written in one transaction: an upload with one bad file stores
 // nothing. The same content is stored once per collection; sending it again answers the stored one.
 import { createHash } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
@@ -8,6 +8,7 @@ import { type KnowledgeDocumentRow, knowledgeDocuments } from "../../db/schema/i
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
+import { storeChunks } from "./chunk-store.ts";
 import { collectionOfOrg } from "./collections.ts";
 import { type DocumentView, documentView } from "./documents.ts";
 
@@ -155,6 +156,19 @@ export async function uploadDocuments(
         )
         .onConflictDoNothing({ target: [knowledgeDocuments.collectionId, knowledgeDocuments.contentSha256] })
         .returning({ id: knowledgeDocuments.id, sha: knowledgeDocuments.contentSha256 });
+      await storeChunks(
+        tx,
+        inserted.map((row) => {
+          const c = fresh.find((f) => f.sha === row.sha) as Checked;
+          return {
+            orgId,
+            collectionId: collection.id,
+            documentId: row.id,
+            text: c.content,
+            type: c.contentType,
+          };
+        }),
+      );
       const all = await tx
         .select()
         .from(knowledgeDocuments)

@@ -1,12 +1,14 @@
 // Prompt processing for an inference request (step 6): the template named in the call, or else the
-// one the deployment's `prompt` policy names, applied to the messages. Retrieval is a later issue:
-// {{context}} is filled with "" until the knowledge base can be searched, and `rag` is accepted and
-// not yet used.
+// one the deployment's `prompt` policy names, applied to the messages; and, when the deployment's
+// `rag` policy names collections, the passages that best answer the last user message, in the
+// template's {{context}} (or, without a template that asks for them, in a system message), each with
+// its document's name so the answer can cite it. Callers send nothing extra.
 import { and, eq, isNull } from "drizzle-orm";
 import { deployments } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { notFound } from "../errors.ts";
-import type { ChatMessage } from "../inference/messages.ts";
+import { type ChatMessage, textOf } from "../inference/messages.ts";
+import { formatPassages, type SearchOptions, searchPassages } from "../knowledge-base/search.ts";
 import { isUuid, uuidOr404 } from "../orchestration/ids.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { applyTemplate, type TemplateContent } from "./apply.ts";
@@ -19,7 +21,13 @@ export interface ProcessPromptInput {
   /** Whose template and deployment these must be, when the caller knows. */
   orgId?: string | undefined;
   deploymentId?: string | undefined;
+  /** The deployment's effective `rag` policy, when the caller has it already (the gateway does). */
   rag?: Record<string, unknown> | undefined;
+  /**
+   * The caller resolved the deployment's policies already (the inference gateway's context): `rag` and
+   * `templateId` are all there is, so the deployment's policies are not read again.
+   */
+  policiesResolved?: boolean | undefined;
 }
 
 /** Where a template's latest version comes from: the database, or a cache of it (the inference gateway's). */
@@ -28,37 +36,80 @@ export type TemplateLoader = (
   orgId: string | undefined,
 ) => Promise<TemplateContent | undefined>;
 
+/** The search a `rag` policy asks for; undefined when it names no collection. */
+export function retrievalOf(rag: Record<string, unknown> | undefined): SearchOptions | undefined {
+  const ids = rag?.collection_ids;
+  if (!Array.isArray(ids) || ids.length === 0) return undefined;
+  return {
+    collectionIds: ids.filter((id): id is string => typeof id === "string" && isUuid(id)),
+    topK: typeof rag?.top_k === "number" ? rag.top_k : 4,
+    minScore: typeof rag?.min_score === "number" ? rag.min_score : 0,
+  };
+}
+
+const contextInstruction =
+  "Answer from the numbered passages below when they are relevant, and cite them by number and document name.";
+
+async function deploymentOrg(ctx: Pick<AppContext, "db">, deploymentId: string, orgId: string | undefined) {
+  const id = uuidOr404(deploymentId, "deployment");
+  const [deployment] = await ctx.db
+    .select({ orgId: deployments.orgId })
+    .from(deployments)
+    .where(
+      and(
+        eq(deployments.id, id),
+        isNull(deployments.deletedAt),
+        ...(orgId ? [eq(deployments.orgId, orgId)] : []),
+      ),
+    )
+    .limit(1);
+  if (!deployment) throw notFound("deployment");
+  return { id, orgId: deployment.orgId };
+}
+
 export async function processPrompt(
   ctx: Pick<AppContext, "db">,
   input: ProcessPromptInput,
   loadTemplate: TemplateLoader = (id, org) => latestTemplateContent(ctx.db, id, org),
 ): Promise<ChatMessage[]> {
   let orgId = input.orgId;
-  let templateId = input.templateId;
-  if (templateId === undefined && input.deploymentId !== undefined) {
-    const id = uuidOr404(input.deploymentId, "deployment");
-    const [deployment] = await ctx.db
-      .select({ orgId: deployments.orgId })
-      .from(deployments)
-      .where(
-        and(
-          eq(deployments.id, id),
-          isNull(deployments.deletedAt),
-          ...(orgId ? [eq(deployments.orgId, orgId)] : []),
-        ),
-      )
-      .limit(1);
-    if (!deployment) throw notFound("deployment");
-    orgId = deployment.orgId;
-    templateId = (await effectivePolicies(ctx.db, orgId, id)).prompt?.template_id ?? undefined;
-    // The policy's template was checked when set; a template since gone leaves the messages as they are.
-    if (templateId === undefined) return input.messages;
-    const content = await loadTemplate(templateId, orgId);
-    return content ? applyTemplate(input.messages, content) : input.messages;
+  let rag = input.rag;
+  let template: TemplateContent | undefined;
+
+  if (input.templateId !== undefined) {
+    if (!isUuid(input.templateId)) throw notFound("prompt template");
+    template = await loadTemplate(input.templateId.toLowerCase(), orgId);
+    if (!template) throw notFound("prompt template");
   }
-  if (templateId === undefined) return input.messages;
-  if (!isUuid(templateId)) throw notFound("prompt template");
-  const content = await loadTemplate(templateId.toLowerCase(), orgId);
-  if (!content) throw notFound("prompt template");
-  return applyTemplate(input.messages, content);
+  if (
+    !input.policiesResolved &&
+    input.deploymentId !== undefined &&
+    (template === undefined || rag === undefined)
+  ) {
+    const deployment = await deploymentOrg(ctx, input.deploymentId, orgId);
+    orgId = deployment.orgId;
+    const policies = await effectivePolicies(ctx.db, orgId, deployment.id);
+    rag ??= policies.rag as Record<string, unknown> | undefined;
+    const policyTemplate = input.templateId === undefined ? policies.prompt?.template_id : undefined;
+    // The policy's template was checked when set; a template since gone leaves the messages as they are.
+    if (policyTemplate) template = await loadTemplate(policyTemplate, orgId);
+  }
+
+  const retrieval = retrievalOf(rag);
+  const lastUser = input.messages.findLast((m) => m.role === "user");
+  const passages =
+    retrieval && orgId && lastUser ? await searchPassages(ctx.db, orgId, textOf(lastUser), retrieval) : [];
+  const context = formatPassages(passages);
+
+  const asksForContext = template?.userTemplate?.includes("{{context}}") ?? false;
+  const messages = template ? applyTemplate(input.messages, template, context) : [...input.messages];
+  if (context !== "" && !asksForContext) {
+    // Right before the conversation (after the template's own system prompt), so it reads as reference.
+    const at = messages.findIndex((m) => m.role !== "system");
+    messages.splice(at < 0 ? messages.length : at, 0, {
+      role: "system",
+      content: `${contextInstruction}\n\n${context}`,
+    });
+  }
+  return messages;
 }

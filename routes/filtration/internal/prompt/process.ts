@@ -5,10 +5,11 @@ import { Messages, Uuid } from "../../_schemas/internal.ts";
 
 export const POST = route({
   access: "internal",
-  summary: "Apply a prompt template (and, later, retrieved context) to messages",
+  summary: "Apply a prompt template and retrieved knowledge-base passages to messages",
   description:
-    "The template is `template_id` when given, else the one the deployment's `prompt` policy names; none: the " +
-    "messages come back unchanged. `{{context}}` is filled with an empty string until retrieval exists.",
+    "The template is `template_id` when given, else the one the deployment's `prompt` policy names. With " +
+    "collections in `rag_config` (else the deployment's `rag` policy), the passages that best answer the last " +
+    "user message fill `{{context}}`, or a system message when the template does not ask for them.",
   bodyLimit: 8 * 1024 * 1024,
   body: t.Object({
     messages: Messages,
@@ -16,6 +17,11 @@ export const POST = route({
     rag_config: t.Optional(t.Record(t.String(), t.Unknown())),
     deployment_id: t.Optional(t.String({ maxLength: 64 })),
     org_id: t.Optional(Uuid),
+    policies_resolved: t.Optional(
+      t.Boolean({
+        description: "The caller sends the deployment's effective template and rag: do not read them again",
+      }),
+    ),
   }),
   response: t.Object({ messages: t.Array(t.Record(t.String(), t.Unknown())) }),
   handler: async ({ ctx, body }) => ({
@@ -25,6 +31,7 @@ export const POST = route({
       deploymentId: body.deployment_id,
       orgId: body.org_id,
       rag: body.rag_config,
+      policiesResolved: body.policies_resolved,
     }),
   }),
 });
