@@ -1,6 +1,7 @@
 // The text of a document as retrieval reads it. Markdown and plain text are already that; HTML loses
 // its markup, keeps its headings as Markdown headings (so chunks carry their heading path) and drops
 // what is never prose (scripts, styles, navigation).
+import { extractText, getDocumentProxy } from "unpdf";
 import type { DocumentType } from "./upload.ts";
 
 const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
@@ -39,3 +40,19 @@ export function htmlToText(html: string): string {
 
 export const textForRetrieval = (content: string, type: DocumentType | string): string =>
   type === "text/html" ? htmlToText(content) : content;
+
+/** The text of a PDF, or undefined when it cannot be parsed (damaged, encrypted, not a PDF). */
+export async function pdfToText(bytes: Uint8Array): Promise<string | undefined> {
+  try {
+    // pdf.js takes ownership of the buffer it is given: hand it a copy.
+    const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+    try {
+      const { text } = await extractText(pdf, { mergePages: true });
+      return text;
+    } finally {
+      await pdf.loadingTask.destroy();
+    }
+  } catch {
+    return undefined;
+  }
+}

@@ -1,4 +1,4 @@
-// Uploading documents into a collection: text, Markdown and HTML, stored as their raw text with a
+// Uploading documents into a collection: text, Markdown, HTML and PDF, stored as their text with a
 // SHA-256 of it, and cut into the chunks retrieval searches. Every file is checked before anything is
 // written, and documents and chunks are written in one transaction: an upload with one bad file stores
 // nothing. The same content is stored once per collection; sending it again answers the stored one.
@@ -11,6 +11,7 @@ import { AppError, type FieldProblem } from "../errors.ts";
 import { storeChunks } from "./chunk-store.ts";
 import { collectionOfOrg } from "./collections.ts";
 import { type DocumentView, documentView } from "./documents.ts";
+import { pdfToText } from "./extract.ts";
 
 export const uploadLimits = {
   fileBytes: 10 * 1024 * 1024,
@@ -19,13 +20,14 @@ export const uploadLimits = {
   requestBytes: 50 * 1024 * 1024 + 64 * 1024,
 } as const;
 
-export type DocumentType = "text/plain" | "text/markdown" | "text/html";
+export type DocumentType = "text/plain" | "text/markdown" | "text/html" | "application/pdf";
 
 const byMime: Record<string, DocumentType> = {
   "text/plain": "text/plain",
   "text/markdown": "text/markdown",
   "text/x-markdown": "text/markdown",
   "text/html": "text/html",
+  "application/pdf": "application/pdf",
 };
 const byExtension: Record<string, DocumentType> = {
   txt: "text/plain",
@@ -34,6 +36,7 @@ const byExtension: Record<string, DocumentType> = {
   markdown: "text/markdown",
   html: "text/html",
   htm: "text/html",
+  pdf: "application/pdf",
 };
 
 /** What a multipart file part offers (a web File satisfies it). */
@@ -84,13 +87,20 @@ async function check(
     };
   }
   const contentType = documentTypeOf(filename, file.type);
-  if (!contentType) return { field, message: "is not text, Markdown or HTML" };
+  if (!contentType) return { field, message: "is not text, Markdown, HTML or PDF" };
   const bytes = new Uint8Array(await file.arrayBuffer());
   let content: string;
-  try {
-    content = utf8.decode(bytes);
-  } catch {
-    return { field, message: "is not UTF-8 text" };
+  if (contentType === "application/pdf") {
+    const text = await pdfToText(bytes);
+    if (text === undefined) return { field, message: "is a PDF that cannot be read (damaged or encrypted)" };
+    if (text.trim() === "") return { field, message: "is a PDF without text (a scan needs OCR first)" };
+    content = text;
+  } else {
+    try {
+      content = utf8.decode(bytes);
+    } catch {
+      return { field, message: "is not UTF-8 text" };
+    }
   }
   // A NUL is no part of text (and PostgreSQL text cannot hold one).
   if (content.includes("\u0000")) return { field, message: "is binary, not text" };

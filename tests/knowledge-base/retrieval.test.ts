@@ -8,6 +8,7 @@ import { htmlToText } from "../../services/knowledge-base/extract.ts";
 import { fullTextSearch, fuseByRank, type Passage } from "../../services/knowledge-base/search.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { call } from "../support/app.ts";
+import { makePdf } from "../support/pdf.ts";
 
 let g: GatewayTest;
 let collection: string;
@@ -159,3 +160,23 @@ test("deleting a document removes its chunks; a failed upload stores neither doc
   expect(failed.status).toBe(400);
   expect((await g.o.t.app.db.select().from(knowledgeChunks)).length).toBe(before);
 });
+
+test("a PDF's text is stored and searched; a PDF that cannot be parsed is a 400 and stores nothing", async () => {
+  const pdf = makePdf(["Travel policy", "Book trains for journeys under four hours instead of flights."]);
+  const ok = await upload([new File([pdf], "travel.pdf", { type: "application/pdf" })]);
+  expect(ok.status).toBe(201);
+  expect(ok.body.documents[0].content_type).toBe("application/pdf");
+  const found = await fullTextSearch(g.o.t.app.db, g.o.orgId, "should I take a train or a flight", {
+    collectionIds: [collection],
+    topK: 1,
+    minScore: 0,
+  });
+  expect(found[0]?.documentName).toBe("travel.pdf");
+  expect(found[0]?.text).toContain("Book trains for journeys under four hours");
+
+  const before = (await g.o.t.app.db.select().from(knowledgeChunks)).length;
+  const broken = await upload([new File(["%PDF-1.4 not really"], "broken.pdf", { type: "application/pdf" })]);
+  expect(broken.status).toBe(400);
+  expect(JSON.stringify(broken.body)).toContain("cannot be read");
+  expect((await g.o.t.app.db.select().from(knowledgeChunks)).length).toBe(before);
+}, 30_000);

@@ -215,7 +215,10 @@ test("a file's type comes from its media type, or its extension when that is gen
   expect(documentTypeOf("a.md", "text/markdown; charset=utf-8")).toBe("text/markdown");
   expect(documentTypeOf("a.md", "")).toBe("text/markdown");
   expect(documentTypeOf("a.HTM", "application/octet-stream")).toBe("text/html");
-  expect(documentTypeOf("a.pdf", "application/pdf")).toBeUndefined();
+  expect(documentTypeOf("a.pdf", "application/pdf")).toBe("application/pdf");
+  expect(
+    documentTypeOf("a.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+  ).toBeUndefined();
   expect(documentTypeOf("a.txt", "image/png")).toBeUndefined();
   expect(documentTypeOf("README", "")).toBeUndefined();
 });
