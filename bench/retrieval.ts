@@ -1,0 +1,187 @@
+// Retrieval over a real corpus on this machine: the Debian manual pages of /usr/share/man/man1
+// (written by the packages' authors, not by us), uploaded through the API into one collection, then
+// questions whose answer document is known: each sampled page's NAME line ("grep - print lines that
+// match patterns") asked without the command's name ("print lines that match patterns"); the answer is
+// that page. Reports recall@5, indexing throughput and query latency on the configured database:
+// embedded PGlite by default, PostgreSQL with TEST_DATABASE_URL.
+//
+//   bun run bench retrieval [--documents 1500] [--questions 150]
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { gunzipSync } from "node:zlib";
+import { fullTextSearch } from "../services/knowledge-base/search.ts";
+import { call, gatewayHandler, loginAsAdmin, startTestApp } from "../tests/support/app.ts";
+import { usingPostgres } from "../tests/support/database.ts";
+
+const { values } = parseArgs({
+  options: {
+    documents: { type: "string", default: "1500" },
+    questions: { type: "string", default: "150" },
+    dir: { type: "string", default: "/usr/share/man/man1" },
+  },
+});
+const wantedDocuments = Number(values.documents);
+const wantedQuestions = Number(values.questions);
+
+/** Roff to Markdown-ish text: sections become headings, macros and font escapes go. */
+function roffToText(roff: string): string {
+  const out: string[] = [];
+  for (const raw of roff.split("\n")) {
+    const line = raw
+      .replace(/\\f(\[[^\]]*\]|\(..|.)/g, "")
+      .replace(/\\\(..|\\\*\(..|\\\*.|\\[&|^%]/g, "")
+      .replace(/\\-/g, "-")
+      .replace(/\\e/g, "\\")
+      .replace(/\\ /g, " ");
+    const macro = /^[.'](\w+)\s*(.*)$/.exec(line);
+    if (!macro) {
+      if (!line.startsWith(".") && !line.startsWith("'")) out.push(line);
+      continue;
+    }
+    const [, name, args = ""] = macro;
+    const text = args.replace(/"/g, "");
+    if (name === "SH") out.push("", `## ${text}`, "");
+    else if (name === "SS") out.push("", `### ${text}`, "");
+    else if (["B", "I", "BR", "IR", "RB", "RI", "BI", "IB", "TP", "IP", "Nm", "Nd"].includes(name ?? ""))
+      out.push(text);
+  }
+  return out.join("\n");
+}
+
+/** The NAME line's description: "grep, egrep \- print lines..." → "print lines...". */
+function descriptionOf(roff: string): string | undefined {
+  const match = /^\.SH\s+"?NAME"?\s*\n([\s\S]*?)\n\.(SH|SS)/m.exec(roff);
+  const line = match?.[1]
+    ?.split("\n")
+    .filter((l) => !l.startsWith("."))
+    .join(" ");
+  const description = line
+    ?.split(/\s\\?-\s/)[1]
+    ?.replace(/\\f.|\\-/g, "")
+    .trim();
+  return description && description.split(/\s+/).length >= 4 ? description : undefined;
+}
+
+interface Page {
+  filename: string;
+  text: string;
+  description: string | undefined;
+}
+
+function loadCorpus(dir: string, count: number): Page[] {
+  const names = readdirSync(dir)
+    .filter((f) => f.endsWith(".gz"))
+    .sort();
+  const pages: Page[] = [];
+  // Every k-th page, so the sample spans the whole alphabet (and many packages).
+  const step = Math.max(1, Math.floor(names.length / (count * 1.5)));
+  for (let i = 0; i < names.length && pages.length < count; i += step) {
+    const name = names[i] as string;
+    const roff = gunzipSync(readFileSync(join(dir, name))).toString("utf8");
+    if (roff.startsWith(".so ") || roff.length < 800) continue; // a redirect or a stub
+    const text = roffToText(roff).trim();
+    if (text.length < 400) continue;
+    pages.push({ filename: name.replace(/\.gz$/, ".md"), text, description: descriptionOf(roff) });
+  }
+  return pages;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+const pages = loadCorpus(values.dir as string, wantedDocuments);
+const seen = new Map<string, number>();
+for (const p of pages) if (p.description) seen.set(p.description, (seen.get(p.description) ?? 0) + 1);
+// Only descriptions that name one page: "a perl module" answers many.
+const askable = pages.filter((p) => p.description && seen.get(p.description) === 1);
+const questions = askable
+  .filter((_, i) => i % Math.max(1, Math.floor(askable.length / wantedQuestions)) === 0)
+  .slice(0, wantedQuestions);
+
+const t = await startTestApp();
+const { handle } = await gatewayHandler(t.app, "filtration");
+const session = await loginAsAdmin(handle);
+const collection = (
+  await call(handle, "POST", "/management/knowledge-base/collections", {
+    token: session.access_token,
+    body: { name: "man pages" },
+  })
+).body.id as string;
+
+const started = performance.now();
+let chunks = 0;
+for (let i = 0; i < pages.length; i += 20) {
+  const form = new FormData();
+  form.append("collection_id", collection);
+  for (const p of pages.slice(i, i + 20))
+    form.append("files", new File([p.text], p.filename, { type: "text/markdown" }));
+  const res = await handle(
+    new Request("http://localhost/management/knowledge-base/upload", {
+      method: "POST",
+      headers: { authorization: `Bearer ${session.access_token}` },
+      body: form,
+    }),
+  );
+  if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
+}
+const indexSeconds = (performance.now() - started) / 1000;
+const counted = await t.app.db.execute("select count(*)::int as n from knowledge_chunks");
+chunks = Number(
+  (counted as unknown as { rows?: { n: number }[] }).rows?.[0]?.n ??
+    (counted as unknown as { n: number }[])[0]?.n,
+);
+
+/** The question as written, or reworded: its first word dropped and the rest in reverse order. */
+const variants: Record<string, (d: string) => string> = {
+  verbatim: (d) => d,
+  reworded: (d) => d.split(" ").slice(1).reverse().join(" "),
+};
+const results: Record<string, { recall5: number; recall1: number; p50: number; p99: number }> = {};
+const misses: string[] = [];
+for (const [variant, reword] of Object.entries(variants)) {
+  const latencies: number[] = [];
+  let hits = 0;
+  let firstHits = 0;
+  for (const q of questions) {
+    const t0 = performance.now();
+    const found = await fullTextSearch(t.app.db, session.user.org_id, reword(q.description as string), {
+      collectionIds: [collection],
+      topK: 5,
+      minScore: 0,
+    });
+    latencies.push(performance.now() - t0);
+    const documents = [...new Set(found.map((p) => p.documentName))];
+    if (documents.includes(q.filename)) hits++;
+    else if (misses.length < 5)
+      misses.push(
+        `${variant} "${reword(q.description as string)}" (${q.filename}) → ${documents.slice(0, 3).join(", ")}`,
+      );
+    if (found[0]?.documentName === q.filename) firstHits++;
+  }
+  latencies.sort((a, b) => a - b);
+  results[variant] = {
+    recall5: hits / questions.length,
+    recall1: firstHits / questions.length,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+console.log(`database: ${usingPostgres ? "PostgreSQL (TEST_DATABASE_URL)" : "embedded PGlite"}`);
+console.log(`corpus: ${pages.length} manual pages of ${values.dir}, ${chunks} chunks`);
+console.log(`questions: ${questions.length} (NAME-line descriptions naming one page)`);
+console.log("");
+console.log(
+  `indexing: ${(pages.length / indexSeconds).toFixed(0)} documents/s (${indexSeconds.toFixed(1)} s through the upload API)`,
+);
+console.log("");
+console.log("| questions | recall@5 (full text) | recall@1 | query p50 | query p99 |");
+console.log("|---|---:|---:|---:|---:|");
+for (const [variant, r] of Object.entries(results))
+  console.log(
+    `| ${variant} | ${r.recall5.toFixed(3)} | ${r.recall1.toFixed(3)} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms |`,
+  );
+if (misses.length) console.log(`\nsome misses:\n${misses.map((m) => `- ${m}`).join("\n")}`);
+await t.close();
+process.exit(0);
