@@ -374,3 +374,46 @@ test("localCommand runs this Bun on the worker entry", () => {
   expect(workerEntry).toEndWith("adapters/engines/llama.cpp/worker.ts");
   expect(env).toEqual({ MODEL_PATH: "/m.gguf", PORT: "9000", MODEL_NAME: "m" });
 });
+
+describe("embeddings", () => {
+  test("the openai SDK gets one vector per input, the same text the same vector, usage counted", async () => {
+    const res = await main.client.embeddings.create({
+      model: "tiny-test",
+      input: ["parental leave policy", "where to return a laptop", "parental leave policy"],
+    });
+    expect(res.object).toBe("list");
+    expect(res.model).toBe("tiny-test");
+    expect(res.data.map((d) => d.index)).toEqual([0, 1, 2]);
+    const [a, b, c] = res.data.map((d) => d.embedding);
+    expect(a?.length).toBeGreaterThan(8);
+    expect(a).toEqual(c as number[]);
+    expect(a).not.toEqual(b as number[]);
+    expect(res.usage.prompt_tokens).toBeGreaterThan(3);
+    expect(res.usage.total_tokens).toBe(res.usage.prompt_tokens);
+    // The SDK asks for base64 by default when it can decode it; both encodings carry the same numbers.
+    const single = await main.client.embeddings.create({
+      model: "tiny-test",
+      input: "parental leave policy",
+    });
+    expect(single.data[0]?.embedding.map((x) => Math.fround(x))).toEqual(
+      (a as number[]).map((x) => Math.fround(x)),
+    );
+  });
+
+  test("bad input is a 400 in OpenAI's shape", async () => {
+    for (const body of [
+      { input: [] },
+      { input: [""] },
+      { input: 42 },
+      { input: "x", encoding_format: "hex" },
+    ]) {
+      const res = await fetch(`${main.base}/v1/embeddings`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "tiny-test", ...body }),
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { type: string } }).error.type).toBe("invalid_request_error");
+    }
+  });
+});

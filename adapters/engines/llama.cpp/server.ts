@@ -1,7 +1,9 @@
-// The worker's HTTP routes: OpenAI chat completions (plain and SSE), the model list and a liveness probe.
+// The worker's HTTP routes: OpenAI chat completions (plain and SSE), embeddings, the model list and a
+// liveness probe.
 // Each completion borrows one context sequence from the pool for its whole life and gives it back at the end,
 // whether it finished, the client went away, or the worker is shutting down.
 import type { ChatWrapper, LlamaContextSequence } from "node-llama-cpp";
+import { type Embedder, embeddingList, parseEmbeddingRequest } from "./embeddings.ts";
 import {
   buildGeneration,
   type GenerationInput,
@@ -29,6 +31,7 @@ export interface RoutesDeps {
   /** Aborted when the worker shuts down: every generation stops. */
   shutdown: AbortSignal;
   log: Log;
+  embedder?: Embedder | undefined;
 }
 
 export interface Routes {
@@ -194,6 +197,25 @@ export function createRoutes(deps: RoutesDeps): Routes {
     }
   }
 
+  async function embeddings(req: Request): Promise<Response> {
+    if (!deps.embedder) return json(404, invalidRequest("this worker does not serve embeddings"));
+    let body: unknown;
+    try {
+      body = await req.json();
+    } catch {
+      return json(400, invalidRequest("the body is not valid JSON"));
+    }
+    const parsed = parseEmbeddingRequest(body);
+    if (!parsed.ok) return json(400, parsed.error);
+    try {
+      const { vectors, tokens } = await track(deps.embedder.embed(parsed.value.input));
+      return json(200, embeddingList(deps.modelName, parsed.value, vectors, tokens));
+    } catch (error) {
+      deps.log.error("embedding failed", { error: error instanceof Error ? error.message : String(error) });
+      return json(500, serverError("the model failed to embed the input", "embedding_failed"));
+    }
+  }
+
   function errorBody(error: unknown): ErrorBody {
     if (error instanceof QueueClosedError || deps.shutdown.aborted)
       return serverError(SHUTTING_DOWN, "worker_shutting_down");
@@ -213,6 +235,8 @@ export function createRoutes(deps: RoutesDeps): Routes {
       switch (route) {
         case "POST /v1/chat/completions":
           return chatCompletions(req);
+        case "POST /v1/embeddings":
+          return embeddings(req);
         case "GET /v1/models": {
           const list: ModelList = {
             object: "list",
@@ -223,7 +247,7 @@ export function createRoutes(deps: RoutesDeps): Routes {
         case "GET /health":
           return json(200, { status: "ok" });
       }
-      const known = ["/v1/chat/completions", "/v1/models", "/health"].includes(pathname);
+      const known = ["/v1/chat/completions", "/v1/embeddings", "/v1/models", "/health"].includes(pathname);
       return json(known ? 405 : 404, invalidRequest(`Invalid URL (${req.method} ${pathname})`));
     },
     async drained() {

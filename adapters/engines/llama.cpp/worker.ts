@@ -3,6 +3,7 @@
 // or {"event":"fatal","reason":"..."} before it exits with code 2. Everything else goes to stderr.
 import type { Server } from "bun";
 import { FatalError, readConfig, type WorkerConfig } from "./config.ts";
+import { createEmbedder } from "./embeddings.ts";
 import { startHeartbeat } from "./heartbeat.ts";
 import { createLog, type Log } from "./log.ts";
 import { type LoadedModel, loadModel } from "./model.ts";
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
     pool,
     shutdown: shutdown.signal,
     log,
+    embedder: createEmbedder(loaded.model, { contextSize: loaded.contextSize, threads: config.threads }),
   });
   let server: Server<undefined>;
   try {

@@ -1,0 +1,101 @@
+// OpenAI's POST /v1/embeddings on the worker: the model's embedding of each input, from an embedding
+// context made on first use (a chat-only deployment never pays for it). llama.cpp embeds one text at a
+// time per context, so requests queue on one chain; each waits only for the texts ahead of it.
+import type { LlamaEmbeddingContext, LlamaModel } from "node-llama-cpp";
+import { type ErrorBody, invalidRequest } from "./openai-shapes.ts";
+
+export interface EmbeddingRequest {
+  input: string[];
+  encodingFormat: "float" | "base64";
+}
+
+export interface EmbeddingList {
+  object: "list";
+  data: { object: "embedding"; index: number; embedding: number[] | string }[];
+  model: string;
+  usage: { prompt_tokens: number; total_tokens: number };
+}
+
+/** Inputs one request may carry (OpenAI allows 2,048; a CPU worker is slower, so fewer). */
+export const maxInputs = 256;
+
+export function parseEmbeddingRequest(
+  body: unknown,
+): { ok: true; value: EmbeddingRequest } | { ok: false; error: ErrorBody } {
+  if (typeof body !== "object" || body === null)
+    return { ok: false, error: invalidRequest("the body must be a JSON object") };
+  const { input, encoding_format: format } = body as Record<string, unknown>;
+  const list = typeof input === "string" ? [input] : input;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((x) => typeof x === "string"))
+    return {
+      ok: false,
+      error: invalidRequest("input must be a string or a non-empty array of strings", "input"),
+    };
+  if (list.length > maxInputs)
+    return { ok: false, error: invalidRequest(`input holds more than ${maxInputs} texts`, "input") };
+  if (list.some((x) => x === ""))
+    return { ok: false, error: invalidRequest("input holds an empty string", "input") };
+  if (format !== undefined && format !== "float" && format !== "base64")
+    return {
+      ok: false,
+      error: invalidRequest('encoding_format must be "float" or "base64"', "encoding_format"),
+    };
+  return {
+    ok: true,
+    value: { input: list as string[], encodingFormat: format === "base64" ? "base64" : "float" },
+  };
+}
+
+export interface Embedder {
+  embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number }>;
+}
+
+export function createEmbedder(
+  model: LlamaModel,
+  options: { contextSize: number; threads?: number | undefined },
+): Embedder {
+  let context: Promise<LlamaEmbeddingContext> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    embed(texts) {
+      context ??= model.createEmbeddingContext({
+        contextSize: Math.min(options.contextSize, model.trainContextSize),
+        ...(options.threads ? { threads: options.threads } : {}),
+      });
+      const run = queue.then(async () => {
+        const ctx = await (context as Promise<LlamaEmbeddingContext>);
+        const vectors: Float32Array[] = [];
+        let tokens = 0;
+        for (const text of texts) {
+          const tokenized = model.tokenize(text);
+          tokens += tokenized.length;
+          vectors.push(Float32Array.from((await ctx.getEmbeddingFor(tokenized)).vector));
+        }
+        return { vectors, tokens };
+      });
+      queue = run.catch(() => {});
+      return run;
+    },
+  };
+}
+
+export function embeddingList(
+  model: string,
+  request: EmbeddingRequest,
+  vectors: Float32Array[],
+  tokens: number,
+): EmbeddingList {
+  return {
+    object: "list",
+    data: vectors.map((vector, index) => ({
+      object: "embedding",
+      index,
+      embedding:
+        request.encodingFormat === "base64"
+          ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64")
+          : Array.from(vector),
+    })),
+    model,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
+}
