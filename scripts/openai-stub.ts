@@ -22,6 +22,8 @@ export interface OpenAiStub {
   up: boolean;
   chunks: number;
   gapMs: number;
+  /** The answer's deltas, when a test chooses them (else "Hello", " t1", " t2"... `chunks` of them). */
+  deltas: string[] | undefined;
   /** Bodies of the chat requests received, newest last. */
   received: Record<string, unknown>[];
   /** Requests aborted by the caller while being answered. */
@@ -32,13 +34,13 @@ export interface OpenAiStub {
 const encoder = new TextEncoder();
 const answer = "Hello from the stub.";
 
-function completion(model: string) {
+function completion(model: string, content = answer) {
   return {
     id: "chatcmpl-stub",
     object: "chat.completion",
     created: 1_700_000_000,
     model,
-    choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop" }],
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
     usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
   };
 }
@@ -62,6 +64,7 @@ export function startOpenAiStub(
     up: true,
     chunks: options.chunks ?? 5,
     gapMs: options.gapMs ?? 0,
+    deltas: undefined,
     received: [],
     aborted: 0,
   };
@@ -89,12 +92,20 @@ export function startOpenAiStub(
           return new Response(null, { status: 499 });
       }
       if (body.stream !== true) {
-        return new Response(model === "stub" ? fixedJson : JSON.stringify(completion(model)), {
+        const json = state.deltas
+          ? JSON.stringify(completion(model, state.deltas.join("")))
+          : model === "stub"
+            ? fixedJson
+            : JSON.stringify(completion(model));
+        return new Response(json, {
           headers: { "content-type": "application/json" },
         });
       }
       const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
-      const { chunks, gapMs, behaviour } = state;
+      const { gapMs, behaviour } = state;
+      const deltas =
+        state.deltas ?? Array.from({ length: state.chunks }, (_, i) => (i === 0 ? "Hello" : ` t${i}`));
+      const chunks = deltas.length;
       return new Response(
         new ReadableStream({
           async start(controller) {
@@ -106,7 +117,7 @@ export function startOpenAiStub(
                   controller.error(new Error("the replica crashed"));
                   return;
                 }
-                controller.enqueue(event(delta(model, i === 0 ? "Hello" : ` t${i}`)));
+                controller.enqueue(event(delta(model, deltas[i] as string)));
                 if (gapMs) await Bun.sleep(gapMs);
                 if (req.signal.aborted) {
                   state.aborted++;

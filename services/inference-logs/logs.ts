@@ -3,7 +3,7 @@
 // pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
 import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { type InferenceLogRow, inferenceLogs } from "../../db/schema/index.ts";
+import { auditLogs, type InferenceLogRow, inferenceLogs } from "../../db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { invalid } from "../errors.ts";
 import type { InferenceLogEntry } from "../inference/port.ts";
@@ -85,7 +85,49 @@ export async function writeInferenceLogs(
       insert into ${inferenceLogs} (${columns})
       select ${columns} from jsonb_to_recordset(${chunk}::jsonb) as r(${recordType})`);
   }
+  await auditGuardrailFindings(ctx, entries);
   return { written: rows.length };
+}
+
+interface LoggedDecision {
+  action?: string;
+  findings?: { scanner?: string; type?: string }[];
+}
+
+/**
+ * A guardrail that found something is an event an administrator reviews: one audit record per
+ * request and stage, written with the logs (after the answer, so async mode costs the caller nothing).
+ * Scanner names, types and counts only: never the text a finding points at.
+ */
+async function auditGuardrailFindings(ctx: { db: Executor }, entries: LogEntryInput[]): Promise<void> {
+  const records = entries.flatMap((e) =>
+    (["input", "output"] as const).flatMap((stage) => {
+      const decision = (e.guardrails as Record<string, LoggedDecision | undefined> | undefined)?.[stage];
+      const findings = decision?.findings ?? [];
+      if (!e.org_id || findings.length === 0) return [];
+      return [
+        {
+          orgId: e.org_id,
+          actorId: null,
+          actorLabel: e.key_prefix ?? null,
+          action: "guardrails.finding",
+          targetType: "deployment",
+          targetId: e.deployment_id ?? null,
+          outcome: "success" as const,
+          details: {
+            stage,
+            action: decision?.action ?? "log",
+            findings: findings.length,
+            scanners: [...new Set(findings.map((f) => f.scanner))],
+            types: [...new Set(findings.map((f) => f.type))],
+            status: e.status,
+          },
+          requestId: e.request_id,
+        },
+      ];
+    }),
+  );
+  if (records.length > 0) await ctx.db.insert(auditLogs).values(records);
 }
 
 const columnTypes = {
