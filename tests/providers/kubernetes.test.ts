@@ -211,4 +211,72 @@ describe("kubernetes", () => {
     expect(fake.calls.slice(calls).some((c) => c.startsWith("POST"))).toBe(false);
     expect(fake.deployments.size).toBe(0);
   }, 60_000);
+
+  test("with settings.gpu_prices_per_hour: the cost in status and resources, and max_cost_per_hour enforced", async () => {
+    await configureProvider(
+      p,
+      "kubernetes",
+      {
+        endpoint_mode: "service-proxy",
+        proxy_url: fake.proxyUrl,
+        gpu_prices_per_hour: { "NVIDIA-L4": 0.8, "NVIDIA-A100-SXM4-80GB": 3.5 },
+      },
+      { kubeconfig: fake.kubeconfig() },
+    );
+    const resources = await call(
+      p.o.orchestration,
+      "GET",
+      "/deployment/provider/resources?provider=kubernetes",
+      {
+        token: p.o.token,
+      },
+    );
+    expect(resources.body.gpus.map((g: Any) => [g.name, g.price_per_hour])).toEqual([
+      ["NVIDIA-L4", 0.8],
+      ["NVIDIA-A100-SXM4-80GB", 3.5],
+    ]);
+
+    const cheap = await createPool(p.o, {
+      provider: "kubernetes",
+      allowed_gpu_types: ["L4"],
+      max_cost_per_hour: 1,
+    });
+    await poolActive(p, cheap.pool_id);
+    const ok = await deploy(p, { model_name: "tiny-priced", pool_id: cheap.pool_id, gpu_per_replica: 1 });
+    const running = await until(p, ok, "RUNNING");
+    expect(running.estimated_cost_per_hour).toBe(0.8);
+    await terminate(p, ok);
+
+    // L4 or A100: the scheduler may pick the A100, so the ceiling is checked against it.
+    const mixed = await createPool(p.o, {
+      provider: "kubernetes",
+      allowed_gpu_types: ["L4", "A100"],
+      max_cost_per_hour: 2,
+    });
+    await poolActive(p, mixed.pool_id);
+    const calls = fake.calls.length;
+    const dear = await deploy(p, { model_name: "tiny-dear", pool_id: mixed.pool_id, gpu_per_replica: 1 });
+    const refused = await until(p, dear, "FAILED");
+    expect(refused.failure_reason).toContain("over the pool's max_cost_per_hour of $2");
+    expect(refused.failure_reason).toContain("$3.5/h");
+    expect(fake.calls.slice(calls).some((c) => c.startsWith("POST"))).toBe(false);
+  }, 90_000);
+
+  test("max_cost_per_hour without a price for a GPU the replica may land on: FAILED saying so", async () => {
+    await configureProvider(
+      p,
+      "kubernetes",
+      { endpoint_mode: "service-proxy", proxy_url: fake.proxyUrl, gpu_prices_per_hour: { "NVIDIA-L4": 0.8 } },
+      { kubeconfig: fake.kubeconfig() },
+    );
+    const pool = await createPool(p.o, {
+      provider: "kubernetes",
+      allowed_gpu_types: ["A100"],
+      max_cost_per_hour: 5,
+    });
+    await poolActive(p, pool.pool_id);
+    const id = await deploy(p, { model_name: "tiny-unpriced", pool_id: pool.pool_id, gpu_per_replica: 1 });
+    const failed = await until(p, id, "FAILED");
+    expect(failed.failure_reason).toContain("gpu_prices_per_hour has none for NVIDIA-A100-SXM4-80GB");
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 // `kubernetes`: replicas as a Deployment and a Service each in an organization's cluster.
 // Credentials: `kubeconfig` (the file's text; its current context), or none when the platform runs in
 // the cluster (its service account). Settings: `namespace`, `endpoint_mode` (`service-proxy` or
-// `cluster-dns`), `proxy_url`, `gpu_label` (README "Kubernetes").
+// `cluster-dns`), `proxy_url`, `gpu_label`, `gpu_prices_per_hour` (README "Kubernetes").
 import type { EngineId } from "../../../db/schema/deployments.ts";
 import type { Engine } from "../../engines/engine.ts";
 import type { ComputeProvider } from "../provider.ts";
@@ -29,7 +29,8 @@ export function createKubernetesProvider(options: {
     capabilities: {
       engines: ["vllm", "sglang", "tgi", "llama.cpp"],
       gpus: true,
-      pricing: false,
+      // Only from the operator's settings.gpu_prices_per_hour (prices.ts).
+      pricing: true,
       needsModelFile: false,
     },
     async provisionPool(pool) {

@@ -10,11 +10,14 @@ import type { ProviderAccess, ReplicaHandle, ReplicaObservation, ReplicaSpec } f
 import { containerFor, gpuMatches, type InstanceAccounts } from "../remote-accounts.ts";
 import { accessOf, isNotFound, type KubeApi, kubeApi, kubeFailure } from "./client.ts";
 import { deploymentManifest, labelKeys, labelsOf, serviceManifest } from "./manifests.ts";
+import { gpuPricesOf, replicaCost } from "./prices.ts";
 
 export interface KubernetesReplicaState {
   port: number;
-  /** Decided before anything was created (no node offers the allowed GPU types). */
+  /** Decided before anything was created (no node offers the allowed GPU types, over the ceiling). */
   failed?: string;
+  /** From settings.gpu_prices_per_hour, when it prices the replica's GPUs. */
+  costPerHour?: number | null;
 }
 
 export const gpuLabelOf = (settings: Readonly<Record<string, unknown>>) =>
@@ -25,18 +28,39 @@ export const gpuLabelOf = (settings: Readonly<Record<string, unknown>>) =>
 /** `llmp-<installation>-<replica id>`: 50 characters, a valid Deployment and Service name. */
 export const objectNameOf = (installation: string, replicaId: string) => `llmp-${installation}-${replicaId}`;
 
-/** The cluster's GPU products matching the allowed types; undefined: no restriction. */
-async function allowedProducts(api: KubeApi, spec: ReplicaSpec): Promise<string[] | undefined> {
+/** The cluster's GPU products matching the allowed types (all of them without a restriction). */
+async function candidateProducts(api: KubeApi, spec: ReplicaSpec): Promise<string[]> {
   const allowed = spec.placement.allowedGpuTypes;
-  if (allowed.length === 0 || spec.gpuPerReplica === 0) return undefined;
   const label = gpuLabelOf(spec.access.settings);
   const nodes = (await api.core.listNode()).items;
   const products = new Set<string>();
   for (const node of nodes) {
     const product = node.metadata?.labels?.[label];
-    if (product && allowed.some((a) => gpuMatches(a, product))) products.add(product);
+    if (product && (allowed.length === 0 || allowed.some((a) => gpuMatches(a, product))))
+      products.add(product);
   }
   return [...products].sort();
+}
+
+/** Why the pool's cost ceiling refuses the replica, or its price per hour (null: not priced). */
+function checkCost(
+  spec: ReplicaSpec,
+  products: string[],
+): { refused: string } | { costPerHour: number | null } {
+  const ceiling = spec.placement.maxCostPerHour;
+  const cost = replicaCost(gpuPricesOf(spec.access.settings), products, spec.gpuPerReplica);
+  if (cost && "perHour" in cost) {
+    if (ceiling !== null && cost.perHour > ceiling)
+      return {
+        refused: `a replica may cost $${cost.perHour}/h (${spec.gpuPerReplica} × the dearest of ${products.join(", ")}), over the pool's max_cost_per_hour of $${ceiling}`,
+      };
+    return { costPerHour: cost.perHour };
+  }
+  if (ceiling !== null && cost && "unpriced" in cost)
+    return {
+      refused: `the pool's max_cost_per_hour cannot be checked: Kubernetes has no prices and settings.gpu_prices_per_hour has none for ${cost.unpriced}`,
+    };
+  return { costPerHour: null };
 }
 
 export async function startKubernetesReplica(
@@ -49,14 +73,20 @@ export async function startKubernetesReplica(
   const name = objectNameOf(accounts.installation, spec.replicaId);
   const container = containerFor(engines, spec, "kubernetes", name);
   accounts.remember(name, spec.access);
-  const products = await allowedProducts(api, spec);
-  if (products && products.length === 0) {
-    states.set(name, {
-      port: container.port,
-      failed: `no Kubernetes node offers any of the pool's allowed_gpu_types (${spec.placement.allowedGpuTypes.join(", ")}) in its ${gpuLabelOf(spec.access.settings)} label`,
-    });
+  const restricted = spec.gpuPerReplica > 0 && spec.placement.allowedGpuTypes.length > 0;
+  const candidates = spec.gpuPerReplica > 0 ? await candidateProducts(api, spec) : [];
+  const products = restricted ? candidates : undefined;
+  const failWith = (failed: string) => {
+    states.set(name, { port: container.port, failed });
     return { replicaId: spec.replicaId, providerInstanceId: name, endpoint: null };
+  };
+  if (products && products.length === 0) {
+    return failWith(
+      `no Kubernetes node offers any of the pool's allowed_gpu_types (${spec.placement.allowedGpuTypes.join(", ")}) in its ${gpuLabelOf(spec.access.settings)} label`,
+    );
   }
+  const cost = checkCost(spec, candidates);
+  if ("refused" in cost) return failWith(cost.refused);
   const labels = labelsOf(accounts.installation, spec);
   const gpuLabel = gpuLabelOf(spec.access.settings);
   // A second start of the same replica (a crash before the database write) finds the first: 409.
@@ -72,7 +102,7 @@ export async function startKubernetesReplica(
       body: serviceManifest({ name, labels, port: container.port }),
     })
     .catch(ignoreConflict);
-  states.set(name, { port: container.port });
+  states.set(name, { port: container.port, costPerHour: cost.costPerHour });
   return { replicaId: spec.replicaId, providerInstanceId: name, endpoint: null };
 }
 
@@ -165,12 +195,18 @@ export async function inspectKubernetesReplica(
   accounts.remember(name, spec.access);
   let state = states.get(name);
   if (state?.failed) return { phase: "failed", reason: state.failed };
+  const api = kubeApi(spec.access);
   if (!state) {
-    // Adopted after a restart: the port comes from the engine, the rest from the cluster.
-    state = { port: containerFor(engines, spec, "kubernetes", name).port };
+    // Adopted after a restart: the port comes from the engine, the price from the settings, the rest
+    // from the cluster.
+    const products = spec.gpuPerReplica > 0 ? await candidateProducts(api, spec) : [];
+    const cost = checkCost({ ...spec, placement: { ...spec.placement, maxCostPerHour: null } }, products);
+    state = {
+      port: containerFor(engines, spec, "kubernetes", name).port,
+      costPerHour: "costPerHour" in cost ? cost.costPerHour : null,
+    };
     states.set(name, state);
   }
-  const api = kubeApi(spec.access);
   try {
     await api.apps.readNamespacedDeployment({ name, namespace: api.namespace });
   } catch (error) {
@@ -185,7 +221,11 @@ export async function inspectKubernetesReplica(
   ).items;
   const seen = podObservation(pods);
   if (seen !== "ready") return seen;
-  return { phase: "ready", endpoint: endpointOf(api, spec.access, name, state.port), costPerHour: null };
+  return {
+    phase: "ready",
+    endpoint: endpointOf(api, spec.access, name, state.port),
+    costPerHour: state.costPerHour ?? null,
+  };
 }
 
 export async function listKubernetesInstances(

@@ -2,6 +2,7 @@
 // label, with the nodes' CPU cores and memory summed.
 import type { ProviderAccess, ProviderResources } from "../provider.ts";
 import { kubeApi } from "./client.ts";
+import { gpuPricesOf, priceOf } from "./prices.ts";
 import { gpuLabelOf } from "./replicas.ts";
 
 /** "16Gi", "16384Mi", "17179869184", "16G" as MiB. */
@@ -27,6 +28,7 @@ export const coresOf = (quantity: string | undefined) =>
 export async function kubernetesResources(access: ProviderAccess): Promise<ProviderResources> {
   const api = kubeApi(access);
   const label = gpuLabelOf(access.settings);
+  const prices = gpuPricesOf(access.settings);
   const nodes = (await api.core.listNode()).items;
   const gpus = new Map<string, { count: number; memory_mib: number | null }>();
   let cores = 0;
@@ -52,11 +54,12 @@ export async function kubernetesResources(access: ProviderAccess): Promise<Provi
       name,
       memory_mib: g.memory_mib,
       count: g.count,
-      price_per_hour: null,
+      price_per_hour: priceOf(prices, name) ?? null,
     })),
     notes: [
       `GPUs are each node's allocatable nvidia.com/gpu, named by its ${label} label; allowed_gpu_types match those names.`,
       "Memory is allocatable memory (free_mib does not subtract what pods request).",
+      "Prices come from settings.gpu_prices_per_hour (dollars per GPU and hour by product); Kubernetes has none.",
     ],
   };
 }
