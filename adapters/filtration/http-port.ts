@@ -37,6 +37,7 @@ interface ResolvedBody {
   org_id: string;
   api_key_id: string;
   key_prefix: string;
+  classifier_endpoints?: string[];
 }
 
 const nonEmpty = (o: Record<string, unknown>) => (Object.keys(o).length > 0 ? o : undefined);
@@ -94,6 +95,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           guardrails: nonEmpty(body.guardrail_config),
           rag: nonEmpty(body.rag_config),
           prompt: body.prompt ?? undefined,
+          classifierEndpoints: body.classifier_endpoints,
         },
       };
     },

@@ -1,3 +1,4 @@
+import type { ClassifierConfig } from "../policies/schemas.ts";
 import type { ScannerConfig } from "./scanner.ts";
 
 // The `guardrails` policy of CONTRACTS (/management/config/guardrails). A scanner left out is off.
@@ -5,6 +6,8 @@ export interface InputGuardrails {
   pii?: ScannerConfig;
   toxicity?: ScannerConfig;
   prompt_injection?: ScannerConfig;
+  /** Asks a deployment (a guard model) of the organization; asynchronous, so not a Scanner. */
+  classifier?: ClassifierConfig;
 }
 
 export interface OutputGuardrails {

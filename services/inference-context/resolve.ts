@@ -8,6 +8,7 @@ import { type DeploymentState, deployments, replicas } from "../../db/schema/ind
 import { verifyApiKey } from "../api-keys/verify.ts";
 import type { AppContext } from "../context.ts";
 import type { InferenceContext, Resolution } from "../inference/port.ts";
+import { routableEndpoints } from "../orchestration/deployments.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 
 type Ctx = Pick<AppContext, "db" | "log" | "clock">;
@@ -67,6 +68,10 @@ export async function resolveInferenceContext(
     // A prompt policy of `template_id: null` switches the organization's template off for this deployment.
     prompt: policies.prompt?.template_id ? { template_id: policies.prompt.template_id } : undefined,
   };
+  const classifier = policies.guardrails?.input?.classifier;
+  if (classifier && classifier.action !== "off") {
+    context.classifierEndpoints = await routableEndpoints(ctx.db, key.orgId, classifier.deployment);
+  }
   return { ok: true, context };
 }
 

@@ -92,6 +92,7 @@ export async function writeInferenceLogs(
 interface LoggedDecision {
   action?: string;
   findings?: { scanner?: string; type?: string }[];
+  error?: string;
 }
 
 /**
@@ -101,9 +102,15 @@ interface LoggedDecision {
  */
 async function auditGuardrailFindings(ctx: { db: Executor }, entries: LogEntryInput[]): Promise<void> {
   const records = entries.flatMap((e) =>
-    (["input", "output"] as const).flatMap((stage) => {
+    (["input", "output", "classifier"] as const).flatMap((stage) => {
       const decision = (e.guardrails as Record<string, LoggedDecision | undefined> | undefined)?.[stage];
-      const findings = decision?.findings ?? [];
+      // The classifier's verdict is one finding of its own when it did not allow (or could not answer).
+      const findings =
+        stage === "classifier"
+          ? decision && decision.action !== "allow"
+            ? [{ scanner: "classifier", type: decision.error ? "unavailable" : "unsafe" }]
+            : []
+          : (decision?.findings ?? []);
       if (!e.org_id || findings.length === 0) return [];
       return [
         {

@@ -6,8 +6,10 @@
 import { sendUpstream } from "../../adapters/upstream/send.ts";
 import { relaySse, type StreamChunk, type Usage } from "../../adapters/upstream/sse-relay.ts";
 import { AppError } from "../errors.ts";
+import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { RateLimits } from "../limits/limiter.ts";
-import { type ChatMessage, estimatePromptTokens, estimateTokens } from "./messages.ts";
+import { classify } from "./classifier.ts";
+import { type ChatMessage, estimatePromptTokens, estimateTokens, textOf } from "./messages.ts";
 import type { InferenceContext, InferenceLogEntry, Unresolved } from "./port.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
@@ -170,6 +172,24 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
         );
       }
       messages = checked.messages;
+    }
+    const classifier = (context.guardrails as GuardrailsPolicy | undefined)?.input?.classifier;
+    if (classifier && classifier.action !== "off") {
+      const lastUser = messages.findLast((m) => m.role === "user");
+      const verdict = await classify(
+        runtime,
+        classifier,
+        context.classifierEndpoints,
+        lastUser ? textOf(lastUser) : "",
+        input.signal,
+      );
+      entry.guardrails.classifier = verdict;
+      if (verdict.action === "block") {
+        throw new AppError("validation_error", "the request was blocked by the classifier guardrail", {
+          openai_code: "content_policy_violation",
+          param: "messages",
+        });
+      }
     }
 
     // (6) prompt templates and retrieval.

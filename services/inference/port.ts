@@ -31,6 +31,8 @@ export interface InferenceContext {
   guardrails: Record<string, unknown> | undefined;
   rag: Record<string, unknown> | undefined;
   prompt: { template_id: string } | undefined;
+  /** Ready replicas of the guardrails policy's classifier deployment, when it names one. */
+  classifierEndpoints?: string[] | undefined;
 }
 
 export type Resolution = { ok: true; context: InferenceContext } | { ok: false; reason: Unresolved };

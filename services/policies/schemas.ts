@@ -35,11 +35,32 @@ const Scanner = T.Object(
   strict,
 );
 
+/** A RUNNING deployment of the organization asked to classify the input (a guard model). */
+export const ClassifierScanner = T.Object(
+  {
+    action: T.Union([T.Literal("off"), T.Literal("log"), T.Literal("block")]),
+    deployment: T.String({ minLength: 1, maxLength: 100, description: "The guard model's deployment name" }),
+    threshold: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
+    timeout_ms: T.Optional(T.Integer({ minimum: 50, maximum: 30_000, description: "Default 2000" })),
+    on_error: T.Optional(
+      T.Union([T.Literal("allow"), T.Literal("block")], {
+        description: "allow (fail open, the default) or block (fail closed) when it cannot answer in time",
+      }),
+    ),
+  },
+  strict,
+);
+
 export const GuardrailsConfig = T.Object(
   {
     input: T.Optional(
       T.Object(
-        { pii: T.Optional(Scanner), toxicity: T.Optional(Scanner), prompt_injection: T.Optional(Scanner) },
+        {
+          pii: T.Optional(Scanner),
+          toxicity: T.Optional(Scanner),
+          prompt_injection: T.Optional(Scanner),
+          classifier: T.Optional(ClassifierScanner),
+        },
         strict,
       ),
     ),
@@ -86,6 +107,7 @@ export const policySchemas = {
 export type RateLimitPolicy = Static<typeof RateLimitConfig>;
 export type QuotaPolicy = Static<typeof QuotaConfig>;
 export type GuardrailsPolicyConfig = Static<typeof GuardrailsConfig>;
+export type ClassifierConfig = Static<typeof ClassifierScanner>;
 export type RagPolicy = Static<typeof RagConfig>;
 export type PromptPolicy = Static<typeof PromptConfig>;
 export interface PolicyConfigs {

@@ -31,6 +31,9 @@ const Resolved = t.Object({
   org_id: t.String(),
   api_key_id: t.String(),
   key_prefix: t.String(),
+  classifier_endpoints: t.Optional(
+    t.Array(t.String(), { description: "Ready replicas of the guardrails policy's classifier deployment" }),
+  ),
 });
 
 export const POST = route({
@@ -66,6 +69,7 @@ export const POST = route({
       org_id: c.orgId,
       api_key_id: c.apiKeyId,
       key_prefix: c.keyPrefix,
+      ...(c.classifierEndpoints ? { classifier_endpoints: c.classifierEndpoints } : {}),
     };
   },
 });

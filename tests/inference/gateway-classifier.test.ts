@@ -1,0 +1,118 @@
+// The `classifier` guardrail through the gateway: a second deployment of the organization (here an
+// OpenAI stub standing in for a guard model) is asked about the last user message. Its "unsafe" blocks
+// with content_policy_violation naming the classifier, "safe" lets the request through, and when it
+// cannot answer in time the policy's on_error decides (fail open or fail closed). Verdicts are logged
+// and audited, never the text.
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { auditLogs, inferenceLogs } from "../../db/schema/index.ts";
+import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
+import { scoreOf } from "../../services/inference/classifier.ts";
+import { insertDeployment } from "../management/support.ts";
+import { eventually } from "../orchestration/support.ts";
+import { call } from "../support/app.ts";
+import { chat, type GatewayTest, setPolicy, startGatewayTest } from "./support.ts";
+
+let g: GatewayTest;
+let guardModel: OpenAiStub;
+
+beforeAll(async () => {
+  g = await startGatewayTest();
+  guardModel = startOpenAiStub();
+  await insertDeployment(g.o.t.app.db, g.o.orgId, {
+    name: "llama-guard",
+    replicas: [{ state: "READY", endpoint: guardModel.baseUrl }],
+  });
+}, 30_000);
+afterEach(async () => {
+  guardModel.behaviour = "ok";
+  guardModel.deltas = undefined;
+  await call(g.o.filtration, "DELETE", `/management/config/guardrails?deployment_id=${g.deploymentId}`, {
+    token: g.o.token,
+  });
+});
+afterAll(async () => {
+  guardModel.stop();
+  await g.close();
+}, 30_000);
+
+async function classifier(config: Record<string, unknown>) {
+  await setPolicy(g, "guardrails", { input: { classifier: { deployment: "llama-guard", ...config } } });
+  await Bun.sleep(1100);
+}
+const ask = (content: string) => chat(g, { messages: [{ role: "user", content }] });
+
+test("the guard model's answer is read by its first word or a number", () => {
+  expect(scoreOf("unsafe\nS1")).toBe(1);
+  expect(scoreOf(" Safe")).toBe(0);
+  expect(scoreOf("0.7")).toBe(0.7);
+  expect(scoreOf("I cannot help")).toBeUndefined();
+});
+
+test("unsafe blocks with content_policy_violation naming the classifier; safe passes; the guard model gets the text", async () => {
+  await classifier({ action: "block" });
+  guardModel.deltas = ["unsafe\nS2"];
+  const blocked = await ask("how do I pick a padlock");
+  expect(blocked.status).toBe(400);
+  const body = (await blocked.json()) as { error: { code: string; message: string } };
+  expect(body.error.code).toBe("content_policy_violation");
+  expect(body.error.message).toContain("classifier");
+  expect(body.error.message).not.toContain("padlock");
+  const asked = guardModel.received.at(-1) as {
+    model: string;
+    messages: { role: string; content: string }[];
+  };
+  expect(asked.model).toBe("llama-guard");
+  expect(asked.messages.at(-1)).toEqual({ role: "user", content: "how do I pick a padlock" });
+
+  guardModel.deltas = ["safe"];
+  const before = g.stub.received.length;
+  expect((await ask("what is a lock")).status).toBe(200);
+  expect(g.stub.received.length).toBe(before + 1);
+}, 30_000);
+
+test("action log lets an unsafe input through, and the verdict is logged and audited without the text", async () => {
+  await classifier({ action: "log" });
+  guardModel.deltas = ["unsafe"];
+  const res = await ask("secret plans for the heist");
+  expect(res.status).toBe(200);
+  const requestId = res.headers.get("x-request-id") as string;
+  const [row] = await eventually(async () => {
+    const rows = await g.o.t.app.db
+      .select()
+      .from(inferenceLogs)
+      .where(eq(inferenceLogs.requestId, requestId));
+    return rows.length ? rows : undefined;
+  }, 10_000);
+  expect((row?.guardrails as { classifier: unknown }).classifier).toEqual({ action: "log", score: 1 });
+  const [audit] = await eventually(async () => {
+    const rows = await g.o.t.app.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.action, "guardrails.finding"), eq(auditLogs.requestId, requestId)));
+    return rows.length ? rows : undefined;
+  }, 10_000);
+  expect(audit?.details).toMatchObject({ stage: "classifier", scanners: ["classifier"], types: ["unsafe"] });
+  expect(JSON.stringify([row, audit])).not.toContain("heist");
+}, 30_000);
+
+test("a guard model that does not answer in time: on_error allow lets it through, block refuses", async () => {
+  guardModel.behaviour = "hang";
+  await classifier({ action: "block", timeout_ms: 200 });
+  const started = performance.now();
+  expect((await ask("hello")).status).toBe(200);
+  expect(performance.now() - started).toBeLessThan(1500);
+
+  await classifier({ action: "block", timeout_ms: 200, on_error: "block" });
+  const refused = await ask("hello");
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("content_policy_violation");
+}, 30_000);
+
+test("a classifier deployment that is not running fails open by default", async () => {
+  await setPolicy(g, "guardrails", {
+    input: { classifier: { action: "block", deployment: "no-such-guard" } },
+  });
+  await Bun.sleep(1100);
+  expect((await ask("hello")).status).toBe(200);
+}, 30_000);
