@@ -78,7 +78,9 @@ test("async: the answer passes untouched; the finding is in the inference log an
       .where(eq(inferenceLogs.requestId, requestId));
     return rows.length ? rows : undefined;
   }, 10_000);
-  const output = (logged?.guardrails as { output?: { action: string; findings: { type: string }[] } }).output;
+  const output = (
+    logged?.guardrails as { output?: { action: string; findings: { type: string }[] } } | undefined
+  )?.output;
   expect(output?.action).toBe("redact");
   expect(output?.findings.map((f) => f.type)).toEqual(["email"]);
 
