@@ -23,8 +23,16 @@ function withoutBlanks(form: FormValues): FormValues {
   return out;
 }
 
+/** Of a union (a nullable number, say), the member a value of this kind would have to satisfy. */
+function memberFor(schema: Record<string, unknown>, value: unknown): Record<string, unknown> {
+  if (!Array.isArray(schema.anyOf)) return schema;
+  const kind = typeof value === "number" ? ["number", "integer"] : [typeof value];
+  const member = (schema.anyOf as Record<string, unknown>[]).find((m) => kind.includes(String(m.type)));
+  return member ?? schema;
+}
+
 function messageOf(error: ValueError): string {
-  const schema = error.schema as Record<string, unknown>;
+  const schema = memberFor(error.schema as Record<string, unknown>, error.value);
   if (error.value === undefined) return "Required.";
   if (typeof schema.errorMessage === "string") return schema.errorMessage;
   if (
@@ -46,6 +54,22 @@ function messageOf(error: ValueError): string {
   return error.message;
 }
 
+/**
+ * Numeric text where the schema wants a number, also inside a union (a nullable number), which
+ * TypeBox's Convert leaves as text.
+ */
+function numbersIn(schema: TSchema, values: FormValues): FormValues {
+  const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+  const out = { ...values };
+  for (const [name, property] of Object.entries(properties)) {
+    const value = out[name];
+    if (typeof value !== "string" || value.trim() === "" || !Number.isFinite(Number(value))) continue;
+    const members = Array.isArray(property.anyOf) ? (property.anyOf as Record<string, unknown>[]) : [property];
+    if (members.some((m) => m.type === "number" || m.type === "integer")) out[name] = Number(value);
+  }
+  return out;
+}
+
 const fieldOf = (path: string): string => path.split("/").filter(Boolean)[0] ?? "_form";
 
 /**
@@ -62,7 +86,7 @@ export function parseForm<S extends TSchema>(
     const v = values[name];
     if (v !== undefined && !Array.isArray(v)) values[name] = [v];
   }
-  const converted = Value.Convert(schema, values);
+  const converted = Value.Convert(schema, numbersIn(schema, values));
   const errors: FieldErrors = {};
   for (const error of Value.Errors(schema, converted)) {
     const field = fieldOf(error.path);

@@ -93,6 +93,16 @@ export async function listModelVersions(
   return { model_name: name, models: rows.map(modelView) };
 }
 
+/** Every version of every model of the organization, by name and then age (the dashboard's registry). */
+export async function listModels(ctx: RequestContext): Promise<{ models: ModelView[] }> {
+  const rows = await ctx.db
+    .select()
+    .from(models)
+    .where(eq(models.orgId, actorOf(ctx).orgId))
+    .orderBy(asc(models.name), asc(models.createdAt));
+  return { models: rows.map(modelView) };
+}
+
 /** Removes one version; 409 while a deployment still names it as its source. */
 export async function deleteModel(
   ctx: RequestContext,

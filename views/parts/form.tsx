@@ -13,29 +13,31 @@ interface Common extends FormState {
   label: string;
   hint?: string | undefined;
   required?: boolean | undefined;
+  /** Tells apart the same field in several forms of one page (ids must be unique). */
+  form?: string | undefined;
 }
 
-const idOf = (name: string) => `f-${name}`;
+const idOf = (name: string, form?: string) => (form ? `f-${form}-${name}` : `f-${name}`);
 const textOf = (state: FormState, name: string): string => {
   const v = state.values?.[name];
   return typeof v === "string" || typeof v === "number" ? String(v) : "";
 };
 
-function Wrap({ name, label, hint, errors, children }: Common & { children: Children }) {
+function Wrap({ name, label, hint, errors, children, form }: Common & { children: Children }) {
   const error = errors?.[name];
   return (
     <div class={error ? "field invalid" : "field"}>
-      <label for={idOf(name)} safe>
+      <label for={idOf(name, form)} safe>
         {label}
       </label>
       {children}
       {hint ? (
-        <p class="hint" id={`${idOf(name)}-hint`} safe>
+        <p class="hint" id={`${idOf(name, form)}-hint`} safe>
           {hint}
         </p>
       ) : null}
       {error ? (
-        <p class="field-error" id={`${idOf(name)}-error`} role="alert" safe>
+        <p class="field-error" id={`${idOf(name, form)}-error`} role="alert" safe>
           {error}
         </p>
       ) : null}
@@ -44,7 +46,7 @@ function Wrap({ name, label, hint, errors, children }: Common & { children: Chil
 }
 
 const describedBy = (p: Common) =>
-  [p.hint ? `${idOf(p.name)}-hint` : "", p.errors?.[p.name] ? `${idOf(p.name)}-error` : ""]
+  [p.hint ? `${idOf(p.name, p.form)}-hint` : "", p.errors?.[p.name] ? `${idOf(p.name, p.form)}-error` : ""]
     .filter(Boolean)
     .join(" ") || undefined;
 
@@ -65,7 +67,7 @@ export function Field(
   return (
     <Wrap {...props}>
       <input
-        id={idOf(props.name)}
+        id={idOf(props.name, props.form)}
         name={props.name}
         type={props.type ?? "text"}
         value={props.type === "password" ? "" : textOf(props, props.name)}
@@ -89,7 +91,7 @@ export function TextArea(props: Common & { rows?: number; placeholder?: string }
   return (
     <Wrap {...props}>
       <textarea
-        id={idOf(props.name)}
+        id={idOf(props.name, props.form)}
         name={props.name}
         rows={String(props.rows ?? 4)}
         required={props.required}
@@ -116,7 +118,7 @@ export function Select(
   return (
     <Wrap {...props}>
       <select
-        id={idOf(props.name)}
+        id={idOf(props.name, props.form)}
         name={props.name}
         required={props.required}
         aria-invalid={props.errors?.[props.name] ? "true" : undefined}

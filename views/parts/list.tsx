@@ -17,6 +17,7 @@ const tones: Record<string, string> = {
   READY: "good",
   ACTIVE: "good",
   HEALTHY: "good",
+  CONFIGURED: "good",
   PENDING: "busy",
   PROVISIONING: "busy",
   DEPLOYING: "busy",

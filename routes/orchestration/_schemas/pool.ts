@@ -38,3 +38,18 @@ export const Node = t.Object({
   last_heartbeat_at: t.String({ format: "date-time" }),
   created_at: t.String({ format: "date-time" }),
 });
+
+/** The body of POST /deployment/createpool, and the dashboard's create form. */
+export const CreatePoolBody = t.Object({
+  pool_name: t.Optional(t.String({ description: "Unique in the organization; generated when absent" })),
+  owner_type: t.Optional(t.String({ description: "org (default) or user" })),
+  owner_id: t.Optional(t.String({ description: "Your organization's id (or your user id); the default" })),
+  provider: t.Optional(
+    t.String({ description: "local (default here), external, kubernetes, skypilot, akash, nosana" }),
+  ),
+  allowed_gpu_types: t.Optional(t.Array(t.String())),
+  max_cost_per_hour: t.Optional(t.Nullable(t.Number({ minimum: 0 }))),
+  is_dedicated: t.Optional(t.Boolean()),
+  provider_pool_id: t.Optional(t.String()),
+  scheduling_policy_json: t.Optional(t.String({ description: "JSON text of an object" })),
+});

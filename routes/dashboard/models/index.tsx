@@ -1,0 +1,34 @@
+import { t } from "elysia";
+import { attempt, parseForm } from "../../../server/dashboard-form.ts";
+import { type PageInfo, pageInfo } from "../../../server/dashboard-page.ts";
+import { redirect } from "../../../server/dashboard-session.ts";
+import { route } from "../../../server/http/route.ts";
+import type { RequestContext } from "../../../services/context.ts";
+import { listModels, registerModel } from "../../../services/orchestration/models.ts";
+import { ModelsPage, type ModelsPageProps } from "../../../views/models.tsx";
+import { RegisterModelBody } from "../../orchestration/_schemas/model.ts";
+
+const render = async (ctx: RequestContext, page: PageInfo, extra: Partial<ModelsPageProps> = {}) => (
+  <ModelsPage page={page} models={(await listModels(ctx)).models} {...extra} />
+);
+
+export const GET = route({
+  access: "models:read",
+  summary: "Model registry page",
+  html: true,
+  handler: async ({ ctx, request }) => render(ctx, await pageInfo(ctx, request)),
+});
+
+export const POST = route({
+  access: "models:write",
+  summary: "Register a model version from the form",
+  html: true,
+  body: t.Record(t.String(), t.Unknown()),
+  handler: async ({ ctx, body, request, set }) => {
+    const parsed = parseForm(RegisterModelBody, body);
+    const registered = parsed.ok ? await attempt(() => registerModel(ctx, parsed.value)) : parsed;
+    if (registered.ok) return redirect("/models");
+    set.status = 422;
+    return render(ctx, await pageInfo(ctx, request), { form: { errors: registered.errors, values: body } });
+  },
+});

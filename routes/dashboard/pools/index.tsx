@@ -1,0 +1,51 @@
+import { t } from "elysia";
+import { attempt, type FormValues, parseForm } from "../../../server/dashboard-form.ts";
+import { type PageInfo, pageInfo } from "../../../server/dashboard-page.ts";
+import { providerChoices } from "../../../server/dashboard-pools.ts";
+import { route } from "../../../server/http/route.ts";
+import { actorOf, type RequestContext } from "../../../services/context.ts";
+import { createPool, listPools } from "../../../services/orchestration/pools.ts";
+import { PoolsPage, type PoolsPageProps } from "../../../views/pools.tsx";
+import { CreatePoolBody } from "../../orchestration/_schemas/pool.ts";
+
+async function render(ctx: RequestContext, page: PageInfo, extra: Partial<PoolsPageProps> = {}) {
+  const [{ pools }, choices] = await Promise.all([listPools(ctx, actorOf(ctx).orgId), providerChoices(ctx)]);
+  return <PoolsPage page={page} pools={pools} {...choices} {...extra} />;
+}
+
+export const GET = route({
+  access: "pools:read",
+  summary: "Pools page",
+  html: true,
+  handler: async ({ ctx, request }) => render(ctx, await pageInfo(ctx, request)),
+});
+
+/** The form's comma-separated GPU types are the API's array. */
+const toApi = (form: FormValues): FormValues => {
+  const gpus = typeof form.allowed_gpu_types === "string" ? form.allowed_gpu_types : "";
+  return {
+    ...form,
+    allowed_gpu_types: gpus
+      .split(",")
+      .map((g) => g.trim())
+      .filter(Boolean),
+  };
+};
+
+export const POST = route({
+  access: "pools:write",
+  summary: "Create a pool from the form; the page shows its node token once",
+  html: true,
+  body: t.Record(t.String(), t.Unknown()),
+  handler: async ({ ctx, body, request, set }) => {
+    const page = await pageInfo(ctx, request);
+    const parsed = parseForm(CreatePoolBody, toApi(body));
+    const created = parsed.ok ? await attempt(() => createPool(ctx, parsed.value)) : parsed;
+    if (!created.ok) {
+      set.status = 422;
+      return render(ctx, page, { form: { errors: created.errors, values: body } });
+    }
+    set.headers["cache-control"] = "no-store";
+    return render(ctx, page, { created: created.value });
+  },
+});
