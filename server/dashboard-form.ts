@@ -64,7 +64,9 @@ function numbersIn(schema: TSchema, values: FormValues): FormValues {
   for (const [name, property] of Object.entries(properties)) {
     const value = out[name];
     if (typeof value !== "string" || value.trim() === "" || !Number.isFinite(Number(value))) continue;
-    const members = Array.isArray(property.anyOf) ? (property.anyOf as Record<string, unknown>[]) : [property];
+    const members = Array.isArray(property.anyOf)
+      ? (property.anyOf as Record<string, unknown>[])
+      : [property];
     if (members.some((m) => m.type === "number" || m.type === "integer")) out[name] = Number(value);
   }
   return out;
