@@ -8,7 +8,7 @@ import { relaySse, type StreamChunk, type Usage } from "../../adapters/upstream/
 import { AppError } from "../errors.ts";
 import type { RateLimits } from "../limits/limiter.ts";
 import { type ChatMessage, estimatePromptTokens, estimateTokens } from "./messages.ts";
-import type { InferenceContext, InferenceLogEntry, Unresolved } from "./port.ts";
+import type { InferenceContext, InferenceLogEntry, Resolution, Unresolved } from "./port.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
 export interface ChatRequestBody {
@@ -21,6 +21,11 @@ export interface ChatRequestBody {
 
 export interface ChatInput {
   apiKey: string | undefined;
+  /**
+   * Steps (1) and (2) done by the caller: the dashboard's playground resolves the signed-in user's
+   * context itself (services/inference-context/resolve.ts resolveUserContext) instead of a key's.
+   */
+  resolved?: Resolution | undefined;
   body: ChatRequestBody;
   requestId: string;
   /** Aborted when the client goes away. */
@@ -96,7 +101,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       runtime.usage.add({
         orgId: context.orgId,
         deploymentId: context.deployment.id,
-        apiKeyId: context.apiKeyId,
+        apiKeyId: context.apiKeyId || undefined,
         promptTokens: usage.prompt_tokens,
         completionTokens: usage.completion_tokens,
       });
@@ -108,13 +113,16 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
 
   try {
     // (1) and (2): the key and the deployment, from the in-process cache.
-    if (!input.apiKey) throw unresolved.invalid_api_key();
-    const resolution = await runtime.resolve(input.apiKey, body.model);
+    let resolution = input.resolved;
+    if (!resolution) {
+      if (!input.apiKey) throw unresolved.invalid_api_key();
+      resolution = await runtime.resolve(input.apiKey, body.model);
+    }
     if (!resolution.ok) throw unresolved[resolution.reason]();
     context = resolution.context;
     entry.org_id = context.orgId;
     entry.deployment_id = context.deployment.id;
-    entry.api_key_id = context.apiKeyId;
+    entry.api_key_id = context.apiKeyId || undefined;
     entry.key_prefix = context.keyPrefix;
     let messages = body.messages;
 
@@ -257,7 +265,9 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
   }
 }
 
-const rateKey = (context: InferenceContext) => `${context.apiKeyId}:${context.deployment.id}`;
+/** Per API key per deployment; a playground call (no key) counts per signed-in user. */
+const rateKey = (context: InferenceContext) =>
+  `${context.apiKeyId || `user:${context.userId}`}:${context.deployment.id}`;
 
 const blocked = (scanner: string) =>
   new AppError("validation_error", `the answer was blocked by the ${scanner} guardrail`, {
