@@ -16,6 +16,7 @@ export async function renderPolicies(
   page: PageInfo,
   deploymentId: string,
   failed?: DeploymentPoliciesProps["failed"],
+  saved?: string,
 ) {
   const deployment = await getDeployment(ctx, deploymentId);
   const [views, templates, collections] = await Promise.all([
@@ -31,6 +32,7 @@ export async function renderPolicies(
       templates={templates.map((t) => ({ id: t.id, name: t.name }))}
       collections={collections.map((c) => ({ id: c.id, name: c.name }))}
       failed={failed}
+      saved={saved}
     />
   );
 }

@@ -41,7 +41,7 @@ function addTurn(form, role, text) {
   const turn = document.createElement("div");
   turn.className = `turn ${role}`;
   const who = document.createElement("div");
-  who.className = "who";
+  who.className = "turn-who";
   who.textContent = role === "user" ? "You" : "Assistant";
   const body = document.createElement("p");
   body.className = "text";

@@ -1,6 +1,6 @@
 import type { PolicyType } from "../db/schema/index.ts";
-import { can, type PageInfo } from "../server/dashboard-page.ts";
 import type { FormValues } from "../server/dashboard-form.ts";
+import { can, type PageInfo } from "../server/dashboard-page.ts";
 import type { PolicyView } from "../services/policies/policies.ts";
 import { Layout } from "./layout.tsx";
 import { Checkboxes, Csrf, Field, FormProblem, type FormState, Select } from "./parts/form.tsx";
@@ -12,6 +12,8 @@ export interface DeploymentPoliciesProps {
   policies: Record<PolicyType, PolicyView>;
   templates: { id: string; name: string }[];
   collections: { id: string; name: string }[];
+  /** The policy just saved (the redirect's `?saved=`), to say so beside it. */
+  saved?: string | undefined;
   /** A form sent with problems: its type, errors and the values as typed. */
   failed?: { type: PolicyType; form: FormState } | undefined;
 }
@@ -73,6 +75,11 @@ function PolicyCard(props: {
           {props.intro}
         </span>
       </p>
+      {p.saved === type ? (
+        <p class="notice" role="status">
+          Saved for this deployment; calls use it within a second.
+        </p>
+      ) : null}
       {writable ? (
         <form method="post" action={`${base}/${type}`}>
           <Csrf token={p.page.csrf} />
@@ -110,8 +117,8 @@ export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
       </p>
       <PageHeader title={`Policies of ${p.deployment.name}`} />
       <p class="muted">
-        A policy set here replaces the organization's of the same kind for this deployment only, as a
-        whole. Changes apply to calls within a second.
+        A policy set here replaces the organization's of the same kind for this deployment only, as a whole.
+        Changes apply to calls within a second.
       </p>
 
       <PolicyCard
@@ -125,7 +132,9 @@ export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
             label="Template"
             blank="None (no template, even if the organization has one)"
             choices={p.templates.map((t) => ({ value: t.id, label: t.name }))}
-            hint={p.templates.length === 0 ? "No templates yet: create one under Prompt templates." : undefined}
+            hint={
+              p.templates.length === 0 ? "No templates yet: create one under Prompt templates." : undefined
+            }
             {...form}
           />
         )}

@@ -51,7 +51,14 @@ export function PlaygroundPage({ page, deployments, selected, inference }: Playg
               hint={others > 0 ? `${others} other deployment(s) are not RUNNING and not listed.` : undefined}
             />
             <div class="grid2">
-              <Field name="max_tokens" label="Max tokens" type="number" min={1} max={32768} values={{ max_tokens: "256" }} />
+              <Field
+                name="max_tokens"
+                label="Max tokens"
+                type="number"
+                min={1}
+                max={32768}
+                values={{ max_tokens: "256" }}
+              />
               <Field
                 name="temperature"
                 label="Temperature"

@@ -142,7 +142,8 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       if (!decision.allowed) {
         charged = 0;
         input.headers["retry-after"] = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-        throw new AppError("rate_limited", "rate limit reached for this key and model", {
+        const who = context.apiKeyId ? "key" : "user";
+        throw new AppError("rate_limited", `rate limit reached for this ${who} and model`, {
           openai_code: "rate_limit_exceeded",
         });
       }

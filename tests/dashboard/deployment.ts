@@ -42,7 +42,13 @@ export async function runningTinyDeployment(bp: BrowserPlatform, name: string): 
   const deployed = await json(
     `${bp.orchestrationUrl}/deployment/deploy`,
     "POST",
-    { model_name: name, pool_id: pool.pool_id, engine: "llama.cpp", image: "llama.cpp", inference_model: modelPath },
+    {
+      model_name: name,
+      pool_id: pool.pool_id,
+      engine: "llama.cpp",
+      image: "llama.cpp",
+      inference_model: modelPath,
+    },
     token,
   );
   const id = deployed.deployment_id as string;

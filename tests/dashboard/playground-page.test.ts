@@ -11,7 +11,7 @@ import {
   signIn,
   startBrowserPlatform,
 } from "./browser.ts";
-import { runningTinyDeployment, stopDeployments } from "./deployment.ts";
+import { adminToken, runningTinyDeployment, stopDeployments } from "./deployment.ts";
 
 let bp: BrowserPlatform;
 let page: Page;
@@ -52,7 +52,7 @@ test.skipIf(!haveChromium)(
     expect(await page.getByText("No RUNNING deployment to chat with").count()).toBe(1);
     await shot(page, "playground-empty");
 
-    await runningTinyDeployment(bp, "tiny-chat");
+    const deploymentId = await runningTinyDeployment(bp, "tiny-chat");
     await page.goto("/playground?deployment=tiny-chat");
     expect(await page.getByLabel("Deployment").inputValue()).toBe("tiny-chat");
     await shot(page, "playground-ready");
@@ -84,6 +84,22 @@ test.skipIf(!haveChromium)(
     expect(((await page.locator("[data-answer]").nth(1).textContent()) ?? "").length).toBeGreaterThan(0);
     expect((await growth(page)).length).toBeGreaterThan(first.length);
     await shot(page, "playground-second-turn");
+
+    // The inference log records the calls as the dashboard's: no API key, prefix "dashboard".
+    const token = await adminToken(bp);
+    const deadline = Date.now() + 10_000;
+    let items: { key_prefix: string | null; api_key_id: string | null; status: number; stream: boolean }[] =
+      [];
+    while (items.length < 2 && Date.now() < deadline) {
+      const r = await fetch(`${bp.filtrationUrl}/management/deployments/${deploymentId}/logs`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      items = (await r.json()).items ?? [];
+      if (items.length < 2) await Bun.sleep(300);
+    }
+    expect(items.length).toBe(2);
+    for (const item of items)
+      expect(item).toMatchObject({ key_prefix: "dashboard", api_key_id: null, status: 200, stream: true });
   },
   120_000,
 );
@@ -102,4 +118,33 @@ test.skipIf(!haveChromium)(
     expect(status).toBe(403);
   },
   30_000,
+);
+
+test.skipIf(!haveChromium)(
+  "a dashboard running without the inference service says the playground is unavailable, and its chat answers 503",
+  async () => {
+    const alone = await startBrowserPlatform({ SERVICES: "filtration,orchestration,dashboard" });
+    try {
+      const { page: p } = await newPage(alone);
+      await signIn(p);
+      await p.goto("/playground");
+      expect(await p.getByText("The playground is unavailable here.").count()).toBe(1);
+      expect(await p.locator("form[data-playground]").count()).toBe(0);
+      await shot(p, "playground-no-inference");
+      const answer = await p.evaluate(async () => {
+        const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute("content") ?? "";
+        const r = await fetch("/playground/chat", {
+          method: "POST",
+          headers: { "content-type": "application/json", "X-CSRF-Token": csrf },
+          body: JSON.stringify({ deployment: "x", messages: [{ role: "user", content: "hi" }] }),
+        });
+        return { status: r.status, text: await r.text() };
+      });
+      expect(answer.status).toBe(503);
+      expect(answer.text).toContain("SERVICES has no inference");
+    } finally {
+      await alone.close();
+    }
+  },
+  90_000,
 );

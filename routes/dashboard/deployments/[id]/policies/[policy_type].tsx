@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { configFromForm, renderPolicies } from "../../../../../server/dashboard-policies.tsx";
 import { attempt } from "../../../../../server/dashboard-form.ts";
 import { pageInfo } from "../../../../../server/dashboard-page.ts";
+import { configFromForm, renderPolicies } from "../../../../../server/dashboard-policies.tsx";
 import { redirect } from "../../../../../server/dashboard-session.ts";
 import { route } from "../../../../../server/http/route.ts";
 import { setPolicy } from "../../../../../services/policies/policies.ts";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { renderPolicies } from "../../../../../server/dashboard-policies.tsx";
 import { pageInfo } from "../../../../../server/dashboard-page.ts";
+import { renderPolicies } from "../../../../../server/dashboard-policies.tsx";
 import { route } from "../../../../../server/http/route.ts";
 
 export const GET = route({
@@ -8,5 +8,7 @@ export const GET = route({
   summary: "The deployment's policies: prompt template, retrieval, guardrails, rate limit and quota",
   html: true,
   params: t.Object({ id: t.String() }),
-  handler: async ({ ctx, request, params }) => renderPolicies(ctx, await pageInfo(ctx, request), params.id),
+  query: t.Object({ saved: t.Optional(t.String({ maxLength: 32 })) }),
+  handler: async ({ ctx, request, params, query }) =>
+    renderPolicies(ctx, await pageInfo(ctx, request), params.id, undefined, query.saved),
 });
