@@ -29,3 +29,129 @@ document.addEventListener("click", async (event) => {
   await navigator.clipboard?.writeText(source.textContent.trim());
   button.textContent = "Copied";
 });
+
+// The playground (<form data-playground>): the conversation is kept here, in the page. Send posts every
+// turn so far to /playground/chat and reads the answer's Server-Sent Events as they arrive, appending
+// each token to the answer in the transcript; an error (429, a guardrail) is shown as a message.
+const playgroundTurns = new WeakMap();
+
+function addTurn(form, role, text) {
+  const transcript = form.querySelector("[data-transcript]");
+  transcript.querySelector("[data-transcript-empty]")?.remove();
+  const turn = document.createElement("div");
+  turn.className = `turn ${role}`;
+  const who = document.createElement("div");
+  who.className = "turn-who";
+  who.textContent = role === "user" ? "You" : "Assistant";
+  const body = document.createElement("p");
+  body.className = "text";
+  body.textContent = text;
+  turn.append(who, body);
+  transcript.append(turn);
+  transcript.scrollTop = transcript.scrollHeight;
+  return body;
+}
+
+/** The message of an error answer: the platform's {error: {message}}, or its text. */
+async function problemText(response) {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text);
+    return body.error?.message ?? body.message ?? text;
+  } catch {
+    return text || response.statusText;
+  }
+}
+
+const statusLabel = { 429: "Rate limit or quota", 400: "Refused", 403: "Not allowed", 503: "Unavailable" };
+
+document.addEventListener("submit", async (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-playground")) return;
+  event.preventDefault();
+  const send = form.querySelector("[data-send]");
+  const problem = form.querySelector("[data-playground-error]");
+  const status = form.querySelector("[data-playground-status]");
+  const input = form.elements.namedItem("message");
+  const text = input.value.trim();
+  if (!text || send.disabled) return;
+  const turns = playgroundTurns.get(form) ?? [];
+  playgroundTurns.set(form, turns);
+  const value = (name) => form.elements.namedItem(name)?.value.trim() ?? "";
+  const number = (name) => (value(name) === "" ? undefined : Number(value(name)));
+  problem.hidden = true;
+  send.disabled = true;
+  status.textContent = "Generating…";
+  addTurn(form, "user", text);
+  const pending = [...turns, { role: "user", content: text }];
+  let answer;
+  let content = "";
+  try {
+    const meta = document.querySelector('meta[name="csrf-token"]');
+    const response = await fetch(form.action, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        "X-CSRF-Token": meta?.getAttribute("content") ?? "",
+      },
+      body: JSON.stringify({
+        deployment: value("deployment"),
+        system: value("system") || undefined,
+        messages: pending,
+        max_tokens: number("max_tokens"),
+        temperature: number("temperature"),
+      }),
+    });
+    if (!response.ok) {
+      const label = statusLabel[response.status] ?? `Error ${response.status}`;
+      throw new Error(`${label}: ${await problemText(response)}`);
+    }
+    input.value = "";
+    answer = addTurn(form, "assistant", "");
+    answer.setAttribute("data-answer", "");
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value: piece, done } = await reader.read();
+      if (done) break;
+      buffer += piece;
+      const events = buffer.split("\n\n");
+      buffer = events.pop();
+      for (const block of events) {
+        const data = block
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => line.slice(5).trim())
+          .join("\n");
+        if (!data || data === "[DONE]") continue;
+        const chunk = JSON.parse(data);
+        if (chunk.error) throw new Error(chunk.error.message);
+        const delta = chunk.choices?.[0]?.delta?.content ?? chunk.choices?.[0]?.message?.content ?? "";
+        if (delta) {
+          content += delta;
+          answer.textContent = content;
+        }
+      }
+    }
+    turns.push({ role: "user", content: text }, { role: "assistant", content });
+  } catch (error) {
+    problem.textContent = error.message;
+    problem.hidden = false;
+    // A turn the model did not answer is not part of the conversation sent next time.
+    if (answer && content) turns.push({ role: "user", content: text }, { role: "assistant", content });
+  } finally {
+    send.disabled = false;
+    status.textContent = "";
+  }
+});
+
+// "New conversation": forget the turns and empty the transcript.
+document.addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("[data-clear]") : null;
+  const form = button?.closest("form[data-playground]");
+  if (!form) return;
+  playgroundTurns.delete(form);
+  form.querySelector("[data-transcript]").replaceChildren();
+  form.querySelector("[data-playground-error]").hidden = true;
+});

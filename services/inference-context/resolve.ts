@@ -30,6 +30,43 @@ export async function resolveInferenceContext(
 ): Promise<ContextResolution> {
   const key = await verifyApiKey(ctx, apiKey);
   if (!key) return { ok: false, reason: "invalid_api_key" };
+  return contextOf(ctx, key.orgId, model, {
+    apiKeyId: key.keyId,
+    keyPrefix: key.prefix,
+    deploymentIds: key.deploymentIds,
+  });
+}
+
+/** What the dashboard's playground records in place of a key prefix. */
+export const dashboardKeyPrefix = "dashboard";
+
+/**
+ * The context of a signed-in user of the organization calling a deployment from the dashboard's
+ * playground: no API key (so no key restriction); the rate limit counts per user, the log records the
+ * call as the dashboard's. The route's guard has already checked the user's permission.
+ */
+export function resolveUserContext(
+  ctx: Ctx,
+  actor: { orgId: string; userId: string },
+  model: string,
+): Promise<ContextResolution> {
+  return contextOf(ctx, actor.orgId, model, {
+    apiKeyId: "",
+    keyPrefix: dashboardKeyPrefix,
+    userId: actor.userId,
+    deploymentIds: [],
+  });
+}
+
+interface Caller {
+  apiKeyId: string;
+  keyPrefix: string;
+  userId?: string;
+  /** The deployments the caller may use; empty: all of the organization's. */
+  deploymentIds: string[];
+}
+
+async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller): Promise<ContextResolution> {
   const [deployment] = await ctx.db
     .select({
       id: deployments.id,
@@ -38,10 +75,10 @@ export async function resolveInferenceContext(
       desiredState: deployments.desiredState,
     })
     .from(deployments)
-    .where(and(eq(deployments.orgId, key.orgId), eq(deployments.name, model), isNull(deployments.deletedAt)))
+    .where(and(eq(deployments.orgId, orgId), eq(deployments.name, model), isNull(deployments.deletedAt)))
     .limit(1);
   if (!deployment) return { ok: false, reason: "model_not_found" };
-  if (key.deploymentIds.length > 0 && !key.deploymentIds.includes(deployment.id)) {
+  if (caller.deploymentIds.length > 0 && !caller.deploymentIds.includes(deployment.id)) {
     return { ok: false, reason: "model_not_allowed" };
   }
   if (stopped.has(deployment.status) || deployment.desiredState === "stopped") {
@@ -53,12 +90,13 @@ export async function resolveInferenceContext(
       .from(replicas)
       .where(and(eq(replicas.deploymentId, deployment.id), eq(replicas.state, "READY")))
       .orderBy(asc(replicas.index)),
-    effectivePolicies(ctx.db, key.orgId, deployment.id),
+    effectivePolicies(ctx.db, orgId, deployment.id),
   ]);
   const context: ResolvedContext = {
-    orgId: key.orgId,
-    apiKeyId: key.keyId,
-    keyPrefix: key.prefix,
+    orgId,
+    apiKeyId: caller.apiKeyId,
+    keyPrefix: caller.keyPrefix,
+    ...(caller.userId ? { userId: caller.userId } : {}),
     deployment: { id: deployment.id, name: deployment.name, status: deployment.status },
     endpoints: ready.flatMap((r) => (r.endpoint ? [r.endpoint] : [])),
     rateLimit: policies.rate_limit,

@@ -10,7 +10,7 @@ import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { RateLimits } from "../limits/limiter.ts";
 import { classify } from "./classifier.ts";
 import { type ChatMessage, estimatePromptTokens, estimateTokens, textOf } from "./messages.ts";
-import type { InferenceContext, InferenceLogEntry, Unresolved } from "./port.ts";
+import type { InferenceContext, InferenceLogEntry, Resolution, Unresolved } from "./port.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
 export interface ChatRequestBody {
@@ -23,6 +23,11 @@ export interface ChatRequestBody {
 
 export interface ChatInput {
   apiKey: string | undefined;
+  /**
+   * Steps (1) and (2) done by the caller: the dashboard's playground resolves the signed-in user's
+   * context itself (services/inference-context/resolve.ts resolveUserContext) instead of a key's.
+   */
+  resolved?: Resolution | undefined;
   body: ChatRequestBody;
   requestId: string;
   /** Aborted when the client goes away. */
@@ -98,7 +103,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       runtime.usage.add({
         orgId: context.orgId,
         deploymentId: context.deployment.id,
-        apiKeyId: context.apiKeyId,
+        apiKeyId: context.apiKeyId || undefined,
         promptTokens: usage.prompt_tokens,
         completionTokens: usage.completion_tokens,
       });
@@ -110,13 +115,16 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
 
   try {
     // (1) and (2): the key and the deployment, from the in-process cache.
-    if (!input.apiKey) throw unresolved.invalid_api_key();
-    const resolution = await runtime.resolve(input.apiKey, body.model);
+    let resolution = input.resolved;
+    if (!resolution) {
+      if (!input.apiKey) throw unresolved.invalid_api_key();
+      resolution = await runtime.resolve(input.apiKey, body.model);
+    }
     if (!resolution.ok) throw unresolved[resolution.reason]();
     context = resolution.context;
     entry.org_id = context.orgId;
     entry.deployment_id = context.deployment.id;
-    entry.api_key_id = context.apiKeyId;
+    entry.api_key_id = context.apiKeyId || undefined;
     entry.key_prefix = context.keyPrefix;
     let messages = body.messages;
 
@@ -136,7 +144,8 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       if (!decision.allowed) {
         charged = 0;
         input.headers["retry-after"] = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-        throw new AppError("rate_limited", "rate limit reached for this key and model", {
+        const who = context.apiKeyId ? "key" : "user";
+        throw new AppError("rate_limited", `rate limit reached for this ${who} and model`, {
           openai_code: "rate_limit_exceeded",
         });
       }
@@ -277,7 +286,9 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
   }
 }
 
-const rateKey = (context: InferenceContext) => `${context.apiKeyId}:${context.deployment.id}`;
+/** Per API key per deployment; a playground call (no key) counts per signed-in user. */
+const rateKey = (context: InferenceContext) =>
+  `${context.apiKeyId || `user:${context.userId}`}:${context.deployment.id}`;
 
 const blocked = (scanner: string) =>
   new AppError("validation_error", `the answer was blocked by the ${scanner} guardrail`, {

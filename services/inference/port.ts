@@ -20,8 +20,11 @@ export interface QuotaPolicy {
 
 export interface InferenceContext {
   orgId: string;
+  /** Empty for a signed-in user calling from the dashboard's playground (no API key). */
   apiKeyId: string;
   keyPrefix: string;
+  /** The signed-in user of a playground call; absent for API-key calls. */
+  userId?: string | undefined;
   deployment: { id: string; name: string };
   /** Base URLs of the ready replicas. */
   endpoints: string[];
@@ -40,7 +43,8 @@ export type Resolution = { ok: true; context: InferenceContext } | { ok: false; 
 export interface UsageRecord {
   orgId: string;
   deploymentId: string;
-  apiKeyId: string;
+  /** Absent for a playground call (no API key). */
+  apiKeyId: string | undefined;
   promptTokens: number;
   completionTokens: number;
 }

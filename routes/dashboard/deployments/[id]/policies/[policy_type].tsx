@@ -1,0 +1,37 @@
+import { t } from "elysia";
+import { attempt } from "../../../../../server/dashboard-form.ts";
+import { pageInfo } from "../../../../../server/dashboard-page.ts";
+import { configFromForm, renderPolicies } from "../../../../../server/dashboard-policies.tsx";
+import { redirect } from "../../../../../server/dashboard-session.ts";
+import { route } from "../../../../../server/http/route.ts";
+import { setPolicy } from "../../../../../services/policies/policies.ts";
+import { PolicyTypeParams } from "../../../../filtration/_schemas/policies.ts";
+
+export const POST = route({
+  access: "policies:write",
+  summary: "Set one policy of the deployment from its form (as PUT /management/config/{policy_type})",
+  html: true,
+  params: t.Composite([t.Object({ id: t.String() }), PolicyTypeParams]),
+  body: t.Record(t.String(), t.Unknown()),
+  handler: async ({ ctx, request, params, body, set }) => {
+    const type = params.policy_type;
+    const parsed = configFromForm(type, body);
+    const saved = parsed.ok
+      ? await attempt(() => setPolicy(ctx, type, { deployment_id: params.id, config: parsed.value }))
+      : parsed;
+    if (!saved.ok) {
+      set.status = 422;
+      const errors = Object.fromEntries(
+        Object.entries(saved.errors).map(([field, message]) => [
+          field.replace(/^config\./, "").replaceAll(".", "_"),
+          message,
+        ]),
+      );
+      return renderPolicies(ctx, await pageInfo(ctx, request), params.id, {
+        type,
+        form: { errors, values: body },
+      });
+    }
+    return redirect(`/deployments/${params.id}/policies?saved=${type}#policy-${type}`);
+  },
+});

@@ -1,0 +1,16 @@
+import { t } from "elysia";
+import { redirect } from "../../../../../../server/dashboard-session.ts";
+import { route } from "../../../../../../server/http/route.ts";
+import { deletePolicy } from "../../../../../../services/policies/policies.ts";
+import { PolicyTypeParams } from "../../../../../filtration/_schemas/policies.ts";
+
+export const POST = route({
+  access: "policies:write",
+  summary: "Remove the deployment's own policy of a type: the organization's applies again",
+  html: true,
+  params: t.Composite([t.Object({ id: t.String() }), PolicyTypeParams]),
+  handler: async ({ ctx, params }) => {
+    await deletePolicy(ctx, params.policy_type, params.id);
+    return redirect(`/deployments/${params.id}/policies#policy-${params.policy_type}`);
+  },
+});

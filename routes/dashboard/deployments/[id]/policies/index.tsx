@@ -1,0 +1,14 @@
+import { t } from "elysia";
+import { pageInfo } from "../../../../../server/dashboard-page.ts";
+import { renderPolicies } from "../../../../../server/dashboard-policies.tsx";
+import { route } from "../../../../../server/http/route.ts";
+
+export const GET = route({
+  access: "policies:read",
+  summary: "The deployment's policies: prompt template, retrieval, guardrails, rate limit and quota",
+  html: true,
+  params: t.Object({ id: t.String() }),
+  query: t.Object({ saved: t.Optional(t.String({ maxLength: 32 })) }),
+  handler: async ({ ctx, request, params, query }) =>
+    renderPolicies(ctx, await pageInfo(ctx, request), params.id, undefined, query.saved),
+});

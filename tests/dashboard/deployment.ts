@@ -1,0 +1,83 @@
+// A RUNNING llama.cpp deployment of the tiny GGUF on a local pool of a browser test's platform, made
+// through the orchestration HTTP API with the administrator's token, as the gateway end-to-end test does.
+import { join } from "node:path";
+import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { adminEmail, adminPassword } from "../support/app.ts";
+import type { BrowserPlatform } from "./browser.ts";
+
+async function json(url: string, method: string, body?: unknown, token?: string) {
+  const response = await fetch(url, {
+    method,
+    headers: {
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field.
+  const parsed: any = await response.json().catch(() => undefined);
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+export async function adminToken(bp: BrowserPlatform): Promise<string> {
+  const login = await json(`${bp.filtrationUrl}/auth/login`, "POST", {
+    email: adminEmail,
+    password: adminPassword,
+  });
+  return login.access_token as string;
+}
+
+/** Deploys the tiny model as `name` and waits (up to 60 s) for RUNNING; answers its id. */
+export async function runningTinyDeployment(bp: BrowserPlatform, name: string): Promise<string> {
+  const token = await adminToken(bp);
+  const modelPath = join(bp.dataDir, "models", "tiny.gguf");
+  writeTinyGguf(modelPath);
+  const pool = await json(
+    `${bp.orchestrationUrl}/deployment/createpool`,
+    "POST",
+    { pool_name: `pool-${crypto.randomUUID().slice(0, 6)}`, provider: "local" },
+    token,
+  );
+  const deployed = await json(
+    `${bp.orchestrationUrl}/deployment/deploy`,
+    "POST",
+    {
+      model_name: name,
+      pool_id: pool.pool_id,
+      engine: "llama.cpp",
+      image: "llama.cpp",
+      inference_model: modelPath,
+    },
+    token,
+  );
+  const id = deployed.deployment_id as string;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await json(`${bp.orchestrationUrl}/deployment/status/${id}`, "GET", undefined, token);
+    if (status.status === "RUNNING") return id;
+    if (status.status === "FAILED") throw new Error(`deployment failed: ${JSON.stringify(status)}`);
+    if (Date.now() > deadline) throw new Error(`deployment not RUNNING in 60 s: ${status.status}`);
+    await Bun.sleep(250);
+  }
+}
+
+/** Stops the platform's deployments so their workers do not outlive the test. */
+export async function stopDeployments(bp: BrowserPlatform): Promise<void> {
+  const token = await adminToken(bp);
+  const list = await json(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
+  for (const d of list.deployments ?? []) {
+    await json(
+      `${bp.orchestrationUrl}/deployment/terminate`,
+      "POST",
+      { deployment_id: d.deployment_id },
+      token,
+    ).catch(() => {});
+  }
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const l = await json(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
+    if ((l.deployments as { status: string }[]).every((d) => d.status === "STOPPED")) return;
+    await Bun.sleep(250);
+  }
+}

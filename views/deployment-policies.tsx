@@ -1,0 +1,252 @@
+import type { PolicyType } from "../db/schema/index.ts";
+import type { FormValues } from "../server/dashboard-form.ts";
+import { can, type PageInfo } from "../server/dashboard-page.ts";
+import type { PolicyView } from "../services/policies/policies.ts";
+import { Layout } from "./layout.tsx";
+import { Checkboxes, Csrf, Field, FormProblem, type FormState, Select } from "./parts/form.tsx";
+import { ActionButton, PageHeader } from "./parts/list.tsx";
+
+export interface DeploymentPoliciesProps {
+  page: PageInfo;
+  deployment: { id: string; name: string };
+  policies: Record<PolicyType, PolicyView>;
+  templates: { id: string; name: string }[];
+  collections: { id: string; name: string }[];
+  /** The policy just saved (the redirect's `?saved=`), to say so beside it. */
+  saved?: string | undefined;
+  /** A form sent with problems: its type, errors and the values as typed. */
+  failed?: { type: PolicyType; form: FormState } | undefined;
+}
+
+const scanners = {
+  input: ["pii", "toxicity", "prompt_injection"],
+  output: ["pii", "toxicity"],
+} as const;
+const actions = ["off", "log", "redact", "block"] as const;
+
+/** A policy's config as the flat values of its form (guardrails: `input_pii_action`, ...). */
+export function formValuesOf(type: PolicyType, config: Record<string, unknown>): FormValues {
+  if (type === "prompt") return { template_id: (config.template_id as string | null) ?? "" };
+  if (type !== "guardrails") return config;
+  const values: FormValues = {};
+  for (const stage of ["input", "output"] as const) {
+    const settings = (config[stage] ?? {}) as Record<string, unknown>;
+    for (const scanner of scanners[stage]) {
+      const s = (settings[scanner] ?? {}) as { action?: string; threshold?: number };
+      values[`${stage}_${scanner}_action`] = s.action ?? "off";
+      if (s.threshold !== undefined) values[`${stage}_${scanner}_threshold`] = String(s.threshold);
+    }
+    if (stage === "output") values.output_mode = (settings.mode as string | undefined) ?? "blocking";
+  }
+  return values;
+}
+
+const sourceText = {
+  deployment: "Set for this deployment",
+  organization: "Inherited from the organization",
+  default: "Not set: the default applies",
+} as const;
+
+function PolicyCard(props: {
+  type: PolicyType;
+  title: string;
+  intro: string;
+  p: DeploymentPoliciesProps;
+  body: (form: FormState) => JSX.Element;
+}) {
+  const { type, p } = props;
+  const policy = p.policies[type];
+  const form: FormState =
+    p.failed?.type === type
+      ? p.failed.form
+      : { values: formValuesOf(type, policy.config as Record<string, unknown>) };
+  const writable = can(p.page, "policies:write");
+  const base = `/deployments/${p.deployment.id}/policies`;
+  return (
+    <section class="card policy-form" id={`policy-${type}`} aria-labelledby={`h-${type}`}>
+      <h2 id={`h-${type}`} safe>
+        {props.title}
+      </h2>
+      <p class="policy-source" data-source={policy.source}>
+        <span class={`badge ${policy.source === "deployment" ? "good" : "neutral"}`}>
+          {sourceText[policy.source]}
+        </span>{" "}
+        <span class="muted" safe>
+          {props.intro}
+        </span>
+      </p>
+      {p.saved === type ? (
+        <p class="notice" role="status">
+          Saved for this deployment; calls use it within a second.
+        </p>
+      ) : null}
+      {writable ? (
+        <form method="post" action={`${base}/${type}`}>
+          <Csrf token={p.page.csrf} />
+          <FormProblem errors={form.errors} />
+          {props.body(form)}
+          <div class="actions">
+            <button type="submit">Save for this deployment</button>
+          </div>
+        </form>
+      ) : (
+        <fieldset disabled class="field">
+          {props.body(form)}
+        </fieldset>
+      )}
+      {writable && policy.source === "deployment" ? (
+        <ActionButton
+          action={`${base}/${type}/reset`}
+          label="Use the organization's"
+          tone="secondary"
+          csrf={p.page.csrf}
+          confirm={`Remove this deployment's own ${props.title.toLowerCase()} policy? The organization's (or the default) applies again.`}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
+  return (
+    <Layout title={`Policies of ${p.deployment.name}`} page={p.page}>
+      <p>
+        <a href={`/deployments/${p.deployment.id}`}>
+          ← Deployment <span safe>{p.deployment.name}</span>
+        </a>
+      </p>
+      <PageHeader title={`Policies of ${p.deployment.name}`} />
+      <p class="muted">
+        A policy set here replaces the organization's of the same kind for this deployment only, as a whole.
+        Changes apply to calls within a second.
+      </p>
+
+      <PolicyCard
+        type="prompt"
+        title="Prompt template"
+        intro="Applied to every chat call of this deployment."
+        p={p}
+        body={(form) => (
+          <Select
+            name="template_id"
+            label="Template"
+            blank="None (no template, even if the organization has one)"
+            choices={p.templates.map((t) => ({ value: t.id, label: t.name }))}
+            hint={
+              p.templates.length === 0 ? "No templates yet: create one under Prompt templates." : undefined
+            }
+            {...form}
+          />
+        )}
+      />
+
+      <PolicyCard
+        type="rag"
+        title="Retrieval"
+        intro="Passages of these collections are added to the prompt."
+        p={p}
+        body={(form) => (
+          <>
+            {p.collections.length > 0 ? (
+              <Checkboxes
+                name="collection_ids"
+                label="Collections"
+                choices={p.collections.map((c) => ({ value: c.id, label: c.name }))}
+                hint="None ticked: no retrieval."
+                {...form}
+              />
+            ) : (
+              <p class="muted">No collections yet: create one in the Knowledge base first.</p>
+            )}
+            <div class="grid2">
+              <Field name="top_k" label="Passages (top_k)" type="number" min={1} max={50} {...form} />
+              <Field
+                name="min_score"
+                label="Minimum score (0 to 1)"
+                type="number"
+                min={0}
+                max={1}
+                attrs={{ step: "0.01" }}
+                {...form}
+              />
+            </div>
+          </>
+        )}
+      />
+
+      <PolicyCard
+        type="guardrails"
+        title="Guardrails"
+        intro="Scanners of the prompt and of the answer; redact is for PII only."
+        p={p}
+        body={(form) => (
+          <>
+            {(["input", "output"] as const).map((stage) => (
+              <fieldset class="field">
+                <legend>{stage === "input" ? "Prompt (input)" : "Answer (output)"}</legend>
+                {scanners[stage].map((scanner) => (
+                  <div class="grid2">
+                    <Select
+                      name={`${stage}_${scanner}_action`}
+                      label={`${scanner.replace("_", " ")}: action`}
+                      choices={actions
+                        .filter((a) => a !== "redact" || scanner === "pii")
+                        .map((a) => ({ value: a, label: a }))}
+                      {...form}
+                    />
+                    <Field
+                      name={`${stage}_${scanner}_threshold`}
+                      label={`${scanner.replace("_", " ")}: threshold (optional, 0 to 1)`}
+                      type="number"
+                      min={0}
+                      max={1}
+                      attrs={{ step: "0.05" }}
+                      {...form}
+                    />
+                  </div>
+                ))}
+                {stage === "output" ? (
+                  <Select
+                    name="output_mode"
+                    label="Answer scanning"
+                    choices={[
+                      { value: "blocking", label: "blocking: scanned before the caller sees it" },
+                      { value: "async", label: "async: scanned afterwards, logged only" },
+                    ]}
+                    {...form}
+                  />
+                ) : null}
+              </fieldset>
+            ))}
+          </>
+        )}
+      />
+
+      <PolicyCard
+        type="rate_limit"
+        title="Rate limit"
+        intro="Counted per API key (per user in the playground), per minute. Blank: no limit."
+        p={p}
+        body={(form) => (
+          <div class="grid2">
+            <Field name="requests_per_minute" label="Requests per minute" type="number" min={1} {...form} />
+            <Field name="tokens_per_minute" label="Tokens per minute" type="number" min={1} {...form} />
+          </div>
+        )}
+      />
+
+      <PolicyCard
+        type="quota"
+        title="Quota"
+        intro="Counted per organization, per UTC day. Blank: no quota."
+        p={p}
+        body={(form) => (
+          <div class="grid2">
+            <Field name="requests_per_day" label="Requests per day" type="number" min={1} {...form} />
+            <Field name="tokens_per_day" label="Tokens per day" type="number" min={1} {...form} />
+          </div>
+        )}
+      />
+    </Layout>
+  );
+}
