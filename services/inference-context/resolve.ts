@@ -108,7 +108,7 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
   };
   const classifier = policies.guardrails?.input?.classifier;
   if (classifier && classifier.action !== "off") {
-    context.classifierEndpoints = await routableEndpoints(ctx.db, key.orgId, classifier.deployment);
+    context.classifierEndpoints = await routableEndpoints(ctx.db, orgId, classifier.deployment);
   }
   return { ok: true, context };
 }
