@@ -9,7 +9,7 @@ import { redirect } from "./dashboard-session.ts";
 import { errorTable } from "./error-table.ts";
 import { createGateway, type GatewayOptions } from "./http/gateway.ts";
 import { listen } from "./http/listen.ts";
-import { loadRoutes } from "./http/loader.ts";
+import { loadRouteFiles, loadRoutes } from "./http/loader.ts";
 import type { Listener } from "./platform.ts";
 
 /**
@@ -31,13 +31,17 @@ export async function buildDashboard(
   app: AppContext,
   readinessChecks: GatewayOptions["readinessChecks"] = {},
 ) {
-  const routes = [...(await loadRoutes("_common")), ...(await loadRoutes("dashboard"))].filter(
+  const own = await loadRouteFiles("dashboard");
+  const routes = [...(await loadRoutes("_common")), ...own.http].filter(
     (r) => !r.path.startsWith("/openapi"),
   );
   return createGateway({
     name: "dashboard",
     app,
     routes,
+    // The live log panel: the same log stream as the orchestration gateway's, on this origin so the
+    // session cookie and the CSP's connect-src 'self' apply.
+    sockets: own.ws,
     title: "Admin dashboard",
     description: "Server-rendered administration pages.",
     docs: false,

@@ -155,3 +155,34 @@ document.addEventListener("click", (event) => {
   form.querySelector("[data-transcript]").replaceChildren();
   form.querySelector("[data-playground-error]").hidden = true;
 });
+
+// A deployment's live log (<pre data-log-socket="/deployments/<id>/logs-ws">): a WebSocket on this
+// origin, one JSON line a message, appended as text, the view kept at the bottom unless the reader
+// scrolled up; the state line below says whether it is connected.
+function followLog(panel) {
+  const state = document.getElementById(`${panel.id}-state`);
+  const url = new URL(panel.dataset.logSocket, location.href);
+  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  const socket = new WebSocket(url);
+  socket.addEventListener("open", () => {
+    if (state) state.textContent = "live";
+  });
+  socket.addEventListener("message", (event) => {
+    let entry;
+    try {
+      entry = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    const atBottom = panel.scrollTop + panel.clientHeight >= panel.scrollHeight - 4;
+    const time = typeof entry.ts === "string" ? entry.ts.slice(11, 19) : "";
+    panel.append(`${time} [${entry.replica ?? "-"} ${entry.stream ?? ""}] ${entry.line ?? ""}\n`);
+    if (atBottom) panel.scrollTop = panel.scrollHeight;
+  });
+  socket.addEventListener("close", () => {
+    if (state) state.textContent = "disconnected: reload the page to reconnect";
+  });
+}
+document.addEventListener("DOMContentLoaded", () => {
+  for (const panel of document.querySelectorAll("[data-log-socket]")) followLog(panel);
+});

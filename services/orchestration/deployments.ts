@@ -2,11 +2,12 @@
 // asks the state machine for the user's moves (start: -> DEPLOYING, terminate: -> STOPPING), so a
 // forbidden move is answered at once with 409; the reconciler does the rest (RUNNING, STOPPED,
 // FAILED and every replica).
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, isNull } from "drizzle-orm";
 import { engines } from "../../adapters/engines/index.ts";
 import type { Executor } from "../../db/client.ts";
 import {
   type DeploymentRow,
+  type DeploymentState,
   deployments,
   deploymentTransitions,
   type EngineId,
@@ -165,13 +166,27 @@ export async function deploy(
   return result;
 }
 
-async function assertNameFree(db: Executor, orgId: string, name: string): Promise<void> {
+async function nameIsTaken(db: Executor, orgId: string, name: string): Promise<boolean> {
   const [taken] = await db
     .select({ id: deployments.id })
     .from(deployments)
     .where(and(eq(deployments.orgId, orgId), eq(deployments.name, name), isNull(deployments.deletedAt)))
     .limit(1);
-  if (taken) throw nameTaken(name);
+  return taken !== undefined;
+}
+
+async function assertNameFree(db: Executor, orgId: string, name: string): Promise<void> {
+  if (await nameIsTaken(db, orgId, name)) throw nameTaken(name);
+}
+
+/** Whether a deployment could be created with this name now (the dashboard checks as you type). */
+export async function deploymentNameStatus(
+  ctx: RequestContext,
+  name: string,
+): Promise<"available" | "taken" | "invalid"> {
+  const trimmed = name.trim();
+  if (!deploymentNamePattern.test(trimmed)) return "invalid";
+  return (await nameIsTaken(ctx.db, actorOf(ctx).orgId, trimmed)) ? "taken" : "available";
 }
 
 const nameTaken = (name: string) =>
@@ -239,6 +254,41 @@ export async function listDeployments(
     .where(and(eq(deployments.orgId, orgId), isNull(deployments.deletedAt)))
     .orderBy(asc(deployments.createdAt));
   return { deployments: await viewsOf(ctx.db, rows) };
+}
+
+export interface DeploymentPageQuery {
+  status?: DeploymentState | undefined;
+  /** Part of the name, any case. */
+  name?: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * One page of the organization's deployments, newest first, with the total the filters match: only
+ * that page's replicas and transitions are read, so a thousand deployments cost one page.
+ */
+export async function pageOfDeployments(
+  ctx: RequestContext,
+  query: DeploymentPageQuery,
+): Promise<{ deployments: DeploymentView[]; total: number }> {
+  const where = and(
+    eq(deployments.orgId, actorOf(ctx).orgId),
+    isNull(deployments.deletedAt),
+    query.status ? eq(deployments.status, query.status) : undefined,
+    query.name ? ilike(deployments.name, `%${query.name.replace(/[\\%_]/g, "\\$&")}%`) : undefined,
+  );
+  const [rows, [counted]] = await Promise.all([
+    ctx.db
+      .select()
+      .from(deployments)
+      .where(where)
+      .orderBy(desc(deployments.createdAt), desc(deployments.id))
+      .limit(query.limit)
+      .offset(query.offset),
+    ctx.db.select({ total: count() }).from(deployments).where(where),
+  ]);
+  return { deployments: await viewsOf(ctx.db, rows), total: Number(counted?.total ?? 0) };
 }
 
 /** STOPPED or FAILED -> DEPLOYING; the reconciler starts the replicas. */

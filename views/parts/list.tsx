@@ -29,11 +29,12 @@ const tones: Record<string, string> = {
   ERROR: "bad",
 };
 
-export function Badge({ state }: { state: string }) {
+/** `still`: a state in a history, not one in progress (no spinner). */
+export function Badge({ state, still }: { state: string; still?: boolean }) {
   const tone = tones[state.toUpperCase()] ?? "neutral";
   return (
     <span class={`badge ${tone}`}>
-      {tone === "busy" ? <span class="spinner" aria-hidden="true"></span> : null}
+      {tone === "busy" && !still ? <span class="spinner" aria-hidden="true"></span> : null}
       <span safe>{state}</span>
     </span>
   );

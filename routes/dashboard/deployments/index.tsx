@@ -1,0 +1,72 @@
+import { t } from "elysia";
+import type { DeploymentState } from "../../../db/schema/deployments.ts";
+import { deployRequestOf, filtersOf, ListQuery, pageSize } from "../../../server/dashboard-deployments.ts";
+import { attempt, parseForm } from "../../../server/dashboard-form.ts";
+import { can, type PageInfo, pageInfo } from "../../../server/dashboard-page.ts";
+import { redirect } from "../../../server/dashboard-session.ts";
+import { route } from "../../../server/http/route.ts";
+import { actorOf, type RequestContext } from "../../../services/context.ts";
+import { deploy, pageOfDeployments } from "../../../services/orchestration/deployments.ts";
+import { listModels } from "../../../services/orchestration/models.ts";
+import { listPools } from "../../../services/orchestration/pools.ts";
+import {
+  type DeploymentFilters,
+  DeploymentsPage,
+  type DeploymentsPageProps,
+} from "../../../views/deployments.tsx";
+import { DeployRequest } from "../../orchestration/_schemas/deployment.ts";
+
+async function render(
+  ctx: RequestContext,
+  page: PageInfo,
+  filters: DeploymentFilters,
+  extra: Partial<DeploymentsPageProps> = {},
+) {
+  const writable = can(page, "deployments:write");
+  const [listed, pools, models] = await Promise.all([
+    pageOfDeployments(ctx, {
+      status: filters.status as DeploymentState | undefined,
+      name: filters.name,
+      limit: pageSize,
+      offset: (filters.page - 1) * pageSize,
+    }),
+    writable ? listPools(ctx, actorOf(ctx).orgId).then((r) => r.pools) : [],
+    writable && can(page, "models:read") ? listModels(ctx).then((r) => r.models) : [],
+  ]);
+  return (
+    <DeploymentsPage
+      page={page}
+      deployments={listed.deployments}
+      total={listed.total}
+      pageSize={pageSize}
+      filters={filters}
+      pools={pools}
+      models={models}
+      {...extra}
+    />
+  );
+}
+
+export const GET = route({
+  access: "deployments:read",
+  summary: "Deployments page: the list (filtered, paginated) and the deploy form",
+  html: true,
+  query: ListQuery,
+  handler: async ({ ctx, request, query }) => render(ctx, await pageInfo(ctx, request), filtersOf(query)),
+});
+
+export const POST = route({
+  access: "deployments:write",
+  summary: "Deploy from the form; its page follows",
+  html: true,
+  body: t.Record(t.String(), t.Unknown()),
+  handler: async ({ ctx, body, request, set }) => {
+    const parsed = parseForm(DeployRequest, deployRequestOf(body));
+    const created = parsed.ok ? await attempt(() => deploy(ctx, parsed.value)) : parsed;
+    if (created.ok) return redirect(`/deployments/${created.value.deployment_id}`);
+    set.status = 422;
+    const errors = { ...created.errors };
+    if (errors.inference_model && !body.inference_model) errors.registry_model = errors.inference_model;
+    return render(ctx, await pageInfo(ctx, request), filtersOf({}), { form: { errors, values: body } });
+  },
+});

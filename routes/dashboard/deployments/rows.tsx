@@ -1,0 +1,22 @@
+import type { DeploymentState } from "../../../db/schema/deployments.ts";
+import { filtersOf, ListQuery, pageSize } from "../../../server/dashboard-deployments.ts";
+import { route } from "../../../server/http/route.ts";
+import { pageOfDeployments } from "../../../services/orchestration/deployments.ts";
+import { DeploymentRows } from "../../../views/deployments.tsx";
+
+export const GET = route({
+  access: "deployments:read",
+  summary: "The deployments table's rows (polled: badges move without a reload)",
+  html: true,
+  query: ListQuery,
+  handler: async ({ ctx, query }) => {
+    const filters = filtersOf(query);
+    const { deployments } = await pageOfDeployments(ctx, {
+      status: filters.status as DeploymentState | undefined,
+      name: filters.name,
+      limit: pageSize,
+      offset: (filters.page - 1) * pageSize,
+    });
+    return <DeploymentRows deployments={deployments} filters={filters} />;
+  },
+});
