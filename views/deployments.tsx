@@ -84,7 +84,7 @@ export function DeploymentsPage(props: DeploymentsPageProps) {
   return (
     <Layout title="Deployments" page={page}>
       <PageHeader title="Deployments" />
-      <form method="get" action="/deployments" class="filters" role="search">
+      <form method="get" action="/deployments" class="filters" aria-label="Filter deployments">
         <Select
           name="status"
           label="State"
