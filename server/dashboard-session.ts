@@ -3,6 +3,8 @@ import type { Session } from "../services/auth/session.ts";
 
 export const accessCookie = "llmp_session";
 export const refreshCookie = "llmp_refresh";
+/** Between the two steps of a two-factor sign-in: proof that the password was right (5 minutes). */
+export const secondFactorCookie = "llmp_2fa";
 
 export function readCookie(request: Request, name: string): string | undefined {
   const header = request.headers.get("cookie");
@@ -19,8 +21,12 @@ const secureFlag = (request: Request) =>
     ? "; Secure"
     : "";
 
-const cookie = (request: Request, name: string, value: string, maxAge: number) =>
-  `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secureFlag(request)}`;
+const cookie = (request: Request, name: string, value: string, maxAge: number, path = "/") =>
+  `${name}=${encodeURIComponent(value)}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secureFlag(request)}`;
+
+export const secondFactorCookies = (request: Request, token: string | undefined): string[] => [
+  cookie(request, secondFactorCookie, token ?? "", token ? 300 : 0, "/login"),
+];
 
 export const sessionCookies = (request: Request, session: Session): string[] => [
   cookie(request, accessCookie, session.access_token, 7 * 24 * 3600),

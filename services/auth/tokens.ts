@@ -6,7 +6,10 @@ import { AppError } from "../errors.ts";
 export const accessTokenSeconds = 15 * 60;
 export const refreshTokenSeconds = 7 * 24 * 60 * 60;
 
-export type TokenType = "access" | "refresh";
+export const secondFactorTokenSeconds = 5 * 60;
+
+/** `second_factor`: the dashboard's proof that a sign-in's password was right, while its code is due. */
+export type TokenType = "access" | "refresh" | "second_factor";
 
 export interface TokenClaims {
   /** User id. */

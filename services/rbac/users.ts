@@ -4,6 +4,8 @@ import { and, asc, count, eq } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { memberships, organizations, roles, users } from "../../db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
+import { normaliseEmail } from "../auth/login.ts";
+import { hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { AppError, invalid, notFound } from "../errors.ts";
 import type { Permission } from "../permissions.ts";
@@ -101,6 +103,67 @@ export async function setUserRole(
     return {
       result: { id: userId, email: current.email, role: next.name },
       details: { from: current.role, to: next.name },
+    };
+  });
+}
+
+export interface AddUserInput {
+  email: string;
+  /** The new account's first password; ignored for someone who already has an account. */
+  password?: string | undefined;
+  role: string;
+}
+
+/**
+ * An administrator adds someone to the organization with a role: a new account with a first password,
+ * or an existing account (of another organization) as a member. 409 when they are a member already.
+ */
+export async function addUser(ctx: RequestContext, input: AddUserInput): Promise<OrganizationUser> {
+  const actor = actorOf(ctx);
+  const email = normaliseEmail(input.email);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalid("email", "is not an e-mail address");
+  return mutate(ctx, "user.add", { type: "user" }, async (tx) => {
+    const [role] = await tx
+      .select()
+      .from(roles)
+      .where(and(eq(roles.orgId, actor.orgId), eq(roles.name, input.role)))
+      .limit(1);
+    if (!role) throw invalid("role", `no role named "${input.role}" in this organization`);
+    mustHold(actor, role.permissions, "that role");
+    let [user] = await tx.select().from(users).where(eq(users.email, email)).limit(1);
+    const newAccount = !user;
+    if (user) {
+      const [member] = await tx
+        .select({ userId: memberships.userId })
+        .from(memberships)
+        .where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, user.id)));
+      if (member)
+        throw new AppError("already_exists", `${email} is already a member`, {
+          fields: [{ field: "email", message: "is already a member of this organization" }],
+        });
+    } else {
+      const problem = input.password ? passwordProblem(input.password) : "is required for a new account";
+      if (problem) throw invalid("password", problem);
+      [user] = await tx
+        .insert(users)
+        .values({ email, passwordHash: await hashPassword(input.password as string) })
+        .returning();
+    }
+    if (!user) throw new AppError("internal", "the user could not be created");
+    const [membership] = await tx
+      .insert(memberships)
+      .values({ userId: user.id, orgId: actor.orgId, roleId: role.id })
+      .returning();
+    return {
+      result: {
+        id: user.id,
+        email,
+        role: role.name,
+        totp_enabled: user.totpEnabled,
+        joined_at: (membership?.createdAt ?? ctx.clock()).toISOString(),
+      },
+      target: { type: "user", id: user.id },
+      details: { role: role.name, new_account: newAccount },
     };
   });
 }

@@ -20,6 +20,8 @@ const publicRoutes = new Set([
   "inference GET /v1/models",
   "dashboard GET /login",
   "dashboard POST /login",
+  "dashboard GET /login/verify",
+  "dashboard POST /login/verify",
   "dashboard POST /logout",
   "dashboard GET /assets/:file",
 ]);

@@ -25,3 +25,10 @@ export const OrganizationUser = t.Object({
   totp_enabled: t.Boolean(),
   joined_at: t.String({ format: "date-time" }),
 });
+
+/** The body of POST /admin/users, and the dashboard's add-user form. */
+export const AddUserBody = t.Object({
+  email: t.String({ minLength: 3, maxLength: 254 }),
+  password: t.Optional(t.String({ maxLength: 1024, description: "A new account's first password" })),
+  role: t.String({ minLength: 1, maxLength: 64 }),
+});

@@ -1,0 +1,52 @@
+import { t } from "elysia";
+import { csrfTokenOf } from "../../../server/dashboard-csrf.ts";
+import {
+  redirect,
+  safeNext,
+  secondFactorCookies,
+  sessionCookies,
+} from "../../../server/dashboard-session.ts";
+import { route } from "../../../server/http/route.ts";
+import { beginLogin } from "../../../services/auth/login.ts";
+import { AppError } from "../../../services/errors.ts";
+import { LoginPage } from "../../../views/login.tsx";
+
+export const GET = route({
+  access: "public",
+  summary: "Sign-in page",
+  html: true,
+  query: t.Object({ next: t.Optional(t.String()), expired: t.Optional(t.String()) }),
+  handler: ({ query, request }) => (
+    <LoginPage
+      next={safeNext(query.next)}
+      csrf={csrfTokenOf(request)}
+      error={query.expired ? "The sign-in took too long: enter your e-mail and password again." : undefined}
+    />
+  ),
+});
+
+export const POST = route({
+  access: "public",
+  summary: "Sign in, step one: e-mail and password (step two asks for the code when two-factor is on)",
+  html: true,
+  body: t.Object({
+    email: t.String(),
+    password: t.String(),
+    next: t.Optional(t.String()),
+  }),
+  handler: async ({ ctx, body, request, set }) => {
+    const next = safeNext(body.next);
+    try {
+      const begun = await beginLogin(ctx, { email: body.email, password: body.password });
+      if ("session" in begun) return redirect(next, sessionCookies(request, begun.session));
+      return redirect(
+        `/login/verify?next=${encodeURIComponent(next)}`,
+        secondFactorCookies(request, begun.secondFactorToken),
+      );
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== "unauthenticated") throw error;
+      set.status = 401;
+      return <LoginPage email={body.email} error={error.message} next={next} csrf={csrfTokenOf(request)} />;
+    }
+  },
+});
