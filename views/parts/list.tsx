@@ -18,6 +18,7 @@ const tones: Record<string, string> = {
   ACTIVE: "good",
   HEALTHY: "good",
   CONFIGURED: "good",
+  ON: "good",
   PENDING: "busy",
   PROVISIONING: "busy",
   DEPLOYING: "busy",

@@ -32,3 +32,10 @@ export const AddUserBody = t.Object({
   password: t.Optional(t.String({ maxLength: 1024, description: "A new account's first password" })),
   role: t.String({ minLength: 1, maxLength: 64 }),
 });
+
+/** The body of POST /admin/roles, and the dashboard's create-role form. */
+export const CreateRoleBody = t.Object({
+  name: RoleName,
+  description: t.Optional(t.String({ maxLength: 500 })),
+  permissions: Permissions,
+});

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { createRole, listRoles } from "../../../../services/rbac/roles.ts";
-import { Permissions, Role, RoleName } from "../../_schemas/rbac.ts";
+import { CreateRoleBody, Role } from "../../_schemas/rbac.ts";
 
 export const GET = route({
   access: "roles:read",
@@ -14,11 +14,7 @@ export const POST = route({
   access: "roles:write",
   summary: "Create a custom role",
   description: "409 for a name taken; 403 when it would grant a permission you do not hold.",
-  body: t.Object({
-    name: RoleName,
-    description: t.Optional(t.String({ maxLength: 500 })),
-    permissions: Permissions,
-  }),
+  body: CreateRoleBody,
   status: 201,
   response: Role,
   handler: ({ ctx, body }) => createRole(ctx, body),

@@ -1,0 +1,20 @@
+import { t } from "elysia";
+import { pageInfo } from "../../../server/dashboard-page.ts";
+import { route } from "../../../server/http/route.ts";
+import { me } from "../../../services/auth/me.ts";
+import { AccountPage } from "../../../views/account.tsx";
+
+const notices: Record<string, string> = {
+  on: "Two-factor sign-in is on: the next sign-in asks for a code.",
+  off: "Two-factor sign-in is off.",
+};
+
+export const GET = route({
+  access: "authenticated",
+  summary: "Your account and two-factor sign-in",
+  html: true,
+  query: t.Object({ done: t.Optional(t.String({ maxLength: 8 })) }),
+  handler: async ({ ctx, request, query }) => (
+    <AccountPage page={await pageInfo(ctx, request)} me={await me(ctx)} notice={notices[query.done ?? ""]} />
+  ),
+});

@@ -1,0 +1,24 @@
+import { t } from "elysia";
+import { attempt } from "../../../../server/dashboard-form.ts";
+import { redirect } from "../../../../server/dashboard-session.ts";
+import { usersPage } from "../../../../server/dashboard-users.tsx";
+import { route } from "../../../../server/http/route.ts";
+import { updateRole } from "../../../../services/rbac/roles.ts";
+
+export const POST = route({
+  access: "roles:write",
+  summary: "Save a custom role's permissions (the ticked boxes)",
+  html: true,
+  params: t.Object({ name: t.String({ maxLength: 64 }) }),
+  body: t.Object({ permissions: t.Optional(t.Union([t.String(), t.Array(t.String())])) }),
+  handler: async ({ ctx, params, body, request, set }) => {
+    const permissions = body.permissions === undefined ? [] : [body.permissions].flat();
+    const done = await attempt(() => updateRole(ctx, params.name, { permissions }));
+    if (done.ok) return redirect(`/users#role-${params.name}`);
+    set.status = 422;
+    return usersPage(ctx, request, {
+      form: `role:${params.name}`,
+      state: { errors: done.errors, values: { permissions } },
+    });
+  },
+});

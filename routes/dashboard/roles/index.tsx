@@ -1,0 +1,21 @@
+import { t } from "elysia";
+import { attempt, parseForm } from "../../../server/dashboard-form.ts";
+import { redirect } from "../../../server/dashboard-session.ts";
+import { usersPage } from "../../../server/dashboard-users.tsx";
+import { route } from "../../../server/http/route.ts";
+import { createRole } from "../../../services/rbac/roles.ts";
+import { CreateRoleBody } from "../../filtration/_schemas/rbac.ts";
+
+export const POST = route({
+  access: "roles:write",
+  summary: "Create a role from the form",
+  html: true,
+  body: t.Record(t.String(), t.Unknown()),
+  handler: async ({ ctx, body, request, set }) => {
+    const parsed = parseForm(CreateRoleBody, { permissions: [], ...body }, { arrays: ["permissions"] });
+    const created = parsed.ok ? await attempt(() => createRole(ctx, parsed.value)) : parsed;
+    if (created.ok) return redirect("/users");
+    set.status = 422;
+    return usersPage(ctx, request, { form: "new-role", state: { errors: created.errors, values: body } });
+  },
+});

@@ -1,0 +1,23 @@
+import { t } from "elysia";
+import { attempt } from "../../../../server/dashboard-form.ts";
+import { redirect } from "../../../../server/dashboard-session.ts";
+import { usersPage } from "../../../../server/dashboard-users.tsx";
+import { route } from "../../../../server/http/route.ts";
+import { setUserRole } from "../../../../services/rbac/users.ts";
+
+export const POST = route({
+  access: "users:write",
+  summary: "Change a user's role",
+  html: true,
+  params: t.Object({ id: t.String() }),
+  body: t.Object({ role: t.String({ maxLength: 64 }) }),
+  handler: async ({ ctx, params, body, request, set }) => {
+    const done = await attempt(() => setUserRole(ctx, params.id, body.role));
+    if (done.ok) return redirect("/users");
+    set.status = 422;
+    return usersPage(ctx, request, {
+      form: `user:${params.id}`,
+      state: { errors: { _form: Object.values(done.errors).join(" ") } },
+    });
+  },
+});

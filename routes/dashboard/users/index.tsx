@@ -1,0 +1,29 @@
+import { t } from "elysia";
+import { attempt, parseForm } from "../../../server/dashboard-form.ts";
+import { redirect } from "../../../server/dashboard-session.ts";
+import { usersPage } from "../../../server/dashboard-users.tsx";
+import { route } from "../../../server/http/route.ts";
+import { addUser } from "../../../services/rbac/users.ts";
+import { AddUserBody } from "../../filtration/_schemas/rbac.ts";
+
+export const GET = route({
+  access: "users:read",
+  summary: "Users and roles page",
+  html: true,
+  handler: ({ ctx, request }) => usersPage(ctx, request),
+});
+
+export const POST = route({
+  access: "users:write",
+  summary: "Add a user from the form",
+  html: true,
+  body: t.Record(t.String(), t.Unknown()),
+  handler: async ({ ctx, body, request, set }) => {
+    const parsed = parseForm(AddUserBody, body);
+    const added = parsed.ok ? await attempt(() => addUser(ctx, parsed.value)) : parsed;
+    if (added.ok) return redirect("/users");
+    set.status = 422;
+    const { password: _never, ...values } = body;
+    return usersPage(ctx, request, { form: "add", state: { errors: added.errors, values } });
+  },
+});
