@@ -98,18 +98,15 @@ export function parseForm<S extends TSchema>(
   return { ok: true, value: converted as Static<S> };
 }
 
+const formCodes = new Set(["validation_error", "already_exists", "failed_precondition", "payload_too_large"]);
+
 /**
  * The field messages of a service's refusal (validation or a taken name), or undefined when the
  * error is not about the form (the caller rethrows it and the gateway answers as usual).
  */
 export function formErrorsOf(error: unknown): FieldErrors | undefined {
   if (!(error instanceof AppError)) return undefined;
-  if (
-    error.code !== "validation_error" &&
-    error.code !== "already_exists" &&
-    error.code !== "failed_precondition"
-  )
-    return undefined;
+  if (!formCodes.has(error.code)) return undefined;
   const fields = error.details?.fields;
   if (fields && fields.length > 0) return Object.fromEntries(fields.map((f) => [f.field, f.message]));
   return { _form: error.message };

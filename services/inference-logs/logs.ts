@@ -1,7 +1,7 @@
 // Inference logs: written in batches by the inference gateway (through /internal/logs/create or in
 // process), read by the management API per deployment or across the organization, newest first, in
 // pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
-import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { auditLogs, type InferenceLogRow, inferenceLogs } from "../../db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
@@ -41,6 +41,8 @@ export interface LogPage {
 export interface LogQuery {
   limit?: number | undefined;
   cursor?: string | undefined;
+  /** `ok`: answered (status below 400); `error`: refused or failed. */
+  outcome?: "ok" | "error" | undefined;
 }
 
 /** An entry as the inference gateway sends it; ids it does not know are left out or null. */
@@ -188,7 +190,7 @@ async function page(ctx: RequestContext, where: SQL[], query: LogQuery): Promise
   const rows = await ctx.db
     .select()
     .from(inferenceLogs)
-    .where(and(...where))
+    .where(and(...where, ...outcomeFilter(query.outcome)))
     .orderBy(desc(inferenceLogs.seq))
     .limit(limit + 1);
   const more = rows.length > limit;
@@ -209,3 +211,6 @@ export async function deploymentInferenceLogs(
 export async function recentInferenceLogs(ctx: RequestContext, query: LogQuery): Promise<LogPage> {
   return page(ctx, [eq(inferenceLogs.orgId, actorOf(ctx).orgId)], query);
 }
+
+const outcomeFilter = (outcome: LogQuery["outcome"]): SQL[] =>
+  outcome === "ok" ? [lt(inferenceLogs.status, 400)] : outcome === "error" ? [gte(inferenceLogs.status, 400)] : [];

@@ -66,6 +66,19 @@ function checkContent(name: string, systemPrompt: string | null, userTemplate: s
   problems.throwIfAny();
 }
 
+/** What is wrong with a template's content, in words, or undefined (the dashboard's preview). */
+export function checkTemplateContent(
+  systemPrompt: string | null,
+  userTemplate: string | null,
+): string | undefined {
+  try {
+    checkContent("preview", systemPrompt, userTemplate);
+    return undefined;
+  } catch (error) {
+    return error instanceof AppError ? error.message : String(error);
+  }
+}
+
 const nameTaken = () =>
   new AppError("already_exists", "a prompt template with this name exists in this organization");
 

@@ -19,6 +19,8 @@ const tones: Record<string, string> = {
   HEALTHY: "good",
   CONFIGURED: "good",
   ON: "good",
+  OK: "good",
+  FAILURE: "bad",
   PENDING: "busy",
   PROVISIONING: "busy",
   DEPLOYING: "busy",

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { createTemplate, listTemplates } from "../../../../services/prompts/templates.ts";
-import { PromptTemplate, TemplateName, TemplateText } from "../../_schemas/prompts.ts";
+import { CreateTemplateBody, PromptTemplate } from "../../_schemas/prompts.ts";
 
 export const GET = route({
   access: "prompts:read",
@@ -16,11 +16,7 @@ export const POST = route({
   description:
     "`system_prompt` is put first as a system message; `user_template` wraps the caller's last user message, " +
     "which replaces `{{input}}` (required in it); `{{context}}` receives retrieved passages. 409 for a name taken.",
-  body: t.Object({
-    name: TemplateName,
-    system_prompt: t.Optional(t.Nullable(TemplateText)),
-    user_template: t.Optional(t.Nullable(TemplateText)),
-  }),
+  body: CreateTemplateBody,
   status: 201,
   response: PromptTemplate,
   handler: ({ ctx, body }) => createTemplate(ctx, body),

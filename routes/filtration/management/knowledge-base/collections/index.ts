@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../../../server/http/route.ts";
 import { createCollection, listCollections } from "../../../../../services/knowledge-base/collections.ts";
-import { Collection } from "../../../_schemas/knowledge-base.ts";
+import { Collection, CreateCollectionBody } from "../../../_schemas/knowledge-base.ts";
 
 export const GET = route({
   access: "knowledge_base:read",
@@ -13,10 +13,7 @@ export const GET = route({
 export const POST = route({
   access: "knowledge_base:write",
   summary: "Create a knowledge-base collection (409 for a name taken)",
-  body: t.Object({
-    name: t.String({ minLength: 1, maxLength: 100 }),
-    description: t.Optional(t.String({ maxLength: 1000 })),
-  }),
+  body: CreateCollectionBody,
   status: 201,
   response: Collection,
   handler: ({ ctx, body }) => createCollection(ctx, body),

@@ -1,0 +1,11 @@
+import { t } from "elysia";
+import { collectionPage } from "../../../../server/dashboard-collection.tsx";
+import { route } from "../../../../server/http/route.ts";
+
+export const GET = route({
+  access: "knowledge_base:read",
+  summary: "A collection's documents and its upload form",
+  html: true,
+  params: t.Object({ id: t.String() }),
+  handler: ({ ctx, request, params }) => collectionPage(ctx, request, params.id),
+});

@@ -1,0 +1,40 @@
+import { t } from "elysia";
+import { attempt, parseForm } from "../../../server/dashboard-form.ts";
+import { pageInfo } from "../../../server/dashboard-page.ts";
+import { redirect } from "../../../server/dashboard-session.ts";
+import { route } from "../../../server/http/route.ts";
+import { createCollection, listCollections } from "../../../services/knowledge-base/collections.ts";
+import { CollectionsPage } from "../../../views/knowledge-base.tsx";
+import { CreateCollectionBody } from "../../filtration/_schemas/knowledge-base.ts";
+
+export const GET = route({
+  access: "knowledge_base:read",
+  summary: "Knowledge-base collections page",
+  html: true,
+  handler: async ({ ctx, request }) => (
+    <CollectionsPage
+      page={await pageInfo(ctx, request)}
+      collections={(await listCollections(ctx)).collections}
+    />
+  ),
+});
+
+export const POST = route({
+  access: "knowledge_base:write",
+  summary: "Create a collection from the form",
+  html: true,
+  body: t.Record(t.String(), t.Unknown()),
+  handler: async ({ ctx, body, request, set }) => {
+    const parsed = parseForm(CreateCollectionBody, body);
+    const created = parsed.ok ? await attempt(() => createCollection(ctx, parsed.value)) : parsed;
+    if (created.ok) return redirect(`/knowledge-base/${created.value.id}`);
+    set.status = 422;
+    return (
+      <CollectionsPage
+        page={await pageInfo(ctx, request)}
+        collections={(await listCollections(ctx)).collections}
+        form={{ errors: created.errors, values: body }}
+      />
+    );
+  },
+});

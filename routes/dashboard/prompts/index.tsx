@@ -1,0 +1,37 @@
+import { t } from "elysia";
+import { attempt, parseForm } from "../../../server/dashboard-form.ts";
+import { pageInfo } from "../../../server/dashboard-page.ts";
+import { redirect } from "../../../server/dashboard-session.ts";
+import { route } from "../../../server/http/route.ts";
+import { createTemplate, listTemplates } from "../../../services/prompts/templates.ts";
+import { PromptsPage } from "../../../views/prompts.tsx";
+import { CreateTemplateBody } from "../../filtration/_schemas/prompts.ts";
+
+export const GET = route({
+  access: "prompts:read",
+  summary: "Prompt templates page",
+  html: true,
+  handler: async ({ ctx, request }) => (
+    <PromptsPage page={await pageInfo(ctx, request)} templates={(await listTemplates(ctx)).templates} />
+  ),
+});
+
+export const POST = route({
+  access: "prompts:write",
+  summary: "Create a template from the form",
+  html: true,
+  body: t.Record(t.String(), t.Unknown()),
+  handler: async ({ ctx, body, request, set }) => {
+    const parsed = parseForm(CreateTemplateBody, body);
+    const created = parsed.ok ? await attempt(() => createTemplate(ctx, parsed.value)) : parsed;
+    if (created.ok) return redirect(`/prompts/${created.value.id}`);
+    set.status = 422;
+    return (
+      <PromptsPage
+        page={await pageInfo(ctx, request)}
+        templates={(await listTemplates(ctx)).templates}
+        form={{ errors: created.errors, values: body }}
+      />
+    );
+  },
+});
