@@ -213,4 +213,8 @@ export async function recentInferenceLogs(ctx: RequestContext, query: LogQuery):
 }
 
 const outcomeFilter = (outcome: LogQuery["outcome"]): SQL[] =>
-  outcome === "ok" ? [lt(inferenceLogs.status, 400)] : outcome === "error" ? [gte(inferenceLogs.status, 400)] : [];
+  outcome === "ok"
+    ? [lt(inferenceLogs.status, 400)]
+    : outcome === "error"
+      ? [gte(inferenceLogs.status, 400)]
+      : [];
