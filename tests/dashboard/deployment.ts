@@ -32,7 +32,7 @@ export async function adminToken(bp: BrowserPlatform): Promise<string> {
 export async function runningTinyDeployment(bp: BrowserPlatform, name: string): Promise<string> {
   const token = await adminToken(bp);
   const modelPath = join(bp.dataDir, "models", "tiny.gguf");
-  writeTinyGguf(modelPath);
+  writeTinyGguf(modelPath, { eogBias: -30 });
   const pool = await json(
     `${bp.orchestrationUrl}/deployment/createpool`,
     "POST",

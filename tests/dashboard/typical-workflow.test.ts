@@ -52,7 +52,7 @@ test.skipIf(!haveChromium)(
 
     // 3. The tiny model in the registry.
     const modelPath = join(bp.dataDir, "models", "tiny.gguf");
-    writeTinyGguf(modelPath);
+    writeTinyGguf(modelPath, { eogBias: -30 });
     await page.getByRole("link", { name: "Models" }).click();
     await page.getByLabel("Model name").fill("tiny");
     await page.getByLabel("Version").fill("v1");

@@ -247,28 +247,56 @@ describe("disabling two-factor sign-in", () => {
 });
 
 describe("the dashboard's sign-in form", () => {
-  test("asks for the code when two-factor is on, and signs in with it", async () => {
+  test("asks for the code on a second step when two-factor is on, and signs in with it", async () => {
     const { secret } = await enrolled("dash@example.com");
     const dashboard = (await gatewayHandler(t.app, "dashboard")).handle;
-    const post = (fields: Record<string, string>) =>
+    const post = (path: string, fields: Record<string, string>, cookie = "") =>
       dashboard(
-        new Request("http://localhost/login", {
+        new Request(`http://localhost${path}`, {
           method: "POST",
           // The form's CSRF token, as the sign-in page would have issued it.
-          headers: { "content-type": "application/x-www-form-urlencoded", cookie: "llmp_csrf=form-token" },
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            cookie: `llmp_csrf=form-token${cookie ? `; ${cookie}` : ""}`,
+          },
           body: new URLSearchParams({ ...fields, _csrf: "form-token" }).toString(),
         }),
       );
-    const without = await post({ email: "dash@example.com", password: adminPassword, totp_code: "" });
-    expect(without.status).toBe(401);
-    expect(await without.text()).toContain("TOTP code is required");
-    now += 30;
-    const withCode = await post({
+    const first = await post("/login", {
       email: "dash@example.com",
       password: adminPassword,
-      totp_code: oathtool(secret, now),
+      next: "/pools",
     });
+    expect(first.status).toBe(303);
+    expect(first.headers.get("location")).toBe("/login/verify?next=%2Fpools");
+    const pending = first.headers.getSetCookie().find((c) => c.startsWith("llmp_2fa=")) ?? "";
+    expect(pending).toContain("HttpOnly");
+    expect(pending).toContain("SameSite=Strict");
+    expect(first.headers.getSetCookie().some((c) => c.startsWith("llmp_session="))).toBe(false);
+    const token = pending.split(";")[0] as string;
+
+    const wrong = await post("/login/verify", { totp_code: "000000", next: "/pools" }, token);
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain("wrong, expired or already used");
+    // The code alone, without step one's token, signs nobody in.
+    now += 30;
+    const alone = await post("/login/verify", { totp_code: oathtool(secret, now), next: "/pools" });
+    expect(alone.status).toBe(303);
+    expect(alone.headers.get("location")).toStartWith("/login");
+    expect(alone.headers.getSetCookie().some((c) => c.startsWith("llmp_session="))).toBe(false);
+    // A forged token starts over.
+    const forged = await post(
+      "/login/verify",
+      { totp_code: oathtool(secret, now) },
+      "llmp_2fa=eyJhbGciOiJIUzI1NiJ9.e30.x",
+    );
+    expect(forged.headers.get("location")).toStartWith("/login?expired=1");
+
+    const withCode = await post("/login/verify", { totp_code: oathtool(secret, now), next: "/pools" }, token);
     expect(withCode.status).toBe(303);
-    expect(withCode.headers.get("set-cookie")).toBeTruthy();
+    expect(withCode.headers.get("location")).toBe("/pools");
+    const cookies = withCode.headers.getSetCookie();
+    expect(cookies.some((c) => c.startsWith("llmp_session="))).toBe(true);
+    expect(cookies.some((c) => c.startsWith("llmp_2fa=;") && c.includes("Max-Age=0"))).toBe(true);
   });
 });
