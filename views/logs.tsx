@@ -158,13 +158,13 @@ export function AuditPage({ page, items, nextCursor, filters, error }: AuditProp
                   {a.action}
                 </td>
                 <td class="mono" safe>
-                  {a.target_type ? `${a.target_type} ${a.target_id ?? ""}` : "—"}
+                  {String(a.target_type ? `${a.target_type} ${a.target_id ?? ""}` : "—")}
                 </td>
                 <td>
                   <Badge state={a.outcome === "success" ? "ok" : "failure"} still />
                 </td>
                 <td class="mono" safe>
-                  {Object.keys(a.details).length ? JSON.stringify(a.details) : ""}
+                  {String(Object.keys(a.details).length ? JSON.stringify(a.details) : "")}
                 </td>
               </tr>
             ))}
