@@ -7,10 +7,10 @@ import { sendUpstream } from "../../adapters/upstream/send.ts";
 import { relaySse, type StreamChunk, type Usage } from "../../adapters/upstream/sse-relay.ts";
 import { AppError } from "../errors.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
-import type { RateLimits } from "../limits/limiter.ts";
+import { startRequest, unresolved } from "./admission.ts";
 import { classify } from "./classifier.ts";
 import { type ChatMessage, estimatePromptTokens, estimateTokens, textOf } from "./messages.ts";
-import type { InferenceContext, InferenceLogEntry, Resolution, Unresolved } from "./port.ts";
+import type { Resolution } from "./port.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
 export interface ChatRequestBody {
@@ -40,130 +40,24 @@ export type ChatResult =
   | { kind: "json"; body: Record<string, unknown> }
   | { kind: "stream"; stream: ReadableStream<Uint8Array> };
 
-const unresolved: Record<Unresolved, () => AppError> = {
-  invalid_api_key: () =>
-    new AppError("unauthenticated", "invalid API key", { openai_code: "invalid_api_key" }),
-  model_not_found: () => new AppError("not_found", "the model does not exist", { param: "model" }),
-  model_not_allowed: () =>
-    new AppError("forbidden", "this API key may not use this model", { param: "model" }),
-  deployment_unavailable: () =>
-    new AppError("unavailable", "the deployment has no ready replica", {
-      openai_code: "deployment_unavailable",
-    }),
-};
-
-const minute = 60_000;
-
-export function limitsOf(context: InferenceContext): RateLimits | undefined {
-  const policy = context.rateLimit;
-  if (!policy?.requests_per_minute && !policy?.tokens_per_minute) return undefined;
-  return {
-    requests: policy.requests_per_minute
-      ? { limit: policy.requests_per_minute, periodMs: minute }
-      : undefined,
-    tokens: policy.tokens_per_minute ? { limit: policy.tokens_per_minute, periodMs: minute } : undefined,
-  };
-}
-
 export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput): Promise<ChatResult> {
-  const started = performance.now();
   const { body } = input;
-  const entry: InferenceLogEntry = {
-    request_id: input.requestId,
-    org_id: undefined,
-    deployment_id: undefined,
-    api_key_id: undefined,
-    key_prefix: undefined,
+  const request = startRequest(runtime, {
+    requestId: input.requestId,
     model: body.model,
-    status: 200,
-    error_code: undefined,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    total_tokens: 0,
-    latency_ms: 0,
     stream: body.stream === true,
-    guardrails: {},
-  };
-  let context: InferenceContext | undefined;
-  let limits: RateLimits | undefined;
-  let charged = 0;
-  const finish = (usage: Usage | undefined, error?: AppError) => {
-    entry.latency_ms = Math.round((performance.now() - started) * 100) / 100;
-    if (error) {
-      entry.status = runtime.statusOf(error);
-      entry.error_code = error.code;
-    }
-    if (usage) {
-      entry.prompt_tokens = usage.prompt_tokens;
-      entry.completion_tokens = usage.completion_tokens;
-      entry.total_tokens = usage.total_tokens;
-    }
-    runtime.logs.add(entry);
-    if (context && usage) {
-      runtime.usage.add({
-        orgId: context.orgId,
-        deploymentId: context.deployment.id,
-        apiKeyId: context.apiKeyId || undefined,
-        promptTokens: usage.prompt_tokens,
-        completionTokens: usage.completion_tokens,
-      });
-      if (limits?.tokens) {
-        void runtime.limiter.correct(rateKey(context), limits, usage.total_tokens - charged).catch(() => {});
-      }
-    }
-  };
+    headers: input.headers,
+  });
+  const { entry, finish } = request;
 
   try {
-    // (1) and (2): the key and the deployment, from the in-process cache.
-    let resolution = input.resolved;
-    if (!resolution) {
-      if (!input.apiKey) throw unresolved.invalid_api_key();
-      resolution = await runtime.resolve(input.apiKey, body.model);
-    }
-    if (!resolution.ok) throw unresolved[resolution.reason]();
-    context = resolution.context;
-    entry.org_id = context.orgId;
-    entry.deployment_id = context.deployment.id;
-    entry.api_key_id = context.apiKeyId || undefined;
-    entry.key_prefix = context.keyPrefix;
+    // (1) to (4): the key, the deployment, rate limits and quota.
+    const context = await request.admit({
+      apiKey: input.apiKey,
+      resolved: input.resolved,
+      promptTokens: estimatePromptTokens(body.messages),
+    });
     let messages = body.messages;
-
-    // (3) rate limits: the prompt's tokens are estimated now and corrected with the real usage.
-    limits = limitsOf(context);
-    if (limits) {
-      charged = estimatePromptTokens(messages);
-      const decision = await runtime.limiter.take(rateKey(context), limits, charged);
-      if (decision.requests) {
-        input.headers["x-ratelimit-limit-requests"] = decision.requests.limit;
-        input.headers["x-ratelimit-remaining-requests"] = decision.requests.remaining;
-      }
-      if (decision.tokens) {
-        input.headers["x-ratelimit-limit-tokens"] = decision.tokens.limit;
-        input.headers["x-ratelimit-remaining-tokens"] = decision.tokens.remaining;
-      }
-      if (!decision.allowed) {
-        charged = 0;
-        input.headers["retry-after"] = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-        const who = context.apiKeyId ? "key" : "user";
-        throw new AppError("rate_limited", `rate limit reached for this ${who} and model`, {
-          openai_code: "rate_limit_exceeded",
-        });
-      }
-    }
-
-    // (4) quota of the organization.
-    if (context.quota) {
-      const allowed = await runtime.quota(
-        context.orgId,
-        context.deployment.id,
-        estimatePromptTokens(messages),
-      );
-      if (!allowed) {
-        throw new AppError("rate_limited", "the organization's quota is used up", {
-          openai_code: "insufficient_quota",
-        });
-      }
-    }
 
     // (5) input guardrails.
     const guard = context.guardrails ? runtime.guard(context.guardrails) : undefined;
@@ -287,8 +181,6 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
 }
 
 /** Per API key per deployment; a playground call (no key) counts per signed-in user. */
-const rateKey = (context: InferenceContext) =>
-  `${context.apiKeyId || `user:${context.userId}`}:${context.deployment.id}`;
 
 const blocked = (scanner: string) =>
   new AppError("validation_error", `the answer was blocked by the ${scanner} guardrail`, {

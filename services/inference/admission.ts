@@ -1,0 +1,153 @@
+// The first steps of every inference request, chat or embeddings, in the specification's order: (1)
+// the key, (2) the deployment's context, (3) rate limits, (4) the organization's quota; and what ends
+// every request: its inference log entry and usage, written off the hot path (9).
+import type { Usage } from "../../adapters/upstream/sse-relay.ts";
+import { AppError } from "../errors.ts";
+import type { RateLimits } from "../limits/limiter.ts";
+import type { InferenceContext, InferenceLogEntry, Resolution, Unresolved } from "./port.ts";
+import type { InferenceRuntime } from "./runtime.ts";
+
+export const unresolved: Record<Unresolved, () => AppError> = {
+  invalid_api_key: () =>
+    new AppError("unauthenticated", "invalid API key", { openai_code: "invalid_api_key" }),
+  model_not_found: () => new AppError("not_found", "the model does not exist", { param: "model" }),
+  model_not_allowed: () =>
+    new AppError("forbidden", "this API key may not use this model", { param: "model" }),
+  deployment_unavailable: () =>
+    new AppError("unavailable", "the deployment has no ready replica", {
+      openai_code: "deployment_unavailable",
+    }),
+};
+
+const minute = 60_000;
+
+export function limitsOf(context: InferenceContext): RateLimits | undefined {
+  const policy = context.rateLimit;
+  if (!policy?.requests_per_minute && !policy?.tokens_per_minute) return undefined;
+  return {
+    requests: policy.requests_per_minute
+      ? { limit: policy.requests_per_minute, periodMs: minute }
+      : undefined,
+    tokens: policy.tokens_per_minute ? { limit: policy.tokens_per_minute, periodMs: minute } : undefined,
+  };
+}
+
+export const rateKey = (context: InferenceContext) =>
+  `${context.apiKeyId || `user:${context.userId}`}:${context.deployment.id}`;
+
+export interface InferenceRequest {
+  entry: InferenceLogEntry;
+  /** Steps (1) to (4); throws the AppError the client gets. */
+  admit(input: {
+    apiKey: string | undefined;
+    /** Steps (1) and (2) done by the caller (the dashboard's playground). */
+    resolved?: Resolution | undefined;
+    /** Estimated, charged to the token limit now and corrected by `finish` with the real usage. */
+    promptTokens: number;
+  }): Promise<InferenceContext>;
+  /** Logs the request (and its usage, when it has one); call it exactly once. */
+  finish(usage: Usage | undefined, error?: AppError): void;
+}
+
+export function startRequest(
+  runtime: InferenceRuntime,
+  meta: { requestId: string; model: string; stream: boolean; headers: Record<string, string | number> },
+): InferenceRequest {
+  const started = performance.now();
+  const entry: InferenceLogEntry = {
+    request_id: meta.requestId,
+    org_id: undefined,
+    deployment_id: undefined,
+    api_key_id: undefined,
+    key_prefix: undefined,
+    model: meta.model,
+    status: 200,
+    error_code: undefined,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    latency_ms: 0,
+    stream: meta.stream,
+    guardrails: {},
+  };
+  let context: InferenceContext | undefined;
+  let limits: RateLimits | undefined;
+  let charged = 0;
+  const headers = meta.headers;
+
+  return {
+    entry,
+    async admit(input) {
+      let resolution = input.resolved;
+      if (!resolution) {
+        if (!input.apiKey) throw unresolved.invalid_api_key();
+        resolution = await runtime.resolve(input.apiKey, meta.model);
+      }
+      if (!resolution.ok) throw unresolved[resolution.reason]();
+      context = resolution.context;
+      entry.org_id = context.orgId;
+      entry.deployment_id = context.deployment.id;
+      entry.api_key_id = context.apiKeyId || undefined;
+      entry.key_prefix = context.keyPrefix;
+
+      limits = limitsOf(context);
+      if (limits) {
+        charged = input.promptTokens;
+        const decision = await runtime.limiter.take(rateKey(context), limits, charged);
+        if (decision.requests) {
+          headers["x-ratelimit-limit-requests"] = decision.requests.limit;
+          headers["x-ratelimit-remaining-requests"] = decision.requests.remaining;
+        }
+        if (decision.tokens) {
+          headers["x-ratelimit-limit-tokens"] = decision.tokens.limit;
+          headers["x-ratelimit-remaining-tokens"] = decision.tokens.remaining;
+        }
+        if (!decision.allowed) {
+          charged = 0;
+          headers["retry-after"] = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+          const who = context.apiKeyId ? "key" : "user";
+          throw new AppError("rate_limited", `rate limit reached for this ${who} and model`, {
+            openai_code: "rate_limit_exceeded",
+          });
+        }
+      }
+
+      if (context.quota) {
+        const allowed = await runtime.quota(context.orgId, context.deployment.id, input.promptTokens);
+        if (!allowed) {
+          throw new AppError("rate_limited", "the organization's quota is used up", {
+            openai_code: "insufficient_quota",
+          });
+        }
+      }
+      return context;
+    },
+    finish(usage, error) {
+      entry.latency_ms = Math.round((performance.now() - started) * 100) / 100;
+      if (error) {
+        entry.status = runtime.statusOf(error);
+        entry.error_code = error.code;
+      }
+      if (usage) {
+        entry.prompt_tokens = usage.prompt_tokens;
+        entry.completion_tokens = usage.completion_tokens;
+        entry.total_tokens = usage.total_tokens;
+      }
+      runtime.logs.add(entry);
+      if (context && usage) {
+        runtime.usage.add({
+          orgId: context.orgId,
+          deploymentId: context.deployment.id,
+          apiKeyId: context.apiKeyId || undefined,
+          promptTokens: usage.prompt_tokens,
+          completionTokens: usage.completion_tokens,
+        });
+        if (limits?.tokens) {
+          void runtime.limiter
+            .correct(rateKey(context), limits, usage.total_tokens - charged)
+            .catch(() => {});
+        }
+      }
+    },
+  };
+}
