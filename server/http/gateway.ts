@@ -39,7 +39,7 @@ export interface GatewayOptions {
 
 export const defaultBodyLimit = 1024 * 1024;
 
-const bearerOf = (request: Request): string | undefined => {
+export const bearerOf = (request: Request): string | undefined => {
   const header = request.headers.get("authorization");
   return header?.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : undefined;
 };

@@ -17,6 +17,7 @@ const publicRoutes = new Set([
   "filtration POST /auth/register",
   // The inference gateway checks the API key in its lifecycle's first step (OpenAI error shape).
   "inference POST /v1/chat/completions",
+  "inference POST /v1/embeddings",
   "inference GET /v1/models",
   "dashboard GET /login",
   "dashboard POST /login",

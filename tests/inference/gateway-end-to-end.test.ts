@@ -124,6 +124,33 @@ test("streaming through the gateway yields deltas and, when asked, usage", async
   expect(usage?.total_tokens).toBeGreaterThan(0);
 });
 
+test("embeddings through the gateway reach the real engine with the openai SDK, and are logged", async () => {
+  const res = await client().embeddings.create({ model: "tiny-chat", input: ["parental leave", "laptops"] });
+  expect(res.object).toBe("list");
+  expect(res.model).toBe("tiny-chat");
+  expect(res.data.map((d) => d.index)).toEqual([0, 1]);
+  expect(res.data[0]?.embedding.length).toBeGreaterThan(8);
+  expect(res.data[0]?.embedding).not.toEqual(res.data[1]?.embedding);
+  expect(res.usage.prompt_tokens).toBeGreaterThan(0);
+  const refused = await fetch(`http://127.0.0.1:${inference.port}/v1/embeddings`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer sk-nope" },
+    body: JSON.stringify({ model: "tiny-chat", input: "x" }),
+  });
+  expect(refused.status).toBe(401);
+  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
+  await eventually(
+    async () => {
+      const logs = await call(o.filtration, "GET", "/management/deployments/recent-logs", { token: o.token });
+      return (logs.body.items as { total_tokens: number; stream: boolean }[]).some(
+        (l) => l.total_tokens === res.usage.total_tokens && !l.stream,
+      );
+    },
+    10_000,
+    "the embeddings request in the inference log",
+  );
+});
+
 test("a bad key is 401 invalid_api_key and an unknown model 404 model_not_found, in the OpenAI shape", async () => {
   const bad = new OpenAI({
     apiKey: "sk-not-a-key",

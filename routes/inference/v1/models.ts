@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { bearerOf } from "../../../server/http/gateway.ts";
 import { route } from "../../../server/http/route.ts";
 import { AppError } from "../../../services/errors.ts";
 import { inferenceRuntimeOf } from "../../../services/inference/runtime.ts";
@@ -12,9 +13,8 @@ export const GET = route({
       t.Object({ id: t.String(), object: t.Literal("model"), created: t.Integer(), owned_by: t.String() }),
     ),
   }),
-  handler: async ({ ctx, headers }) => {
-    const header = headers.authorization;
-    const apiKey = header?.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : undefined;
+  handler: async ({ ctx, request }) => {
+    const apiKey = bearerOf(request);
     const models = apiKey ? await inferenceRuntimeOf(ctx).port.models(apiKey) : undefined;
     if (!models) throw new AppError("unauthenticated", "invalid API key", { openai_code: "invalid_api_key" });
     return {

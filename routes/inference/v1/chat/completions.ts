@@ -1,12 +1,10 @@
 // POST /v1/chat/completions. Access is "public" at the guard because the API key is the lifecycle's
 // own first step (services/inference/chat.ts), answered in the OpenAI error shape.
+import { bearerOf } from "../../../../server/http/gateway.ts";
 import { route } from "../../../../server/http/route.ts";
 import { chatCompletion } from "../../../../services/inference/chat.ts";
 import { inferenceRuntimeOf } from "../../../../services/inference/runtime.ts";
 import { ChatCompletionRequest } from "../_schemas/chat.ts";
-
-const bearer = (header: string | undefined) =>
-  header?.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : undefined;
 
 export const POST = route({
   access: "public",
@@ -14,9 +12,9 @@ export const POST = route({
   description:
     "Authorization: Bearer <API key>. Rate limits, quota, guardrails and prompt templates of the deployment apply.",
   body: ChatCompletionRequest,
-  handler: async ({ ctx, body, request, headers, set }) => {
+  handler: async ({ ctx, body, request, set }) => {
     const result = await chatCompletion(inferenceRuntimeOf(ctx), {
-      apiKey: bearer(headers.authorization),
+      apiKey: bearerOf(request),
       body,
       requestId: ctx.requestId,
       signal: request.signal,

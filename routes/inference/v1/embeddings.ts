@@ -1,0 +1,23 @@
+// POST /v1/embeddings. Access is "public" at the guard because the API key is the lifecycle's own first
+// step (services/inference/admission.ts), answered in the OpenAI error shape.
+import { bearerOf } from "../../../server/http/gateway.ts";
+import { route } from "../../../server/http/route.ts";
+import { createEmbeddings } from "../../../services/inference/embeddings.ts";
+import { inferenceRuntimeOf } from "../../../services/inference/runtime.ts";
+import { EmbeddingsRequest } from "./_schemas/embeddings.ts";
+
+export const POST = route({
+  access: "public",
+  summary: "Embeddings (OpenAI-compatible; `model` is the deployment name)",
+  description:
+    "Authorization: Bearer <API key>. Rate limits and quota of the deployment apply; it is logged.",
+  body: EmbeddingsRequest,
+  handler: ({ ctx, body, request, set }) =>
+    createEmbeddings(inferenceRuntimeOf(ctx), {
+      apiKey: bearerOf(request),
+      body,
+      requestId: ctx.requestId,
+      signal: request.signal,
+      headers: set.headers,
+    }),
+});

@@ -1,0 +1,71 @@
+// POST /v1/embeddings through the lifecycle's first steps (key, context, rate limits, quota), to a
+// ready replica of the deployment, and logged like a chat completion. Guardrails and templates shape
+// conversations, not texts to embed, so they do not apply here.
+import { sendUpstream } from "../../adapters/upstream/send.ts";
+import type { Usage } from "../../adapters/upstream/sse-relay.ts";
+import { AppError } from "../errors.ts";
+import { startRequest, unresolved } from "./admission.ts";
+import { estimateTokens } from "./messages.ts";
+import type { InferenceRuntime } from "./runtime.ts";
+
+export interface EmbeddingsBody {
+  model: string;
+  input: string | string[];
+  [key: string]: unknown;
+}
+
+export async function createEmbeddings(
+  runtime: InferenceRuntime,
+  input: {
+    apiKey: string | undefined;
+    body: EmbeddingsBody;
+    requestId: string;
+    signal: AbortSignal;
+    headers: Record<string, string | number>;
+  },
+): Promise<Record<string, unknown>> {
+  const { body } = input;
+  const texts = typeof body.input === "string" ? [body.input] : body.input;
+  const promptTokens = texts.reduce((sum, text) => sum + estimateTokens(text), 0);
+  const request = startRequest(runtime, {
+    requestId: input.requestId,
+    model: body.model,
+    stream: false,
+    headers: input.headers,
+  });
+  try {
+    const context = await request.admit({ apiKey: input.apiKey, promptTokens });
+    if (context.endpoints.length === 0) throw unresolved.deployment_unavailable();
+    const upstream = await sendUpstream(runtime.balancer, {
+      endpoints: context.endpoints,
+      path: "/embeddings",
+      body: JSON.stringify({ ...body, model: context.deployment.name }),
+      signal: input.signal,
+      connectTimeoutMs: runtime.timeouts.connectMs,
+      firstByteTimeoutMs: runtime.timeouts.firstByteMs,
+    });
+    let answer: Record<string, unknown>;
+    try {
+      if (!upstream.response.ok) {
+        await upstream.response.body?.cancel().catch(() => {});
+        throw new AppError("upstream_error", `the model's server answered ${upstream.response.status}`);
+      }
+      answer = (await upstream.response.json()) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw new AppError("upstream_error", "the model's server sent an answer that is not JSON");
+    } finally {
+      upstream.release();
+    }
+    answer.model = body.model;
+    const reported = answer.usage as { prompt_tokens?: number } | undefined;
+    const tokens = reported?.prompt_tokens ?? promptTokens;
+    const usage: Usage = { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens };
+    answer.usage = { prompt_tokens: tokens, total_tokens: tokens };
+    request.finish(usage);
+    return answer;
+  } catch (error) {
+    request.finish(undefined, error instanceof AppError ? error : new AppError("internal", "internal error"));
+    throw error;
+  }
+}
