@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -54,7 +55,11 @@ function openPostgres(url: string, max: number): DatabaseHandle {
 async function openPglite(dir: string): Promise<DatabaseHandle> {
   const isNew = dir === "memory://" || !existsSync(join(dir, "PG_VERSION"));
   const template = isNew ? await loadTemplate() : undefined;
-  const client = await PGlite.create(dir, template ? { loadDataDir: template } : {});
+  // pgvector ships with PGlite as an extension: loaded here, created on first use by retrieval.
+  const client = await PGlite.create(dir, {
+    extensions: { vector },
+    ...(template ? { loadDataDir: template } : {}),
+  });
   if (isNew && !template) await saveTemplate(client);
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   return {

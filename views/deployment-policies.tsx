@@ -170,6 +170,12 @@ export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
                 {...form}
               />
             </div>
+            <Field
+              name="embedding_deployment"
+              label="Embedding deployment (optional)"
+              hint="The name of a deployment that serves embeddings: its vector ranking is fused with full-text search. Empty: full text alone."
+              {...form}
+            />
           </>
         )}
       />

@@ -133,15 +133,17 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
       });
     },
     async processPrompt(context, messages) {
-      const body = await post<{ messages: ChatMessage[] }>("/internal/prompt/process", {
-        messages,
-        template_id: context.prompt?.template_id,
-        rag_config: context.rag,
-        deployment_id: context.deployment.id,
-        org_id: context.orgId,
-        policies_resolved: true,
-      });
-      return body.messages;
+      return post<{ messages: ChatMessage[]; retrieval?: Record<string, unknown> }>(
+        "/internal/prompt/process",
+        {
+          messages,
+          template_id: context.prompt?.template_id,
+          rag_config: context.rag,
+          deployment_id: context.deployment.id,
+          org_id: context.orgId,
+          policies_resolved: true,
+        },
+      );
     },
     async writeLogs(entries) {
       if (entries.length === 0) return;

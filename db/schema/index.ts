@@ -4,6 +4,7 @@ export * from "./deployment-logs.ts";
 export * from "./deployment-transitions.ts";
 export * from "./deployments.ts";
 export * from "./inference-logs.ts";
+export * from "./knowledge-chunk-embeddings.ts";
 export * from "./knowledge-chunks.ts";
 export * from "./knowledge-collections.ts";
 export * from "./knowledge-documents.ts";

@@ -36,6 +36,8 @@ export const inferenceLogs = pgTable(
     stream: boolean("stream").notNull().default(false),
     /** Guardrail decisions: actions and finding offsets, never the matched text. */
     guardrails: jsonb("guardrails").$type<Record<string, unknown>>().notNull().default({}),
+    /** What retrieval did: how it searched, which documents it used, and why it fell back, if it did. */
+    retrieval: jsonb("retrieval").$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
   (t) => [

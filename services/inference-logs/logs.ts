@@ -30,6 +30,8 @@ export interface InferenceLogView {
   latency_ms: number;
   stream: boolean;
   guardrails: Record<string, unknown>;
+  /** How retrieval found the passages it added, and why it fell back to full text, if it did. */
+  retrieval: Record<string, unknown> | null;
 }
 
 export interface LogPage {
@@ -77,6 +79,7 @@ export async function writeInferenceLogs(
     latency_ms: Math.max(0, e.latency_ms ?? 0),
     stream: e.stream ?? false,
     guardrails: e.guardrails ?? {},
+    retrieval: e.retrieval ?? null,
   }));
   // One statement whatever the batch's size: the rows travel as one JSON parameter, so the query is
   // built and prepared once instead of per batch (building a 500-row VALUES list dominated the
@@ -154,6 +157,7 @@ const columnTypes = {
   latency_ms: "double precision",
   stream: "boolean",
   guardrails: "jsonb",
+  retrieval: "jsonb",
 } as const;
 const columns = sql.raw(Object.keys(columnTypes).join(", "));
 const recordType = sql.raw(
@@ -178,6 +182,7 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   latency_ms: row.latencyMs,
   stream: row.stream,
   guardrails: row.guardrails,
+  retrieval: row.retrieval,
 });
 
 async function page(ctx: RequestContext, where: SQL[], query: LogQuery): Promise<LogPage> {

@@ -96,7 +96,11 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     }
 
     // (6) prompt templates and retrieval.
-    if (context.prompt || context.rag) messages = await runtime.port.processPrompt(context, messages);
+    if (context.prompt || context.rag) {
+      const processed = await runtime.port.processPrompt(context, messages);
+      messages = processed.messages;
+      if (processed.retrieval) entry.retrieval = processed.retrieval;
+    }
 
     // (7) the model.
     if (context.endpoints.length === 0) throw unresolved.deployment_unavailable();

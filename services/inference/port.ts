@@ -64,6 +64,8 @@ export interface InferenceLogEntry {
   latency_ms: number;
   stream: boolean;
   guardrails: Record<string, unknown>;
+  /** What retrieval did (services/knowledge-base/retrieve.ts RetrievalNote), when it ran. */
+  retrieval?: Record<string, unknown> | undefined;
 }
 
 /** The quota's answer: allowed for `tokens`, and what is left today (absent: no such limit). */
@@ -80,6 +82,9 @@ export interface FiltrationPort {
   models(apiKey: string): Promise<{ id: string; created: number }[] | undefined>;
   checkQuota(orgId: string, deploymentId: string, tokens: number): Promise<QuotaStanding>;
   trackUsage(records: UsageRecord[]): Promise<void>;
-  processPrompt(context: InferenceContext, messages: ChatMessage[]): Promise<ChatMessage[]>;
+  processPrompt(
+    context: InferenceContext,
+    messages: ChatMessage[],
+  ): Promise<{ messages: ChatMessage[]; retrieval?: Record<string, unknown> | undefined }>;
   writeLogs(entries: InferenceLogEntry[]): Promise<void>;
 }

@@ -82,21 +82,24 @@ export function fuseByRank(rankings: Passage[][], topK: number, k = 60): Passage
     .slice(0, topK);
 }
 
+/** Candidates each ranking offers to the fusion, for `topK` passages finally wanted. */
+export const candidatesFor = (topK: number) => topK * candidatesPerResult;
+
 /** The passages for a question: full text, fused with a vector ranking when one is given. */
 export async function searchPassages(
   db: Executor,
   orgId: string,
   question: string,
   options: SearchOptions,
-  vectorRanking?: (limit: number) => Promise<Passage[]>,
+  vectorRanking?: Passage[],
 ): Promise<Passage[]> {
   if (!vectorRanking) return fullTextSearch(db, orgId, question, options);
-  const limit = options.topK * candidatesPerResult;
-  const [text, vector] = await Promise.all([
-    fullTextSearch(db, orgId, question, { ...options, minScore: 0, limit }),
-    vectorRanking(limit),
-  ]);
-  return fuseByRank([text, vector], options.topK).filter((p) => p.score >= options.minScore);
+  const text = await fullTextSearch(db, orgId, question, {
+    ...options,
+    minScore: 0,
+    limit: candidatesFor(options.topK),
+  });
+  return fuseByRank([text, vectorRanking], options.topK).filter((p) => p.score >= options.minScore);
 }
 
 /** Passages as the template's {{context}}: numbered, each with its document's name to cite. */

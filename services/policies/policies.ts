@@ -14,6 +14,8 @@ import {
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { type FieldProblem, invalid, notFound } from "../errors.ts";
+import { scheduleEmbedding } from "../knowledge-base/embedding-index.ts";
+import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { Problems } from "../orchestration/validation.ts";
 import { configProblems, type PolicyConfigs, policyDefaults } from "./schemas.ts";
@@ -147,7 +149,7 @@ export async function setPolicy(
   const actor = actorOf(ctx);
   throwProblems(configProblems(policyType, input.config));
   const config = input.config as Record<string, unknown>;
-  return mutate(ctx, "policy.update", { type: "policy", id: policyType }, async (tx) => {
+  const view = await mutate(ctx, "policy.update", { type: "policy", id: policyType }, async (tx) => {
     const deploymentId = await scopedDeployment(tx, actor.orgId, input.deployment_id);
     throwProblems(await referenceProblems(tx, actor.orgId, policyType, config));
     const now = ctx.clock();
@@ -175,6 +177,21 @@ export async function setPolicy(
       details: { policy_type: policyType, deployment_id: deploymentId },
     };
   });
+  if (policyType === "rag") await startEmbedding(ctx, actor.orgId, config as PolicyConfigs["rag"]);
+  return view;
+}
+
+/** A rag policy naming an embedding deployment: its collections start being embedded now, not at the first question. */
+async function startEmbedding(ctx: RequestContext, orgId: string, rag: PolicyConfigs["rag"]) {
+  if (!rag.embedding_deployment || rag.collection_ids.length === 0) return;
+  const located = await locateEmbeddingDeployment(ctx.db, orgId, rag.embedding_deployment);
+  if (located.ok)
+    void scheduleEmbedding(
+      ctx.db,
+      located.target,
+      rag.collection_ids.map((id) => id.toLowerCase()),
+      ctx.log,
+    );
 }
 
 /** Removes the policy set at one scope, so the organization's (or the default) applies again. */

@@ -83,6 +83,15 @@ export const RagConfig = T.Object(
     collection_ids: T.Array(uuid, { maxItems: 50 }),
     top_k: T.Optional(T.Integer({ minimum: 1, maximum: 50 })),
     min_score: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
+    embedding_deployment: T.Optional(
+      T.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          "The name of a deployment serving /v1/embeddings: its vector ranking is fused with full text. " +
+          "When it is not RUNNING, retrieval uses full text alone and the inference log says so.",
+      }),
+    ),
   },
   strict,
 );

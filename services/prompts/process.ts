@@ -8,7 +8,8 @@ import { deployments } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { notFound } from "../errors.ts";
 import { type ChatMessage, textOf } from "../inference/messages.ts";
-import { formatPassages, type SearchOptions, searchPassages } from "../knowledge-base/search.ts";
+import { type RetrievalNote, type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
+import { formatPassages } from "../knowledge-base/search.ts";
 import { isUuid, uuidOr404 } from "../orchestration/ids.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { applyTemplate, type TemplateContent } from "./apply.ts";
@@ -37,14 +38,21 @@ export type TemplateLoader = (
 ) => Promise<TemplateContent | undefined>;
 
 /** The search a `rag` policy asks for; undefined when it names no collection. */
-export function retrievalOf(rag: Record<string, unknown> | undefined): SearchOptions | undefined {
+export function retrievalOf(rag: Record<string, unknown> | undefined): RetrievalOptions | undefined {
   const ids = rag?.collection_ids;
   if (!Array.isArray(ids) || ids.length === 0) return undefined;
   return {
     collectionIds: ids.filter((id): id is string => typeof id === "string" && isUuid(id)),
     topK: typeof rag?.top_k === "number" ? rag.top_k : 4,
     minScore: typeof rag?.min_score === "number" ? rag.min_score : 0,
+    embeddingDeployment: typeof rag?.embedding_deployment === "string" ? rag.embedding_deployment : undefined,
   };
+}
+
+export interface ProcessedPrompt {
+  messages: ChatMessage[];
+  /** What retrieval did, for the inference log; absent when the deployment retrieves nothing. */
+  retrieval?: RetrievalNote | undefined;
 }
 
 const contextInstruction =
@@ -68,10 +76,10 @@ async function deploymentOrg(ctx: Pick<AppContext, "db">, deploymentId: string, 
 }
 
 export async function processPrompt(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db"> & Partial<Pick<AppContext, "log">>,
   input: ProcessPromptInput,
   loadTemplate: TemplateLoader = (id, org) => latestTemplateContent(ctx.db, id, org),
-): Promise<ChatMessage[]> {
+): Promise<ProcessedPrompt> {
   let orgId = input.orgId;
   let rag = input.rag;
   let template: TemplateContent | undefined;
@@ -97,9 +105,11 @@ export async function processPrompt(
 
   const retrieval = retrievalOf(rag);
   const lastUser = input.messages.findLast((m) => m.role === "user");
-  const passages =
-    retrieval && orgId && lastUser ? await searchPassages(ctx.db, orgId, textOf(lastUser), retrieval) : [];
-  const context = formatPassages(passages);
+  const found =
+    retrieval && orgId && lastUser
+      ? await retrieve(ctx.db, orgId, textOf(lastUser), retrieval, ctx.log)
+      : undefined;
+  const context = formatPassages(found?.passages ?? []);
 
   const asksForContext = template?.userTemplate?.includes("{{context}}") ?? false;
   const messages = template ? applyTemplate(input.messages, template, context) : [...input.messages];
@@ -111,5 +121,5 @@ export async function processPrompt(
       content: `${contextInstruction}\n\n${context}`,
     });
   }
-  return messages;
+  return { messages, retrieval: found?.note };
 }

@@ -19,6 +19,7 @@ const Entry = t.Object({
   latency_ms: t.Optional(t.Number({ minimum: 0 })),
   stream: t.Optional(t.Boolean()),
   guardrails: t.Optional(t.Record(t.String(), t.Unknown())),
+  retrieval: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
 });
 
 export const POST = route({

@@ -23,9 +23,17 @@ export const POST = route({
       }),
     ),
   }),
-  response: t.Object({ messages: t.Array(t.Record(t.String(), t.Unknown())) }),
-  handler: async ({ ctx, body }) => ({
-    messages: await processPrompt(ctx, {
+  response: t.Object({
+    messages: t.Array(t.Record(t.String(), t.Unknown())),
+    retrieval: t.Optional(
+      t.Record(t.String(), t.Unknown(), {
+        description:
+          "How passages were found (`mode` full_text or hybrid), their documents and scores, and `fallback`: why vectors took no part",
+      }),
+    ),
+  }),
+  handler: ({ ctx, body }) =>
+    processPrompt(ctx, {
       messages: body.messages,
       templateId: body.template_id,
       deploymentId: body.deployment_id,
@@ -33,5 +41,4 @@ export const POST = route({
       rag: body.rag_config,
       policiesResolved: body.policies_resolved,
     }),
-  }),
 });

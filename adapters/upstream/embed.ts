@@ -1,0 +1,54 @@
+// Asks a deployment's replicas for embeddings (OpenAI's POST /v1/embeddings), for retrieval: the
+// question at request time, passages while indexing. Vectors come back at unit length, so cosine
+// similarity is their dot product.
+import { InFlightBalancer } from "./balancer.ts";
+import { sendUpstream } from "./send.ts";
+
+const balancer = new InFlightBalancer();
+
+export interface EmbedRequest {
+  endpoints: readonly string[];
+  /** The deployment's name, as its replicas know the model. */
+  model: string;
+  texts: string[];
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+export async function embedTexts(request: EmbedRequest): Promise<Float32Array[]> {
+  const deadline = AbortSignal.timeout(request.timeoutMs);
+  const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+  const upstream = await sendUpstream(balancer, {
+    endpoints: request.endpoints,
+    path: "/embeddings",
+    body: JSON.stringify({ model: request.model, input: request.texts }),
+    signal,
+    connectTimeoutMs: request.timeoutMs,
+    firstByteTimeoutMs: request.timeoutMs,
+  });
+  try {
+    if (!upstream.response.ok) throw new Error(`the replica answered ${upstream.response.status}`);
+    const body = (await upstream.response.json()) as { data?: { index?: number; embedding?: unknown }[] };
+    const data = body.data ?? [];
+    if (data.length !== request.texts.length)
+      throw new Error("the replica sent a different number of vectors");
+    const vectors: Float32Array[] = [];
+    for (const [position, item] of data.entries()) {
+      if (!Array.isArray(item.embedding) || item.embedding.length === 0)
+        throw new Error("the replica sent an embedding that is not a list of numbers");
+      vectors[item.index ?? position] = unitLength(item.embedding as number[]);
+    }
+    return vectors;
+  } finally {
+    upstream.release();
+  }
+}
+
+export function unitLength(values: ArrayLike<number>): Float32Array {
+  const vector = Float32Array.from(values);
+  let norm = 0;
+  for (const x of vector) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i] = (vector[i] as number) / norm;
+  return vector;
+}

@@ -1,0 +1,103 @@
+// Retrieval for a question under a `rag` policy: full-text ranking always; with an
+// `embedding_deployment`, the question embedded by it and a vector ranking fused with the full text.
+// When the vectors cannot take part (the deployment is not RUNNING, does not answer in time, has not
+// embedded these collections yet) the answer comes from full text alone and the note says why: the
+// request never fails for it.
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { embedTexts } from "../../adapters/upstream/embed.ts";
+import type { Database } from "../../db/client.ts";
+import { deployments, replicas } from "../../db/schema/index.ts";
+import type { Logger } from "../context.ts";
+import { type EmbeddingTarget, scheduleEmbedding } from "./embedding-index.ts";
+import { candidatesFor, type Passage, type SearchOptions, searchPassages } from "./search.ts";
+import { vectorSearch } from "./vector-search.ts";
+
+export interface RetrievalOptions extends SearchOptions {
+  /** The name of a RUNNING deployment that serves /v1/embeddings. */
+  embeddingDeployment?: string | undefined;
+}
+
+/** What the inference log keeps of a retrieval: never the passages' text. */
+export type RetrievalNote = {
+  mode: "full_text" | "hybrid";
+  passages: { document: string; score: number }[];
+  embedding_deployment?: string;
+  /** Why the vector ranking took no part, when one was asked for. */
+  fallback?: string;
+};
+
+/** The question's embedding must come quickly: the caller is waiting for the model's answer. */
+const questionTimeoutMs = 2_000;
+
+type Located = { ok: true; target: EmbeddingTarget } | { ok: false; reason: string };
+
+export async function locateEmbeddingDeployment(db: Database, orgId: string, name: string): Promise<Located> {
+  const [deployment] = await db
+    .select({ id: deployments.id, status: deployments.status })
+    .from(deployments)
+    .where(and(eq(deployments.orgId, orgId), eq(deployments.name, name), isNull(deployments.deletedAt)))
+    .limit(1);
+  if (!deployment) return { ok: false, reason: `the embedding deployment ${name} does not exist` };
+  if (deployment.status !== "RUNNING")
+    return { ok: false, reason: `the embedding deployment ${name} is ${deployment.status}, not RUNNING` };
+  const ready = await db
+    .select({ endpoint: replicas.endpoint })
+    .from(replicas)
+    .where(and(eq(replicas.deploymentId, deployment.id), eq(replicas.state, "READY")))
+    .orderBy(asc(replicas.index));
+  const endpoints = ready.flatMap((r) => (r.endpoint ? [r.endpoint] : []));
+  if (endpoints.length === 0)
+    return { ok: false, reason: `the embedding deployment ${name} has no ready replica` };
+  return { ok: true, target: { deploymentId: deployment.id, name, endpoints } };
+}
+
+export async function retrieve(
+  db: Database,
+  orgId: string,
+  question: string,
+  options: RetrievalOptions,
+  log?: Logger,
+): Promise<{ passages: Passage[]; note: RetrievalNote }> {
+  const name = options.embeddingDeployment;
+  const answer = (passages: Passage[], fallback?: string) => ({
+    passages,
+    note: {
+      mode: name && !fallback ? ("hybrid" as const) : ("full_text" as const),
+      passages: passages.map((p) => ({ document: p.documentName, score: Math.round(p.score * 1000) / 1000 })),
+      ...(name ? { embedding_deployment: name } : {}),
+      ...(fallback ? { fallback } : {}),
+    },
+  });
+  const fullText = async (fallback?: string) => {
+    if (fallback) log?.info("retrieval fell back to full text", { reason: fallback });
+    return answer(await searchPassages(db, orgId, question, options), fallback);
+  };
+  if (!name) return fullText();
+
+  const located = await locateEmbeddingDeployment(db, orgId, name);
+  if (!located.ok) return fullText(located.reason);
+  const { target } = located;
+  void scheduleEmbedding(db, target, options.collectionIds, log);
+
+  let query: Float32Array;
+  try {
+    [query] = (await embedTexts({
+      endpoints: target.endpoints,
+      model: name,
+      texts: [question],
+      timeoutMs: questionTimeoutMs,
+    })) as [Float32Array];
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return fullText(`the embedding deployment ${name} did not embed the question: ${why}`);
+  }
+  const vector = await vectorSearch(db, {
+    deploymentId: target.deploymentId,
+    collectionIds: options.collectionIds,
+    query,
+    limit: candidatesFor(options.topK),
+  });
+  if (vector.length === 0)
+    return fullText(`no passage of these collections is embedded by ${name} yet; indexing has started`);
+  return answer(await searchPassages(db, orgId, question, options, vector));
+}
