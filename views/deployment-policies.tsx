@@ -3,7 +3,7 @@ import type { FormValues } from "../server/dashboard-form.ts";
 import { can, type PageInfo } from "../server/dashboard-page.ts";
 import type { PolicyView } from "../services/policies/policies.ts";
 import { Layout } from "./layout.tsx";
-import { Checkboxes, Csrf, Field, FormProblem, type FormState, Select } from "./parts/form.tsx";
+import { Checkboxes, Csrf, Field, FormProblem, type FormState, Select, TextArea } from "./parts/form.tsx";
 import { ActionButton, PageHeader } from "./parts/list.tsx";
 
 export interface DeploymentPoliciesProps {
@@ -253,6 +253,31 @@ export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
           </div>
         )}
       />
+
+      <section class="card" id="policy-preview" aria-labelledby="h-preview">
+        <h2 id="h-preview">Try a question</h2>
+        <p class="muted">
+          What the model would receive: the input guardrails applied (redaction shown, a block named), then
+          the template and the retrieved passages. The model is not called.
+        </p>
+        <form
+          id="preview-form"
+          method="post"
+          action={`/deployments/${p.deployment.id}/preview`}
+          hx-post={`/deployments/${p.deployment.id}/preview`}
+          hx-target="#preview-result"
+          hx-swap="innerHTML"
+        >
+          <Csrf token={p.page.csrf} />
+          <TextArea name="question" label="A user message" rows={3} form="preview" />
+          <div class="actions">
+            <button type="submit" class="secondary">
+              Show what the model receives
+            </button>
+          </div>
+        </form>
+        <div id="preview-result" aria-live="polite"></div>
+      </section>
     </Layout>
   );
 }

@@ -2,47 +2,13 @@ import type { PageInfo } from "../server/dashboard-page.ts";
 import type { AuditRecord } from "../services/audit/query.ts";
 import type { InferenceLogView } from "../services/inference-logs/logs.ts";
 import { Layout } from "./layout.tsx";
+import { guardrailSummary, retrievalSummary } from "./parts/decisions.ts";
 import { Field, Select } from "./parts/form.tsx";
 import { Badge, EmptyState, PageHeader, Pager } from "./parts/list.tsx";
 
 const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
 const linkWith = (base: string, filters: Record<string, string | undefined>, cursor: string) =>
   `${base}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), cursor })}`;
-
-interface LoggedDecision {
-  action?: string;
-  findings?: { scanner?: string; type?: string }[];
-  error?: string;
-}
-
-/** "input redact (pii email ×2)": what each guardrail stage decided; only offsets are logged, never text. */
-export function guardrailSummary(guardrails: Record<string, unknown>): string {
-  const parts: string[] = [];
-  for (const [stage, value] of Object.entries(guardrails)) {
-    const decision = value as LoggedDecision | undefined;
-    if (!decision?.action || (decision.action === "allow" && !decision.findings?.length && !decision.error))
-      continue;
-    const kinds = new Map<string, number>();
-    for (const f of decision.findings ?? []) {
-      const kind = [f.scanner, f.type].filter(Boolean).join(" ");
-      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-    }
-    const found = [...kinds].map(([kind, n]) => (n > 1 ? `${kind} ×${n}` : kind)).join(", ");
-    parts.push(
-      `${stage} ${decision.action}${found ? ` (${found})` : ""}${decision.error ? " (could not check)" : ""}`,
-    );
-  }
-  return parts.join("; ");
-}
-
-/** "hybrid: leave.md, travel.md" or "full text: … (fallback: why)". */
-export function retrievalSummary(retrieval: Record<string, unknown> | null): string {
-  if (!retrieval) return "";
-  const passages = (retrieval.passages as { document?: string }[] | undefined) ?? [];
-  const documents = [...new Set(passages.map((p) => p.document))].join(", ") || "no passage";
-  const mode = retrieval.mode === "hybrid" ? "hybrid" : "full text";
-  return `${mode}: ${documents}${retrieval.fallback ? ` (fallback: ${String(retrieval.fallback)})` : ""}`;
-}
 
 export interface InferenceLogsProps {
   page: PageInfo;

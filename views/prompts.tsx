@@ -53,9 +53,11 @@ function TemplateForm({
 export function PreviewMessages({
   messages,
   error,
+  title = "What the model receives for the sample question",
 }: {
   messages: ChatMessage[];
   error?: string | undefined;
+  title?: string;
 }) {
   if (error)
     return (
@@ -65,7 +67,7 @@ export function PreviewMessages({
     );
   return (
     <div class="preview">
-      <h3>What the model receives for the sample question</h3>
+      <h3 safe>{title}</h3>
       {messages.map((m) => (
         <div class="turn">
           <div class="turn-who" safe>

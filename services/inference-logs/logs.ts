@@ -7,6 +7,7 @@ import { auditLogs, type InferenceLogRow, inferenceLogs } from "../../db/schema/
 import { actorOf, type RequestContext } from "../context.ts";
 import { invalid } from "../errors.ts";
 import type { InferenceLogEntry } from "../inference/port.ts";
+import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { isUuid } from "../orchestration/ids.ts";
 
@@ -31,7 +32,7 @@ export interface InferenceLogView {
   stream: boolean;
   guardrails: Record<string, unknown>;
   /** How retrieval found the passages it added, and why it fell back to full text, if it did. */
-  retrieval: Record<string, unknown> | null;
+  retrieval: RetrievalNote | null;
 }
 
 export interface LogPage {
@@ -182,7 +183,7 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   latency_ms: row.latencyMs,
   stream: row.stream,
   guardrails: row.guardrails,
-  retrieval: row.retrieval,
+  retrieval: row.retrieval as RetrievalNote | null,
 });
 
 async function page(ctx: RequestContext, where: SQL[], query: LogQuery): Promise<LogPage> {

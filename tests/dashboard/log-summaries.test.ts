@@ -1,7 +1,7 @@
 // The inference logs page's last column: what guardrails decided and how retrieval found its
 // passages, from the logged decisions (offsets only, never the matched text).
 import { expect, test } from "bun:test";
-import { guardrailSummary, retrievalSummary } from "../../views/logs.tsx";
+import { guardrailSummary, retrievalSummary } from "../../views/parts/decisions.ts";
 
 test("guardrail decisions read as stage, action and what was found, counted", () => {
   expect(
@@ -25,7 +25,11 @@ test("retrieval reads as its mode and documents, with the fallback's reason", ()
   expect(
     retrievalSummary({
       mode: "hybrid",
-      passages: [{ document: "leave.md" }, { document: "leave.md" }, { document: "trains.md" }],
+      passages: [
+        { document: "leave.md", score: 1 },
+        { document: "leave.md", score: 0.9 },
+        { document: "trains.md", score: 0.5 },
+      ],
     }),
   ).toBe("hybrid: leave.md, trains.md");
   expect(

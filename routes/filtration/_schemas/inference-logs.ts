@@ -6,6 +6,23 @@ export const LogPageQuery = t.Object({
   cursor: t.Optional(t.String({ maxLength: 32 })),
 });
 
+export const RetrievalNote = t.Object(
+  {
+    mode: t.Union([t.Literal("full_text"), t.Literal("hybrid")], {
+      description:
+        "hybrid: full text and the embedding deployment's vector ranking, fused by reciprocal rank",
+    }),
+    passages: t.Array(t.Object({ document: t.String(), score: t.Number() }), {
+      description: "The passages added to the prompt: their documents and scores, never their text",
+    }),
+    embedding_deployment: t.Optional(t.String()),
+    fallback: t.Optional(
+      t.String({ description: "Why the vector ranking took no part, when one was asked for" }),
+    ),
+  },
+  { description: "What retrieval did for the request" },
+);
+
 const InferenceLog = t.Object({
   id: t.String(),
   request_id: t.String(),
@@ -24,6 +41,7 @@ const InferenceLog = t.Object({
   guardrails: t.Record(t.String(), t.Unknown(), {
     description: "Guardrail decisions: actions and offsets, no text",
   }),
+  retrieval: t.Nullable(RetrievalNote),
 });
 
 export const InferenceLogPage = t.Object({

@@ -15,7 +15,23 @@ export interface TinyWorker {
 export async function startTinyWorker(dir: string, modelName: string): Promise<TinyWorker> {
   const modelPath = join(dir, "tiny-worker.gguf");
   writeTinyGguf(modelPath);
-  const { cmd, env } = localCommand({ modelPath, port: 0, modelName, threads: 1, parallel: 2 });
+  return startLlamaWorker(modelPath, modelName);
+}
+
+/** A llama.cpp worker of any GGUF file on this machine (benchmarks use it for an embedding model). */
+export async function startLlamaWorker(
+  modelPath: string,
+  modelName: string,
+  options: { threads?: number; contextSize?: number } = {},
+): Promise<TinyWorker> {
+  const { cmd, env } = localCommand({
+    modelPath,
+    port: 0,
+    modelName,
+    threads: options.threads ?? 1,
+    parallel: 2,
+    ...(options.contextSize ? { contextSize: options.contextSize } : {}),
+  });
   const child = Bun.spawn(cmd, {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", HOST: "127.0.0.1", ...env },
     stdout: "pipe",

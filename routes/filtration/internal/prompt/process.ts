@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { processPrompt } from "../../../../services/prompts/process.ts";
+import { RetrievalNote } from "../../_schemas/inference-logs.ts";
 import { Messages, Uuid } from "../../_schemas/internal.ts";
 
 export const POST = route({
@@ -25,12 +26,7 @@ export const POST = route({
   }),
   response: t.Object({
     messages: t.Array(t.Record(t.String(), t.Unknown())),
-    retrieval: t.Optional(
-      t.Record(t.String(), t.Unknown(), {
-        description:
-          "How passages were found (`mode` full_text or hybrid), their documents and scores, and `fallback`: why vectors took no part",
-      }),
-    ),
+    retrieval: t.Optional(RetrievalNote),
   }),
   handler: ({ ctx, body }) =>
     processPrompt(ctx, {
