@@ -400,6 +400,18 @@ describe("embeddings", () => {
     );
   });
 
+  test("a text longer than the context is embedded from its beginning, not refused", async () => {
+    const long = "parental leave policy ".repeat(2000);
+    const res = await main.client.embeddings.create({
+      model: "tiny-test",
+      input: [long, `${long} and more`],
+    });
+    expect(res.data).toHaveLength(2);
+    expect(res.data[0]?.embedding).toEqual(res.data[1]?.embedding as number[]);
+    // Each text holds 6,000 words (more tokens than that): counted as cut, not whole.
+    expect(res.usage.prompt_tokens).toBeLessThan(2 * 6000);
+  });
+
   test("bad input is a 400 in OpenAI's shape", async () => {
     for (const body of [
       { input: [] },

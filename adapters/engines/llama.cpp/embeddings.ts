@@ -58,8 +58,9 @@ export function createEmbedder(
   let queue: Promise<unknown> = Promise.resolve();
   return {
     embed(texts) {
+      const contextSize = Math.min(options.contextSize, model.trainContextSize);
       context ??= model.createEmbeddingContext({
-        contextSize: Math.min(options.contextSize, model.trainContextSize),
+        contextSize,
         ...(options.threads ? { threads: options.threads } : {}),
       });
       const run = queue.then(async () => {
@@ -67,7 +68,9 @@ export function createEmbedder(
         const vectors: Float32Array[] = [];
         let tokens = 0;
         for (const text of texts) {
-          const tokenized = model.tokenize(text);
+          // A text longer than the context is cut to its beginning, as sentence-transformers and TEI's
+          // `truncate` do, rather than refused: an indexer sends passages of any length.
+          const tokenized = model.tokenize(text).slice(0, contextSize - 2);
           tokens += tokenized.length;
           vectors.push(Float32Array.from((await ctx.getEmbeddingFor(tokenized)).vector));
         }
