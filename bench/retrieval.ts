@@ -163,6 +163,8 @@ let embedding: { seconds: number; passages: number; engine: string; dims: number
 const modelPath = values["embedding-model"];
 if (modelPath) {
   worker = await startLlamaWorker(modelPath, "embedder", { threads: Number(values.threads) });
+  const running = worker;
+  process.on("exit", () => void running.stop());
   const { id: deploymentId } = await insertDeployment(t.app.db, orgId, {
     name: "embedder",
     replicas: [{ state: "READY", endpoint: `${worker.url}/v1` }],
