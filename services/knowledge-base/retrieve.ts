@@ -9,7 +9,7 @@ import type { Database } from "../../db/client.ts";
 import { deployments, replicas } from "../../db/schema/index.ts";
 import type { Logger } from "../context.ts";
 import { type EmbeddingTarget, scheduleEmbedding } from "./embedding-index.ts";
-import { candidatesFor, type Passage, type SearchOptions, searchPassages } from "./search.ts";
+import { candidatesFor, choosePassages, fullTextSearch, type Passage, type SearchOptions } from "./search.ts";
 import { vectorSearch } from "./vector-search.ts";
 
 export interface RetrievalOptions extends SearchOptions {
@@ -68,9 +68,16 @@ export async function retrieve(
       ...(fallback ? { fallback } : {}),
     },
   });
+  // Full text runs while the question is being embedded: it is needed either way.
+  const text = fullTextSearch(db, orgId, question, {
+    ...options,
+    minScore: 0,
+    limit: candidatesFor(options.topK),
+  });
+  text.catch(() => {}); // awaited below on every path; this only keeps an early rejection from going unhandled
   const fullText = async (fallback?: string) => {
     if (fallback) log?.info("retrieval fell back to full text", { reason: fallback });
-    return answer(await searchPassages(db, orgId, question, options), fallback);
+    return answer(choosePassages(await text, undefined, options), fallback);
   };
   if (!name) return fullText();
 
@@ -99,5 +106,5 @@ export async function retrieve(
   });
   if (vector.length === 0)
     return fullText(`no passage of these collections is embedded by ${name} yet; indexing has started`);
-  return answer(await searchPassages(db, orgId, question, options, vector));
+  return answer(choosePassages(await text, vector, options));
 }

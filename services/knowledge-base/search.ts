@@ -85,21 +85,17 @@ export function fuseByRank(rankings: Passage[][], topK: number, k = 60): Passage
 /** Candidates each ranking offers to the fusion, for `topK` passages finally wanted. */
 export const candidatesFor = (topK: number) => topK * candidatesPerResult;
 
-/** The passages for a question: full text, fused with a vector ranking when one is given. */
-export async function searchPassages(
-  db: Executor,
-  orgId: string,
-  question: string,
+/**
+ * The passages to use from the full-text candidates (ranked, `candidatesFor(topK)` of them, any
+ * score), fused with a vector ranking when there is one; `min_score` applies to the final scores.
+ */
+export function choosePassages(
+  text: Passage[],
+  vector: Passage[] | undefined,
   options: SearchOptions,
-  vectorRanking?: Passage[],
-): Promise<Passage[]> {
-  if (!vectorRanking) return fullTextSearch(db, orgId, question, options);
-  const text = await fullTextSearch(db, orgId, question, {
-    ...options,
-    minScore: 0,
-    limit: candidatesFor(options.topK),
-  });
-  return fuseByRank([text, vectorRanking], options.topK).filter((p) => p.score >= options.minScore);
+): Passage[] {
+  const chosen = vector ? fuseByRank([text, vector], options.topK) : text.slice(0, options.topK);
+  return chosen.filter((p) => p.score >= options.minScore);
 }
 
 /** Passages as the template's {{context}}: numbered, each with its document's name to cite. */
