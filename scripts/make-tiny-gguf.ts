@@ -17,6 +17,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { encodeGguf, GGUF_ALIGNMENT, type MetaValue, type Tensor, TOKEN_TYPE } from "./gguf-writer.ts";
 
 export type TinyGgufOptions = {
   /** Seed of the weight generator. Default 42. */
@@ -52,24 +53,7 @@ export const CHATML_TEMPLATE =
   "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}" +
   "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
-// GGUF value types (ggml/include/gguf.h).
-const GGUF_TYPE = { UINT32: 4, INT32: 5, FLOAT32: 6, BOOL: 7, STRING: 8, ARRAY: 9 } as const;
-// llama.cpp token types (LLAMA_TOKEN_TYPE_*).
-const TOKEN_TYPE = { NORMAL: 1, UNKNOWN: 2, CONTROL: 3, BYTE: 6 } as const;
-const GGML_TYPE_F32 = 0;
-const ALIGNMENT = 32;
 const SPACE = "\u2581"; // SentencePiece's "▁", which stands for a space
-
-type MetaValue =
-  | { type: "u32"; value: number }
-  | { type: "f32"; value: number }
-  | { type: "bool"; value: boolean }
-  | { type: "str"; value: string }
-  | { type: "str[]"; value: string[] }
-  | { type: "f32[]"; value: number[] }
-  | { type: "i32[]"; value: number[] };
-
-type Tensor = { name: string; ne: number[]; data: Float32Array };
 
 type Vocab = {
   tokens: string[];
@@ -188,7 +172,7 @@ function buildMetadata(o: Required<TinyGgufOptions>, vocab: Vocab): [string, Met
   return [
     ["general.architecture", { type: "str", value: "llama" }],
     ["general.name", { type: "str", value: o.name }],
-    ["general.alignment", u32(ALIGNMENT)],
+    ["general.alignment", u32(GGUF_ALIGNMENT)],
     ["general.file_type", u32(0)], // all F32
     ["llama.context_length", u32(o.contextLength)],
     ["llama.embedding_length", u32(o.embeddingLength)],
@@ -215,131 +199,6 @@ function buildMetadata(o: Required<TinyGgufOptions>, vocab: Vocab): [string, Met
     ["tokenizer.ggml.add_space_prefix", { type: "bool", value: false }],
     ["tokenizer.chat_template", { type: "str", value: CHATML_TEMPLATE }],
   ];
-}
-
-/** Little-endian byte sink that grows as needed. */
-class Writer {
-  private buf = new Uint8Array(1 << 16);
-  private view = new DataView(this.buf.buffer);
-  length = 0;
-  private static enc = new TextEncoder();
-
-  private reserve(n: number): void {
-    if (this.length + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.length + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.length));
-    this.buf = next;
-    this.view = new DataView(next.buffer);
-  }
-  u32(v: number): void {
-    this.reserve(4);
-    this.view.setUint32(this.length, v, true);
-    this.length += 4;
-  }
-  i32(v: number): void {
-    this.reserve(4);
-    this.view.setInt32(this.length, v, true);
-    this.length += 4;
-  }
-  u64(v: number): void {
-    this.reserve(8);
-    this.view.setBigUint64(this.length, BigInt(v), true);
-    this.length += 8;
-  }
-  f32(v: number): void {
-    this.reserve(4);
-    this.view.setFloat32(this.length, v, true);
-    this.length += 4;
-  }
-  u8(v: number): void {
-    this.reserve(1);
-    this.buf[this.length++] = v;
-  }
-  bytes(b: Uint8Array): void {
-    this.reserve(b.length);
-    this.buf.set(b, this.length);
-    this.length += b.length;
-  }
-  str(s: string): void {
-    const b = Writer.enc.encode(s);
-    this.u64(b.length);
-    this.bytes(b);
-  }
-  pad(alignment: number): void {
-    while (this.length % alignment !== 0) this.u8(0);
-  }
-  result(): Uint8Array {
-    return this.buf.subarray(0, this.length);
-  }
-}
-
-function writeValue(w: Writer, v: MetaValue): void {
-  switch (v.type) {
-    case "u32":
-      w.u32(GGUF_TYPE.UINT32);
-      w.u32(v.value);
-      return;
-    case "f32":
-      w.u32(GGUF_TYPE.FLOAT32);
-      w.f32(v.value);
-      return;
-    case "bool":
-      w.u32(GGUF_TYPE.BOOL);
-      w.u8(v.value ? 1 : 0);
-      return;
-    case "str":
-      w.u32(GGUF_TYPE.STRING);
-      w.str(v.value);
-      return;
-    case "str[]":
-      w.u32(GGUF_TYPE.ARRAY);
-      w.u32(GGUF_TYPE.STRING);
-      w.u64(v.value.length);
-      for (const s of v.value) w.str(s);
-      return;
-    case "f32[]":
-      w.u32(GGUF_TYPE.ARRAY);
-      w.u32(GGUF_TYPE.FLOAT32);
-      w.u64(v.value.length);
-      for (const x of v.value) w.f32(x);
-      return;
-    case "i32[]":
-      w.u32(GGUF_TYPE.ARRAY);
-      w.u32(GGUF_TYPE.INT32);
-      w.u64(v.value.length);
-      for (const x of v.value) w.i32(x);
-      return;
-  }
-}
-
-/** Serializes a GGUF v3 file: header, metadata, tensor infos, padding, then the aligned tensor data. */
-export function encodeGguf(metadata: [string, MetaValue][], tensors: Tensor[]): Uint8Array {
-  const w = new Writer();
-  w.bytes(new TextEncoder().encode("GGUF"));
-  w.u32(3);
-  w.u64(tensors.length);
-  w.u64(metadata.length);
-  for (const [key, value] of metadata) {
-    w.str(key);
-    writeValue(w, value);
-  }
-  let offset = 0;
-  for (const t of tensors) {
-    w.str(t.name);
-    w.u32(t.ne.length);
-    for (const n of t.ne) w.u64(n);
-    w.u32(GGML_TYPE_F32);
-    w.u64(offset);
-    offset += Math.ceil(t.data.byteLength / ALIGNMENT) * ALIGNMENT;
-  }
-  w.pad(ALIGNMENT);
-  for (const t of tensors) {
-    w.bytes(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
-    w.pad(ALIGNMENT);
-  }
-  return w.result();
 }
 
 export function writeTinyGguf(path: string, opts: TinyGgufOptions = {}): TinyGgufSummary {
