@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { count, eq } from "drizzle-orm";
+import { embedTexts } from "../../adapters/upstream/embed.ts";
 import { knowledgeChunkEmbeddings } from "../../db/schema/index.ts";
 import { writeWordVectorGguf } from "../../scripts/make-word-vector-gguf.ts";
 import { startLlamaWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
@@ -94,3 +95,15 @@ test("with the embedding deployment, the passage that answers it is in the promp
   expect(sent).toContain("sixteen weeks of paid parental leave");
   expect(sent).not.toContain("trains.md");
 }, 60_000);
+
+test("a passage longer than the model's context is embedded from its beginning (start and end tokens included)", async () => {
+  const long = "parental leave ".repeat(3000);
+  const [whole, cut] = await embedTexts({
+    endpoints: [`${worker.url}/v1`],
+    model: "glove",
+    texts: [long, `${long} trains laptops`],
+    timeoutMs: 30_000,
+  });
+  expect(whole?.length).toBe(cut?.length as number);
+  expect(Array.from(whole as Float32Array)).toEqual(Array.from(cut as Float32Array));
+}, 30_000);

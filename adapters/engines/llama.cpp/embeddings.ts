@@ -70,7 +70,8 @@ export function createEmbedder(
         for (const text of texts) {
           // A text longer than the context is cut to its beginning, as sentence-transformers and TEI's
           // `truncate` do, rather than refused: an indexer sends passages of any length.
-          const tokenized = model.tokenize(text).slice(0, contextSize - 2);
+          // Room for the model's own start and end tokens: the context takes fewer than contextSize in all.
+          const tokenized = model.tokenize(text).slice(0, contextSize - 4);
           tokens += tokenized.length;
           vectors.push(Float32Array.from((await ctx.getEmbeddingFor(tokenized)).vector));
         }
