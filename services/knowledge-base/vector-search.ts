@@ -1,18 +1,19 @@
 // Vector ranking of passages: cosine similarity between the question's embedding and the passages'
 // embeddings by the same deployment. pgvector computes it where the extension exists (PGlite ships
-// it; PostgreSQL has it when the server's package is installed); elsewhere the same ranking comes
-// from plain SQL over the stored arrays, slower on large collections but the same answer.
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+// it; PostgreSQL has it when the server's package is installed); elsewhere this process scans the
+// stored arrays itself (vector-memory.ts): the same ranking.
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database, Executor } from "../../db/client.ts";
 import { knowledgeChunkEmbeddings, knowledgeChunks, knowledgeDocuments } from "../../db/schema/index.ts";
 import type { Passage } from "./search.ts";
+import { memoryRanking } from "./vector-memory.ts";
 
-export type VectorEngine = "pgvector" | "sql";
+export type VectorEngine = "pgvector" | "memory";
 
 const engines = new WeakMap<object, Promise<VectorEngine>>();
 
 /**
- * pgvector when it is there or can be created (once per database handle), plain SQL otherwise. Not
+ * pgvector when it is there or can be created (once per database handle), memory otherwise. Not
  * within a transaction: a refused CREATE EXTENSION would abort it.
  */
 export function vectorEngineOf(db: Database): Promise<VectorEngine> {
@@ -21,22 +22,21 @@ export function vectorEngineOf(db: Database): Promise<VectorEngine> {
     engine = db
       .execute(sql`create extension if not exists vector`)
       .then((): VectorEngine => "pgvector")
-      .catch((): VectorEngine => "sql");
+      .catch((): VectorEngine => "memory");
     engines.set(db, engine);
   }
   return engine;
 }
 
-const arrayLiteral = (vector: ArrayLike<number>) => `{${Array.from(vector).join(",")}}`;
 const vectorLiteral = (vector: ArrayLike<number>) => `[${Array.from(vector).join(",")}]`;
 
-function similarityOf(engine: VectorEngine, query: Float32Array): SQL<number> {
-  const column = knowledgeChunkEmbeddings.embedding;
-  // Both sides are unit length: cosine similarity is the dot product.
-  return engine === "pgvector"
-    ? sql<number>`(-(${column}::vector <#> ${vectorLiteral(query)}::vector))`
-    : sql<number>`(select sum(a * b) from unnest(${column}, ${arrayLiteral(query)}::real[]) as t(a, b))`;
-}
+const passageColumns = {
+  chunkId: knowledgeChunks.id,
+  documentId: knowledgeChunks.documentId,
+  documentName: knowledgeDocuments.filename,
+  heading: knowledgeChunks.heading,
+  text: knowledgeChunks.text,
+};
 
 export async function vectorSearch(
   db: Database,
@@ -45,21 +45,23 @@ export async function vectorSearch(
     collectionIds: string[];
     query: Float32Array;
     limit: number;
-    /** Plain SQL even where pgvector exists (to compare them); default: pgvector when there is one. */
+    /** Memory even where pgvector exists (to compare them); default: pgvector when there is one. */
     engine?: VectorEngine;
   },
 ): Promise<Passage[]> {
   if (options.collectionIds.length === 0) return [];
-  const similarity = similarityOf(options.engine ?? (await vectorEngineOf(db)), options.query);
+  const engine = options.engine ?? (await vectorEngineOf(db));
+  return engine === "pgvector" ? pgvectorSearch(db, options) : memorySearch(db, options);
+}
+
+async function pgvectorSearch(
+  db: Database,
+  options: { deploymentId: string; collectionIds: string[]; query: Float32Array; limit: number },
+): Promise<Passage[]> {
+  // Both sides are unit length: cosine similarity is the (negated) inner product.
+  const similarity = sql<number>`(-(${knowledgeChunkEmbeddings.embedding}::vector <#> ${vectorLiteral(options.query)}::vector))`;
   const rows = await db
-    .select({
-      chunkId: knowledgeChunks.id,
-      documentId: knowledgeChunks.documentId,
-      documentName: knowledgeDocuments.filename,
-      heading: knowledgeChunks.heading,
-      text: knowledgeChunks.text,
-      score: similarity,
-    })
+    .select({ ...passageColumns, score: similarity })
     .from(knowledgeChunkEmbeddings)
     .innerJoin(knowledgeChunks, eq(knowledgeChunks.id, knowledgeChunkEmbeddings.chunkId))
     .innerJoin(knowledgeDocuments, eq(knowledgeDocuments.id, knowledgeChunks.documentId))
@@ -73,6 +75,30 @@ export async function vectorSearch(
     .orderBy(sql`${similarity} desc`, knowledgeChunks.id)
     .limit(options.limit);
   return rows.map((r) => ({ ...r, score: Number(r.score) }));
+}
+
+async function memorySearch(
+  db: Database,
+  options: { deploymentId: string; collectionIds: string[]; query: Float32Array; limit: number },
+): Promise<Passage[]> {
+  const ranked = await memoryRanking(db, options);
+  if (ranked.length === 0) return [];
+  const rows = await db
+    .select(passageColumns)
+    .from(knowledgeChunks)
+    .innerJoin(knowledgeDocuments, eq(knowledgeDocuments.id, knowledgeChunks.documentId))
+    .where(
+      inArray(
+        knowledgeChunks.id,
+        ranked.map((r) => r.chunkId),
+      ),
+    );
+  const byId = new Map(rows.map((r) => [r.chunkId, r]));
+  // A passage deleted since the matrix was read is left out.
+  return ranked.flatMap((r) => {
+    const row = byId.get(r.chunkId);
+    return row ? [{ ...row, score: r.score }] : [];
+  });
 }
 
 /** Stores passages' embeddings; a passage deleted meanwhile is skipped, not an error. */

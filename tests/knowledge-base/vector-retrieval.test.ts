@@ -110,7 +110,7 @@ test("naming an embedding deployment in the rag policy embeds every passage of i
   await eventually(async () => ((await embeddedCount()) === chunks ? true : undefined), 60_000);
 }, 90_000);
 
-test("a passage's own text is its nearest neighbour, with pgvector and with plain SQL alike", async () => {
+test("a passage's own text is its nearest neighbour, with pgvector and in memory alike", async () => {
   const [chunk] = await g.o.t.app.db
     .select()
     .from(knowledgeChunks)
@@ -124,8 +124,8 @@ test("a passage's own text is its nearest neighbour, with pgvector and with plai
     timeoutMs: 10_000,
   })) as [Float32Array];
   const options = { deploymentId: embedderId, collectionIds: [collection], query, limit: 3 };
-  const engines = [await vectorEngineOf(g.o.t.app.db), "sql" as const];
-  // PGlite always has pgvector; the machine's PostgreSQL may not, and then both runs use plain SQL.
+  const engines = [await vectorEngineOf(g.o.t.app.db), "memory" as const];
+  // PGlite always has pgvector; the machine's PostgreSQL may not, and then both runs scan in memory.
   if (!usingPostgres) expect(engines[0]).toBe("pgvector");
   for (const engine of engines) {
     const found = await vectorSearch(g.o.t.app.db, { ...options, engine });
@@ -169,4 +169,37 @@ test("passages uploaded later are embedded after the next question, without anyo
   await ask("who applies for visas");
   const chunks = await chunkCount();
   await eventually(async () => ((await embeddedCount()) === chunks ? true : undefined), 60_000);
+
+  // The in-memory ranking read these collections' vectors before: it sees the new passage now, and
+  // no longer sees a deleted document's.
+  const [visas] = await g.o.t.app.db
+    .select()
+    .from(knowledgeChunks)
+    .where(and(eq(knowledgeChunks.collectionId, collection), eq(knowledgeChunks.heading, "Travel > Visas")));
+  if (!visas) throw new Error("no visas chunk");
+  const [query] = (await embedTexts({
+    endpoints: [`${worker.url}/v1`],
+    model: "embedder",
+    texts: [`${visas.heading}\n${visas.text}`],
+    timeoutMs: 10_000,
+  })) as [Float32Array];
+  const search = () =>
+    vectorSearch(g.o.t.app.db, {
+      deploymentId: embedderId,
+      collectionIds: [collection],
+      query,
+      limit: 1,
+      engine: "memory",
+    });
+  expect((await search())[0]?.chunkId).toBe(visas.id);
+  const deleted = await call(
+    g.o.filtration,
+    "DELETE",
+    `/management/knowledge-base/documents/${visas.documentId}`,
+    {
+      token: g.o.token,
+    },
+  );
+  expect(deleted.status).toBeLessThan(300);
+  expect((await search())[0]?.chunkId).not.toBe(visas.id);
 }, 60_000);
