@@ -56,7 +56,7 @@ async function matrixOf(
       ),
     );
   const values = new Float32Array(rows.length * dimensions);
-  rows.forEach((row, i) => values.set(row.embedding.map(Number), i * dimensions));
+  for (const [i, row] of rows.entries()) values.set(row.embedding.map(Number), i * dimensions);
   const matrix = { stamp, chunkIds: rows.map((r) => r.chunkId), dimensions, values };
   matrices.delete(key);
   matrices.set(key, matrix);
