@@ -87,6 +87,26 @@ describe("PII detection", () => {
     expect(typesIn("call +688 90 1234")).toEqual([["phone", "+688 90 1234"]]);
   });
 
+  test("phone numbers next to each other are each found", () => {
+    expect(typesIn("+376 312 345 +971 50 123 4567 Is it? +93 70 123 4567 +1 268 464 1234")).toEqual([
+      ["phone", "+376 312 345"],
+      ["phone", "+971 50 123 4567"],
+      ["phone", "+93 70 123 4567"],
+      ["phone", "+1 268 464 1234"],
+    ]);
+  });
+
+  test("a phone number just after a card, an IBAN or an SSN is found; their digits stay theirs", () => {
+    const text =
+      "card 5431-5604-8653-0976\nIBAN RS20 0037 0090 5800 4257 02\nssn 392-82-5606\ncall +971 50 123 4567";
+    expect(typesIn(text)).toEqual([
+      ["credit_card", "5431-5604-8653-0976"],
+      ["iban", "RS20 0037 0090 5800 4257 02"],
+      ["us_ssn", "392-82-5606"],
+      ["phone", "+971 50 123 4567"],
+    ]);
+  });
+
   test("a card followed by its expiry date is still found", () => {
     expect(typesIn("card 4111 1111 1111 1111 12/26")).toEqual([["credit_card", "4111 1111 1111 1111"]]);
   });
