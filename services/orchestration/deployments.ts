@@ -306,6 +306,46 @@ export async function startDeployment(ctx: RequestContext, deploymentId: string)
   return view;
 }
 
+/**
+ * How many replicas a deployment wants, in any state but deleted: the reconciler starts or stops the
+ * difference (at the provider, for remote pools) while the deployment keeps its status; a stopped
+ * deployment starts with the new count.
+ */
+export async function scaleDeployment(
+  ctx: RequestContext,
+  deploymentId: string,
+  replicas: number,
+): Promise<DeploymentView> {
+  const actor = actorOf(ctx);
+  const problems = new Problems();
+  if (!isInt(replicas) || replicas < 1 || replicas > maxReplicas)
+    problems.add("replicas", `must be an integer from 1 to ${maxReplicas}`);
+  problems.throwIfAny();
+  const view = await mutate(ctx, "deployment.scale", { type: "deployment", id: deploymentId }, async (tx) => {
+    const row = await deploymentOfOrg(tx, actor.orgId, deploymentId);
+    const [pool] = await tx.select().from(pools).where(eq(pools.id, row.poolId)).limit(1);
+    const provider = pool ? providerNamed(ctx, pool.provider, "deployment_id") : undefined;
+    for (const p of provider?.validateDeployment?.({
+      replicas,
+      gpuPerReplica: row.gpuPerReplica,
+      configuration: row.configuration as Record<string, unknown>,
+    }) ?? [])
+      problems.add(p.field === "replicas" ? "replicas" : p.field, p.message);
+    problems.throwIfAny();
+    const [updated] = await tx
+      .update(deployments)
+      .set({ replicas, updatedAt: ctx.clock() })
+      .where(eq(deployments.id, row.id))
+      .returning();
+    return {
+      result: (await viewsOf(tx, [updated as DeploymentRow]))[0] as DeploymentView,
+      details: { from: row.replicas, to: replicas },
+    };
+  });
+  orchestrationOf(ctx).kick();
+  return view;
+}
+
 /** RUNNING -> STOPPING; the reconciler stops the replicas, then STOPPED. The record stays. */
 export async function terminateDeployment(
   ctx: RequestContext,

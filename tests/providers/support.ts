@@ -4,11 +4,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { createProviders } from "../../adapters/providers/index.ts";
 import type { ComputeProvider } from "../../adapters/providers/provider.ts";
-import { deployments } from "../../db/schema/index.ts";
 import type { ProviderId } from "../../db/schema/pools.ts";
 import { errorTable } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
@@ -152,8 +150,13 @@ export async function terminate(p: ProviderTest, id: string) {
 }
 
 /** What the scale operation writes (the desired replica count); the reconciler does the rest. */
+/** As a user scales: POST /deployment/scale (the reconciler is kicked by the service). */
 export async function scale(p: ProviderTest, id: string, replicas: number) {
-  await p.o.t.app.db.update(deployments).set({ replicas }).where(eq(deployments.id, id));
+  const res = await call(p.o.orchestration, "POST", "/deployment/scale", {
+    token: p.o.token,
+    body: { deployment_id: id, replicas },
+  });
+  if (res.status !== 200) throw new Error(`scale: ${res.status} ${JSON.stringify(res.body)}`);
   p.reconciler.kick();
 }
 

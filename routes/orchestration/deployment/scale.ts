@@ -1,0 +1,18 @@
+import { t } from "elysia";
+import { route } from "../../../server/http/route.ts";
+import { scaleDeployment } from "../../../services/orchestration/deployments.ts";
+import { Deployment } from "../_schemas/deployment.ts";
+
+export const POST = route({
+  access: "deployments:write",
+  summary: "Set how many replicas a deployment runs; the difference is started or stopped",
+  description:
+    "The deployment keeps its status; new replicas appear in `observed_replicas` as they start (at the " +
+    "provider, for remote pools), surplus ones are stopped there. A stopped deployment starts with the new count.",
+  body: t.Object({
+    deployment_id: t.String({ minLength: 1 }),
+    replicas: t.Integer({ minimum: 1, maximum: 32 }),
+  }),
+  response: Deployment,
+  handler: ({ ctx, body }) => scaleDeployment(ctx, body.deployment_id, body.replicas),
+});
