@@ -101,24 +101,28 @@ function writeValue(w: Writer, v: MetaValue): void {
       w.str(v.value);
       return;
     case "str[]":
-      w.u32(GGUF_TYPE.ARRAY);
-      w.u32(GGUF_TYPE.STRING);
-      w.u64(v.value.length);
-      for (const s of v.value) w.str(s);
+      writeArray(w, GGUF_TYPE.STRING, v.value, (s) => w.str(s));
       return;
     case "f32[]":
-      w.u32(GGUF_TYPE.ARRAY);
-      w.u32(GGUF_TYPE.FLOAT32);
-      w.u64(v.value.length);
-      for (const x of v.value) w.f32(x);
+      writeArray(w, GGUF_TYPE.FLOAT32, v.value, (x) => w.f32(x));
       return;
     case "i32[]":
-      w.u32(GGUF_TYPE.ARRAY);
-      w.u32(GGUF_TYPE.INT32);
-      w.u64(v.value.length);
-      for (const x of v.value) w.i32(x);
+      writeArray(w, GGUF_TYPE.INT32, v.value, (x) => w.i32(x));
       return;
   }
+}
+
+/** An array value: its element type, its length, then each element. */
+function writeArray<T>(
+  w: Writer,
+  elementType: number,
+  values: readonly T[],
+  write: (value: T) => void,
+): void {
+  w.u32(GGUF_TYPE.ARRAY);
+  w.u32(elementType);
+  w.u64(values.length);
+  for (const value of values) write(value);
 }
 
 const scratchF32 = new Float32Array(1);

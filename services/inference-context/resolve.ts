@@ -4,11 +4,11 @@
 // POST /internal/context/resolve, and caches the answer for up to a second (so a revoked key or a
 // stopped deployment is refused within a second).
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { type DeploymentState, deployments, replicas } from "../../db/schema/index.ts";
+import { type DeploymentState, deployments } from "../../db/schema/index.ts";
 import { verifyApiKey } from "../api-keys/verify.ts";
 import type { AppContext } from "../context.ts";
 import type { InferenceContext, Resolution } from "../inference/port.ts";
-import { routableEndpoints } from "../orchestration/deployments.ts";
+import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 
 type Ctx = Pick<AppContext, "db" | "log" | "clock">;
@@ -84,12 +84,8 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
   if (stopped.has(deployment.status) || deployment.desiredState === "stopped") {
     return { ok: false, reason: "deployment_unavailable" };
   }
-  const [ready, policies] = await Promise.all([
-    ctx.db
-      .select({ endpoint: replicas.endpoint })
-      .from(replicas)
-      .where(and(eq(replicas.deploymentId, deployment.id), eq(replicas.state, "READY")))
-      .orderBy(asc(replicas.index)),
+  const [endpoints, policies] = await Promise.all([
+    readyEndpoints(ctx.db, deployment.id),
     effectivePolicies(ctx.db, orgId, deployment.id),
   ]);
   const context: ResolvedContext = {
@@ -98,7 +94,7 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     keyPrefix: caller.keyPrefix,
     ...(caller.userId ? { userId: caller.userId } : {}),
     deployment: { id: deployment.id, name: deployment.name, status: deployment.status },
-    endpoints: ready.flatMap((r) => (r.endpoint ? [r.endpoint] : [])),
+    endpoints,
     rateLimit: policies.rate_limit,
     quota: policies.quota,
     guardrails: policies.guardrails as Record<string, unknown> | undefined,

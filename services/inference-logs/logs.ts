@@ -95,7 +95,8 @@ export async function writeInferenceLogs(
   return { written: rows.length };
 }
 
-interface LoggedDecision {
+/** A guardrail stage's decision as the inference log keeps it: offsets and types, never text. */
+export interface LoggedDecision {
   action?: string;
   findings?: { scanner?: string; type?: string }[];
   error?: string;

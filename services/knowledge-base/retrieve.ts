@@ -3,11 +3,12 @@
 // When the vectors cannot take part (the deployment is not RUNNING, does not answer in time, has not
 // embedded these collections yet) the answer comes from full text alone and the note says why: the
 // request never fails for it.
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { embedTexts } from "../../adapters/upstream/embed.ts";
 import type { Database } from "../../db/client.ts";
-import { deployments, replicas } from "../../db/schema/index.ts";
+import { deployments } from "../../db/schema/index.ts";
 import type { Logger } from "../context.ts";
+import { readyEndpoints } from "../orchestration/deployments.ts";
 import { type EmbeddingTarget, scheduleEmbedding } from "./embedding-index.ts";
 import { candidatesFor, choosePassages, fullTextSearch, type Passage, type SearchOptions } from "./search.ts";
 import { vectorSearch } from "./vector-search.ts";
@@ -40,12 +41,7 @@ export async function locateEmbeddingDeployment(db: Database, orgId: string, nam
   if (!deployment) return { ok: false, reason: `the embedding deployment ${name} does not exist` };
   if (deployment.status !== "RUNNING")
     return { ok: false, reason: `the embedding deployment ${name} is ${deployment.status}, not RUNNING` };
-  const ready = await db
-    .select({ endpoint: replicas.endpoint })
-    .from(replicas)
-    .where(and(eq(replicas.deploymentId, deployment.id), eq(replicas.state, "READY")))
-    .orderBy(asc(replicas.index));
-  const endpoints = ready.flatMap((r) => (r.endpoint ? [r.endpoint] : []));
+  const endpoints = await readyEndpoints(db, deployment.id);
   if (endpoints.length === 0)
     return { ok: false, reason: `the embedding deployment ${name} has no ready replica` };
   return { ok: true, target: { deploymentId: deployment.id, name, endpoints } };

@@ -391,6 +391,16 @@ export async function deleteDeployment(
   return result;
 }
 
+/** Endpoints of a deployment's READY replicas, in replica order. */
+export async function readyEndpoints(db: Executor, deploymentId: string): Promise<string[]> {
+  const rows = await db
+    .select({ endpoint: replicas.endpoint })
+    .from(replicas)
+    .where(and(eq(replicas.deploymentId, deploymentId), eq(replicas.state, "READY")))
+    .orderBy(asc(replicas.index));
+  return rows.flatMap((r) => (r.endpoint ? [r.endpoint] : []));
+}
+
 /** Endpoints of a deployment's replicas that serve now (READY), for whoever routes inference. */
 export async function routableEndpoints(db: Executor, orgId: string, name: string): Promise<string[]> {
   const rows = await db

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { call } from "../support/app.ts";
+import { createCollection, uploadFiles } from "./support.ts";
 
 let g: GatewayTest;
 let collection: string;
@@ -12,32 +13,11 @@ const question = "I am jane.doe@example.com, how many weeks of parental leave do
 
 beforeAll(async () => {
   g = await startGatewayTest();
-  collection = (
-    await call(g.o.filtration, "POST", "/management/knowledge-base/collections", {
-      token: g.o.token,
-      body: { name: "handbook" },
-    })
-  ).body.id;
-  const form = new FormData();
-  form.append("collection_id", collection);
-  form.append(
-    "files",
-    new File(
-      ["# Leave\n\n## Parental leave\nEmployees receive sixteen weeks of paid parental leave."],
-      "leave.md",
-      {
-        type: "text/markdown",
-      },
-    ),
-  );
-  const res = await g.o.filtration(
-    new Request("http://localhost/management/knowledge-base/upload", {
-      method: "POST",
-      headers: { authorization: `Bearer ${g.o.token}` },
-      body: form,
-    }),
-  );
-  expect(res.status).toBe(201);
+  collection = await createCollection(g, "handbook");
+  const uploaded = await uploadFiles(g, collection, {
+    "leave.md": "# Leave\n\n## Parental leave\nEmployees receive sixteen weeks of paid parental leave.",
+  });
+  expect(uploaded.status).toBe(201);
   await setPolicy(g, "rag", { collection_ids: [collection], top_k: 2 });
   await setPolicy(g, "guardrails", {
     input: { pii: { action: "redact" }, prompt_injection: { action: "block" } },

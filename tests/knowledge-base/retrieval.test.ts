@@ -9,6 +9,7 @@ import { fullTextSearch, fuseByRank, type Passage } from "../../services/knowled
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { call } from "../support/app.ts";
 import { makePdf } from "../support/pdf.ts";
+import { createCollection, uploadFiles } from "./support.ts";
 
 let g: GatewayTest;
 let collection: string;
@@ -26,27 +27,11 @@ const hardware = `<html><head><style>p{color:red}</style><script>var x = "laptop
 <nav>Home | About</nav><h1>Equipment</h1><p>Every engineer gets a laptop with 32&nbsp;GB of memory &amp; a
 second monitor.</p><h2>Returns</h2><p>Return the laptop to the IT desk on your last day.</p></body></html>`;
 
-async function upload(files: File[]) {
-  const form = new FormData();
-  form.append("collection_id", collection);
-  for (const f of files) form.append("files", f);
-  const res = await g.o.filtration(
-    new Request("http://localhost/management/knowledge-base/upload", {
-      method: "POST",
-      headers: { authorization: `Bearer ${g.o.token}` },
-      body: form,
-    }),
-  );
-  return { status: res.status, body: await res.json() };
-}
+const upload = (files: File[]) => uploadFiles(g, collection, files);
 
 beforeAll(async () => {
   g = await startGatewayTest();
-  const created = await call(g.o.filtration, "POST", "/management/knowledge-base/collections", {
-    token: g.o.token,
-    body: { name: "company" },
-  });
-  collection = created.body.id;
+  collection = await createCollection(g, "company");
   const res = await upload([
     new File([handbook], "handbook.md", { type: "text/markdown" }),
     new File([hardware], "hardware.html", { type: "text/html" }),

@@ -14,7 +14,7 @@ import { startLlamaWorker, type TinyWorker } from "../fakes/support/tiny-worker.
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { createCollection, uploadFiles } from "./support.ts";
 
 let g: GatewayTest;
 let worker: TinyWorker;
@@ -42,24 +42,8 @@ beforeAll(async () => {
       replicas: [{ state: "READY", endpoint: `${worker.url}/v1` }],
     })
   ).id;
-  collection = (
-    await call(g.o.filtration, "POST", "/management/knowledge-base/collections", {
-      token: g.o.token,
-      body: { name: "handbook" },
-    })
-  ).body.id;
-  const form = new FormData();
-  form.append("collection_id", collection);
-  for (const [name, text] of Object.entries(documents))
-    form.append("files", new File([text], name, { type: "text/markdown" }));
-  const res = await g.o.filtration(
-    new Request("http://localhost/management/knowledge-base/upload", {
-      method: "POST",
-      headers: { authorization: `Bearer ${g.o.token}` },
-      body: form,
-    }),
-  );
-  expect(res.status).toBe(201);
+  collection = await createCollection(g, "handbook");
+  expect((await uploadFiles(g, collection, documents)).status).toBe(201);
 }, 120_000);
 afterAll(async () => {
   await worker?.stop();

@@ -18,6 +18,7 @@ import { insertDeployment } from "../management/support.ts";
 import { eventually } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 import { usingPostgres } from "../support/database.ts";
+import { createCollection, uploadFiles } from "./support.ts";
 
 let g: GatewayTest;
 let worker: TinyWorker;
@@ -33,18 +34,7 @@ const documents = {
 };
 
 async function upload(files: Record<string, string>) {
-  const form = new FormData();
-  form.append("collection_id", collection);
-  for (const [name, text] of Object.entries(files))
-    form.append("files", new File([text], name, { type: "text/markdown" }));
-  const res = await g.o.filtration(
-    new Request("http://localhost/management/knowledge-base/upload", {
-      method: "POST",
-      headers: { authorization: `Bearer ${g.o.token}` },
-      body: form,
-    }),
-  );
-  expect(res.status).toBe(201);
+  expect((await uploadFiles(g, collection, files)).status).toBe(201);
 }
 
 const embeddedCount = async () =>
@@ -90,11 +80,7 @@ beforeAll(async () => {
     })
   ).id;
   await insertDeployment(g.o.t.app.db, g.o.orgId, { name: "stopped-embedder", status: "STOPPED" });
-  const created = await call(g.o.filtration, "POST", "/management/knowledge-base/collections", {
-    token: g.o.token,
-    body: { name: "handbook" },
-  });
-  collection = created.body.id;
+  collection = await createCollection(g, "handbook");
   await upload(documents);
 }, 90_000);
 afterAll(async () => {
