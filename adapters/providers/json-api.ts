@@ -1,5 +1,6 @@
 // The transport the remote providers' REST APIs share: JSON in and out, a time-out, and an error
 // that keeps the HTTP status (404 means "gone" to the adapters) and the provider's own message.
+import type { ProviderAccess } from "./provider.ts";
 
 export class ProviderApiError extends Error {
   constructor(
@@ -41,4 +42,26 @@ export async function callJsonApi(call: JsonCall): Promise<unknown> {
     throw new ProviderApiError(res.status, `${call.provider} ${method} ${path}: ${res.status} ${message}`);
   }
   return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * A REST API reached with one account key (`credentials.api_key`) at `settings.base_url`, or at the
+ * provider's public address: a call function bound to them. Throws at once when the key is missing,
+ * so a pool's check and a replica's start say what to configure.
+ */
+export function keyedJsonApi(options: {
+  provider: string;
+  access: ProviderAccess;
+  defaultBaseUrl: string;
+  /** The authentication headers for the key. */
+  authorize: (apiKey: string) => Record<string, string>;
+}): (method: string, path: string, body?: unknown) => Promise<unknown> {
+  const { provider, access } = options;
+  const apiKey = access.credentials?.api_key;
+  if (!apiKey) throw new Error(`the ${provider} provider configuration has no api_key credential`);
+  const base =
+    typeof access.settings.base_url === "string" ? access.settings.base_url : options.defaultBaseUrl;
+  const baseUrl = base.replace(/\/+$/, "");
+  const headers = options.authorize(apiKey);
+  return (method, path, body) => callJsonApi({ provider, baseUrl, method, path, headers, body });
 }

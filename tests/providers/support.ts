@@ -17,7 +17,12 @@ import { type Reconciler, startReconciler } from "../../services/orchestration/r
 import { orchestrationOf } from "../../services/orchestration/runtime.ts";
 import { providerAccounts } from "../../services/provider-configs/access.ts";
 import { startTinyWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
-import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
+import {
+  createPool,
+  eventually,
+  type OrchestrationTest,
+  startOrchestrationTest,
+} from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
@@ -189,3 +194,15 @@ export const poolActive = (p: ProviderTest, poolId: string) =>
     10_000,
     "pool Active",
   );
+
+/** A new pool (createPool's body), once it is Active: its id. */
+export async function activePool(p: ProviderTest, body: Record<string, unknown>): Promise<string> {
+  const pool = await createPool(p.o, body);
+  await poolActive(p, pool.pool_id);
+  return pool.pool_id;
+}
+
+/** A deployment the provider cannot place: its status once FAILED (failure_reason says why). */
+export async function deployFailing(p: ProviderTest, body: Record<string, unknown>): Promise<Any> {
+  return until(p, await deploy(p, body), "FAILED");
+}

@@ -1,6 +1,6 @@
 // Akash's transport: the Console API's managed-wallet deployment routes
 // (https://console-api.akash.network), header `x-api-key`, bodies and answers wrapped in `{data}`.
-import { callJsonApi } from "../json-api.ts";
+import { keyedJsonApi } from "../json-api.ts";
 import type { ProviderAccess } from "../provider.ts";
 
 export const defaultAkashBaseUrl = "https://console-api.akash.network";
@@ -46,27 +46,19 @@ export interface AkashDeployment {
 export { ProviderApiError as AkashError } from "../json-api.ts";
 
 export class AkashClient {
-  private readonly baseUrl: string;
-  private readonly apiKey: string;
+  private readonly call: ReturnType<typeof keyedJsonApi>;
 
   constructor(access: ProviderAccess) {
-    const key = access.credentials?.api_key;
-    if (!key) throw new Error("the akash provider configuration has no api_key credential");
-    this.apiKey = key;
-    const base =
-      typeof access.settings.base_url === "string" ? access.settings.base_url : defaultAkashBaseUrl;
-    this.baseUrl = base.replace(/\/+$/, "");
+    this.call = keyedJsonApi({
+      provider: "akash",
+      access,
+      defaultBaseUrl: defaultAkashBaseUrl,
+      authorize: (apiKey) => ({ "x-api-key": apiKey }),
+    });
   }
 
   private async request<T>(method: string, path: string, data?: unknown): Promise<T> {
-    const answer = (await callJsonApi({
-      provider: "akash",
-      baseUrl: this.baseUrl,
-      method,
-      path,
-      headers: { "x-api-key": this.apiKey },
-      body: data,
-    })) as { data?: T } | undefined;
+    const answer = (await this.call(method, path, data)) as { data?: T } | undefined;
     return answer?.data as T;
   }
 

@@ -1,6 +1,6 @@
 // Nosana's transport: the deployment manager API behind the dashboard
 // (https://dashboard.k8s.prd.nos.ci/api), `Authorization: Bearer <api key>`.
-import { callJsonApi } from "../json-api.ts";
+import { keyedJsonApi } from "../json-api.ts";
 import type { ProviderAccess } from "../provider.ts";
 
 export const defaultNosanaBaseUrl = "https://dashboard.k8s.prd.nos.ci/api";
@@ -68,27 +68,19 @@ export interface JobDefinition {
 export { ProviderApiError as NosanaError } from "../json-api.ts";
 
 export class NosanaClient {
-  private readonly baseUrl: string;
-  private readonly apiKey: string;
+  private readonly call: ReturnType<typeof keyedJsonApi>;
 
   constructor(access: ProviderAccess) {
-    const key = access.credentials?.api_key;
-    if (!key) throw new Error("the nosana provider configuration has no api_key credential");
-    this.apiKey = key;
-    const base =
-      typeof access.settings.base_url === "string" ? access.settings.base_url : defaultNosanaBaseUrl;
-    this.baseUrl = base.replace(/\/+$/, "");
+    this.call = keyedJsonApi({
+      provider: "nosana",
+      access,
+      defaultBaseUrl: defaultNosanaBaseUrl,
+      authorize: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
+    });
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return (await callJsonApi({
-      provider: "nosana",
-      baseUrl: this.baseUrl,
-      method,
-      path,
-      headers: { authorization: `Bearer ${this.apiKey}` },
-      body,
-    })) as T;
+    return (await this.call(method, path, body)) as T;
   }
 
   markets = () => this.request<NosanaMarket[]>("GET", "/markets/");

@@ -2,10 +2,9 @@
 // deployment manager API). Credentials: the organization's provider configuration for nosana
 // (`credentials.api_key`; `settings.base_url` for another endpoint). Per CONTRACTS, the default
 // provider once those credentials are configured.
-import type { EngineId } from "../../../db/schema/deployments.ts";
-import type { Engine } from "../../engines/engine.ts";
 import type { ComputeProvider } from "../provider.ts";
-import { type AccountDirectory, InstanceAccounts } from "../remote-accounts.ts";
+import { InstanceAccounts } from "../remote-accounts.ts";
+import { createRemoteProvider, type RemoteProviderOptions } from "../remote-provider.ts";
 import { NosanaClient } from "./client.ts";
 import { readNosanaLogs } from "./logs.ts";
 import {
@@ -16,51 +15,29 @@ import {
   stopNosanaReplica,
 } from "./replicas.ts";
 
-export function createNosanaProvider(options: {
-  engines: Partial<Record<EngineId, Engine>>;
-  accounts: AccountDirectory;
-}): ComputeProvider {
+export function createNosanaProvider(options: RemoteProviderOptions): ComputeProvider {
   const accounts = new InstanceAccounts("nosana", options.accounts);
   const ids: NosanaIds = new Map();
-  return {
+  return createRemoteProvider({
     id: "nosana",
     summary: "Nosana GPU network: one Nosana deployment per replica, on the market of the pool's GPU type",
-    capabilities: {
-      engines: ["vllm", "sglang", "tgi", "llama.cpp"],
-      gpus: true,
-      pricing: true,
-      needsModelFile: false,
+    async checkAccess(access) {
+      await new NosanaClient(access).markets();
     },
-
-    async provisionPool(pool) {
-      // Checks the credentials now rather than at the first deployment.
-      try {
-        await new NosanaClient(pool.access).markets();
-        return { state: "Active" };
-      } catch (error) {
-        return { state: "Failed", reason: error instanceof Error ? error.message : String(error) };
-      }
-    },
-    async deprovisionPool() {
-      // Nothing is held per pool: replicas are stopped (and deleted) before a pool goes.
-    },
-    async listResources(access) {
+    notes: [
+      "GPU types are Nosana markets (GET /api/markets/); each organization's markets and prices depend on its account.",
+      "Configure credentials.api_key for the nosana provider; a pool's allowed_gpu_types and max_cost_per_hour choose the market.",
+    ],
+    async offers(access) {
       // The markets as the asking organization's account sees them (prices are per job and hour).
       const markets = access?.credentials ? await new NosanaClient(access).markets().catch(() => []) : [];
       return {
-        provider: "nosana",
-        cpu: null,
-        memory: null,
         gpus: markets.map((m) => ({
           name: `${m.slug} (${m.gpu_types.join(", ")})`,
           memory_mib: null,
           count: 1,
           price_per_hour: m.usd_reward_per_hour,
         })),
-        notes: [
-          "GPU types are Nosana markets (GET /api/markets/); each organization's markets and prices depend on its account.",
-          "Configure credentials.api_key for the nosana provider; a pool's allowed_gpu_types and max_cost_per_hour choose the market.",
-        ],
       };
     },
     startReplica: (spec) => startNosanaReplica(options.engines, accounts, ids, spec),
@@ -68,5 +45,5 @@ export function createNosanaProvider(options: {
     inspectReplica: (handle, spec) => inspectNosanaReplica(accounts, ids, handle, spec),
     readLogs: (handle, cursor) => readNosanaLogs(accounts, ids, handle, cursor),
     listInstances: () => listNosanaInstances(accounts, ids),
-  };
+  });
 }
