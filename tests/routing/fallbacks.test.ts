@@ -176,9 +176,55 @@ test("a replica answering 500 falls back, in the policy's order, streamed and no
   }
   expect(text).toBe("Hello t1 t2 t3 t4");
 
-  // Completions go through the same path.
+  // Completions and responses go through the same path.
   const completion = await client.completions.create({ model: asked.name, prompt: "Hi" }).withResponse();
   expect(completion.response.headers.get("x-served-by")).toBe(second.name);
+  const answered = await client.responses.create({ model: asked.name, input: "Hi" }).withResponse();
+  expect(answered.response.headers.get("x-served-by")).toBe(second.name);
+  expect(answered.data.model).toBe(asked.name);
+});
+
+test("embeddings fall back too", async () => {
+  const failing = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: () => Response.json({ error: { message: "down" } }, { status: 500 }),
+  });
+  const working = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: async (req) => {
+      const body = (await req.json()) as { model: string };
+      return Response.json({
+        object: "list",
+        model: body.model,
+        data: [{ object: "embedding", index: 0, embedding: [0.6, 0.8] }],
+        usage: { prompt_tokens: 2, total_tokens: 2 },
+      });
+    },
+  });
+  try {
+    const names = [`e-${crypto.randomUUID().slice(0, 8)}`, `e-${crypto.randomUUID().slice(0, 8)}`];
+    const [asked] = await Promise.all(
+      [failing, working].map((server, i) =>
+        insertDeployment(g.o.t.app.db, g.o.orgId, {
+          name: names[i] as string,
+          replicas: [{ state: "READY", endpoint: `http://127.0.0.1:${server.port}/v1` }],
+        }),
+      ),
+    );
+    await setPolicy(g, "routing", { fallbacks: [names[1]] }, asked?.id);
+    const client = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: g.key, maxRetries: 0 });
+    const { data, response } = await client.embeddings
+      .create({ model: names[0] as string, input: "Hi", encoding_format: "float" })
+      .withResponse();
+    expect(response.headers.get("x-served-by")).toBe(names[1] as string);
+    expect(data.model).toBe(names[0] as string);
+    expect(data.data[0]?.embedding).toEqual([0.6, 0.8]);
+  } finally {
+    failing.stop(true);
+    working.stop(true);
+  }
 });
 
 test("a time-out before the first byte falls back", async () => {
