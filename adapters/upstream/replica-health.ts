@@ -15,6 +15,7 @@ export interface ReplicaHealthOptions {
   onChange?(endpoint: string, out: boolean): void;
   /** A replica out of rotation that no request asked for this long is forgotten (it was removed). */
   forgetAfterMs?: number;
+  onForget?(endpoint: string): void;
 }
 
 export const defaultReplicaHealth = { failureThreshold: 3, probeBaseMs: 1000, probeMaxMs: 30_000 } as const;
@@ -33,6 +34,7 @@ export class ReplicaHealth {
 
   constructor(private readonly options: ReplicaHealthOptions) {}
 
+  /** Whether a request would pass the replica over; asking also marks it as still wanted. */
   isOut(endpoint: string): boolean {
     const ejection = this.ejected.get(endpoint);
     if (ejection) ejection.wantedAt = Date.now();
@@ -79,6 +81,7 @@ export class ReplicaHealth {
     const forgetAfterMs = this.options.forgetAfterMs ?? 10 * 60_000;
     if (Date.now() - ejection.wantedAt > forgetAfterMs) {
       this.ejected.delete(endpoint);
+      this.options.onForget?.(endpoint);
       return;
     }
     const answers = await this.options.probe(endpoint).catch(() => false);

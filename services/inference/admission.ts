@@ -115,7 +115,13 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     served(deployment) {
       entry.served_by_deployment_id = deployment.id;
       entry.served_by = deployment.name;
-      if (deployment.id !== context?.deployment.id) headers["x-served-by"] = deployment.name;
+      if (!context || deployment.id === context.deployment.id) return;
+      headers["x-served-by"] = deployment.name;
+      runtime.metrics.fallbacks.inc({
+        deployment: context.deployment.name,
+        deployment_id: context.deployment.id,
+        served_by: deployment.name,
+      });
     },
     async admit(input) {
       let resolution = input.resolved;

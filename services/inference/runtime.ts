@@ -17,7 +17,7 @@ import { throttledWarning } from "../observability/throttled-log.ts";
 import type { Tracer } from "../telemetry/tracing.ts";
 import { Batcher, registerBatchCounters } from "./batcher.ts";
 import { type RequestGuard, requestGuard } from "./guard.ts";
-import { InferenceMetrics } from "./metrics.ts";
+import { InferenceMetrics, replicaLabel } from "./metrics.ts";
 import type { FiltrationPort, InferenceLogEntry, QuotaStanding, Resolution, UsageRecord } from "./port.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
 
@@ -101,10 +101,17 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     ...defaultReplicaHealth,
     ...options.replicaHealth,
     probe: (endpoint) => probeReplica(endpoint, timeouts.connectMs),
-    onChange: (endpoint, out) =>
-      out
-        ? log.warn("replica taken out of rotation after failing in a row; probing it", { endpoint })
-        : log.info("replica answers again; back in rotation", { endpoint }),
+    onChange(endpoint, out) {
+      const replica = { replica: replicaLabel(endpoint) };
+      if (out) {
+        metrics.replicasOut.set(replica, 1);
+        log.warn("replica taken out of rotation after failing in a row; probing it", { endpoint });
+      } else {
+        metrics.replicasOut.remove(replica);
+        log.info("replica answers again; back in rotation", { endpoint });
+      }
+    },
+    onForget: (endpoint) => metrics.replicasOut.remove({ replica: replicaLabel(endpoint) }),
   });
   registerBatchCounters(metrics.registry, { logs, usage });
   return {

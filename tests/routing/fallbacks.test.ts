@@ -57,6 +57,8 @@ const ask = (asked: Served, body: Record<string, unknown> = {}, key = g.key) =>
 const postRouting = (body: Record<string, unknown>) =>
   call(g.o.filtration, "POST", "/management/config/routing", { token: g.o.token, body });
 
+const metricsText = () => g.runtime.metrics.registry.metrics();
+
 const fieldsOf = (body: { error?: { details?: { fields?: { field: string }[] } } }) =>
   (body.error?.details?.fields ?? []).map((f) => f.field);
 
@@ -128,6 +130,9 @@ test("a stopped deployment is answered by its fallback: x-served-by, model as as
   // The fallback's replica is asked for its own model.
   expect(fallback.stub.received.at(-1)?.model).toBe(fallback.name);
 
+  expect(await metricsText()).toContain(
+    `llm_fallbacks_total{deployment="${asked.name}",deployment_id="${asked.id}",served_by="${fallback.name}"} 1`,
+  );
   const row = await loggedRequest(g, res.headers.get("x-request-id") as string);
   expect(row).toMatchObject({
     deploymentId: asked.id,
@@ -345,6 +350,8 @@ test("a replica failing 3 times in a row leaves rotation (the fallback answers a
   }
   expect(asked.stub.chatCalls).toBe(3);
   expect(g.runtime.balancer.health?.outOfRotation()).toContain(asked.stub.baseUrl);
+  const replica = new URL(asked.stub.baseUrl).host;
+  expect(await metricsText()).toContain(`llm_replicas_out_of_rotation{replica="${replica}"} 1`);
   // Out of rotation: the next requests go to the fallback without trying the failing replica first.
   for (let i = 0; i < 3; i++) {
     const res = await ask(asked);
@@ -358,6 +365,7 @@ test("a replica failing 3 times in a row leaves rotation (the fallback answers a
     async () => (g.runtime.balancer.health?.outOfRotation().includes(asked.stub.baseUrl) ? undefined : true),
     5000,
   );
+  expect(await metricsText()).not.toContain(`llm_replicas_out_of_rotation{replica="${replica}"}`);
   const res = await ask(asked);
   expect(res.status).toBe(200);
   expect(res.headers.get("x-served-by")).toBeNull();

@@ -169,3 +169,30 @@ test("when every replica is out of rotation the least busy is still tried, not n
   balancer.acquire("http://a");
   expect(balancer.pick(endpoints)).toBe("http://b");
 });
+
+test("a replica out of rotation that no request asks for any more is forgotten, not probed forever", async () => {
+  const forgotten: string[] = [];
+  let probes = 0;
+  const health = new ReplicaHealth({
+    failureThreshold: 1,
+    probeBaseMs: 40,
+    probeMaxMs: 40,
+    forgetAfterMs: 100,
+    probe: async () => {
+      probes++;
+      return false;
+    },
+    onForget: (endpoint) => forgotten.push(endpoint),
+  });
+  healths.push(health);
+  health.failed("http://removed");
+  health.failed("http://wanted");
+  const until = Date.now() + 400;
+  while (Date.now() < until) {
+    health.isOut("http://wanted");
+    await Bun.sleep(20);
+  }
+  expect(forgotten).toEqual(["http://removed"]);
+  expect(health.outOfRotation()).toEqual(["http://wanted"]);
+  expect(probes).toBeGreaterThan(2);
+});
