@@ -4,7 +4,9 @@
 // skipped; `x-served-by` and the log's asked and served deployments; fewest in flight and passive
 // health across a deployment's replicas, end to end.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import OpenAI from "openai";
+import { deployments } from "../../db/schema/index.ts";
 import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
 import {
   chat,
@@ -295,6 +297,22 @@ test("a fallback the key may not use is skipped", async () => {
   expect(refused.headers.get("x-served-by")).toBeNull();
   await refused.body?.cancel();
   expect(forbidden.stub.received).toHaveLength(0);
+});
+
+test("a fallback that is stopped is skipped, even with a replica still listed as ready", async () => {
+  const asked = await deployment();
+  const stopped = await deployment();
+  const running = await deployment();
+  await g.o.t.app.db
+    .update(deployments)
+    .set({ status: "STOPPED", desiredState: "stopped" })
+    .where(eq(deployments.id, stopped.id));
+  asked.stub.behaviour = "fail";
+  await routing(asked, [stopped, running]);
+  const res = await ask(asked);
+  expect(res.headers.get("x-served-by")).toBe(running.name);
+  await res.body?.cancel();
+  expect(stopped.stub.received).toHaveLength(0);
 });
 
 test("a deployment that answers is not routed away: no x-served-by, the log says it served itself", async () => {
