@@ -15,7 +15,9 @@ export type StubBehaviour =
   /** HTTP 400 with OpenAI's error body, as a replica refusing an image part it cannot read. */
   | "refuse"
   /** HTTP 422 with a body that is not JSON. */
-  | "refuse-text";
+  | "refuse-text"
+  /** HTTP 429 with OpenAI's rate-limit error, as a replica (or a provider) over its own limit. */
+  | "busy";
 
 export interface OpenAiStub {
   url: string;
@@ -30,6 +32,8 @@ export interface OpenAiStub {
   deltas: string[] | undefined;
   /** Tool calls to answer instead of text (JSON: message.tool_calls; SSE: delta.tool_calls chunks). */
   toolCalls: { name: string; arguments: string }[] | undefined;
+  /** Chat requests that reached the stub, answered or not (`up` false included). */
+  chatCalls: number;
   /** Bodies of the chat requests received, newest last. */
   received: Record<string, unknown>[];
   /** The W3C `traceparent` header of each request received (null when absent), newest last. */
@@ -128,6 +132,7 @@ export function startOpenAiStub(
     gapMs: options.gapMs ?? 0,
     deltas: undefined,
     toolCalls: undefined,
+    chatCalls: 0,
     received: [],
     traceparents: [],
     aborted: 0,
@@ -137,8 +142,9 @@ export function startOpenAiStub(
     hostname: options.hostname ?? "127.0.0.1",
     idleTimeout: 0,
     async fetch(req) {
-      if (!state.up) return new Response("down", { status: 503 });
       const path = new URL(req.url).pathname;
+      if (path === "/v1/chat/completions") state.chatCalls++;
+      if (!state.up) return new Response("down", { status: 503 });
       if (path.startsWith("/v1/")) {
         if (state.traceparents.length >= 1000) state.traceparents.shift();
         state.traceparents.push(req.headers.get("traceparent"));
@@ -158,6 +164,11 @@ export function startOpenAiStub(
           return Response.json({ error: refusal }, { status: 400 });
         case "refuse-text":
           return new Response("unprocessable", { status: 422, headers: { "content-type": "text/plain" } });
+        case "busy":
+          return Response.json(
+            { error: { message: "stub over its limit", type: "requests", code: "rate_limit_exceeded" } },
+            { status: 429, headers: { "retry-after": "1" } },
+          );
         case "hang":
           await new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve()));
           state.aborted++;

@@ -51,6 +51,11 @@ export interface Config {
    * sign-in throttle and the audit log record. Empty (the default): the socket's peer address.
    */
   trustedProxies: string[];
+  /**
+   * Passive health of replicas at the inference gateway: failures in a row that take a replica out
+   * of rotation (REPLICA_FAILURE_THRESHOLD), the first probe's delay and its back-off's ceiling.
+   */
+  replicaHealth: { failureThreshold: number; probeBaseMs: number; probeMaxMs: number };
 }
 
 export interface ModelSourceSettings {
@@ -249,7 +254,22 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, "LOG_LEVEL", logLevels, "info"),
     services: services(env),
     trustedProxies: trustedProxies(env),
+    replicaHealth: {
+      failureThreshold: count(env, "REPLICA_FAILURE_THRESHOLD", 3, 100),
+      probeBaseMs: milliseconds(env, "REPLICA_PROBE_INTERVAL_MS", 1000),
+      probeMaxMs: milliseconds(env, "REPLICA_PROBE_MAX_INTERVAL_MS", 30_000),
+    },
   };
+}
+
+function count(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > max) {
+    throw new ConfigError(name, `expected a whole number between 1 and ${max}, got "${raw}"`);
+  }
+  return value;
 }
 
 function trustedProxies(env: Env): string[] {

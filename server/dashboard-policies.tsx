@@ -3,7 +3,7 @@
 import { type PolicyType, policyTypes } from "../db/schema/index.ts";
 import type { RequestContext } from "../services/context.ts";
 import { listCollections } from "../services/knowledge-base/collections.ts";
-import { getDeployment } from "../services/orchestration/deployments.ts";
+import { getDeployment, listDeployments } from "../services/orchestration/deployments.ts";
 import { getPolicy, type PolicyView } from "../services/policies/policies.ts";
 import { policySchemas } from "../services/policies/schemas.ts";
 import { listTemplates } from "../services/prompts/templates.ts";
@@ -19,10 +19,11 @@ export async function renderPolicies(
   saved?: string,
 ) {
   const deployment = await getDeployment(ctx, deploymentId);
-  const [views, templates, collections] = await Promise.all([
+  const [views, templates, collections, others] = await Promise.all([
     Promise.all(policyTypes.map((type) => getPolicy(ctx, type, deployment.deployment_id))),
     can(page, "prompts:read") ? listTemplates(ctx).then((r) => r.templates) : [],
     can(page, "knowledge_base:read") ? listCollections(ctx).then((r) => r.collections) : [],
+    can(page, "deployments:read") ? listDeployments(ctx).then((r) => r.deployments) : [],
   ]);
   return (
     <DeploymentPoliciesPage
@@ -31,6 +32,9 @@ export async function renderPolicies(
       policies={Object.fromEntries(views.map((v) => [v.policy_type, v])) as Record<PolicyType, PolicyView>}
       templates={templates.map((t) => ({ id: t.id, name: t.name }))}
       collections={collections.map((c) => ({ id: c.id, name: c.name }))}
+      otherDeployments={others
+        .filter((d) => d.deployment_id !== deployment.deployment_id)
+        .map((d) => d.model_name)}
       failed={failed}
       saved={saved}
     />
@@ -48,6 +52,11 @@ export function configFromForm(type: PolicyType, form: FormValues): FormResult<R
   if (type === "prompt") {
     if (blank(form.template_id)) return { ok: true, value: { template_id: null } };
     return parseForm(policySchemas.prompt, form);
+  }
+  if (type === "routing") {
+    // One name a line (commas too), in the order they are tried.
+    const names = typeof form.fallbacks === "string" ? form.fallbacks.split(/[\n,]/) : [];
+    return { ok: true, value: { fallbacks: names.map((n) => n.trim()).filter((n) => n !== "") } };
   }
   if (type === "rag") {
     return parseForm(policySchemas.rag, { collection_ids: [], ...form }, { arrays: ["collection_ids"] });

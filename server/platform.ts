@@ -108,6 +108,7 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
         log,
         statusOf: httpStatusOf,
         tracing,
+        replicaHealth: config.replicaHealth,
       });
       listeners.push(
         await bound("inference", config, () => startHttpGateway(app, "inference", readinessChecks)),

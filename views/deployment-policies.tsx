@@ -12,6 +12,8 @@ export interface DeploymentPoliciesProps {
   policies: Record<PolicyType, PolicyView>;
   templates: { id: string; name: string }[];
   collections: { id: string; name: string }[];
+  /** The organization's other deployments, by name: what the routing policy may name. */
+  otherDeployments: string[];
   /** The policy just saved (the redirect's `?saved=`), to say so beside it. */
   saved?: string | undefined;
   /** A form sent with problems: its type, errors and the values as typed. */
@@ -27,6 +29,7 @@ const actions = ["off", "log", "redact", "block"] as const;
 /** A policy's config as the flat values of its form (guardrails: `input_pii_action`, ...). */
 export function formValuesOf(type: PolicyType, config: Record<string, unknown>): FormValues {
   if (type === "prompt") return { template_id: (config.template_id as string | null) ?? "" };
+  if (type === "routing") return { fallbacks: ((config.fallbacks as string[] | undefined) ?? []).join("\n") };
   if (type !== "guardrails") return config;
   const values: FormValues = {};
   for (const stage of ["input", "output"] as const) {
@@ -251,6 +254,26 @@ export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
             <Field name="requests_per_day" label="Requests per day" type="number" min={1} {...form} />
             <Field name="tokens_per_day" label="Tokens per day" type="number" min={1} {...form} />
           </div>
+        )}
+      />
+
+      <PolicyCard
+        type="routing"
+        title="Routing"
+        intro="Other deployments that answer, in order, when this one has no ready replica or is stopped, fails (5xx), does not answer in time, or is rate-limited (429). The answer then carries x-served-by."
+        p={p}
+        body={(form) => (
+          <TextArea
+            name="fallbacks"
+            label="Fallbacks (one deployment name a line, tried from the top)"
+            rows={3}
+            hint={
+              p.otherDeployments.length > 0
+                ? `Empty: no fallbacks. Deployments of this organization: ${p.otherDeployments.join(", ")}.`
+                : "Empty: no fallbacks."
+            }
+            {...form}
+          />
         )}
       />
 

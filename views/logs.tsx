@@ -69,7 +69,14 @@ export function InferenceLogsPage({ page, items, nextCursor, filters, deployment
             {items.map((l) => (
               <tr>
                 <td safe>{time(l.created_at)}</td>
-                <td safe>{(l.deployment_id && names.get(l.deployment_id)) || l.model}</td>
+                <td>
+                  <span safe>{(l.deployment_id && names.get(l.deployment_id)) || l.model}</span>
+                  {l.served_by && l.served_by_deployment_id !== l.deployment_id ? (
+                    <div class="muted served-by" safe>
+                      {`served by ${l.served_by}`}
+                    </div>
+                  ) : null}
+                </td>
                 <td class="mono" safe>
                   {l.key_prefix ?? "—"}
                 </td>

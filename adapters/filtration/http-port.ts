@@ -40,6 +40,7 @@ interface ResolvedBody {
   api_key_id: string;
   key_prefix: string;
   classifier_endpoints?: string[];
+  fallbacks?: { deployment: { id: string; name: string }; endpoints: string[] }[];
 }
 
 const nonEmpty = (o: Record<string, unknown>) => (Object.keys(o).length > 0 ? o : undefined);
@@ -140,6 +141,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           rag: nonEmpty(body.rag_config),
           prompt: body.prompt ?? undefined,
           classifierEndpoints: body.classifier_endpoints,
+          ...(body.fallbacks?.length ? { fallbacks: body.fallbacks } : {}),
         },
       };
     },

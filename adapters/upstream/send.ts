@@ -1,6 +1,8 @@
 // Sends one request to the replicas of a deployment: the least busy first, one retry on another
 // replica when the connection fails before anything was sent, a connect and a first-byte deadline,
-// and the client's disconnect passed on so the model stops generating.
+// and the client's disconnect passed on so the model stops generating. Each outcome goes to the
+// balancer's passive health: no connection, no first byte in time or a 5xx is the replica failing;
+// any other answer (a 4xx or a 429 included) shows it alive.
 import { AppError } from "../../services/errors.ts";
 import type { InFlightBalancer } from "./balancer.ts";
 import { ConnectFailure, ensureReachable, markReached } from "./connect-probe.ts";
@@ -55,6 +57,7 @@ export async function sendUpstream(
       });
       clearTimeout(timer);
       markReached(endpoint);
+      balancer.report(endpoint, response.status < 500);
       return {
         response,
         endpoint,
@@ -68,6 +71,7 @@ export async function sendUpstream(
       request.signal.removeEventListener("abort", onClientAbort);
       release();
       if (request.signal.aborted) throw new AppError("upstream_error", "the client went away");
+      balancer.report(endpoint, false);
       if (controller.signal.reason === timedOut) {
         throw new AppError(
           "upstream_timeout",

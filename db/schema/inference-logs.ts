@@ -38,6 +38,13 @@ export const inferenceLogs = pgTable(
     guardrails: jsonb("guardrails").$type<Record<string, unknown>>().notNull().default({}),
     /** What retrieval did: how it searched, which documents it used, and why it fell back, if it did. */
     retrieval: jsonb("retrieval").$type<Record<string, unknown>>(),
+    /**
+     * The deployment that answered: deployment_id itself, or a fallback of its routing policy. Null
+     * when no deployment answered (a refusal, a failure).
+     */
+    servedByDeploymentId: uuid("served_by_deployment_id"),
+    /** That deployment's name when it answered, as the `x-served-by` header said. */
+    servedBy: text("served_by"),
     createdAt: createdAt(),
   },
   (t) => [

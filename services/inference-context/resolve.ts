@@ -3,11 +3,12 @@
 // that apply. The inference gateway calls this in process when the gateways share one, or through
 // POST /internal/context/resolve, and caches the answer for up to a second (so a revoked key or a
 // stopped deployment is refused within a second).
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
 import { type DeploymentState, deployments } from "../../db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";
 import type { AppContext } from "../context.ts";
-import type { InferenceContext, Resolution } from "../inference/port.ts";
+import type { InferenceContext, Resolution, RouteTarget } from "../inference/port.ts";
 import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 
@@ -87,13 +88,16 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
   if (caller.deploymentIds.length > 0 && !caller.deploymentIds.includes(deployment.id)) {
     return { ok: false, reason: "model_not_allowed", caller: refused };
   }
-  if (stopped.has(deployment.status) || deployment.desiredState === "stopped") {
-    return { ok: false, reason: "deployment_unavailable", caller: refused };
-  }
+  const serving = !(stopped.has(deployment.status) || deployment.desiredState === "stopped");
   const [endpoints, policies] = await Promise.all([
-    readyEndpoints(ctx.db, deployment.id),
+    serving ? readyEndpoints(ctx.db, deployment.id) : [],
     effectivePolicies(ctx.db, orgId, deployment.id),
   ]);
+  const fallbacks = await fallbackTargets(ctx.db, orgId, deployment.id, policies.routing?.fallbacks, caller);
+  // A stopped deployment still resolves when a fallback can answer for it.
+  if (!serving && fallbacks.length === 0) {
+    return { ok: false, reason: "deployment_unavailable", caller: refused };
+  }
   const context: ResolvedContext = {
     orgId,
     apiKeyId: caller.apiKeyId,
@@ -108,11 +112,52 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     // A prompt policy of `template_id: null` switches the organization's template off for this deployment.
     prompt: policies.prompt?.template_id ? { template_id: policies.prompt.template_id } : undefined,
   };
+  if (fallbacks.length > 0) context.fallbacks = fallbacks;
   const classifier = policies.guardrails?.input?.classifier;
   if (classifier && classifier.action !== "off") {
     context.classifierEndpoints = await routableEndpoints(ctx.db, orgId, classifier.deployment);
   }
   return { ok: true, context };
+}
+
+/**
+ * The routing policy's fallbacks that can serve this caller now, in the policy's order: live, not
+ * stopped, with a ready replica, and allowed to the caller's key (a fallback the key may not use is
+ * skipped, never a way around the key's restriction).
+ */
+async function fallbackTargets(
+  db: Executor,
+  orgId: string,
+  deploymentId: string,
+  names: string[] | undefined,
+  caller: Caller,
+): Promise<RouteTarget[]> {
+  if (!names || names.length === 0) return [];
+  const rows = await db
+    .select({
+      id: deployments.id,
+      name: deployments.name,
+      status: deployments.status,
+      desiredState: deployments.desiredState,
+    })
+    .from(deployments)
+    .where(
+      and(eq(deployments.orgId, orgId), inArray(deployments.name, names), isNull(deployments.deletedAt)),
+    );
+  const usable = names.flatMap((name) => {
+    const d = rows.find((r) => r.name === name);
+    if (!d || d.id === deploymentId) return [];
+    if (caller.deploymentIds.length > 0 && !caller.deploymentIds.includes(d.id)) return [];
+    if (stopped.has(d.status) || d.desiredState === "stopped") return [];
+    return [d];
+  });
+  const targets = await Promise.all(
+    usable.map(async (d) => ({
+      deployment: { id: d.id, name: d.name },
+      endpoints: await readyEndpoints(db, d.id),
+    })),
+  );
+  return targets.filter((t) => t.endpoints.length > 0);
 }
 
 /** The deployments a key may call, for GET /v1/models; undefined for a key that does not work. */

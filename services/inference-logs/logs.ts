@@ -33,6 +33,9 @@ export interface InferenceLogView {
   guardrails: Record<string, unknown>;
   /** How retrieval found the passages it added, and why it fell back to full text, if it did. */
   retrieval: RetrievalNote | null;
+  /** The deployment that answered (a fallback's when one served instead); null when none did. */
+  served_by_deployment_id: string | null;
+  served_by: string | null;
 }
 
 export interface LogPage {
@@ -81,6 +84,8 @@ export async function writeInferenceLogs(
     stream: e.stream ?? false,
     guardrails: e.guardrails ?? {},
     retrieval: e.retrieval ?? null,
+    served_by_deployment_id: idOrNull(e.served_by_deployment_id, `entries.${i}.served_by_deployment_id`),
+    served_by: e.served_by ?? null,
   }));
   // One statement whatever the batch's size: the rows travel as one JSON parameter, so the query is
   // built and prepared once instead of per batch (building a 500-row VALUES list dominated the
@@ -164,6 +169,8 @@ const columnTypes = {
   stream: "boolean",
   guardrails: "jsonb",
   retrieval: "jsonb",
+  served_by_deployment_id: "uuid",
+  served_by: "text",
 } as const;
 const columns = sql.raw(Object.keys(columnTypes).join(", "));
 const recordType = sql.raw(
@@ -189,6 +196,8 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   stream: row.stream,
   guardrails: row.guardrails,
   retrieval: row.retrieval as RetrievalNote | null,
+  served_by_deployment_id: row.servedByDeploymentId,
+  served_by: row.servedBy,
 });
 
 async function page(ctx: RequestContext, where: SQL[], query: LogQuery): Promise<LogPage> {

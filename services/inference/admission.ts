@@ -9,7 +9,7 @@ import { AppError, answeredCode } from "../errors.ts";
 import type { RateLimits } from "../limits/limiter.ts";
 import type { GenAiOperation } from "./metrics.ts";
 import { observeRequest, type RequestObserver } from "./observe.ts";
-import type { InferenceContext, InferenceLogEntry, Resolution, Unresolved } from "./port.ts";
+import type { InferenceContext, InferenceLogEntry, Resolution, RouteTarget, Unresolved } from "./port.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
 export const unresolved: Record<Unresolved, () => AppError> = {
@@ -58,6 +58,11 @@ export interface InferenceRequest {
   finish(usage: Usage | undefined, error?: AppError): void;
   /** Calls a replica of the admitted deployment (sendUpstream), traced and measured per replica. */
   send(request: Omit<UpstreamRequest, "headers">): Promise<UpstreamResponse>;
+  /**
+   * The deployment that answered (routing.ts): the log records it, and the response names it in
+   * `x-served-by` when a fallback answered for the deployment asked for.
+   */
+  served(deployment: RouteTarget["deployment"]): void;
   /** A lifecycle step after admission (guardrails, prompt processing), in its own span. */
   step: RequestObserver["step"];
   /** The first token is ready to go out (time to first token; default: when the request ends). */
@@ -107,6 +112,17 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     step: observer.step,
     firstToken: observer.firstToken,
     send: observer.send,
+    served(deployment) {
+      entry.served_by_deployment_id = deployment.id;
+      entry.served_by = deployment.name;
+      if (!context || deployment.id === context.deployment.id) return;
+      headers["x-served-by"] = deployment.name;
+      runtime.metrics.fallbacks.inc({
+        deployment: context.deployment.name,
+        deployment_id: context.deployment.id,
+        served_by: deployment.name,
+      });
+    },
     async admit(input) {
       let resolution = input.resolved;
       if (!resolution) {

@@ -7,12 +7,13 @@ import { replicaError } from "../../adapters/upstream/refusal.ts";
 import { relaySse, type StreamChunk, type Usage } from "../../adapters/upstream/sse-relay.ts";
 import { AppError } from "../errors.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
-import { startRequest, unresolved } from "./admission.ts";
+import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";
 import { classify } from "./classifier.ts";
 import { type ChatMessage, estimatePromptTokens, estimateTokens, textOf } from "./messages.ts";
 import type { GenAiOperation } from "./metrics.ts";
 import type { InferenceContext, Resolution } from "./port.ts";
+import { sendRouted } from "./routing.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
 export interface ChatRequestBody {
@@ -126,25 +127,23 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       if (processed.retrieval) entry.retrieval = processed.retrieval;
     }
 
-    // (7) the model.
-    if (context.endpoints.length === 0) throw unresolved.deployment_unavailable();
+    // (7) the model: the deployment's replicas, then its routing policy's fallbacks.
     const stream = body.stream === true;
     const includeUsage = body.stream_options?.include_usage === true;
-    const upstreamBody = JSON.stringify({
-      ...body,
-      messages,
-      model: context.deployment.name,
-      ...(stream ? { stream_options: { ...body.stream_options, include_usage: true } } : {}),
-    });
-    const upstream = await request.send({
-      endpoints: context.endpoints,
+    const upstream = await sendRouted(runtime, request, context, {
       // Replica endpoints are OpenAI base URLs (…/v1), as CONTRACTS writes external endpoints.
       path: "/chat/completions",
-      body: upstreamBody,
+      body: (deploymentName) =>
+        JSON.stringify({
+          ...body,
+          messages,
+          model: deploymentName,
+          ...(stream ? { stream_options: { ...body.stream_options, include_usage: true } } : {}),
+        }),
       signal: input.signal,
-      connectTimeoutMs: runtime.timeouts.connectMs,
       firstByteTimeoutMs: stream ? runtime.timeouts.firstByteStreamMs : runtime.timeouts.firstByteMs,
     });
+    request.served(upstream.servedBy);
     if (!upstream.response.ok) {
       // A replica's 4xx (before any streaming began) reaches the client as it is; see refusal.ts.
       const error = await replicaError(upstream.response);

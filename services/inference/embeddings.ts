@@ -4,8 +4,9 @@
 import { replicaError } from "../../adapters/upstream/refusal.ts";
 import type { Usage } from "../../adapters/upstream/sse-relay.ts";
 import { AppError } from "../errors.ts";
-import { startRequest, unresolved } from "./admission.ts";
+import { startRequest } from "./admission.ts";
 import { estimateTokens } from "./messages.ts";
+import { sendRouted } from "./routing.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
 export interface EmbeddingsBody {
@@ -38,15 +39,13 @@ export async function createEmbeddings(
   });
   try {
     const context = await request.admit({ apiKey: input.apiKey, promptTokens });
-    if (context.endpoints.length === 0) throw unresolved.deployment_unavailable();
-    const upstream = await request.send({
-      endpoints: context.endpoints,
+    const upstream = await sendRouted(runtime, request, context, {
       path: "/embeddings",
-      body: JSON.stringify({ ...body, model: context.deployment.name }),
+      body: (deploymentName) => JSON.stringify({ ...body, model: deploymentName }),
       signal: input.signal,
-      connectTimeoutMs: runtime.timeouts.connectMs,
       firstByteTimeoutMs: runtime.timeouts.firstByteMs,
     });
+    request.served(upstream.servedBy);
     let answer: Record<string, unknown>;
     try {
       if (!upstream.response.ok) throw await replicaError(upstream.response);

@@ -31,6 +31,8 @@ export class InferenceMetrics {
   readonly admission: Counter<Deployment | "check" | "decision">;
   readonly guardrails: Counter<Deployment | "stage" | "scanner" | "action">;
   readonly inFlight: Gauge<Deployment>;
+  readonly fallbacks: Counter<Deployment | "served_by">;
+  readonly replicasOut: Gauge<"replica">;
 
   constructor() {
     const registers = [this.registry];
@@ -85,6 +87,18 @@ export class InferenceMetrics {
       name: "llm_requests_in_flight",
       help: "Inference requests admitted and not finished yet.",
       labelNames: deployment,
+      registers,
+    });
+    this.fallbacks = new Counter({
+      name: "llm_fallbacks_total",
+      help: "Requests a fallback of the deployment's routing policy answered, by the deployment that served (served_by).",
+      labelNames: [...deployment, "served_by"],
+      registers,
+    });
+    this.replicasOut = new Gauge({
+      name: "llm_replicas_out_of_rotation",
+      help: "1 for each replica this gateway has taken out of rotation after failures in a row, until a probe brings it back.",
+      labelNames: ["replica"],
       registers,
     });
   }

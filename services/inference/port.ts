@@ -38,6 +38,18 @@ export interface InferenceContext {
   prompt: { template_id: string } | undefined;
   /** Ready replicas of the guardrails policy's classifier deployment, when it names one. */
   classifierEndpoints?: string[] | undefined;
+  /**
+   * The routing policy's fallbacks that may serve this caller now, in order: running, with a ready
+   * replica, and allowed to the caller's key. Absent: no fallbacks.
+   */
+  fallbacks?: RouteTarget[] | undefined;
+}
+
+/** A deployment a request may be sent to, and its ready replicas. */
+export interface RouteTarget {
+  deployment: { id: string; name: string };
+  /** Base URLs of the ready replicas. */
+  endpoints: string[];
 }
 
 /** Who made a refused call, when the key says so (a revoked key, an unknown model): its log has an owner. */
@@ -77,6 +89,9 @@ export interface InferenceLogEntry {
   guardrails: Record<string, unknown>;
   /** What retrieval did (services/knowledge-base/retrieve.ts RetrievalNote), when it ran. */
   retrieval?: Record<string, unknown> | undefined;
+  /** The deployment that answered: the one asked for (deployment_id), or a fallback of its routing policy. */
+  served_by_deployment_id?: string | undefined;
+  served_by?: string | undefined;
 }
 
 /** The quota's answer: allowed for `tokens`, and what is left today (absent: no such limit). */

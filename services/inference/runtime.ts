@@ -3,6 +3,12 @@
 import type { RedisCommands } from "../../adapters/redis/client.ts";
 import { RedisLimiter } from "../../adapters/redis/gcra.ts";
 import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
+import { probeReplica } from "../../adapters/upstream/health-probe.ts";
+import {
+  defaultReplicaHealth,
+  ReplicaHealth,
+  type ReplicaHealthOptions,
+} from "../../adapters/upstream/replica-health.ts";
 import type { Logger } from "../context.ts";
 import type { AppError } from "../errors.ts";
 import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "../limits/limiter.ts";
@@ -11,7 +17,7 @@ import { throttledWarning } from "../observability/throttled-log.ts";
 import type { Tracer } from "../telemetry/tracing.ts";
 import { Batcher, registerBatchCounters } from "./batcher.ts";
 import { type RequestGuard, requestGuard } from "./guard.ts";
-import { InferenceMetrics } from "./metrics.ts";
+import { InferenceMetrics, replicaLabel } from "./metrics.ts";
 import type { FiltrationPort, InferenceLogEntry, QuotaStanding, Resolution, UsageRecord } from "./port.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
 
@@ -46,7 +52,14 @@ export interface RuntimeOptions {
   log: Logger;
   statusOf(error: AppError): number;
   tracing?: InferenceTracing | undefined;
+  /** Passive health of replicas (REPLICA_FAILURE_THRESHOLD, REPLICA_PROBE_INTERVAL_MS…). */
+  replicaHealth?: Partial<ReplicaHealthSettings> | undefined;
 }
+
+export type ReplicaHealthSettings = Pick<
+  ReplicaHealthOptions,
+  "failureThreshold" | "probeBaseMs" | "probeMaxMs"
+>;
 
 export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntime {
   const { port, log } = options;
@@ -83,11 +96,28 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
   const logs = batcher<InferenceLogEntry>("inference logs", (batch) => port.writeLogs(batch));
   const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch));
   const metrics = new InferenceMetrics();
+  const timeouts = { connectMs: 3000, firstByteMs: 300_000, firstByteStreamMs: 60_000 };
+  const health = new ReplicaHealth({
+    ...defaultReplicaHealth,
+    ...options.replicaHealth,
+    probe: (endpoint) => probeReplica(endpoint, timeouts.connectMs),
+    onChange(endpoint, out) {
+      const replica = { replica: replicaLabel(endpoint) };
+      if (out) {
+        metrics.replicasOut.set(replica, 1);
+        log.warn("replica taken out of rotation after failing in a row; probing it", { endpoint });
+      } else {
+        metrics.replicasOut.remove(replica);
+        log.info("replica answers again; back in rotation", { endpoint });
+      }
+    },
+    onForget: (endpoint) => metrics.replicasOut.remove({ replica: replicaLabel(endpoint) }),
+  });
   registerBatchCounters(metrics.registry, { logs, usage });
   return {
     port,
     limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
-    balancer: new InFlightBalancer(),
+    balancer: new InFlightBalancer(health),
     resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
     async quota(orgId, deploymentId, tokens) {
       const standing = await standings.get(`${orgId}\n${deploymentId}`);
@@ -98,11 +128,12 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     logs,
     usage,
     guard: requestGuard,
-    timeouts: { connectMs: 3000, firstByteMs: 300_000, firstByteStreamMs: 60_000 },
+    timeouts,
     statusOf: options.statusOf,
     metrics,
     tracing: options.tracing,
     async close() {
+      health.close();
       await Promise.all([logs.close(), usage.close()]);
     },
   };

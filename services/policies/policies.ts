@@ -4,6 +4,7 @@
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import {
+  deployments,
   knowledgeCollections,
   type PolicyRow,
   type PolicyType,
@@ -101,7 +102,11 @@ async function referenceProblems(
   orgId: string,
   type: PolicyType,
   config: unknown,
+  deploymentId: string | null,
 ): Promise<FieldProblem[]> {
+  if (type === "routing" && deploymentId) {
+    return fallbackProblems(db, orgId, deploymentId, (config as PolicyConfigs["routing"]).fallbacks);
+  }
   if (type === "rag") {
     const ids = [...new Set((config as PolicyConfigs["rag"]).collection_ids.map((id) => id.toLowerCase()))];
     if (ids.length === 0) return [];
@@ -134,6 +139,31 @@ async function referenceProblems(
   return [];
 }
 
+/** Fallbacks are other live deployments of the organization, named as callers name them. */
+async function fallbackProblems(
+  db: Executor,
+  orgId: string,
+  deploymentId: string,
+  names: string[],
+): Promise<FieldProblem[]> {
+  if (names.length === 0) return [];
+  const found = await db
+    .select({ id: deployments.id, name: deployments.name })
+    .from(deployments)
+    .where(
+      and(eq(deployments.orgId, orgId), inArray(deployments.name, names), isNull(deployments.deletedAt)),
+    );
+  const problems: FieldProblem[] = [];
+  names.forEach((name, i) => {
+    const match = found.find((d) => d.name === name);
+    const field = `config.fallbacks.${i}`;
+    if (!match) problems.push({ field, message: `no deployment named ${name} in this organization` });
+    else if (match.id === deploymentId)
+      problems.push({ field, message: "a deployment cannot fall back to itself" });
+  });
+  return problems;
+}
+
 function throwProblems(list: FieldProblem[]): void {
   const problems = new Problems();
   for (const p of list) problems.add(p.field, p.message);
@@ -148,10 +178,18 @@ export async function setPolicy(
   const policyType = policyTypeOf(type);
   const actor = actorOf(ctx);
   throwProblems(configProblems(policyType, input.config));
+  if (policyType === "routing" && input.deployment_id === undefined) {
+    throwProblems([
+      {
+        field: "deployment_id",
+        message: "routing is set per deployment: name the deployment that falls back",
+      },
+    ]);
+  }
   const config = input.config as Record<string, unknown>;
   const view = await mutate(ctx, "policy.update", { type: "policy", id: policyType }, async (tx) => {
     const deploymentId = await scopedDeployment(tx, actor.orgId, input.deployment_id);
-    throwProblems(await referenceProblems(tx, actor.orgId, policyType, config));
+    throwProblems(await referenceProblems(tx, actor.orgId, policyType, config, deploymentId));
     const now = ctx.clock();
     const [row] = await tx
       .insert(policies)

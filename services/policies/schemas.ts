@@ -147,12 +147,33 @@ export const PromptConfig = T.Object(
   strict,
 );
 
+/** Other deployments of the organization, by name, tried in order when this one cannot serve. */
+export const RoutingConfig = T.Object(
+  {
+    fallbacks: T.Array(
+      T.String({
+        pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",
+        description: "A deployment name of the same organization",
+      }),
+      {
+        maxItems: 10,
+        uniqueItems: true,
+        description:
+          "Tried in order when the deployment has no ready replica or is not running, answers 5xx, " +
+          "does not answer in time, or answers 429; [] turns fallbacks off",
+      },
+    ),
+  },
+  { ...strict, description: "Deployment scope only" },
+);
+
 export const policySchemas = {
   rate_limit: RateLimitConfig,
   quota: QuotaConfig,
   guardrails: GuardrailsConfig,
   rag: RagConfig,
   prompt: PromptConfig,
+  routing: RoutingConfig,
 } satisfies Record<PolicyType, TSchema>;
 
 export type RateLimitPolicy = Static<typeof RateLimitConfig>;
@@ -161,17 +182,22 @@ export type GuardrailsPolicyConfig = Static<typeof GuardrailsConfig>;
 export type ClassifierConfig = Static<typeof ClassifierScanner>;
 export type RagPolicy = Static<typeof RagConfig>;
 export type PromptPolicy = Static<typeof PromptConfig>;
+export type RoutingPolicy = Static<typeof RoutingConfig>;
 export interface PolicyConfigs {
   rate_limit: RateLimitPolicy;
   quota: QuotaPolicy;
   guardrails: GuardrailsPolicyConfig;
   rag: RagPolicy;
   prompt: PromptPolicy;
+  routing: RoutingPolicy;
 }
 
 const off = { action: "off" } as const;
 
-/** What applies where nothing is set: no limits, no quota, every scanner off, no retrieval, no template. */
+/**
+ * What applies where nothing is set: no limits, no quota, every scanner off, no retrieval, no
+ * template, no fallbacks.
+ */
 export const policyDefaults: PolicyConfigs = {
   rate_limit: {},
   quota: {},
@@ -181,6 +207,7 @@ export const policyDefaults: PolicyConfigs = {
   },
   rag: { collection_ids: [], top_k: 4, min_score: 0 },
   prompt: { template_id: null },
+  routing: { fallbacks: [] },
 };
 
 /** Every problem of `config` against its type's schema, named `config.<path>`, first message per field. */

@@ -4,7 +4,7 @@
 import { RedisClient } from "bun";
 import { and, eq } from "drizzle-orm";
 import type { RedisCommands } from "../../adapters/redis/client.ts";
-import { auditLogs, inferenceLogs } from "../../db/schema/index.ts";
+import { auditLogs, inferenceLogs, type PolicyType } from "../../db/schema/index.ts";
 import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
 import { httpStatusOf } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
@@ -14,6 +14,7 @@ import {
   createInferenceRuntime,
   type InferenceRuntime,
   type InferenceTracing,
+  type RuntimeOptions,
 } from "../../services/inference/runtime.ts";
 import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
 import { insertDeployment } from "../management/support.ts";
@@ -44,6 +45,7 @@ export async function startGatewayTest(
     store?: RedisCommands;
     port?: (o: OrchestrationTest) => FiltrationPort | Promise<FiltrationPort>;
     tracing?: InferenceTracing;
+    replicaHealth?: RuntimeOptions["replicaHealth"];
   } = {},
 ): Promise<GatewayTest> {
   const o = await startOrchestrationTest();
@@ -54,6 +56,7 @@ export async function startGatewayTest(
     log: o.t.app.log,
     statusOf: httpStatusOf,
     tracing: options.tracing,
+    replicaHealth: options.replicaHealth,
   });
   o.t.app.inference = runtime;
   const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
@@ -96,7 +99,7 @@ export async function createKey(o: OrchestrationTest, body: Record<string, unkno
 /** Sets a policy on the deployment (CONTRACTS' /management/config/{policy_type}). */
 export async function setPolicy(
   g: GatewayTest,
-  type: "rate_limit" | "quota" | "guardrails" | "rag" | "prompt",
+  type: PolicyType,
   config: Record<string, unknown>,
   deploymentId = g.deploymentId,
 ): Promise<void> {

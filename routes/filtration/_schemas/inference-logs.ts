@@ -42,6 +42,13 @@ const InferenceLog = t.Object({
     description: "Guardrail decisions: actions and offsets, no text",
   }),
   retrieval: t.Nullable(RetrievalNote),
+  served_by_deployment_id: t.Nullable(
+    t.String({
+      description:
+        "The deployment that answered: deployment_id, or a fallback of its routing policy; null when none did",
+    }),
+  ),
+  served_by: t.Nullable(t.String({ description: "That deployment's name (the x-served-by header)" })),
 });
 
 export const InferenceLogPage = t.Object({

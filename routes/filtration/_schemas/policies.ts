@@ -4,7 +4,7 @@ import { policyTypes } from "../../../db/schema/policies.ts";
 export const PolicyTypeParams = t.Object({
   policy_type: t.Union(
     policyTypes.map((p) => t.Literal(p)),
-    { description: "rate_limit, quota, guardrails, rag or prompt" },
+    { description: "rate_limit, quota, guardrails, rag, prompt or routing" },
   ),
 });
 
@@ -27,4 +27,7 @@ export const configDescription = [
   "`guardrails`: `{input?: {pii?, toxicity?, prompt_injection?}, output?: {pii?, toxicity?, mode?: blocking|async}}`,",
   "each scanner `{action: off|log|redact|block, threshold?: 0..1}` (redact: pii only); toxicity and prompt_injection also take `classifier_threshold?: 0..1` (the trained classifier; 1 turns it off).",
   "`rag`: `{collection_ids, top_k? (1..50), min_score? (0..1)}`. `prompt`: `{template_id}` (null: none).",
+  "`routing` (with `deployment_id` only): `{fallbacks: [deployment name, ...]}`, other deployments of the",
+  "organization tried in order when this one has no ready replica, answers 5xx or 429, or times out before",
+  "the first byte; a response a fallback served carries `x-served-by: <deployment name>`.",
 ].join(" ");

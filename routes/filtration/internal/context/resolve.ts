@@ -34,6 +34,18 @@ const Resolved = t.Object({
   classifier_endpoints: t.Optional(
     t.Array(t.String(), { description: "Ready replicas of the guardrails policy's classifier deployment" }),
   ),
+  fallbacks: t.Optional(
+    t.Array(
+      t.Object({
+        deployment: t.Object({ id: t.String(), name: t.String() }),
+        endpoints: t.Array(t.String()),
+      }),
+      {
+        description:
+          "The routing policy's fallbacks that may serve this key now, in order (running, with a ready replica, allowed to the key)",
+      },
+    ),
+  ),
 });
 
 export const POST = route({
@@ -41,7 +53,8 @@ export const POST = route({
   summary: "Resolve an API key and a model (deployment name) into an inference context",
   description:
     "`{valid: false, reason}` when it does not resolve: `invalid_api_key` (unknown, revoked or expired key), " +
-    "`model_not_found`, `model_not_allowed` (the key may not call it) or `deployment_unavailable` (stopped). Only " +
+    "`model_not_found`, `model_not_allowed` (the key may not call it) or `deployment_unavailable` (stopped, " +
+    "and no fallback can answer for it). Only " +
     "holders of the internal key may ask, and the inference gateway needs the reason for its error codes.",
   body: t.Object({
     api_key: t.String({ maxLength: 256 }),
@@ -91,6 +104,7 @@ export const POST = route({
       api_key_id: c.apiKeyId,
       key_prefix: c.keyPrefix,
       ...(c.classifierEndpoints ? { classifier_endpoints: c.classifierEndpoints } : {}),
+      ...(c.fallbacks ? { fallbacks: c.fallbacks } : {}),
     };
   },
 });

@@ -20,6 +20,8 @@ const Entry = t.Object({
   stream: t.Optional(t.Boolean()),
   guardrails: t.Optional(t.Record(t.String(), t.Unknown())),
   retrieval: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
+  served_by_deployment_id: t.Optional(t.Nullable(Uuid)),
+  served_by: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
 });
 
 export const POST = route({

@@ -21,12 +21,15 @@ export const POST = route({
       : parsed;
     if (!saved.ok) {
       set.status = 422;
-      const errors = Object.fromEntries(
-        Object.entries(saved.errors).map(([field, message]) => [
-          field.replace(/^config\./, "").replaceAll(".", "_"),
-          message,
-        ]),
-      );
+      // An item of a list (`config.fallbacks.1`) is shown at its list's field, first problem first.
+      const errors: Record<string, string> = {};
+      for (const [field, message] of Object.entries(saved.errors)) {
+        const name = field
+          .replace(/^config\./, "")
+          .replace(/\.\d+$/, "")
+          .replaceAll(".", "_");
+        errors[name] ??= message;
+      }
       return renderPolicies(ctx, await pageInfo(ctx, request), params.id, {
         type,
         form: { errors, values: body },

@@ -1,0 +1,51 @@
+// Fallbacks when the inference gateway runs apart from filtration: the context it resolves over HTTP
+// (/internal/context/resolve) carries the fallbacks, and the log it sends back (/internal/logs/create)
+// keeps the deployment that served.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { httpFiltration } from "../../adapters/filtration/http-port.ts";
+import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
+import { buildHttpGateway, listen } from "../../server/http/listen.ts";
+import type { Listener } from "../../server/platform.ts";
+import { chat, type GatewayTest, loggedRequest, setPolicy, startGatewayTest } from "../inference/support.ts";
+import { insertDeployment } from "../management/support.ts";
+
+let g: GatewayTest;
+let filtration: Listener | undefined;
+let backup: OpenAiStub;
+
+beforeAll(async () => {
+  g = await startGatewayTest({
+    port: async (o) => {
+      filtration = listen(o.t.app, "filtration", 0, await buildHttpGateway(o.t.app, "filtration"));
+      return httpFiltration({
+        baseUrl: `http://127.0.0.1:${filtration.port}`,
+        internalApiKey: o.t.config.internalApiKey,
+      });
+    },
+  });
+  backup = startOpenAiStub();
+}, 60_000);
+afterAll(async () => {
+  backup?.stop();
+  await g?.close();
+  await filtration?.stop(1000);
+}, 30_000);
+
+test("a stopped deployment's fallback answers through a gateway that resolves over HTTP", async () => {
+  const asked = await insertDeployment(g.o.t.app.db, g.o.orgId, { name: "split-asked", status: "STOPPED" });
+  const fallback = await insertDeployment(g.o.t.app.db, g.o.orgId, {
+    name: "split-backup",
+    replicas: [{ state: "READY", endpoint: backup.baseUrl }],
+  });
+  await setPolicy(g, "routing", { fallbacks: ["split-backup"] }, asked.id);
+  const res = await chat({ url: g.url, key: g.key, model: "split-asked" });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("x-served-by")).toBe("split-backup");
+  expect(((await res.json()) as { model: string }).model).toBe("split-asked");
+  const row = await loggedRequest(g, res.headers.get("x-request-id") as string);
+  expect(row).toMatchObject({
+    deploymentId: asked.id,
+    servedByDeploymentId: fallback.id,
+    servedBy: "split-backup",
+  });
+});
