@@ -147,12 +147,28 @@ export const PromptConfig = T.Object(
   strict,
 );
 
+const money = T.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000_000 });
+
+export const BudgetConfig = T.Object(
+  {
+    max_spend_per_day: T.Optional(money),
+    max_spend_per_month: T.Optional(money),
+  },
+  {
+    ...strict,
+    description:
+      "The most the organization (or one API key, with api_key_id) may spend per UTC day and calendar month, " +
+      "in the deployments' price currency",
+  },
+);
+
 export const policySchemas = {
   rate_limit: RateLimitConfig,
   quota: QuotaConfig,
   guardrails: GuardrailsConfig,
   rag: RagConfig,
   prompt: PromptConfig,
+  budget: BudgetConfig,
 } satisfies Record<PolicyType, TSchema>;
 
 export type RateLimitPolicy = Static<typeof RateLimitConfig>;
@@ -161,12 +177,14 @@ export type GuardrailsPolicyConfig = Static<typeof GuardrailsConfig>;
 export type ClassifierConfig = Static<typeof ClassifierScanner>;
 export type RagPolicy = Static<typeof RagConfig>;
 export type PromptPolicy = Static<typeof PromptConfig>;
+export type BudgetPolicy = Static<typeof BudgetConfig>;
 export interface PolicyConfigs {
   rate_limit: RateLimitPolicy;
   quota: QuotaPolicy;
   guardrails: GuardrailsPolicyConfig;
   rag: RagPolicy;
   prompt: PromptPolicy;
+  budget: BudgetPolicy;
 }
 
 const off = { action: "off" } as const;
@@ -181,6 +199,7 @@ export const policyDefaults: PolicyConfigs = {
   },
   rag: { collection_ids: [], top_k: 4, min_score: 0 },
   prompt: { template_id: null },
+  budget: {},
 };
 
 /** Every problem of `config` against its type's schema, named `config.<path>`, first message per field. */

@@ -4,13 +4,14 @@ import { policyTypes } from "../../../db/schema/policies.ts";
 export const PolicyTypeParams = t.Object({
   policy_type: t.Union(
     policyTypes.map((p) => t.Literal(p)),
-    { description: "rate_limit, quota, guardrails, rag or prompt" },
+    { description: "rate_limit, quota, guardrails, rag, prompt or budget" },
   ),
 });
 
 export const Policy = t.Object({
   policy_type: t.String(),
   deployment_id: t.Nullable(t.String()),
+  api_key_id: t.Nullable(t.String({ description: "budget only: the API key the budget is for" })),
   config: t.Record(t.String(), t.Unknown()),
   updated_at: t.Nullable(
     t.String({ format: "date-time", description: "null: nothing set, the defaults apply" }),
@@ -27,4 +28,6 @@ export const configDescription = [
   "`guardrails`: `{input?: {pii?, toxicity?, prompt_injection?}, output?: {pii?, toxicity?, mode?: blocking|async}}`,",
   "each scanner `{action: off|log|redact|block, threshold?: 0..1}` (redact: pii only); toxicity and prompt_injection also take `classifier_threshold?: 0..1` (the trained classifier; 1 turns it off).",
   "`rag`: `{collection_ids, top_k? (1..50), min_score? (0..1)}`. `prompt`: `{template_id}` (null: none).",
+  "`budget`: `{max_spend_per_day?, max_spend_per_month?}` in the deployments' price currency, for the organization,",
+  "or for one API key with `api_key_id` (no `deployment_id`); once spent, calls get 429 insufficient_quota.",
 ].join(" ");
