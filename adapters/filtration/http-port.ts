@@ -40,6 +40,8 @@ interface ResolvedBody {
   api_key_id: string;
   key_prefix: string;
   classifier_endpoints?: string[];
+  price?: InferenceContext["price"];
+  budgets?: InferenceContext["budgets"];
 }
 
 const nonEmpty = (o: Record<string, unknown>) => (Object.keys(o).length > 0 ? o : undefined);
@@ -140,6 +142,8 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           rag: nonEmpty(body.rag_config),
           prompt: body.prompt ?? undefined,
           classifierEndpoints: body.classifier_endpoints,
+          ...(body.price ? { price: body.price } : {}),
+          ...(body.budgets ? { budgets: body.budgets } : {}),
         },
       };
     },
@@ -164,6 +168,12 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
         remainingTokens: body.remaining_tokens,
       };
     },
+    async checkBudget(orgId, apiKeyId) {
+      return post<{ allowed: boolean; message?: string }>("/internal/policy/check_budget", {
+        org_id: orgId,
+        ...(apiKeyId ? { api_key_id: apiKeyId } : {}),
+      });
+    },
     async trackUsage(records) {
       if (records.length === 0) return;
       await postBatch("/internal/policy/track_usage", {
@@ -173,6 +183,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           api_key_id: r.apiKeyId,
           prompt_tokens: r.promptTokens,
           completion_tokens: r.completionTokens,
+          ...(r.cost ? { cost: r.cost } : {}),
         })),
       });
     },

@@ -10,6 +10,8 @@ import type { AppContext } from "../context.ts";
 import type { InferenceContext, Resolution } from "../inference/port.ts";
 import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
 import { effectivePolicies } from "../policies/effective.ts";
+import { applicableBudgets, hasLimits } from "../spend/budgets.ts";
+import { type DeploymentPrice, isPriced } from "../spend/prices.ts";
 
 type Ctx = Pick<AppContext, "db" | "log" | "clock">;
 
@@ -79,6 +81,9 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
       name: deployments.name,
       status: deployments.status,
       desiredState: deployments.desiredState,
+      input_price_per_million: deployments.inputPricePerMillion,
+      output_price_per_million: deployments.outputPricePerMillion,
+      estimated_cost_per_hour: deployments.estimatedCostPerHour,
     })
     .from(deployments)
     .where(and(eq(deployments.orgId, orgId), eq(deployments.name, model), isNull(deployments.deletedAt)))
@@ -90,10 +95,16 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
   if (stopped.has(deployment.status) || deployment.desiredState === "stopped") {
     return { ok: false, reason: "deployment_unavailable", caller: refused };
   }
-  const [endpoints, policies] = await Promise.all([
+  const [endpoints, policies, budgets] = await Promise.all([
     readyEndpoints(ctx.db, deployment.id),
     effectivePolicies(ctx.db, orgId, deployment.id),
+    applicableBudgets(ctx.db, orgId, caller.apiKeyId || undefined),
   ]);
+  const price: DeploymentPrice = {
+    input_price_per_million: deployment.input_price_per_million,
+    output_price_per_million: deployment.output_price_per_million,
+    estimated_cost_per_hour: deployment.estimated_cost_per_hour,
+  };
   const context: ResolvedContext = {
     orgId,
     apiKeyId: caller.apiKeyId,
@@ -107,6 +118,8 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     rag: policies.rag as Record<string, unknown> | undefined,
     // A prompt policy of `template_id: null` switches the organization's template off for this deployment.
     prompt: policies.prompt?.template_id ? { template_id: policies.prompt.template_id } : undefined,
+    ...(isPriced(price) ? { price } : {}),
+    ...(hasLimits(budgets) ? { budgets } : {}),
   };
   const classifier = policies.guardrails?.input?.classifier;
   if (classifier && classifier.action !== "off") {
