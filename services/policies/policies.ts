@@ -27,8 +27,8 @@ export type PolicySource = "deployment" | "organization" | "default";
 export interface PolicyView {
   policy_type: PolicyType;
   deployment_id: string | null;
-  /** A `budget` of one API key; null for the organization's or a deployment's policy. */
-  api_key_id: string | null;
+  /** Budgets only: the API key the budget is for, null for the organization's. */
+  api_key_id?: string | null;
   config: Record<string, unknown>;
   /** null when nothing is set (the defaults apply). */
   updated_at: string | null;
@@ -77,10 +77,14 @@ const scopeOf = (orgId: string, type: PolicyType, scope: ResolvedScope): SQL =>
     scope.apiKeyId ? eq(policies.apiKeyId, scope.apiKeyId) : isNull(policies.apiKeyId),
   ) as SQL;
 
+/** Only budgets have a key scope, so only they say which key (the other types keep CONTRACTS' shape). */
+const keyOf = (type: PolicyType, scope: ResolvedScope) =>
+  type === "budget" ? { api_key_id: scope.apiKeyId } : {};
+
 const viewOf = (row: PolicyRow, asked: ResolvedScope): PolicyView => ({
   policy_type: row.policyType,
   deployment_id: asked.deploymentId,
-  api_key_id: asked.apiKeyId,
+  ...keyOf(row.policyType, asked),
   config: row.config,
   updated_at: row.updatedAt.toISOString(),
   source: row.deploymentId || row.apiKeyId ? "deployment" : "organization",
@@ -149,7 +153,7 @@ function defaultView(policyType: PolicyType, scoped: ResolvedScope): PolicyView 
   return {
     policy_type: policyType,
     deployment_id: scoped.deploymentId,
-    api_key_id: scoped.apiKeyId,
+    ...keyOf(policyType, scoped),
     config: policyDefaults[policyType] as Record<string, unknown>,
     updated_at: null,
     source: "default",
@@ -272,7 +276,7 @@ export async function deletePolicy(
 ): Promise<{
   policy_type: PolicyType;
   deployment_id: string | null;
-  api_key_id: string | null;
+  api_key_id?: string | null;
   deleted: true;
 }> {
   const policyType = policyTypeOf(type);
@@ -289,7 +293,7 @@ export async function deletePolicy(
       result: {
         policy_type: policyType,
         deployment_id: scoped.deploymentId,
-        api_key_id: scoped.apiKeyId,
+        ...keyOf(policyType, scoped),
         deleted: true as const,
       },
       details: { policy_type: policyType, deployment_id: scoped.deploymentId, api_key_id: scoped.apiKeyId },

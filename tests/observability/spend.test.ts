@@ -6,12 +6,12 @@
 // reads a budget's standing at most once a second, so each call is followed by a flush and a second.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
+import { httpFiltration } from "../../adapters/filtration/http-port.ts";
 import { auditLogs, deployments, spendDaily } from "../../db/schema/index.ts";
 import { httpStatusOf } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "../../services/inference/runtime.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
 import { firstDayOfMonth, utcDayOf } from "../../services/spend/periods.ts";
 import { trackUsage } from "../../services/usage/quota.ts";
 import { chat, type GatewayTest, loggedRequest, startGatewayTest } from "../inference/support.ts";
@@ -307,26 +307,32 @@ describe("prices, the cost of each request, and spend", () => {
   }, 30_000);
 });
 
-describe("an organization's budgets hold every key and every gateway", () => {
+describe("an organization's budgets hold every key and every gateway, in process or apart", () => {
   let g: GatewayTest;
-  let second: { runtime: InferenceRuntime; listener: Listener; url: string };
+  let second: { runtime: InferenceRuntime; listener: Listener; filtration: Listener; url: string };
   beforeAll(async () => {
     g = await startGatewayTest();
-    // A second inference gateway on the same database, as another process behind a load balancer.
+    // A second inference gateway running apart, as another process behind a load balancer: it
+    // resolves contexts, checks budgets and reports usage over HTTP through the filtration gateway.
+    const filtration = listen(g.o.t.app, "filtration", 0, await buildHttpGateway(g.o.t.app, "filtration"));
     const runtime = createInferenceRuntime({
-      port: inProcessFiltration(g.o.t.app),
+      port: httpFiltration({
+        baseUrl: `http://127.0.0.1:${filtration.port}`,
+        internalApiKey: g.o.t.config.internalApiKey,
+      }),
       redis: undefined,
       log: g.o.t.app.log,
       statusOf: httpStatusOf,
     });
     const app = { ...g.o.t.app, inference: runtime };
     const listener = listen(app, "inference", 0, await buildHttpGateway(app, "inference"));
-    second = { runtime, listener, url: `http://127.0.0.1:${listener.port}` };
+    second = { runtime, listener, filtration, url: `http://127.0.0.1:${listener.port}` };
     await priced(g, { deployment_id: g.deploymentId, ...prices });
   }, 60_000);
   afterAll(async () => {
     await second.runtime.close();
     await second.listener.stop(1000);
+    await second.filtration.stop(1000);
     await g.close();
   });
 

@@ -11,7 +11,11 @@ export const PolicyTypeParams = t.Object({
 export const Policy = t.Object({
   policy_type: t.String(),
   deployment_id: t.Nullable(t.String()),
-  api_key_id: t.Nullable(t.String({ description: "budget only: the API key the budget is for" })),
+  api_key_id: t.Optional(
+    t.Nullable(
+      t.String({ description: "budget only: the API key the budget is for (null: the organization's)" }),
+    ),
+  ),
   config: t.Record(t.String(), t.Unknown()),
   updated_at: t.Nullable(
     t.String({ format: "date-time", description: "null: nothing set, the defaults apply" }),

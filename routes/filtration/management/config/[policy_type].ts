@@ -45,7 +45,7 @@ export const DELETE = route({
   response: t.Object({
     policy_type: t.String(),
     deployment_id: t.Nullable(t.String()),
-    api_key_id: t.Nullable(t.String()),
+    api_key_id: t.Optional(t.Nullable(t.String())),
     deleted: t.Literal(true),
   }),
   handler: ({ ctx, params, query }) => deletePolicy(ctx, params.policy_type, query),
