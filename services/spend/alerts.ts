@@ -35,35 +35,39 @@ export async function raiseBudgetAlerts(
       if (percent < threshold) continue;
       const budget = apiKeyId ? `api_key:${apiKeyId}` : "organization";
       const period = line.period === "day" ? `day:${utcDayOf(now)}` : `month:${utcMonthOf(now)}`;
-      const inserted = await ctx.db
-        .insert(budgetAlerts)
-        .values({ orgId, budget, period, thresholdPercent: threshold })
-        .onConflictDoNothing()
-        .returning({ orgId: budgetAlerts.orgId });
-      if (inserted.length === 0) continue;
-      raised += 1;
-      await ctx.db.insert(auditLogs).values({
-        orgId,
-        actorId: null,
-        actorLabel: null,
-        action: "budget.alert",
-        targetType: apiKeyId ? "api_key" : "organization",
-        targetId: apiKeyId ?? orgId,
-        outcome: "success",
-        details: {
-          budget: line.scope,
-          ...(apiKeyId ? { api_key_id: apiKeyId } : {}),
-          period: line.period,
-          period_start: line.period === "day" ? utcDayOf(now) : `${utcMonthOf(now)}-01`,
-          threshold_percent: threshold,
-          limit: line.limit,
-          spent: line.spent,
-          message:
-            threshold >= 100
-              ? refusalOf(line)
-              : `the ${line.scope === "api_key" ? "API key" : "organization"} has spent ${threshold} % of its ${line.period === "day" ? "daily" : "monthly"} budget`,
-        },
+      // The alert's row and its audit record commit together, so an alert is never remembered unsaid.
+      const added = await ctx.db.transaction(async (tx) => {
+        const inserted = await tx
+          .insert(budgetAlerts)
+          .values({ orgId, budget, period, thresholdPercent: threshold })
+          .onConflictDoNothing()
+          .returning({ orgId: budgetAlerts.orgId });
+        if (inserted.length === 0) return false;
+        await tx.insert(auditLogs).values({
+          orgId,
+          actorId: null,
+          actorLabel: null,
+          action: "budget.alert",
+          targetType: apiKeyId ? "api_key" : "organization",
+          targetId: apiKeyId ?? orgId,
+          outcome: "success",
+          details: {
+            budget: line.scope,
+            ...(apiKeyId ? { api_key_id: apiKeyId } : {}),
+            period: line.period,
+            period_start: line.period === "day" ? utcDayOf(now) : `${utcMonthOf(now)}-01`,
+            threshold_percent: threshold,
+            limit: line.limit,
+            spent: line.spent,
+            message:
+              threshold >= 100
+                ? refusalOf(line)
+                : `the ${line.scope === "api_key" ? "API key" : "organization"} has spent ${threshold} % of its ${line.period === "day" ? "daily" : "monthly"} budget`,
+          },
+        });
+        return true;
       });
+      if (added) raised += 1;
     }
   }
   return raised;
