@@ -94,7 +94,11 @@ export interface SpendView {
 }
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
-const isDay = (s: string) => dayPattern.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`));
+/** A real calendar day (2026-02-31 is not one, and PostgreSQL would refuse it). */
+const isDay = (s: string) => {
+  const at = Date.parse(`${s}T00:00:00Z`);
+  return dayPattern.test(s) && !Number.isNaN(at) && utcDayOf(new Date(at)) === s;
+};
 const maxDays = 366;
 const dayMs = 86_400_000;
 const addDays = (day: string, n: number) => utcDayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * dayMs));

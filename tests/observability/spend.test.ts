@@ -161,6 +161,7 @@ describe("prices, the cost of each request, and spend", () => {
   });
 
   test("GET /management/spend sums the costs per deployment, per API key and per day", async () => {
+    await priced(g, { deployment_id: g.deploymentId, ...prices });
     await Bun.sleep(1100);
     const a = await newKey(g);
     const b = await newKey(g);
@@ -209,7 +210,7 @@ describe("prices, the cost of each request, and spend", () => {
     );
     expect(byDay.body.total.requests).toBe(logged.reduce((sum, r) => sum + r.requests, 0));
 
-    for (const query of ["group_by=week", "from=yesterday", `from=${today}&to=2000-01-01`]) {
+    for (const query of ["group_by=week", "from=yesterday", "to=2026-02-31", `from=${today}&to=2000-01-01`]) {
       const bad = await call(g.o.filtration, "GET", `/management/spend?${query}`, { token: g.o.token });
       expect(bad.status).toBe(400);
     }
@@ -254,6 +255,7 @@ describe("prices, the cost of each request, and spend", () => {
   });
 
   test("a key's daily budget: the call that crosses it is the last served; the next is 429 naming it; alerts at 80 % and 100 % once", async () => {
+    await priced(g, { deployment_id: g.deploymentId, ...prices });
     const { id, key } = await newKey(g);
     expect((await setBudget(g, { api_key_id: id, config: { max_spend_per_day: 0.5 } })).status).toBe(200);
     await Bun.sleep(1100);
@@ -284,6 +286,7 @@ describe("prices, the cost of each request, and spend", () => {
   }, 30_000);
 
   test("a key's monthly budget counts the earlier days of the month", async () => {
+    await priced(g, { deployment_id: g.deploymentId, ...prices });
     const { id, key } = await newKey(g);
     // Spent earlier this month (on the 1st, today: the day's row then holds it).
     await g.o.t.app.db.insert(spendDaily).values({
