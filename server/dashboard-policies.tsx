@@ -20,7 +20,12 @@ export async function renderPolicies(
 ) {
   const deployment = await getDeployment(ctx, deploymentId);
   const [views, templates, collections, others] = await Promise.all([
-    Promise.all(policyTypes.map((type) => getPolicy(ctx, type, deployment.deployment_id))),
+    // Budgets belong to the organization or an API key, never to a deployment.
+    Promise.all(
+      policyTypes
+        .filter((type) => type !== "budget")
+        .map((type) => getPolicy(ctx, type, { deployment_id: deployment.deployment_id })),
+    ),
     can(page, "prompts:read") ? listTemplates(ctx).then((r) => r.templates) : [],
     can(page, "knowledge_base:read") ? listCollections(ctx).then((r) => r.collections) : [],
     can(page, "deployments:read") ? listDeployments(ctx).then((r) => r.deployments) : [],

@@ -9,6 +9,10 @@ import { ActionButton, Ago, Badge, EmptyState, PageHeader, Pager, Table } from "
 
 const busyStates = new Set(["DEPLOYING", "STOPPING"]);
 const money = (n: number | null) => (n === null ? "—" : `$${n.toFixed(2)}/h`);
+const tokenPrices = (d: DeploymentView) =>
+  d.input_price_per_million === null && d.output_price_per_million === null
+    ? "not set"
+    : `${d.input_price_per_million ?? 0} in, ${d.output_price_per_million ?? 0} out, per million tokens`;
 const readyOf = (d: DeploymentView) => d.observed_replicas.filter((r) => r.state === "READY").length;
 
 export interface DeploymentFilters {
@@ -225,6 +229,23 @@ function DeployForm({ page, pools, models, form }: DeploymentsPageProps & { form
             placeholder="0"
           />
           <Field
+            name="input_price_per_million"
+            label="Price per million input tokens (optional)"
+            inputmode="decimal"
+            values={values}
+            errors={form.errors}
+            placeholder="0.15"
+            hint="In the currency you bill in: each call's cost in its log, spend and budgets."
+          />
+          <Field
+            name="output_price_per_million"
+            label="Price per million output tokens (optional)"
+            inputmode="decimal"
+            values={values}
+            errors={form.errors}
+            placeholder="0.60"
+          />
+          <Field
             name="image"
             label="Container image (optional)"
             values={values}
@@ -410,6 +431,8 @@ export function DeploymentLive({ page, d }: { page: PageInfo; d: DeploymentView 
           <dd safe>{`${readyOf(d)} ready of ${d.replicas} wanted, ${d.gpu_per_replica} GPU each`}</dd>
           <dt>Estimated cost</dt>
           <dd safe>{money(d.estimated_cost_per_hour)}</dd>
+          <dt>Token prices</dt>
+          <dd safe>{tokenPrices(d)}</dd>
         </dl>
       </section>
       <h2>Replicas</h2>

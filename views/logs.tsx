@@ -7,6 +7,8 @@ import { Field, Select } from "./parts/form.tsx";
 import { Badge, EmptyState, PageHeader, Pager, Table } from "./parts/list.tsx";
 
 const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
+/** In the deployment's price currency; six decimals show a call priced per million tokens. */
+const costText = (cost: number) => (cost > 0 ? String(Number(cost.toFixed(6))) : "—");
 const linkWith = (base: string, filters: Record<string, string | undefined>, cursor: string) =>
   `${base}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), cursor })}`;
 
@@ -62,6 +64,7 @@ export function InferenceLogsPage({ page, items, nextCursor, filters, deployment
               <th class="num">Status</th>
               <th class="num">Tokens in / out</th>
               <th class="num">Latency</th>
+              <th class="num">Cost</th>
               <th>Guardrails and retrieval</th>
             </tr>
           </thead>
@@ -93,6 +96,9 @@ export function InferenceLogsPage({ page, items, nextCursor, filters, deployment
                 </td>
                 <td class="num" safe>
                   {`${Math.round(l.latency_ms)} ms${l.stream ? " (stream)" : ""}`}
+                </td>
+                <td class="num" safe>
+                  {costText(l.cost)}
                 </td>
                 <td class="notes">
                   <div safe>{guardrailSummary(l.guardrails)}</div>

@@ -41,6 +41,8 @@ interface ResolvedBody {
   key_prefix: string;
   classifier_endpoints?: string[];
   fallbacks?: { deployment: { id: string; name: string }; endpoints: string[] }[];
+  price?: InferenceContext["price"];
+  budgets?: InferenceContext["budgets"];
 }
 
 const nonEmpty = (o: Record<string, unknown>) => (Object.keys(o).length > 0 ? o : undefined);
@@ -142,6 +144,8 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           prompt: body.prompt ?? undefined,
           classifierEndpoints: body.classifier_endpoints,
           ...(body.fallbacks?.length ? { fallbacks: body.fallbacks } : {}),
+          ...(body.price ? { price: body.price } : {}),
+          ...(body.budgets ? { budgets: body.budgets } : {}),
         },
       };
     },
@@ -166,6 +170,12 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
         remainingTokens: body.remaining_tokens,
       };
     },
+    async checkBudget(orgId, apiKeyId) {
+      return post<{ allowed: boolean; message?: string }>("/internal/policy/check_budget", {
+        org_id: orgId,
+        ...(apiKeyId ? { api_key_id: apiKeyId } : {}),
+      });
+    },
     async trackUsage(records) {
       if (records.length === 0) return;
       await postBatch("/internal/policy/track_usage", {
@@ -175,6 +185,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           api_key_id: r.apiKeyId,
           prompt_tokens: r.promptTokens,
           completion_tokens: r.completionTokens,
+          ...(r.cost ? { cost: r.cost } : {}),
         })),
       });
     },

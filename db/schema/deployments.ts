@@ -41,6 +41,9 @@ export const deployments = pgTable(
     status: text("status", { enum: deploymentStates }).notNull().default("DEPLOYING"),
     failureReason: text("failure_reason"),
     estimatedCostPerHour: doublePrecision("estimated_cost_per_hour"),
+    /** What a million tokens cost, in the operator's currency: each request's `cost` (services/spend). */
+    inputPricePerMillion: doublePrecision("input_price_per_million"),
+    outputPricePerMillion: doublePrecision("output_price_per_million"),
     deletedAt: at("deleted_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

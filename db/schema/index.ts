@@ -1,5 +1,6 @@
 export * from "./api-keys.ts";
 export * from "./audit-logs.ts";
+export * from "./budget-alerts.ts";
 export * from "./deployment-logs.ts";
 export * from "./deployment-transitions.ts";
 export * from "./deployments.ts";
@@ -21,6 +22,7 @@ export * from "./provider-configs.ts";
 export * from "./refresh-tokens.ts";
 export * from "./replicas.ts";
 export * from "./roles.ts";
+export * from "./spend-daily.ts";
 export * from "./stored-responses.ts";
 export * from "./usage-counters.ts";
 export * from "./users.ts";

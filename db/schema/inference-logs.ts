@@ -33,6 +33,8 @@ export const inferenceLogs = pgTable(
     completionTokens: integer("completion_tokens").notNull().default(0),
     totalTokens: integer("total_tokens").notNull().default(0),
     latencyMs: doublePrecision("latency_ms").notNull().default(0),
+    /** What the request cost at its deployment's prices (services/spend/prices.ts); 0 when unpriced. */
+    cost: doublePrecision("cost").notNull().default(0),
     stream: boolean("stream").notNull().default(false),
     /** Guardrail decisions: actions and finding offsets, never the matched text. */
     guardrails: jsonb("guardrails").$type<Record<string, unknown>>().notNull().default({}),

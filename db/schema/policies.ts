@@ -1,15 +1,24 @@
 import { sql } from "drizzle-orm";
 import { jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./_columns.ts";
+import { apiKeys } from "./api-keys.ts";
 import { deployments } from "./deployments.ts";
 import { organizations } from "./organizations.ts";
 
-export const policyTypes = ["rate_limit", "quota", "guardrails", "rag", "prompt", "routing"] as const;
+export const policyTypes = [
+  "rate_limit",
+  "quota",
+  "guardrails",
+  "rag",
+  "prompt",
+  "routing",
+  "budget",
+] as const;
 export type PolicyType = (typeof policyTypes)[number];
 
 /**
  * One policy of one type for an organization (deployment_id null) or for one of its deployments,
- * which then overrides the organization's policy of that type.
+ * which then overrides the organization's policy of that type, or (budgets only) for one API key.
  */
 export const policies = pgTable(
   "policies",
@@ -19,6 +28,8 @@ export const policies = pgTable(
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
     deploymentId: uuid("deployment_id").references(() => deployments.id, { onDelete: "cascade" }),
+    /** A `budget` of one API key (both budgets apply: the key's and the organization's). */
+    apiKeyId: uuid("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
     policyType: text("policy_type", { enum: policyTypes }).notNull(),
     /** Validated against the type's schema (services/policies/schemas.ts) before it is written. */
     config: jsonb("config").$type<Record<string, unknown>>().notNull(),
@@ -27,11 +38,16 @@ export const policies = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    // One organization-wide policy per type, and one per type for each deployment.
-    uniqueIndex("policies_org_type_key").on(t.orgId, t.policyType).where(sql`${t.deploymentId} is null`),
+    // One organization-wide policy per type, one per type for each deployment, and for each API key.
+    uniqueIndex("policies_org_type_key")
+      .on(t.orgId, t.policyType)
+      .where(sql`${t.deploymentId} is null and ${t.apiKeyId} is null`),
     uniqueIndex("policies_deployment_type_key")
       .on(t.deploymentId, t.policyType)
       .where(sql`${t.deploymentId} is not null`),
+    uniqueIndex("policies_api_key_type_key")
+      .on(t.apiKeyId, t.policyType)
+      .where(sql`${t.apiKeyId} is not null`),
   ],
 );
 export type PolicyRow = typeof policies.$inferSelect;

@@ -8,6 +8,7 @@ import type { TemplateContent } from "../prompts/apply.ts";
 import { processPrompt, type TemplateLoader } from "../prompts/process.ts";
 import { latestTemplateContent } from "../prompts/templates.ts";
 import { deleteResponse, findResponse, saveResponse } from "../responses/store.ts";
+import { checkBudget } from "../spend/budgets.ts";
 import { checkQuota, trackUsage } from "../usage/quota.ts";
 import { modelsForApiKey, resolveInferenceContext } from "./resolve.ts";
 
@@ -40,6 +41,7 @@ export function inProcessFiltration(ctx: AppContext): FiltrationPort {
         remainingTokens: check.remaining_tokens,
       };
     },
+    checkBudget: (orgId, apiKeyId) => checkBudget(ctx, { orgId, apiKeyId }),
     async trackUsage(records) {
       await trackUsage(ctx, records);
     },

@@ -11,6 +11,8 @@ import type { AppContext } from "../context.ts";
 import type { InferenceContext, Resolution, RouteTarget } from "../inference/port.ts";
 import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
 import { effectivePolicies } from "../policies/effective.ts";
+import { applicableBudgets, hasLimits } from "../spend/budgets.ts";
+import { type DeploymentPrice, isPriced } from "../spend/prices.ts";
 
 type Ctx = Pick<AppContext, "db" | "log" | "clock">;
 
@@ -80,6 +82,9 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
       name: deployments.name,
       status: deployments.status,
       desiredState: deployments.desiredState,
+      input_price_per_million: deployments.inputPricePerMillion,
+      output_price_per_million: deployments.outputPricePerMillion,
+      estimated_cost_per_hour: deployments.estimatedCostPerHour,
     })
     .from(deployments)
     .where(and(eq(deployments.orgId, orgId), eq(deployments.name, model), isNull(deployments.deletedAt)))
@@ -89,15 +94,21 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     return { ok: false, reason: "model_not_allowed", caller: refused };
   }
   const serving = !(stopped.has(deployment.status) || deployment.desiredState === "stopped");
-  const [endpoints, policies] = await Promise.all([
+  const [endpoints, policies, budgets] = await Promise.all([
     serving ? readyEndpoints(ctx.db, deployment.id) : [],
     effectivePolicies(ctx.db, orgId, deployment.id),
+    applicableBudgets(ctx.db, orgId, caller.apiKeyId || undefined),
   ]);
   const fallbacks = await fallbackTargets(ctx.db, orgId, deployment.id, policies.routing?.fallbacks, caller);
   // A stopped deployment still resolves when a fallback can answer for it.
   if (!serving && fallbacks.length === 0) {
     return { ok: false, reason: "deployment_unavailable", caller: refused };
   }
+  const price: DeploymentPrice = {
+    input_price_per_million: deployment.input_price_per_million,
+    output_price_per_million: deployment.output_price_per_million,
+    estimated_cost_per_hour: deployment.estimated_cost_per_hour,
+  };
   const context: ResolvedContext = {
     orgId,
     apiKeyId: caller.apiKeyId,
@@ -111,6 +122,8 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     rag: policies.rag as Record<string, unknown> | undefined,
     // A prompt policy of `template_id: null` switches the organization's template off for this deployment.
     prompt: policies.prompt?.template_id ? { template_id: policies.prompt.template_id } : undefined,
+    ...(isPriced(price) ? { price } : {}),
+    ...(hasLimits(budgets) ? { budgets } : {}),
   };
   if (fallbacks.length > 0) context.fallbacks = fallbacks;
   const classifier = policies.guardrails?.input?.classifier;

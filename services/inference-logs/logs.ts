@@ -29,6 +29,8 @@ export interface InferenceLogView {
   completion_tokens: number;
   total_tokens: number;
   latency_ms: number;
+  /** What the request cost at its deployment's prices, in their currency; 0 when unpriced. */
+  cost: number;
   stream: boolean;
   guardrails: Record<string, unknown>;
   /** How retrieval found the passages it added, and why it fell back to full text, if it did. */
@@ -81,6 +83,7 @@ export async function writeInferenceLogs(
     completion_tokens: count(e.completion_tokens),
     total_tokens: count(e.total_tokens ?? (e.prompt_tokens ?? 0) + (e.completion_tokens ?? 0)),
     latency_ms: Math.max(0, e.latency_ms ?? 0),
+    cost: Number.isFinite(e.cost) ? Math.max(0, e.cost as number) : 0,
     stream: e.stream ?? false,
     guardrails: e.guardrails ?? {},
     retrieval: e.retrieval ?? null,
@@ -166,6 +169,7 @@ const columnTypes = {
   completion_tokens: "integer",
   total_tokens: "integer",
   latency_ms: "double precision",
+  cost: "double precision",
   stream: "boolean",
   guardrails: "jsonb",
   retrieval: "jsonb",
@@ -193,6 +197,7 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   completion_tokens: row.completionTokens,
   total_tokens: row.totalTokens,
   latency_ms: row.latencyMs,
+  cost: row.cost,
   stream: row.stream,
   guardrails: row.guardrails,
   retrieval: row.retrieval as RetrievalNote | null,

@@ -1,12 +1,14 @@
 // The first steps of every inference request, chat or embeddings, in the specification's order: (1)
-// the key, (2) the deployment's context, (3) rate limits, (4) the organization's quota; and what ends
-// every request: its inference log entry and usage, written off the hot path (9). Metrics and spans
+// the key, (2) the deployment's context, (3) rate limits, (4) the organization's quota and the
+// budgets of the key and the organization; and what ends every request: its inference log entry,
+// usage and cost, written off the hot path (9). Metrics and spans
 // come with it (observe.ts): an endpoint that starts with startRequest and calls the replica with
 // `request.send` is measured and traced like chat.
 import type { UpstreamRequest, UpstreamResponse } from "../../adapters/upstream/send.ts";
 import type { Usage } from "../../adapters/upstream/sse-relay.ts";
 import { AppError, answeredCode } from "../errors.ts";
 import type { RateLimits } from "../limits/limiter.ts";
+import { costOf } from "../spend/prices.ts";
 import type { GenAiOperation } from "./metrics.ts";
 import { observeRequest, type RequestObserver } from "./observe.ts";
 import type { InferenceContext, InferenceLogEntry, Resolution, RouteTarget, Unresolved } from "./port.ts";
@@ -98,6 +100,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     completion_tokens: 0,
     total_tokens: 0,
     latency_ms: 0,
+    cost: 0,
     stream: meta.stream,
     guardrails: {},
   };
@@ -193,6 +196,16 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
           });
         }
       }
+      if (context.budgets) {
+        const { orgId, apiKeyId } = context;
+        const standing = await observer.step("budget", () => runtime.budget(orgId, apiKeyId || undefined));
+        observer.admission("budget", standing.allowed);
+        if (!standing.allowed) {
+          throw new AppError("rate_limited", standing.message ?? "a budget is spent", {
+            openai_code: "insufficient_quota",
+          });
+        }
+      }
       return context;
     },
     finish(usage, error) {
@@ -205,6 +218,12 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
         entry.prompt_tokens = usage.prompt_tokens;
         entry.completion_tokens = usage.completion_tokens;
         entry.total_tokens = usage.total_tokens;
+        entry.cost = costOf(context?.price, {
+          promptTokens: usage.prompt_tokens,
+          completionTokens: usage.completion_tokens,
+          latencyMs: entry.latency_ms,
+          replicas: context?.endpoints.length ?? 1,
+        });
       }
       runtime.logs.add(entry);
       observer.finish(entry, usage, error);
@@ -215,6 +234,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
           apiKeyId: context.apiKeyId || undefined,
           promptTokens: usage.prompt_tokens,
           completionTokens: usage.completion_tokens,
+          cost: entry.cost,
         });
         if (limits?.tokens) {
           void runtime.limiter

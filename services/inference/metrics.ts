@@ -73,7 +73,7 @@ export class InferenceMetrics {
     });
     this.admission = new Counter({
       name: "llm_admission_decisions_total",
-      help: "Rate-limit and quota checks, by check (rate_limit, quota) and decision (allow, reject).",
+      help: "Rate-limit, quota and budget checks, by check (rate_limit, quota, budget) and decision (allow, reject).",
       labelNames: [...deployment, "check", "decision"],
       registers,
     });

@@ -32,6 +32,7 @@ export type Step =
   | "key and context"
   | "rate limits"
   | "quota"
+  | "budget"
   | "input guardrails"
   | "classifier"
   | "prompt processing"
@@ -45,7 +46,7 @@ export interface RequestObserver {
   /** Whether the span records (to skip building attributes nobody will see). */
   readonly tracing: boolean;
   resolved(context: InferenceContext): void;
-  admission(check: "rate_limit" | "quota", allowed: boolean): void;
+  admission(check: "rate_limit" | "quota" | "budget", allowed: boolean): void;
   /** The first token is ready to go out. */
   firstToken(): void;
   send(request: Omit<UpstreamRequest, "headers">): Promise<UpstreamResponse>;

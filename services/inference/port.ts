@@ -1,7 +1,12 @@
 // What the inference gateway needs from the filtration side. Two implementations: in process (the
 // gateways share a process: plain function calls, no HTTP) and over HTTP to FILTRATION_URL's
 // /internal/* endpoints with X-Internal-API-Key (the gateways run apart).
+import type { ApplicableBudgets, BudgetStanding } from "../spend/budgets.ts";
+import type { DeploymentPrice } from "../spend/prices.ts";
 import type { ChatMessage } from "./messages.ts";
+
+export type { ApplicableBudgets, BudgetStanding, DeploymentPrice };
+
 import type { ConversationItem, ResponseObject } from "./responses/schemas.ts";
 
 export type Unresolved =
@@ -43,6 +48,10 @@ export interface InferenceContext {
    * replica, and allowed to the caller's key. Absent: no fallbacks.
    */
   fallbacks?: RouteTarget[] | undefined;
+  /** The deployment's prices: each request's cost (services/spend/prices.ts). Absent: unpriced. */
+  price?: DeploymentPrice | undefined;
+  /** The budgets of the organization and of the key; absent when neither sets a limit. */
+  budgets?: ApplicableBudgets | undefined;
 }
 
 /** A deployment a request may be sent to, and its ready replicas. */
@@ -70,6 +79,8 @@ export interface UsageRecord {
   apiKeyId: string | undefined;
   promptTokens: number;
   completionTokens: number;
+  /** In the deployment's price currency; absent or 0 when it is unpriced. */
+  cost?: number | undefined;
 }
 
 export interface InferenceLogEntry {
@@ -85,6 +96,8 @@ export interface InferenceLogEntry {
   completion_tokens: number;
   total_tokens: number;
   latency_ms: number;
+  /** What the request cost at its deployment's prices, in their currency; 0 when unpriced. */
+  cost: number;
   stream: boolean;
   guardrails: Record<string, unknown>;
   /** What retrieval did (services/knowledge-base/retrieve.ts RetrievalNote), when it ran. */
@@ -131,6 +144,8 @@ export interface FiltrationPort {
   /** The deployments a key may call (GET /v1/models). */
   models(apiKey: string): Promise<{ id: string; created: number }[] | undefined>;
   checkQuota(orgId: string, deploymentId: string, tokens: number): Promise<QuotaStanding>;
+  /** May one more call of this key (or the organization's playground) start under their budgets? */
+  checkBudget(orgId: string, apiKeyId: string | undefined): Promise<BudgetStanding>;
   trackUsage(records: UsageRecord[]): Promise<void>;
   processPrompt(
     context: InferenceContext,

@@ -18,7 +18,14 @@ import type { Tracer } from "../telemetry/tracing.ts";
 import { Batcher, registerBatchCounters } from "./batcher.ts";
 import { type RequestGuard, requestGuard } from "./guard.ts";
 import { InferenceMetrics, replicaLabel } from "./metrics.ts";
-import type { FiltrationPort, InferenceLogEntry, QuotaStanding, Resolution, UsageRecord } from "./port.ts";
+import type {
+  BudgetStanding,
+  FiltrationPort,
+  InferenceLogEntry,
+  QuotaStanding,
+  Resolution,
+  UsageRecord,
+} from "./port.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
 
 export interface InferenceRuntime {
@@ -28,6 +35,8 @@ export interface InferenceRuntime {
   resolve(apiKey: string, model: string): Promise<Resolution>;
   /** May the organization send `tokens` more today? From a standing at most a second old. */
   quota(orgId: string, deploymentId: string, tokens: number): Promise<boolean>;
+  /** May this key (or the organization's playground) start one more call under its budgets? Same age. */
+  budget(orgId: string, apiKeyId: string | undefined): Promise<BudgetStanding>;
   logs: Batcher<InferenceLogEntry>;
   usage: Batcher<UsageRecord>;
   guard(policy: Record<string, unknown>): RequestGuard | undefined;
@@ -81,6 +90,15 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     },
     { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
   );
+  // Budgets likewise: spend reaches spend_daily with the usage batches, so a second-old standing is as
+  // fresh as the counters it reads.
+  const budgets = new RevalidatingCache<BudgetStanding>(
+    (key) => {
+      const [orgId, apiKeyId] = key.split("\n") as [string, string];
+      return port.checkBudget(orgId, apiKeyId || undefined);
+    },
+    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
+  );
   const batcher = <T>(what: string, sink: (batch: T[]) => Promise<void>) =>
     new Batcher<T>({
       sink,
@@ -125,6 +143,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
         standing.allowed && (standing.remainingTokens === undefined || tokens <= standing.remainingTokens)
       );
     },
+    budget: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
     logs,
     usage,
     guard: requestGuard,

@@ -20,6 +20,7 @@ import { isUniqueViolation } from "../../db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
+import { checkPrice } from "../spend/prices.ts";
 import { traced } from "../telemetry/tracing.ts";
 import { uuidOr404 } from "./ids.ts";
 import { checkContainerSource, checkModelSource, normalizeModelSource } from "./model-source.ts";
@@ -44,6 +45,16 @@ export interface DeployInput {
   org_id?: string | undefined;
   inference_model?: string | undefined;
   image: string;
+  /** What a million tokens cost, in the operator's currency (services/spend/prices.ts). */
+  input_price_per_million?: number | null | undefined;
+  output_price_per_million?: number | null | undefined;
+}
+
+export interface PriceInput {
+  deployment_id: string;
+  /** null clears the price; left out keeps it. */
+  input_price_per_million?: number | null | undefined;
+  output_price_per_million?: number | null | undefined;
 }
 
 /** CONTRACTS: the deployment name, the `model` of inference calls. */
@@ -81,6 +92,8 @@ async function deployNow(
   }
   if (input.org_id && input.org_id !== actor.orgId)
     problems.add("org_id", "must be your active organization's id");
+  checkPrice(problems, "input_price_per_million", input.input_price_per_million);
+  checkPrice(problems, "output_price_per_million", input.output_price_per_million);
   const configuration = input.configuration ?? {};
   problems.throwIfAny();
 
@@ -154,6 +167,8 @@ async function deployNow(
         gpuPerReplica,
         configuration,
         ownerId: input.owner_id || actor.userId,
+        inputPricePerMillion: input.input_price_per_million ?? null,
+        outputPricePerMillion: input.output_price_per_million ?? null,
         desiredState: "running",
         status: "DEPLOYING",
         createdAt: now,
@@ -355,6 +370,43 @@ async function scaleDeploymentNow(
   });
   orchestrationOf(ctx).kick();
   return view;
+}
+
+/**
+ * Sets or clears a deployment's token prices; the inference gateway charges them from its next
+ * context refresh (within a second). Requests already logged keep the cost they had.
+ */
+export async function setDeploymentPrice(ctx: RequestContext, input: PriceInput): Promise<DeploymentView> {
+  const actor = actorOf(ctx);
+  const problems = new Problems();
+  checkPrice(problems, "input_price_per_million", input.input_price_per_million);
+  checkPrice(problems, "output_price_per_million", input.output_price_per_million);
+  if (input.input_price_per_million === undefined && input.output_price_per_million === undefined)
+    problems.add("input_price_per_million", "give input_price_per_million, output_price_per_million or both");
+  problems.throwIfAny();
+  const change: Partial<Pick<DeploymentRow, "inputPricePerMillion" | "outputPricePerMillion">> = {};
+  if (input.input_price_per_million !== undefined)
+    change.inputPricePerMillion = input.input_price_per_million;
+  if (input.output_price_per_million !== undefined)
+    change.outputPricePerMillion = input.output_price_per_million;
+  return mutate(ctx, "deployment.price", { type: "deployment", id: input.deployment_id }, async (tx) => {
+    const row = await deploymentOfOrg(tx, actor.orgId, input.deployment_id);
+    const [updated] = await tx
+      .update(deployments)
+      .set({ ...change, updatedAt: ctx.clock() })
+      .where(eq(deployments.id, row.id))
+      .returning();
+    return {
+      result: (await viewsOf(tx, [updated as DeploymentRow]))[0] as DeploymentView,
+      details: {
+        from: { input: row.inputPricePerMillion, output: row.outputPricePerMillion },
+        to: {
+          input: (updated as DeploymentRow).inputPricePerMillion,
+          output: (updated as DeploymentRow).outputPricePerMillion,
+        },
+      },
+    };
+  });
 }
 
 /** RUNNING -> STOPPING; the reconciler stops the replicas, then STOPPED. The record stays. */

@@ -155,6 +155,9 @@ export interface DeploymentView {
   owner_id: string | null;
   org_id: string;
   estimated_cost_per_hour: number | null;
+  /** Per million tokens, in the operator's currency; null: not priced per token. */
+  input_price_per_million: number | null;
+  output_price_per_million: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -204,6 +207,8 @@ export function deploymentView(
     owner_id: d.ownerId,
     org_id: d.orgId,
     estimated_cost_per_hour: d.estimatedCostPerHour,
+    input_price_per_million: d.inputPricePerMillion,
+    output_price_per_million: d.outputPricePerMillion,
     created_at: d.createdAt.toISOString(),
     updated_at: d.updatedAt.toISOString(),
   };

@@ -19,6 +19,8 @@ export async function effectivePolicies(
     .where(
       and(
         eq(policies.orgId, orgId),
+        // A key's budget is read with the key (services/spend/budgets.ts), never as the organization's.
+        isNull(policies.apiKeyId),
         deploymentId
           ? or(isNull(policies.deploymentId), eq(policies.deploymentId, deploymentId))
           : isNull(policies.deploymentId),

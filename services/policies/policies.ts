@@ -4,6 +4,7 @@
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import {
+  apiKeys,
   deployments,
   knowledgeCollections,
   type PolicyRow,
@@ -18,6 +19,7 @@ import { type FieldProblem, invalid, notFound } from "../errors.ts";
 import { scheduleEmbedding } from "../knowledge-base/embedding-index.ts";
 import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
+import { uuidOr404 } from "../orchestration/ids.ts";
 import { Problems } from "../orchestration/validation.ts";
 import { configProblems, type PolicyConfigs, policyDefaults } from "./schemas.ts";
 
@@ -26,6 +28,8 @@ export type PolicySource = "deployment" | "organization" | "default";
 export interface PolicyView {
   policy_type: PolicyType;
   deployment_id: string | null;
+  /** Budgets only: the API key the budget is for, null for the organization's. */
+  api_key_id?: string | null;
   config: Record<string, unknown>;
   /** null when nothing is set (the defaults apply). */
   updated_at: string | null;
@@ -34,7 +38,29 @@ export interface PolicyView {
 
 export interface SetPolicyInput {
   deployment_id?: string | undefined;
+  api_key_id?: string | undefined;
   config: unknown;
+}
+
+/** Where a policy call points: the organization, one deployment, or (budgets only) one API key. */
+export interface PolicyScope {
+  deployment_id?: string | undefined;
+  api_key_id?: string | undefined;
+}
+
+interface ResolvedScope {
+  deploymentId: string | null;
+  apiKeyId: string | null;
+}
+
+/** Budgets count spend per organization or per API key (CONTRACTS); no other type has a key scope. */
+function scopeProblems(type: PolicyType, scope: PolicyScope): void {
+  const problems = new Problems();
+  if (scope.api_key_id !== undefined && type !== "budget")
+    problems.add("api_key_id", "only a budget policy may be set per API key");
+  if (scope.deployment_id !== undefined && type === "budget")
+    problems.add("deployment_id", "a budget applies to the organization or to one API key (api_key_id)");
+  problems.throwIfAny();
 }
 
 export function policyTypeOf(value: string): PolicyType {
@@ -44,19 +70,25 @@ export function policyTypeOf(value: string): PolicyType {
   return value as PolicyType;
 }
 
-const scopeOf = (orgId: string, type: PolicyType, deploymentId: string | null): SQL =>
+const scopeOf = (orgId: string, type: PolicyType, scope: ResolvedScope): SQL =>
   and(
     eq(policies.orgId, orgId),
     eq(policies.policyType, type),
-    deploymentId ? eq(policies.deploymentId, deploymentId) : isNull(policies.deploymentId),
+    scope.deploymentId ? eq(policies.deploymentId, scope.deploymentId) : isNull(policies.deploymentId),
+    scope.apiKeyId ? eq(policies.apiKeyId, scope.apiKeyId) : isNull(policies.apiKeyId),
   ) as SQL;
 
-const viewOf = (row: PolicyRow, asked: string | null): PolicyView => ({
+/** Only budgets have a key scope, so only they say which key (the other types keep CONTRACTS' shape). */
+const keyOf = (type: PolicyType, scope: ResolvedScope) =>
+  type === "budget" ? { api_key_id: scope.apiKeyId } : {};
+
+const viewOf = (row: PolicyRow, asked: ResolvedScope): PolicyView => ({
   policy_type: row.policyType,
-  deployment_id: asked,
+  deployment_id: asked.deploymentId,
+  ...keyOf(row.policyType, asked),
   config: row.config,
   updated_at: row.updatedAt.toISOString(),
-  source: row.deploymentId ? "deployment" : "organization",
+  source: row.deploymentId || row.apiKeyId ? "deployment" : "organization",
 });
 
 /** A deployment named in a policy call must be a live deployment of the organization (else 404). */
@@ -65,31 +97,64 @@ async function scopedDeployment(db: Executor, orgId: string, deploymentId: strin
   return (await deploymentOfOrg(db, orgId, deploymentId)).id;
 }
 
+/** An API key named in a budget call must be one of the organization's (else 404; revoked keys count). */
+async function scopedApiKey(db: Executor, orgId: string, apiKeyId: string | undefined) {
+  if (apiKeyId === undefined) return null;
+  const id = uuidOr404(apiKeyId, "API key");
+  const [row] = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.orgId, orgId)))
+    .limit(1);
+  if (!row) throw notFound("API key");
+  return row.id;
+}
+
+async function resolveScope(
+  db: Executor,
+  orgId: string,
+  type: PolicyType,
+  scope: PolicyScope,
+): Promise<ResolvedScope> {
+  scopeProblems(type, scope);
+  return {
+    deploymentId: await scopedDeployment(db, orgId, scope.deployment_id),
+    apiKeyId: await scopedApiKey(db, orgId, scope.api_key_id),
+  };
+}
+
 export async function getPolicy(
   ctx: RequestContext,
   type: string,
-  deploymentId?: string,
+  scope: PolicyScope = {},
 ): Promise<PolicyView> {
   const policyType = policyTypeOf(type);
   const orgId = actorOf(ctx).orgId;
-  const scoped = await scopedDeployment(ctx.db, orgId, deploymentId);
-  if (scoped) {
+  const scoped = await resolveScope(ctx.db, orgId, policyType, scope);
+  if (scoped.deploymentId || scoped.apiKeyId) {
     const [own] = await ctx.db
       .select()
       .from(policies)
       .where(scopeOf(orgId, policyType, scoped))
       .limit(1);
     if (own) return viewOf(own, scoped);
+    // A key's budget does not fall back: the organization's budget applies beside it, not instead.
+    if (scoped.apiKeyId) return defaultView(policyType, scoped);
   }
   const [orgWide] = await ctx.db
     .select()
     .from(policies)
-    .where(scopeOf(orgId, policyType, null))
+    .where(scopeOf(orgId, policyType, { deploymentId: null, apiKeyId: null }))
     .limit(1);
   if (orgWide) return viewOf(orgWide, scoped);
+  return defaultView(policyType, scoped);
+}
+
+function defaultView(policyType: PolicyType, scoped: ResolvedScope): PolicyView {
   return {
     policy_type: policyType,
-    deployment_id: scoped,
+    deployment_id: scoped.deploymentId,
+    ...keyOf(policyType, scoped),
     config: policyDefaults[policyType] as Record<string, unknown>,
     updated_at: null,
     source: "default",
@@ -187,8 +252,10 @@ export async function setPolicy(
     ]);
   }
   const config = input.config as Record<string, unknown>;
+  scopeProblems(policyType, input);
   const view = await mutate(ctx, "policy.update", { type: "policy", id: policyType }, async (tx) => {
-    const deploymentId = await scopedDeployment(tx, actor.orgId, input.deployment_id);
+    const scoped = await resolveScope(tx, actor.orgId, policyType, input);
+    const { deploymentId, apiKeyId } = scoped;
     throwProblems(await referenceProblems(tx, actor.orgId, policyType, config, deploymentId));
     const now = ctx.clock();
     const [row] = await tx
@@ -196,6 +263,7 @@ export async function setPolicy(
       .values({
         orgId: actor.orgId,
         deploymentId,
+        apiKeyId,
         policyType,
         config,
         updatedBy: actor.userId,
@@ -204,15 +272,21 @@ export async function setPolicy(
       .onConflictDoUpdate({
         target: deploymentId
           ? [policies.deploymentId, policies.policyType]
-          : [policies.orgId, policies.policyType],
+          : apiKeyId
+            ? [policies.apiKeyId, policies.policyType]
+            : [policies.orgId, policies.policyType],
         // The partial unique index of that scope (db/schema/policies.ts).
-        targetWhere: deploymentId ? sql`deployment_id is not null` : sql`deployment_id is null`,
+        targetWhere: deploymentId
+          ? sql`deployment_id is not null`
+          : apiKeyId
+            ? sql`api_key_id is not null`
+            : sql`deployment_id is null and api_key_id is null`,
         set: { config, updatedBy: actor.userId, updatedAt: now },
       })
       .returning();
     return {
-      result: viewOf(row as PolicyRow, deploymentId),
-      details: { policy_type: policyType, deployment_id: deploymentId },
+      result: viewOf(row as PolicyRow, scoped),
+      details: { policy_type: policyType, deployment_id: deploymentId, api_key_id: apiKeyId },
     };
   });
   if (policyType === "rag") await startEmbedding(ctx, actor.orgId, config as PolicyConfigs["rag"]);
@@ -236,20 +310,31 @@ async function startEmbedding(ctx: RequestContext, orgId: string, rag: PolicyCon
 export async function deletePolicy(
   ctx: RequestContext,
   type: string,
-  deploymentId?: string,
-): Promise<{ policy_type: PolicyType; deployment_id: string | null; deleted: true }> {
+  scope: PolicyScope = {},
+): Promise<{
+  policy_type: PolicyType;
+  deployment_id: string | null;
+  api_key_id?: string | null;
+  deleted: true;
+}> {
   const policyType = policyTypeOf(type);
   const orgId = actorOf(ctx).orgId;
+  scopeProblems(policyType, scope);
   return mutate(ctx, "policy.delete", { type: "policy", id: policyType }, async (tx) => {
-    const scoped = await scopedDeployment(tx, orgId, deploymentId);
+    const scoped = await resolveScope(tx, orgId, policyType, scope);
     const removed = await tx
       .delete(policies)
       .where(scopeOf(orgId, policyType, scoped))
       .returning({ id: policies.id });
     if (removed.length === 0) throw notFound("policy");
     return {
-      result: { policy_type: policyType, deployment_id: scoped, deleted: true as const },
-      details: { policy_type: policyType, deployment_id: scoped },
+      result: {
+        policy_type: policyType,
+        deployment_id: scoped.deploymentId,
+        ...keyOf(policyType, scoped),
+        deleted: true as const,
+      },
+      details: { policy_type: policyType, deployment_id: scoped.deploymentId, api_key_id: scoped.apiKeyId },
     };
   });
 }

@@ -167,6 +167,21 @@ export const RoutingConfig = T.Object(
   { ...strict, description: "Deployment scope only" },
 );
 
+const money = T.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000_000 });
+
+export const BudgetConfig = T.Object(
+  {
+    max_spend_per_day: T.Optional(money),
+    max_spend_per_month: T.Optional(money),
+  },
+  {
+    ...strict,
+    description:
+      "The most the organization (or one API key, with api_key_id) may spend per UTC day and calendar month, " +
+      "in the deployments' price currency",
+  },
+);
+
 export const policySchemas = {
   rate_limit: RateLimitConfig,
   quota: QuotaConfig,
@@ -174,6 +189,7 @@ export const policySchemas = {
   rag: RagConfig,
   prompt: PromptConfig,
   routing: RoutingConfig,
+  budget: BudgetConfig,
 } satisfies Record<PolicyType, TSchema>;
 
 export type RateLimitPolicy = Static<typeof RateLimitConfig>;
@@ -183,6 +199,7 @@ export type ClassifierConfig = Static<typeof ClassifierScanner>;
 export type RagPolicy = Static<typeof RagConfig>;
 export type PromptPolicy = Static<typeof PromptConfig>;
 export type RoutingPolicy = Static<typeof RoutingConfig>;
+export type BudgetPolicy = Static<typeof BudgetConfig>;
 export interface PolicyConfigs {
   rate_limit: RateLimitPolicy;
   quota: QuotaPolicy;
@@ -190,6 +207,7 @@ export interface PolicyConfigs {
   rag: RagPolicy;
   prompt: PromptPolicy;
   routing: RoutingPolicy;
+  budget: BudgetPolicy;
 }
 
 const off = { action: "off" } as const;
@@ -208,6 +226,7 @@ export const policyDefaults: PolicyConfigs = {
   rag: { collection_ids: [], top_k: 4, min_score: 0 },
   prompt: { template_id: null },
   routing: { fallbacks: [] },
+  budget: {},
 };
 
 /** Every problem of `config` against its type's schema, named `config.<path>`, first message per field. */

@@ -1,6 +1,8 @@
 // The `quota` policy: requests and tokens an organization may use per UTC day, counted from what the
 // inference gateway reports (track_usage). Counters are one row per organization and day, bumped by
-// one atomic upsert, so concurrent reporters never lose an increment.
+// one atomic upsert, so concurrent reporters never lose an increment. The same reports carry each
+// request's cost: spend per key and deployment (services/spend) is bumped with them, and the budget
+// alerts they cross are raised.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { organizations, usageCounters } from "../../db/schema/index.ts";
@@ -8,6 +10,8 @@ import type { AppContext } from "../context.ts";
 import { invalid } from "../errors.ts";
 import { isUuid } from "../orchestration/ids.ts";
 import { effectivePolicies } from "../policies/effective.ts";
+import { raiseBudgetAlerts } from "../spend/alerts.ts";
+import { recordSpend } from "../spend/spend.ts";
 
 export interface UsageReport {
   orgId: string;
@@ -15,6 +19,8 @@ export interface UsageReport {
   apiKeyId?: string | undefined;
   promptTokens: number;
   completionTokens: number;
+  /** What the request cost at its deployment's prices (services/spend/prices.ts); absent: nothing. */
+  cost?: number | undefined;
 }
 
 export interface QuotaCheck {
@@ -62,6 +68,13 @@ export async function trackUsage(ctx: Ctx, reports: UsageReport[]): Promise<{ tr
     };
   });
   if (rows.length === 0) return { tracked: 0 };
+  const knownIds = new Set(known.map((k) => k.id));
+  const counted = reports.filter((r) => knownIds.has(r.orgId));
+  await recordSpend(
+    ctx.db,
+    day,
+    counted.map((r) => ({ ...r, cost: Number.isFinite(r.cost) ? (r.cost as number) : 0 })),
+  );
   await ctx.db
     .insert(usageCounters)
     .values(rows)
@@ -75,6 +88,7 @@ export async function trackUsage(ctx: Ctx, reports: UsageReport[]): Promise<{ tr
         updatedAt: sql`now()`,
       },
     });
+  await raiseBudgetAlerts(ctx, counted);
   return { tracked: rows.reduce((n, r) => n + r.requests, 0) };
 }
 

@@ -1,5 +1,5 @@
 // The pool and deploy forms take everything the API does: a pool's owner, dedication, provider pool id
-// and scheduling policy; a deployment's engine settings (per engine, plus raw JSON), with a problem shown
+// and scheduling policy; a deployment's engine settings (per engine, plus raw JSON) and token prices, with a problem shown
 // beside the field it concerns. Walked in Chromium to a RUNNING deployment on an `external` pool whose
 // endpoint is an OpenAI-compatible server started by this test.
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -86,8 +86,13 @@ test.skipIf(!haveChromium)(
     await shot(page, "deploy-settings-error");
 
     await page.getByLabel("Endpoints", { exact: true }).fill(`http://127.0.0.1:${upstream.port}/v1`);
+    await page.getByLabel("Price per million input tokens (optional)").fill("0.15");
+    await page.getByLabel("Price per million output tokens (optional)").fill("0.6");
     await page.getByRole("button", { name: "Deploy" }).click();
     await page.waitForURL(/\/deployments\/[0-9a-f-]{36}$/);
+    expect(await page.locator("dt:has-text('Token prices') + dd").textContent()).toBe(
+      "0.15 in, 0.6 out, per million tokens",
+    );
     await page
       .locator("#deployment-live .badge", { hasText: "RUNNING" })
       .first()

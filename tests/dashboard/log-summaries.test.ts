@@ -1,6 +1,9 @@
 // The inference logs page's last column: what guardrails decided and how retrieval found its
-// passages, from the logged decisions (offsets only, never the matched text).
+// passages, from the logged decisions (offsets only, never the matched text); and each row's cost.
 import { expect, test } from "bun:test";
+import type { InferenceLogView } from "../../services/inference-logs/logs.ts";
+import { allPermissions } from "../../services/permissions.ts";
+import { InferenceLogsPage } from "../../views/logs.tsx";
 import { guardrailSummary, retrievalSummary } from "../../views/parts/decisions.ts";
 
 test("guardrail decisions read as stage, action and what was found, counted", () => {
@@ -40,4 +43,50 @@ test("retrieval reads as its mode and documents, with the fallback's reason", ()
     }),
   ).toBe("full text: no passage (fallback: the embedding deployment e5 is STOPPED, not RUNNING)");
   expect(retrievalSummary(null)).toBe("");
+});
+
+test("each log row shows its cost, a dash when the deployment is unpriced", async () => {
+  const row = (request_id: string, cost: number): InferenceLogView => ({
+    id: crypto.randomUUID(),
+    request_id,
+    created_at: "2026-11-25T12:00:00.000Z",
+    deployment_id: null,
+    api_key_id: null,
+    key_prefix: "sk-abc",
+    model: "m",
+    status: 200,
+    error_code: null,
+    prompt_tokens: 12,
+    completion_tokens: 5,
+    total_tokens: 17,
+    latency_ms: 3,
+    cost,
+    served_by_deployment_id: null,
+    served_by: null,
+    stream: false,
+    guardrails: {},
+    retrieval: null,
+  });
+  const html = await InferenceLogsPage({
+    page: {
+      actor: {
+        userId: crypto.randomUUID(),
+        email: "a@example.com",
+        orgId: crypto.randomUUID(),
+        role: "admin",
+        permissions: new Set(allPermissions),
+      },
+      csrf: "x",
+      path: "/logs",
+      organizations: [],
+    },
+    items: [row("priced", 0.22), row("unpriced", 0)],
+    nextCursor: null,
+    filters: {},
+    deployments: [],
+  });
+  const cells = [...String(html).matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => m[1] as string);
+  expect(cells[0]).toContain('<th class="num">Cost</th>');
+  expect(cells[1]).toContain('<td class="num">0.22</td>');
+  expect(cells[2]).toContain('<td class="num">—</td>');
 });

@@ -154,6 +154,8 @@ describe("ModelDeploymentService", () => {
       image: "none",
       engine: "openai-compatible",
       configuration: { fields: { endpoints: { listValue: { values: [{ stringValue: upstream.url }] } } } },
+      input_price_per_million: 0.15,
+      output_price_per_million: 0.6,
     };
     const deployed: Any = await client.unary(deployments, "DeployModel", request, auth());
     expect(deployed.status).toBe("DEPLOYING");
@@ -171,6 +173,8 @@ describe("ModelDeploymentService", () => {
       engine: "openai-compatible",
       replicas: 1,
       org_id: o.orgId,
+      input_price_per_million: 0.15,
+      output_price_per_million: 0.6,
     });
     expect(running.observed_replicas[0]).toMatchObject({
       index: 0,
@@ -234,6 +238,16 @@ describe("ModelDeploymentService", () => {
     );
     expect(replicas.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(replicas.details).toContain("replicas");
+    const price = await failureOf(
+      client.unary(
+        deployments,
+        "DeployModel",
+        { model_name: "q", pool_id: crypto.randomUUID(), image: "x", output_price_per_million: -2 },
+        auth(),
+      ),
+    );
+    expect(price.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(price.details).toContain("output_price_per_million");
     const pool = await failureOf(
       client.unary(
         deployments,

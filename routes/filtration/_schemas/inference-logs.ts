@@ -37,6 +37,9 @@ const InferenceLog = t.Object({
   completion_tokens: t.Integer(),
   total_tokens: t.Integer(),
   latency_ms: t.Number(),
+  cost: t.Number({
+    description: "What the request cost at its deployment's prices, in their currency; 0: unpriced",
+  }),
   stream: t.Boolean(),
   guardrails: t.Record(t.String(), t.Unknown(), {
     description: "Guardrail decisions: actions and offsets, no text",

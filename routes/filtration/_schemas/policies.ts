@@ -4,13 +4,18 @@ import { policyTypes } from "../../../db/schema/policies.ts";
 export const PolicyTypeParams = t.Object({
   policy_type: t.Union(
     policyTypes.map((p) => t.Literal(p)),
-    { description: "rate_limit, quota, guardrails, rag, prompt or routing" },
+    { description: "rate_limit, quota, guardrails, rag, prompt, routing or budget" },
   ),
 });
 
 export const Policy = t.Object({
   policy_type: t.String(),
   deployment_id: t.Nullable(t.String()),
+  api_key_id: t.Optional(
+    t.Nullable(
+      t.String({ description: "budget only: the API key the budget is for (null: the organization's)" }),
+    ),
+  ),
   config: t.Record(t.String(), t.Unknown()),
   updated_at: t.Nullable(
     t.String({ format: "date-time", description: "null: nothing set, the defaults apply" }),
@@ -30,4 +35,6 @@ export const configDescription = [
   "`routing` (with `deployment_id` only): `{fallbacks: [deployment name, ...]}`, other deployments of the",
   "organization tried in order when this one has no ready replica, answers 5xx or 429, or times out before",
   "the first byte; a response a fallback served carries `x-served-by: <deployment name>`.",
+  "`budget`: `{max_spend_per_day?, max_spend_per_month?}` in the deployments' price currency, for the organization,",
+  "or for one API key with `api_key_id` (no `deployment_id`); once spent, calls get 429 insufficient_quota.",
 ].join(" ");

@@ -1,5 +1,13 @@
 import { t } from "elysia";
 
+const PricePerMillion = t.Number({
+  minimum: 0,
+  maximum: 1_000_000,
+  description:
+    "What a million tokens cost, in the currency you bill in: each request's `cost` in the inference log. " +
+    "Neither price set: a request costs its share of estimated_cost_per_hour (docs/observability.md)",
+});
+
 export const DeploymentId = t.Object({
   deployment_id: t.String({ minLength: 1, description: "The deployment's id" }),
 });
@@ -44,6 +52,12 @@ export const Deployment = t.Object({
   owner_id: t.Nullable(t.String()),
   org_id: t.String(),
   estimated_cost_per_hour: t.Nullable(t.Number()),
+  input_price_per_million: t.Nullable(
+    t.Number({ description: "What a million input tokens cost, in your currency; null: not set" }),
+  ),
+  output_price_per_million: t.Nullable(
+    t.Number({ description: "What a million output tokens cost, in your currency; null: not set" }),
+  ),
   created_at: t.String({ format: "date-time" }),
   updated_at: t.String({ format: "date-time" }),
 });
@@ -76,4 +90,13 @@ export const DeployRequest = t.Object({
   image: t.String({
     description: "Container image (recorded; the local provider runs the engine's worker)",
   }),
+  input_price_per_million: t.Optional(t.Nullable(PricePerMillion)),
+  output_price_per_million: t.Optional(t.Nullable(PricePerMillion)),
+});
+
+/** POST /deployment/price: change a deployment's token prices. */
+export const PriceRequest = t.Object({
+  deployment_id: t.String({ minLength: 1 }),
+  input_price_per_million: t.Optional(t.Nullable(PricePerMillion)),
+  output_price_per_million: t.Optional(t.Nullable(PricePerMillion)),
 });

@@ -43,6 +43,8 @@ const deploymentMessage = (d: DeploymentView) => ({
   ownerId: d.owner_id ?? "",
   orgId: d.org_id,
   estimatedCostPerHour: d.estimated_cost_per_hour ?? 0,
+  ...(d.input_price_per_million === null ? {} : { inputPricePerMillion: d.input_price_per_million }),
+  ...(d.output_price_per_million === null ? {} : { outputPricePerMillion: d.output_price_per_million }),
   createdAt: timestampFromDate(new Date(d.created_at)),
   updatedAt: timestampFromDate(new Date(d.updated_at)),
 });
@@ -63,6 +65,8 @@ export function deploymentService(app: AppContext): ServiceImpl<typeof ModelDepl
         org_id: given(req.orgId),
         inference_model: given(req.inferenceModel),
         image: req.image,
+        input_price_per_million: req.inputPricePerMillion,
+        output_price_per_million: req.outputPricePerMillion,
       });
       return { deploymentId: result.deployment_id, status: result.status };
     },

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { resolveInferenceContext } from "../../../../services/inference-context/resolve.ts";
-import { QuotaConfig, RateLimitConfig } from "../../../../services/policies/schemas.ts";
+import { BudgetConfig, QuotaConfig, RateLimitConfig } from "../../../../services/policies/schemas.ts";
 
 const Reason = t.Union([
   t.Literal("invalid_api_key"),
@@ -44,6 +44,22 @@ const Resolved = t.Object({
         description:
           "The routing policy's fallbacks that may serve this key now, in order (running, with a ready replica, allowed to the key)",
       },
+    ),
+  ),
+  price: t.Optional(
+    t.Object(
+      {
+        input_price_per_million: t.Nullable(t.Number()),
+        output_price_per_million: t.Nullable(t.Number()),
+        estimated_cost_per_hour: t.Nullable(t.Number()),
+      },
+      { description: "The deployment's prices, each request's cost; absent when it is unpriced" },
+    ),
+  ),
+  budgets: t.Optional(
+    t.Object(
+      { organization: t.Optional(BudgetConfig), api_key: t.Optional(BudgetConfig) },
+      { description: "The budgets of the organization and the key; absent when none sets a limit" },
     ),
   ),
 });
@@ -105,6 +121,8 @@ export const POST = route({
       key_prefix: c.keyPrefix,
       ...(c.classifierEndpoints ? { classifier_endpoints: c.classifierEndpoints } : {}),
       ...(c.fallbacks ? { fallbacks: c.fallbacks } : {}),
+      ...(c.price ? { price: c.price } : {}),
+      ...(c.budgets ? { budgets: c.budgets } : {}),
     };
   },
 });

@@ -17,6 +17,7 @@ const Entry = t.Object({
   completion_tokens: t.Optional(count),
   total_tokens: t.Optional(count),
   latency_ms: t.Optional(t.Number({ minimum: 0 })),
+  cost: t.Optional(t.Number({ minimum: 0 })),
   stream: t.Optional(t.Boolean()),
   guardrails: t.Optional(t.Record(t.String(), t.Unknown())),
   retrieval: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),

@@ -9,12 +9,15 @@ const Usage = t.Object({
   api_key_id: t.Optional(Uuid),
   prompt_tokens: t.Integer({ minimum: 0 }),
   completion_tokens: t.Integer({ minimum: 0 }),
+  cost: t.Optional(
+    t.Number({ minimum: 0, description: "What the request cost at its deployment's prices; default 0" }),
+  ),
 });
 
 export const POST = route({
   access: "internal",
   summary:
-    "Count one request's tokens (or a batch: `{records: [...]}`) toward the organization's daily quota",
+    "Count one request's tokens and cost (or a batch: `{records: [...]}`) toward the organization's daily quota, spend and budgets",
   bodyLimit: 8 * 1024 * 1024,
   body: t.Union([Usage, t.Object({ records: t.Array(Usage, { minItems: 1, maxItems: 10_000 }) })]),
   response: t.Object({
@@ -29,6 +32,7 @@ export const POST = route({
         apiKeyId: r.api_key_id,
         promptTokens: r.prompt_tokens,
         completionTokens: r.completion_tokens,
+        cost: r.cost,
       })),
     ),
 });

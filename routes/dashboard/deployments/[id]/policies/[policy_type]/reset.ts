@@ -10,7 +10,7 @@ export const POST = route({
   html: true,
   params: t.Composite([t.Object({ id: t.String() }), PolicyTypeParams]),
   handler: async ({ ctx, params }) => {
-    await deletePolicy(ctx, params.policy_type, params.id);
+    await deletePolicy(ctx, params.policy_type, { deployment_id: params.id });
     return redirectWithNotice(
       `/deployments/${params.id}/policies#policy-${params.policy_type}`,
       "policy-reset",

@@ -1,0 +1,35 @@
+CREATE TABLE "budget_alerts" (
+	"org_id" uuid NOT NULL,
+	"budget" text NOT NULL,
+	"period" text NOT NULL,
+	"threshold_percent" integer NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "budget_alerts_org_id_budget_period_threshold_percent_pk" PRIMARY KEY("org_id","budget","period","threshold_percent")
+);
+--> statement-breakpoint
+CREATE TABLE "spend_daily" (
+	"org_id" uuid NOT NULL,
+	"api_key_id" uuid,
+	"deployment_id" uuid,
+	"day" date NOT NULL,
+	"requests" bigint DEFAULT 0 NOT NULL,
+	"prompt_tokens" bigint DEFAULT 0 NOT NULL,
+	"completion_tokens" bigint DEFAULT 0 NOT NULL,
+	"cost" double precision DEFAULT 0 NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "spend_daily_key" UNIQUE NULLS NOT DISTINCT("org_id","api_key_id","deployment_id","day")
+);
+--> statement-breakpoint
+DROP INDEX "policies_org_type_key";--> statement-breakpoint
+ALTER TABLE "deployments" ADD COLUMN "input_price_per_million" double precision;--> statement-breakpoint
+ALTER TABLE "deployments" ADD COLUMN "output_price_per_million" double precision;--> statement-breakpoint
+ALTER TABLE "inference_logs" ADD COLUMN "cost" double precision DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "inference_logs" ADD COLUMN "served_by_deployment_id" uuid;--> statement-breakpoint
+ALTER TABLE "inference_logs" ADD COLUMN "served_by" text;--> statement-breakpoint
+ALTER TABLE "policies" ADD COLUMN "api_key_id" uuid;--> statement-breakpoint
+ALTER TABLE "budget_alerts" ADD CONSTRAINT "budget_alerts_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "spend_daily" ADD CONSTRAINT "spend_daily_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "spend_daily_org_day_idx" ON "spend_daily" USING btree ("org_id","day");--> statement-breakpoint
+ALTER TABLE "policies" ADD CONSTRAINT "policies_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "policies_api_key_type_key" ON "policies" USING btree ("api_key_id","policy_type") WHERE "policies"."api_key_id" is not null;--> statement-breakpoint
+CREATE UNIQUE INDEX "policies_org_type_key" ON "policies" USING btree ("org_id","policy_type") WHERE "policies"."deployment_id" is null and "policies"."api_key_id" is null;
