@@ -237,8 +237,9 @@ export function PoolLive({
       </dl>
       <h2>Nodes</h2>
       <p class="hint">
-        A node without a heartbeat for three intervals is UNHEALTHY; a stopped replica's node is OFFLINE and
-        leaves this list a day later.
+        A node without a heartbeat for three intervals is UNHEALTHY; a stopped replica's node is OFFLINE.
+        Either leaves this list once silent for NODE_RETIRE_AFTER_S (an hour unless set) with no replica on
+        it.
       </p>
       {nodes.length === 0 ? (
         <EmptyState title="No node has reported yet">
