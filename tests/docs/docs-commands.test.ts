@@ -27,7 +27,6 @@ const internalKey = "docs-commands-internal-key-0123456789";
 let platform: RunningPlatform | undefined;
 let dataDir = "";
 let scratch = "";
-let variables = "";
 
 /** Runs `script` in its own process group (so whatever it leaves in the background is ended with it). */
 async function bash(script: string, timeoutMs: number) {
@@ -66,13 +65,16 @@ beforeAll(async () => {
 export DATA_DIR='${dataDir}' ADMIN_PASSWORD='${password}'
 F=http://127.0.0.1:${platform.ports.filtration} O=http://127.0.0.1:${platform.ports.orchestration}
 I=http://127.0.0.1:${platform.ports.inference} G=127.0.0.1:${platform.ports.grpc}
-${workflowBlock("README.md", "readme-workflow")} >/dev/null
+{
+${workflowBlock("README.md", "readme-workflow")}
+} >/dev/null
 FILTRATION=$F ORCHESTRATION=$O INFERENCE=$I BASE=$I/v1 URL=$I DEPLOYMENT_ID=$DEP INTERNAL_API_KEY='${internalKey}'
 declare -p DATA_DIR ADMIN_PASSWORD F O I G JSON TOKEN AUTH POOL DEP KEY MODELS FILTRATION ORCHESTRATION INFERENCE BASE URL DEPLOYMENT_ID INTERNAL_API_KEY`,
     120_000,
   );
   expect({ code: walk.code, err: walk.err }).toEqual({ code: 0, err: "" });
-  variables = walk.out.replaceAll("declare -- ", "export ").replaceAll("declare -x ", "export ");
+  // Only the declarations reach stdout: the walk-through's own output went to /dev/null.
+  const variables = walk.out.replaceAll("declare -- ", "export ").replaceAll("declare -x ", "export ");
   writeFileSync(join(scratch, "variables.sh"), variables);
 }, 150_000);
 
