@@ -40,6 +40,11 @@ export interface Config {
   allowRegistration: boolean;
   /** How often nodes send heartbeats; a node silent for three intervals turns UNHEALTHY. */
   heartbeatIntervalMs: number;
+  /**
+   * A node OFFLINE or UNHEALTHY, silent this long and hosting no live replica, leaves the inventory
+   * (NODE_RETIRE_AFTER_S): a pool lists the machines it has, not every worker it ever had.
+   */
+  nodeRetireAfterS: number;
   /** Where model sources may point: local model files only inside these directories (MODELS_DIR). */
   modelSources: ModelSourceSettings;
   /** Whether an `external` deployment's endpoints may be loopback, link-local or private addresses. */
@@ -113,6 +118,16 @@ function milliseconds(env: Env, name: string, fallback: number): number {
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < 10 || value > 3_600_000) {
     throw new ConfigError(name, `expected milliseconds between 10 and 3600000, got "${raw}"`);
+  }
+  return value;
+}
+
+function seconds(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > max) {
+    throw new ConfigError(name, `expected seconds between 1 and ${max}, got "${raw}"`);
   }
   return value;
 }
@@ -245,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword,
     allowRegistration: bool(env, "ALLOW_REGISTRATION", false),
     heartbeatIntervalMs: milliseconds(env, "HEARTBEAT_INTERVAL_MS", 10_000),
+    nodeRetireAfterS: seconds(env, "NODE_RETIRE_AFTER_S", 3600, 30 * 24 * 3600),
     modelSources: {
       dirs: modelDirs(env, dataDir),
       allowHttp: bool(env, "MODEL_SOURCE_ALLOW_HTTP", false),

@@ -151,6 +151,15 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
                 attrs={{ step: "0.01" }}
                 hint="A replica that would cost more is refused, on providers that price."
               />
+              <Field
+                name="size"
+                label="Size, replicas at most (optional)"
+                type="number"
+                errors={form.errors}
+                values={values}
+                attrs={{ step: "1" }}
+                hint="Each replica is one node (a worker, a pod, a VM, a lease). Deploying or scaling past it is refused. Blank: no limit."
+              />
               <Select
                 name="owner_type"
                 label="Owner"
@@ -185,7 +194,7 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
               />
             </div>
             <p class="hint" safe>
-              {`Without a choice the provider is ${defaultProvider}: nosana once its credentials are configured (Providers page), otherwise local, worker processes on this machine. A pool has no size of its own: local and external pools grow with the nodes that report to them, and remote providers add a machine per replica.`}
+              {`Without a choice the provider is ${defaultProvider}: nosana once its credentials are configured (Providers page), otherwise local, worker processes on this machine. A pool holds no idle machines: each replica of its deployments is a node, started when wanted, up to its size.`}
             </p>
             <button type="submit">Create pool</button>
           </form>
@@ -232,13 +241,16 @@ export function PoolLive({
         <dd safe>{pool.max_cost_per_hour === null ? "none" : money(pool.max_cost_per_hour)}</dd>
         <dt>Estimated cost</dt>
         <dd safe>{money(pool.estimated_cost_per_hour)}</dd>
+        <dt>Size</dt>
+        <dd safe>{pool.size === null ? "no limit" : `${pool.size} replicas at most`}</dd>
         <dt>Nodes ready</dt>
         <dd safe>{`${pool.ready_node_count} of ${pool.node_count}`}</dd>
       </dl>
       <h2>Nodes</h2>
       <p class="hint">
-        A node without a heartbeat for three intervals is UNHEALTHY; a stopped replica's node is OFFLINE and
-        leaves this list a day later.
+        A node without a heartbeat for three intervals is UNHEALTHY; a stopped replica's node is OFFLINE.
+        Either leaves this list once silent for NODE_RETIRE_AFTER_S (an hour unless set) with no replica on
+        it.
       </p>
       {nodes.length === 0 ? (
         <EmptyState title="No node has reported yet">

@@ -1,4 +1,13 @@
-import { boolean, doublePrecision, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  doublePrecision,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
@@ -21,6 +30,11 @@ export const pools = pgTable(
     provider: text("provider", { enum: providerIds }).notNull(),
     allowedGpuTypes: text("allowed_gpu_types").array().notNull().default([]),
     maxCostPerHour: doublePrecision("max_cost_per_hour"),
+    /**
+     * The pool's size: the most replicas its deployments may want at once (each replica is one node:
+     * a worker process, a pod, a VM, a lease or a job). Null: no limit but the provider's.
+     */
+    size: integer("size"),
     isDedicated: boolean("is_dedicated").notNull().default(false),
     providerPoolId: text("provider_pool_id"),
     schedulingPolicy: jsonb("scheduling_policy").$type<Record<string, unknown>>().notNull().default({}),

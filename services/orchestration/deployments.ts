@@ -24,6 +24,7 @@ import { checkPrice } from "../spend/prices.ts";
 import { traced } from "../telemetry/tracing.ts";
 import { uuidOr404 } from "./ids.ts";
 import { checkContainerSource, checkModelSource, normalizeModelSource } from "./model-source.ts";
+import { assertPoolHasRoom } from "./pool-size.ts";
 import { assertPoolAcceptsDeployments } from "./pools.ts";
 import { providerNamed } from "./providers.ts";
 import { orchestrationOf } from "./runtime.ts";
@@ -151,6 +152,7 @@ async function deployNow(
 
   const result = await mutate(ctx, "deployment.create", { type: "deployment" }, async (tx) => {
     await assertNameFree(tx, actor.orgId, name);
+    await assertPoolHasRoom(tx, pool.id, replicaCount);
     const now = ctx.clock();
     const [row] = await tx
       .insert(deployments)
@@ -324,6 +326,7 @@ async function startDeploymentNow(ctx: RequestContext, deploymentId: string): Pr
     const row = await deploymentOfOrg(tx, actor.orgId, deploymentId);
     const [pool] = await tx.select().from(pools).where(eq(pools.id, row.poolId)).limit(1);
     if (pool) assertPoolAcceptsDeployments(pool);
+    await assertPoolHasRoom(tx, row.poolId, row.replicas, row.id);
     const moved = await moveDeployment(tx, row, "DEPLOYING", `started by ${actor.email}`, ctx.clock());
     await tx.update(deployments).set({ desiredState: "running" }).where(eq(deployments.id, row.id));
     return { result: (await viewsOf(tx, [{ ...moved, desiredState: "running" }]))[0] as DeploymentView };
@@ -358,6 +361,9 @@ async function scaleDeploymentNow(
     }) ?? [])
       problems.add(p.field === "replicas" ? "replicas" : p.field, p.message);
     problems.throwIfAny();
+    // A stopped deployment wants its replicas again only when started (checked then).
+    if (row.desiredState === "running" && replicas > row.replicas)
+      await assertPoolHasRoom(tx, row.poolId, replicas, row.id);
     const [updated] = await tx
       .update(deployments)
       .set({ replicas, updatedAt: ctx.clock() })

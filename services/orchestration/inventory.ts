@@ -1,8 +1,16 @@
 // The node inventory: heartbeats upsert a pool's nodes; a node silent for three intervals turns
 // UNHEALTHY (and its replica stops being routed to, see the reconciler). Heartbeats are telemetry
 // from machines, many a minute: they are not audited like user changes.
-import { and, eq, lt } from "drizzle-orm";
-import { type NodeState, nodeStates, nodes, type PoolRow, pools } from "../../db/schema/index.ts";
+import { and, eq, inArray, lt, notExists, notInArray, sql } from "drizzle-orm";
+import {
+  deployments,
+  type NodeState,
+  nodeStates,
+  nodes,
+  type PoolRow,
+  pools,
+  replicas,
+} from "../../db/schema/index.ts";
 import { useNodeTokenCheck } from "../auth/authorize.ts";
 import type { AppContext, RequestContext } from "../context.ts";
 import { AppError, invalid } from "../errors.ts";
@@ -107,10 +115,53 @@ export async function markInstanceOffline(
     .where(and(eq(nodes.poolId, poolId), eq(nodes.providerInstanceId, providerInstanceId)));
 }
 
-/** Nodes OFFLINE for a day are forgotten, so restarts do not grow the inventory forever. */
-export async function forgetOfflineNodes(ctx: AppContext): Promise<void> {
-  const cutoff = new Date(ctx.clock().getTime() - 24 * 3600 * 1000);
-  await ctx.db.delete(nodes).where(and(eq(nodes.state, "OFFLINE"), lt(nodes.lastHeartbeatAt, cutoff)));
+export interface RetiredNode {
+  poolId: string;
+  providerInstanceId: string;
+  state: NodeState;
+}
+
+/**
+ * Retires stale nodes: OFFLINE or UNHEALTHY, without a heartbeat for NODE_RETIRE_AFTER_S, and hosting
+ * no replica that is still wanted (one not STOPPED or FAILED of a deployment in the same pool). So a
+ * pool lists the machines it has, not every worker it ever had; a node that reports again comes back.
+ * Logged (not audited: nodes are telemetry, as their heartbeats).
+ */
+export async function retireStaleNodes(ctx: AppContext): Promise<RetiredNode[]> {
+  const cutoff = new Date(ctx.clock().getTime() - ctx.config.nodeRetireAfterS * 1000);
+  const liveReplica = ctx.db
+    .select({ one: sql`1` })
+    .from(replicas)
+    .innerJoin(deployments, eq(deployments.id, replicas.deploymentId))
+    .where(
+      and(
+        eq(deployments.poolId, nodes.poolId),
+        eq(replicas.providerInstanceId, nodes.providerInstanceId),
+        notInArray(replicas.state, ["STOPPED", "FAILED"]),
+      ),
+    );
+  const retired = await ctx.db
+    .delete(nodes)
+    .where(
+      and(
+        inArray(nodes.state, ["OFFLINE", "UNHEALTHY"]),
+        lt(nodes.lastHeartbeatAt, cutoff),
+        notExists(liveReplica),
+      ),
+    )
+    .returning({ poolId: nodes.poolId, providerInstanceId: nodes.providerInstanceId, state: nodes.state });
+  if (retired.length > 0) {
+    ctx.log.info("nodes retired", {
+      count: retired.length,
+      after_s: ctx.config.nodeRetireAfterS,
+      nodes: retired.map((n) => ({
+        pool_id: n.poolId,
+        provider_instance_id: n.providerInstanceId,
+        state: n.state,
+      })),
+    });
+  }
+  return retired;
 }
 
 // The "node" access of the HTTP guard and gRPC interceptor asks this whether a bearer is a pool's

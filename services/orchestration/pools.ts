@@ -26,7 +26,10 @@ export interface CreatePoolInput {
   is_dedicated?: boolean | undefined;
   provider_pool_id?: string | undefined;
   scheduling_policy_json?: string | undefined;
+  size?: number | null | undefined;
 }
+
+export const maxPoolSize = 1024;
 
 export const ownerTypes = ["org", "user"] as const;
 const poolNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -76,6 +79,12 @@ async function createPoolNow(
     problems.add("allowed_gpu_types", `the ${provider.id} provider places no GPUs`);
   }
   const schedulingPolicy = schedulingPolicyOf(input.scheduling_policy_json, problems);
+  if (input.size != null && !(Number.isInteger(input.size) && input.size >= 1 && input.size <= maxPoolSize)) {
+    problems.add(
+      "size",
+      `must be an integer from 1 to ${maxPoolSize} (replicas at once), or absent for no limit`,
+    );
+  }
   problems.throwIfAny();
 
   const id = crypto.randomUUID();
@@ -104,6 +113,7 @@ async function createPoolNow(
         isDedicated: input.is_dedicated ?? false,
         providerPoolId: input.provider_pool_id || null,
         schedulingPolicy,
+        size: input.size ?? null,
         nodeTokenHash: nodeTokenHash(token),
       })
       .returning();

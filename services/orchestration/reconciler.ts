@@ -27,7 +27,7 @@ import {
   shouldRun,
   type Tracked,
 } from "./deployment-pass.ts";
-import { forgetOfflineNodes, markSilentNodes } from "./inventory.ts";
+import { markSilentNodes, retireStaleNodes } from "./inventory.ts";
 import { leadershipOf } from "./leadership.ts";
 import { type OrchestrationRuntime, orchestrationOf } from "./runtime.ts";
 import { movePool } from "./state-machine.ts";
@@ -96,7 +96,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
         if (Date.now() - lastOrphanScan >= orphanScanMs) {
           lastOrphanScan = Date.now();
           await stopOrphans();
-          await forgetOfflineNodes(ctx);
+          await retireStaleNodes(ctx);
         }
       } finally {
         passSpan = undefined;

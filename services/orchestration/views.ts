@@ -28,6 +28,7 @@ export interface PoolView {
   is_dedicated: boolean;
   provider_pool_id: string | null;
   scheduling_policy_json: string;
+  size: number | null;
   node_count: number;
   ready_node_count: number;
   estimated_cost_per_hour: number | null;
@@ -57,6 +58,7 @@ export const poolView = (
   is_dedicated: pool.isDedicated,
   provider_pool_id: pool.providerPoolId,
   scheduling_policy_json: JSON.stringify(pool.schedulingPolicy),
+  size: pool.size,
   node_count: counts.nodes,
   ready_node_count: counts.ready,
   estimated_cost_per_hour: counts.costPerHour,

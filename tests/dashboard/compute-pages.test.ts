@@ -41,13 +41,16 @@ test.skipIf(!haveChromium)(
 
     await page.getByLabel("Name").fill("gpu-lab");
     await page.getByLabel(/Cost ceiling/).fill("-1");
+    await page.getByLabel(/Size/).fill("0");
     await page.getByRole("button", { name: "Create pool" }).click();
     expect(await page.locator("#f-max_cost_per_hour-error").textContent()).toContain("At least 0");
+    expect(await page.locator("#f-size-error").textContent()).toContain("At least 1");
     expect(await page.getByLabel("Name").inputValue()).toBe("gpu-lab");
     expect(await page.getByText("No pools yet").count()).toBe(1);
     await shot(page, "pools-form-error");
 
     await page.getByLabel(/Cost ceiling/).fill("2.5");
+    await page.getByLabel(/Size/).fill("2");
     await page.getByRole("button", { name: "Create pool" }).click();
     expect((await page.locator("#node-token").textContent())?.trim()).toMatch(/^nt_/);
     await markWindow();
@@ -60,6 +63,7 @@ test.skipIf(!haveChromium)(
     await row.getByRole("link", { name: "gpu-lab" }).click();
     await page.getByRole("heading", { name: "Pool gpu-lab" }).waitFor();
     expect(await page.getByText("No node has reported yet").count()).toBe(1);
+    expect(await page.getByText("2 replicas at most").count()).toBe(1);
     await shot(page, "pool-detail");
     page.once("dialog", (dialog) => dialog.accept());
     await page.getByRole("button", { name: "Delete pool" }).click();

@@ -2,26 +2,14 @@
 // against the platform started as `bun start` does, on a fresh data directory; then the guardrails and
 // knowledge-base walk-through of docs/ continues from it. An edit that breaks a command fails here.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
+import { root, stopEverything, workflowBlock } from "./blocks.ts";
 
-const root = join(import.meta.dir, "..", "..");
-const readme = readFileSync(join(root, "README.md"), "utf8");
-const doc = (name: string) => readFileSync(join(root, "docs", name), "utf8");
-const guardrailsDoc = doc("guardrails-and-knowledge-base.md");
 const hasOathtool = Bun.which("oathtool") !== null;
 const hasJq = Bun.which("jq") !== null && Bun.which("curl") !== null;
-
-/** The first ```sh block after the line that contains `marker`. */
-function shellBlockAfter(marker: string, document = readme): string {
-  const at = document.indexOf(marker);
-  if (at < 0) throw new Error(`no "${marker}" in the document`);
-  const block = /```sh\n([\s\S]*?)```/.exec(document.slice(at));
-  if (!block?.[1]) throw new Error(`no sh block after "${marker}"`);
-  return block[1];
-}
 
 const password = "readme walk-through password";
 const started: { platform: RunningPlatform; dataDir: string }[] = [];
@@ -38,7 +26,8 @@ async function runAsPasted(script: string): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), "llmp-test-readme-"));
   const platform = await runPlatform({ DATA_DIR: dataDir, ADMIN_PASSWORD: password });
   started.push({ platform, dataDir });
-  const proc = Bun.spawn(["bash", "-c", `set -e\n${script}`], {
+  // Whatever happens, no worker outlives the test: the platform leaves its workers running on purpose.
+  const proc = Bun.spawn(["bash", "-c", `trap '${stopEverything}' EXIT\nset -e\n${script}`], {
     cwd: root,
     env: {
       ...process.env,
@@ -60,7 +49,7 @@ async function runAsPasted(script: string): Promise<string> {
   return out;
 }
 
-const walkThrough = () => shellBlockAfter("<!-- readme-workflow -->");
+const walkThrough = () => workflowBlock("README.md", "readme-workflow");
 /** Stops what a walk-through started, so no worker outlives the test. */
 const stopDeployment = `curl -sf $O/deployment/terminate -H "$AUTH" -H "$JSON" -d '{"deployment_id":"'"$DEP"'"}' >/dev/null
 until curl -sf $O/deployment/status/$DEP -H "$AUTH" | jq -e '.status == "STOPPED"' >/dev/null; do sleep 1; done`;
@@ -69,7 +58,7 @@ test.skipIf(!hasJq)(
   "the walk-through pastes and runs: tokens streamed and not, then cleaned up",
   async () => {
     const out = await runAsPasted(
-      `${walkThrough()}\n${shellBlockAfter("<!-- readme-workflow: clients -->")}\n${shellBlockAfter("Then, in the same shell")}`,
+      `${walkThrough()}\n${workflowBlock("README.md", "readme-workflow: clients")}\n${workflowBlock("README.md", "readme-workflow: then")}`,
     );
     const lines = out.trimEnd().split("\n");
     expect(lines[0]).toBe('{"model_name":"tiny","model_version":"1"}');
@@ -93,11 +82,15 @@ test.skipIf(!hasJq)(
 );
 
 test.skipIf(!hasJq)(
-  "the guardrails and knowledge-base walk-through of docs/ continues from it",
+  "the guardrails and knowledge-base walk-through of docs/ continues from it, with the GloVe step",
   async () => {
-    const guardrails = shellBlockAfter("<!-- docs-workflow: guardrails -->", guardrailsDoc);
+    const guardrails = workflowBlock("docs/guardrails-and-knowledge-base.md", "docs-workflow: guardrails");
     // The doc writes leave.md where the user stands: here, the platform's data directory.
-    const out = await runAsPasted(`${walkThrough()}\ncd "$DATA_DIR"\n${guardrails}\n${stopDeployment}`);
+    const glove = workflowBlock("docs/guardrails-and-knowledge-base.md", "docs-workflow: glove");
+    const stopGlove = stopDeployment.replaceAll("$DEP", "$GLOVE");
+    const out = await runAsPasted(
+      `${walkThrough()}\ncd "$DATA_DIR"\n${guardrails}\ncd "${root}"\n${glove}\n${stopGlove}\n${stopDeployment}`,
+    );
     const lines = out.trimEnd().split("\n").slice(3);
     expect(lines[0]).toBe('{"stored":1,"documents":["leave.md"]}');
     expect(lines.slice(1, 3)).toEqual(['"rag"', '"guardrails"']);
@@ -113,15 +106,18 @@ test.skipIf(!hasJq)(
     expect(lines.slice(6).map((l) => JSON.parse(l))).toEqual([
       { status: 400, input: "block", retrieval: null },
       { status: 200, input: "redact", retrieval: "full_text" },
+      // The GloVe step: vector search finds the passage that full text alone misses.
+      "rag",
+      { mode: "hybrid", passages: ["leave.md", "leave.md"], embedding_deployment: "glove" },
     ]);
   },
-  120_000,
+  180_000,
 );
 
 test.skipIf(!hasJq)(
   "a deployment's life in docs/getting-started.md: terminate, start, a refused delete, delete",
   async () => {
-    const lifecycle = shellBlockAfter("<!-- docs-workflow: lifecycle -->", doc("getting-started.md"));
+    const lifecycle = workflowBlock("docs/getting-started.md", "docs-workflow: lifecycle");
     const out = await runAsPasted(`${walkThrough()}\n${lifecycle}`);
     expect(out.trimEnd().split("\n").slice(3)).toEqual([
       "STOPPING",
@@ -137,7 +133,7 @@ test.skipIf(!hasJq)(
 test.skipIf(!hasJq || !hasOathtool)(
   "two-factor sign-in in docs/authentication.md, with oathtool's codes",
   async () => {
-    const totp = shellBlockAfter("<!-- docs-workflow: totp -->", doc("authentication.md"));
+    const totp = workflowBlock("docs/authentication.md", "docs-workflow: totp");
     const out = await runAsPasted(totp);
     expect(out.trimEnd().split("\n")).toEqual([
       '{"totp_enabled":true}',

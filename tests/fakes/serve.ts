@@ -31,9 +31,13 @@ const providers = {
   },
 };
 for (const [provider, body] of Object.entries(providers)) console.log(JSON.stringify({ provider, ...body }));
-console.log(`# the fakes' replicas answer from the tiny llama.cpp worker at ${worker.url}; Ctrl-C stops all`);
+console.log(
+  `# the fakes' replicas answer from the tiny llama.cpp worker at ${worker.url}; Ctrl-C or kill stops all`,
+);
 
-process.on("SIGINT", async () => {
-  await worker.stop();
-  process.exit(0);
-});
+// Ctrl-C, or `kill` from a script (a script's background job ignores SIGINT), stops the worker too.
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, async () => {
+    await worker.stop();
+    process.exit(0);
+  });

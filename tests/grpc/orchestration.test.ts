@@ -56,10 +56,11 @@ describe("ComputePoolManagerService", () => {
     const created: Any = await client.unary(
       pools,
       "RegisterPool",
-      { pool_name: "grpc-pool", provider: "local" },
+      { pool_name: "grpc-pool", provider: "local", size: 4 },
       auth(),
     );
     expect(created.pool.name).toBe("grpc-pool");
+    expect(created.pool.size).toBe(4);
     expect(created.pool.owner_id).toBe(o.orgId);
     expect(created.node_token).toMatch(/^nt_/);
     const id = created.pool.id;

@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
 export const Pool = t.Object({
@@ -13,6 +14,11 @@ export const Pool = t.Object({
   is_dedicated: t.Boolean(),
   provider_pool_id: t.Nullable(t.String()),
   scheduling_policy_json: t.String({ description: "JSON text" }),
+  size: t.Nullable(
+    t.Integer({
+      description: "The most replicas (one node each) its deployments may want at once; null: no limit",
+    }),
+  ),
   node_count: t.Integer(),
   ready_node_count: t.Integer(),
   estimated_cost_per_hour: t.Nullable(
@@ -52,4 +58,15 @@ export const CreatePoolBody = t.Object({
   is_dedicated: t.Optional(t.Boolean()),
   provider_pool_id: t.Optional(t.String()),
   scheduling_policy_json: t.Optional(t.String({ description: "JSON text of an object" })),
+  // TypeBox's own integer: Elysia's also takes numeric text, which the dashboard's form would keep as text.
+  size: t.Optional(
+    t.Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1024,
+        description:
+          "The pool's size: the most replicas (one node each) its deployments may want at once; absent or null: no limit",
+      }),
+    ),
+  ),
 });

@@ -20,6 +20,7 @@ const poolMessage = (p: PoolView) => ({
   isDedicated: p.is_dedicated,
   providerPoolId: p.provider_pool_id ?? "",
   schedulingPolicyJson: p.scheduling_policy_json,
+  ...(p.size === null ? {} : { size: p.size }),
   nodeCount: p.node_count,
   readyNodeCount: p.ready_node_count,
   ...(p.estimated_cost_per_hour === null ? {} : { estimatedCostPerHour: p.estimated_cost_per_hour }),
@@ -52,6 +53,7 @@ export function poolService(app: AppContext): ServiceImpl<typeof ComputePoolMana
         is_dedicated: req.isDedicated,
         provider_pool_id: given(req.providerPoolId),
         scheduling_policy_json: given(req.schedulingPolicyJson),
+        size: req.size,
       });
       return { pool: poolMessage(pool), nodeToken: node_token };
     },

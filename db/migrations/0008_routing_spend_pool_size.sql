@@ -27,6 +27,7 @@ ALTER TABLE "inference_logs" ADD COLUMN "cost" double precision DEFAULT 0 NOT NU
 ALTER TABLE "inference_logs" ADD COLUMN "served_by_deployment_id" uuid;--> statement-breakpoint
 ALTER TABLE "inference_logs" ADD COLUMN "served_by" text;--> statement-breakpoint
 ALTER TABLE "policies" ADD COLUMN "api_key_id" uuid;--> statement-breakpoint
+ALTER TABLE "pools" ADD COLUMN "size" integer;--> statement-breakpoint
 ALTER TABLE "budget_alerts" ADD CONSTRAINT "budget_alerts_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "spend_daily" ADD CONSTRAINT "spend_daily_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "spend_daily_org_day_idx" ON "spend_daily" USING btree ("org_id","day");--> statement-breakpoint
