@@ -40,6 +40,7 @@ interface ResolvedBody {
   api_key_id: string;
   key_prefix: string;
   classifier_endpoints?: string[];
+  cold_start?: InferenceContext["coldStart"];
 }
 
 const nonEmpty = (o: Record<string, unknown>) => (Object.keys(o).length > 0 ? o : undefined);
@@ -140,6 +141,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           rag: nonEmpty(body.rag_config),
           prompt: body.prompt ?? undefined,
           classifierEndpoints: body.classifier_endpoints,
+          coldStart: body.cold_start,
         },
       };
     },

@@ -1,5 +1,6 @@
 export * from "./api-keys.ts";
 export * from "./audit-logs.ts";
+export * from "./deployment-load-reports.ts";
 export * from "./deployment-logs.ts";
 export * from "./deployment-transitions.ts";
 export * from "./deployments.ts";

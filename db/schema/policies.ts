@@ -4,7 +4,7 @@ import { createdAt, id, updatedAt } from "./_columns.ts";
 import { deployments } from "./deployments.ts";
 import { organizations } from "./organizations.ts";
 
-export const policyTypes = ["rate_limit", "quota", "guardrails", "rag", "prompt"] as const;
+export const policyTypes = ["rate_limit", "quota", "guardrails", "rag", "prompt", "autoscaling"] as const;
 export type PolicyType = (typeof policyTypes)[number];
 
 /**

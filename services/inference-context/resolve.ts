@@ -6,6 +6,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { type DeploymentState, deployments } from "../../db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";
+import { withDefaults } from "../autoscaling/defaults.ts";
 import type { AppContext } from "../context.ts";
 import type { InferenceContext, Resolution } from "../inference/port.ts";
 import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
@@ -108,6 +109,13 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     // A prompt policy of `template_id: null` switches the organization's template off for this deployment.
     prompt: policies.prompt?.template_id ? { template_id: policies.prompt.template_id } : undefined,
   };
+  if (policies.autoscaling?.max_replicas) {
+    const settings = withDefaults(policies.autoscaling);
+    context.coldStart = {
+      cold_start_timeout_s: settings.cold_start_timeout_s,
+      max_queued: settings.max_queued,
+    };
+  }
   const classifier = policies.guardrails?.input?.classifier;
   if (classifier && classifier.action !== "off") {
     context.classifierEndpoints = await routableEndpoints(ctx.db, orgId, classifier.deployment);

@@ -32,6 +32,7 @@ export type Step =
   | "key and context"
   | "rate limits"
   | "quota"
+  | "waiting for a replica"
   | "input guardrails"
   | "classifier"
   | "prompt processing"

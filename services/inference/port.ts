@@ -38,6 +38,11 @@ export interface InferenceContext {
   prompt: { template_id: string } | undefined;
   /** Ready replicas of the guardrails policy's classifier deployment, when it names one. */
   classifierEndpoints?: string[] | undefined;
+  /**
+   * Set when the deployment autoscales: a request finding no ready replica waits for one (scale from
+   * zero) up to `cold_start_timeout_s`, with at most `max_queued` waiting per gateway process.
+   */
+  coldStart?: { cold_start_timeout_s: number; max_queued: number } | undefined;
 }
 
 /** Who made a refused call, when the key says so (a revoked key, an unknown model): its log has an owner. */

@@ -3,6 +3,9 @@
 import type { RedisCommands } from "../../adapters/redis/client.ts";
 import { RedisLimiter } from "../../adapters/redis/gcra.ts";
 import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
+import { ColdStartGate } from "../autoscaling/cold-start.ts";
+import { type LoadStore, processLoadStore } from "../autoscaling/load.ts";
+import { LoadReporter } from "../autoscaling/load-reporter.ts";
 import type { Logger } from "../context.ts";
 import type { AppError } from "../errors.ts";
 import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "../limits/limiter.ts";
@@ -17,6 +20,10 @@ import { RevalidatingCache } from "./revalidating-cache.ts";
 
 export interface InferenceRuntime {
   port: FiltrationPort;
+  /** What this process reports of its load per deployment (services/autoscaling). */
+  load: LoadReporter;
+  /** Where requests wait for a replica of a deployment scaled to zero. */
+  coldStart: ColdStartGate;
   limiter: RateLimiter;
   balancer: InFlightBalancer;
   resolve(apiKey: string, model: string): Promise<Resolution>;
@@ -46,6 +53,11 @@ export interface RuntimeOptions {
   log: Logger;
   statusOf(error: AppError): number;
   tracing?: InferenceTracing | undefined;
+  /** The shared load store (default: this process's memory). */
+  load?: LoadStore | undefined;
+  loadReportIntervalMs?: number | undefined;
+  /** A request waits for a replica: the orchestrator of this process, if any, looks at once. */
+  onDemand?: (() => void) | undefined;
 }
 
 export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntime {
@@ -84,8 +96,16 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
   const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch));
   const metrics = new InferenceMetrics();
   registerBatchCounters(metrics.registry, { logs, usage });
+  const load = new LoadReporter({
+    store: options.load ?? processLoadStore,
+    log,
+    intervalMs: options.loadReportIntervalMs,
+    onDemand: options.onDemand,
+  });
   return {
     port,
+    load,
+    coldStart: new ColdStartGate(load),
     limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
     balancer: new InFlightBalancer(),
     resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
@@ -103,7 +123,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     metrics,
     tracing: options.tracing,
     async close() {
-      await Promise.all([logs.close(), usage.close()]);
+      await Promise.all([logs.close(), usage.close(), load.close()]);
     },
   };
 }

@@ -147,12 +147,57 @@ export const PromptConfig = T.Object(
   strict,
 );
 
+const seconds = (max: number, description: string) => T.Number({ minimum: 0, maximum: max, description });
+
+/** Deployment scope only (CONTRACTS); services/autoscaling/README.md says how it is applied. */
+export const AutoscalingConfig = T.Object(
+  {
+    min_replicas: T.Integer({ minimum: 0, maximum: 32, description: "0: scale to zero when idle" }),
+    max_replicas: T.Integer({ minimum: 1, maximum: 32 }),
+    target_in_flight_per_replica: T.Number({
+      exclusiveMinimum: 0,
+      maximum: 10_000,
+      description: "Requests in flight (and waiting) per replica that the autoscaler aims at",
+    }),
+    target_tokens_per_second_per_replica: T.Optional(
+      T.Number({
+        exclusiveMinimum: 0,
+        maximum: 1_000_000,
+        description:
+          "Beside the in-flight target: completion tokens per second per replica; the larger need wins",
+      }),
+    ),
+    scale_up_delay_s: T.Optional(
+      seconds(3600, "How long more replicas must be needed before they are added; default 5 (0 from zero)"),
+    ),
+    scale_down_delay_s: T.Optional(
+      seconds(86_400, "How long fewer replicas must suffice before the surplus stops; default 300"),
+    ),
+    cold_start_timeout_s: T.Optional(
+      T.Number({
+        minimum: 1,
+        maximum: 600,
+        description: "How long a request waits for a replica when none is ready; default 120",
+      }),
+    ),
+    max_queued: T.Optional(
+      T.Integer({
+        minimum: 0,
+        maximum: 100_000,
+        description: "Requests that may wait for a replica per gateway process; more get 503; default 100",
+      }),
+    ),
+  },
+  strict,
+);
+
 export const policySchemas = {
   rate_limit: RateLimitConfig,
   quota: QuotaConfig,
   guardrails: GuardrailsConfig,
   rag: RagConfig,
   prompt: PromptConfig,
+  autoscaling: AutoscalingConfig,
 } satisfies Record<PolicyType, TSchema>;
 
 export type RateLimitPolicy = Static<typeof RateLimitConfig>;
@@ -161,18 +206,23 @@ export type GuardrailsPolicyConfig = Static<typeof GuardrailsConfig>;
 export type ClassifierConfig = Static<typeof ClassifierScanner>;
 export type RagPolicy = Static<typeof RagConfig>;
 export type PromptPolicy = Static<typeof PromptConfig>;
+export type AutoscalingPolicy = Static<typeof AutoscalingConfig>;
 export interface PolicyConfigs {
   rate_limit: RateLimitPolicy;
   quota: QuotaPolicy;
   guardrails: GuardrailsPolicyConfig;
   rag: RagPolicy;
   prompt: PromptPolicy;
+  autoscaling: AutoscalingPolicy;
 }
 
 const off = { action: "off" } as const;
 
-/** What applies where nothing is set: no limits, no quota, every scanner off, no retrieval, no template. */
-export const policyDefaults: PolicyConfigs = {
+/**
+ * What applies where nothing is set: no limits, no quota, every scanner off, no retrieval, no template,
+ * no autoscaling (`{}`: the owner's replica count stays).
+ */
+export const policyDefaults: { [K in keyof PolicyConfigs]: PolicyConfigs[K] | Record<string, never> } = {
   rate_limit: {},
   quota: {},
   guardrails: {
@@ -181,6 +231,7 @@ export const policyDefaults: PolicyConfigs = {
   },
   rag: { collection_ids: [], top_k: 4, min_score: 0 },
   prompt: { template_id: null },
+  autoscaling: {},
 };
 
 /** Every problem of `config` against its type's schema, named `config.<path>`, first message per field. */
@@ -202,6 +253,11 @@ export function configProblems(type: PolicyType, config: unknown): FieldProblem[
         }
       }
     }
+  }
+  if (type === "autoscaling" && seen.size === 0) {
+    const a = config as AutoscalingPolicy;
+    if (a.min_replicas > a.max_replicas)
+      seen.set("config.min_replicas", "must not be more than max_replicas");
   }
   return [...seen].map(([field, message]) => ({ field, message }));
 }

@@ -4,7 +4,7 @@ import { policyTypes } from "../../../db/schema/policies.ts";
 export const PolicyTypeParams = t.Object({
   policy_type: t.Union(
     policyTypes.map((p) => t.Literal(p)),
-    { description: "rate_limit, quota, guardrails, rag or prompt" },
+    { description: "rate_limit, quota, guardrails, rag, prompt or autoscaling" },
   ),
 });
 
@@ -27,4 +27,7 @@ export const configDescription = [
   "`guardrails`: `{input?: {pii?, toxicity?, prompt_injection?}, output?: {pii?, toxicity?, mode?: blocking|async}}`,",
   "each scanner `{action: off|log|redact|block, threshold?: 0..1}` (redact: pii only); toxicity and prompt_injection also take `classifier_threshold?: 0..1` (the trained classifier; 1 turns it off).",
   "`rag`: `{collection_ids, top_k? (1..50), min_score? (0..1)}`. `prompt`: `{template_id}` (null: none).",
+  "`autoscaling` (with `deployment_id` only): `{min_replicas (0..32; 0 scales to zero), max_replicas (1..32),",
+  "target_in_flight_per_replica, target_tokens_per_second_per_replica?, scale_up_delay_s? (default 5),",
+  "scale_down_delay_s? (default 300), cold_start_timeout_s? (default 120), max_queued? (default 100)}`.",
 ].join(" ");

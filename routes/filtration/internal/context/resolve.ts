@@ -34,6 +34,12 @@ const Resolved = t.Object({
   classifier_endpoints: t.Optional(
     t.Array(t.String(), { description: "Ready replicas of the guardrails policy's classifier deployment" }),
   ),
+  cold_start: t.Optional(
+    t.Object(
+      { cold_start_timeout_s: t.Number(), max_queued: t.Integer() },
+      { description: "Set when the deployment autoscales: how a request waits for a replica from zero" },
+    ),
+  ),
 });
 
 export const POST = route({
@@ -91,6 +97,7 @@ export const POST = route({
       api_key_id: c.apiKeyId,
       key_prefix: c.keyPrefix,
       ...(c.classifierEndpoints ? { classifier_endpoints: c.classifierEndpoints } : {}),
+      ...(c.coldStart ? { cold_start: c.coldStart } : {}),
     };
   },
 });
