@@ -1,7 +1,8 @@
 // Autoscaling a `local` deployment end to end, with two inference gateways reporting load through the
 // shared store (Redis when REDIS_URL is set, else the database) and the stand-in worker: scale from
 // zero with 20 requests waiting (streams and not), all answered, and back to zero; a full queue gets
-// 503 with Retry-After; load summed over both gateways scales up, and down after it.
+// 503 with Retry-After; load summed over both gateways scales up, and down after it; the pool's
+// max_cost_per_hour stops a scale-up, and the decision says so (each replica here costs $1/h).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import {
   type AutoscalingTest,
@@ -16,7 +17,7 @@ import {
 
 let a: AutoscalingTest;
 beforeAll(async () => {
-  a = await startAutoscalingTest();
+  a = await startAutoscalingTest({ pricePerHour: 1 });
 }, 60_000);
 afterAll(() => a.close(), 30_000);
 
@@ -109,4 +110,32 @@ test("load summed over two gateways scales up past what either sees alone, and d
   expect(scaleDecisions(down).at(-1)?.reason).toMatch(
     /^scaled down from 3 to 1: 0 in flight over 3 replicas, target 2 for \d+ s$/,
   );
+}, 60_000);
+
+test("the pool's max_cost_per_hour stops a scale-up, and the recorded decision says so", async () => {
+  const id = await localDeployment(a, "pricey", {
+    poolBody: { max_cost_per_hour: 1.5 },
+    policy: { min_replicas: 1, max_replicas: 3, target_in_flight_per_replica: 1, scale_up_delay_s: 0.2 },
+  });
+  await until(
+    a.o,
+    id,
+    (d) => d.endpoints.length === 1 && d.estimated_cost_per_hour === 1,
+    "one priced replica",
+  );
+  const load = Promise.all(
+    Array.from({ length: 3 }, () => ask(a, a.gateways[0], "pricey", { sleepMs: 2500 })),
+  );
+  const blocked = await until(
+    a.o,
+    id,
+    (d) => scaleDecisions(d).some((x) => x.from === 1 && x.to === 1),
+    "a blocked scale-up",
+    15_000,
+  );
+  expect(scaleDecisions(blocked).find((x) => x.to === 1)?.reason).toMatch(
+    /^wanted [23] replicas \([23] in flight over 1 replica, target 1\) but the pool's max_cost_per_hour \(\$1\.5\/h\) pays for 1 at \$1\/h each$/,
+  );
+  for (const answer of await load) expect(answer.status).toBe(200);
+  expect((await status(a.o, id)).replicas).toBe(1);
 }, 60_000);
