@@ -8,6 +8,12 @@ import type { DeploymentLoad, LoadStore } from "./load.ts";
 interface Counts {
   inFlight: number;
   queued: number;
+  /**
+   * The most at once since the last report, which is what is reported: a snapshot would miss requests
+   * shorter than the interval (1 request a second of 200 ms each looked idle and was scaled to zero).
+   */
+  peakInFlight: number;
+  peakQueued: number;
   tokens: number;
   /** When it last had a request in flight or waiting: idle deployments are reported a while, then not. */
   lastBusy: number;
@@ -45,7 +51,7 @@ export class LoadReporter {
   private of(deploymentId: string): Counts {
     let c = this.counts.get(deploymentId);
     if (!c) {
-      c = { inFlight: 0, queued: 0, tokens: 0, lastBusy: Date.now() };
+      c = { inFlight: 0, queued: 0, peakInFlight: 0, peakQueued: 0, tokens: 0, lastBusy: Date.now() };
       this.counts.set(deploymentId, c);
     }
     return c;
@@ -71,6 +77,8 @@ export class LoadReporter {
   private hold(deploymentId: string, field: "inFlight" | "queued"): () => void {
     const c = this.of(deploymentId);
     c[field]++;
+    if (field === "inFlight") c.peakInFlight = Math.max(c.peakInFlight, c.inFlight);
+    else c.peakQueued = Math.max(c.peakQueued, c.queued);
     c.lastBusy = Date.now();
     let done = false;
     return () => {
@@ -96,11 +104,13 @@ export class LoadReporter {
     const loads = new Map<string, DeploymentLoad>();
     for (const [id, c] of this.counts) {
       loads.set(id, {
-        inFlight: c.inFlight,
-        queued: c.queued,
+        inFlight: c.peakInFlight,
+        queued: c.peakQueued,
         tokensPerSecond: Math.round((c.tokens / seconds) * 100) / 100,
       });
       c.tokens = 0;
+      c.peakInFlight = c.inFlight;
+      c.peakQueued = c.queued;
       // Idle for longer than a report lives: its last report (all zeros) has expired; stop sending.
       if (c.inFlight === 0 && c.queued === 0 && Date.now() - c.lastBusy > this.ttlMs * 2)
         this.counts.delete(id);

@@ -44,6 +44,8 @@ export interface ReconcilerOptions {
   startTimeoutMs?: number;
   maxStartAttempts?: number;
   orphanScanMs?: number;
+  /** How long a replica scaled away stays up out of rotation before it stops (default 5 s). */
+  drainMs?: number;
   /** Where the inference gateways report load, for autoscaling (default: this process's memory). */
   load?: LoadStore | undefined;
 }
@@ -68,6 +70,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
     restartMaxMs: options.restartMaxMs ?? 60_000,
     startTimeoutMs: options.startTimeoutMs ?? 10 * 60_000,
     maxStartAttempts: options.maxStartAttempts ?? 5,
+    drainMs: options.drainMs ?? 5000,
   };
   const orphanScanMs = options.orphanScanMs ?? 5000;
   const settlingIntervalMs = 100;

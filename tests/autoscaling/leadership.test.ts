@@ -16,21 +16,21 @@ import {
 import { scaleDecisions, setAutoscaling, status } from "./support.ts";
 
 let o: OrchestrationTest;
-const stub = fakeOpenAIServer("shared");
+const stubs = [1, 2, 3].map(() => fakeOpenAIServer("shared"));
 const reconcilers: Reconciler[] = [];
 beforeAll(async () => {
   o = await startOrchestrationTest();
 }, 60_000);
 afterAll(async () => {
   for (const r of reconcilers) await r.stop();
-  stub.stop();
+  for (const stub of stubs) stub.stop();
   await o.t.close();
 });
 
 test("two orchestrators, one decision", async () => {
   const { id } = await insertDeployment(o.t.app.db, await defaultOrgId(o.t.app.db), { name: "shared" });
   // External replicas are its listed endpoints: three here, one wanted.
-  const endpoints = [1, 2, 3].map((n) => `${stub.url}/v1?replica=${n}`);
+  const endpoints = stubs.map((stub) => `${stub.url}/v1`);
   await o.t.app.db.update(deployments).set({ configuration: { endpoints } }).where(eq(deployments.id, id));
   await setAutoscaling(o, id, {
     min_replicas: 1,

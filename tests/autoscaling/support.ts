@@ -83,6 +83,7 @@ export async function startAutoscalingTest(
     logPumpMs: 100,
     restartBaseMs: 200,
     orphanScanMs: 1000,
+    drainMs: 300,
     load: store,
   });
   const gateway = async (): Promise<Gateway> => {
