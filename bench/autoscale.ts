@@ -245,8 +245,15 @@ try {
   sampling = false;
   await sampler;
   const outcomes = await Promise.all(all);
-  console.log("replicas over time (t s: wanted/ready):");
-  console.log(timeline.map((s) => `${s.t}:${s.wanted}/${s.ready}`).join(" "));
+  // Runs of equal samples: "0-4 s 1/0" is one wanted, none ready from second 0 to 4.
+  const runs: { from: number; to: number; wanted: number; ready: number }[] = [];
+  for (const s of timeline) {
+    const last = runs.at(-1);
+    if (last && last.wanted === s.wanted && last.ready === s.ready) last.to = s.t;
+    else runs.push({ from: s.t, to: s.t, wanted: s.wanted, ready: s.ready });
+  }
+  console.log("replicas over time (seconds: wanted/ready):");
+  console.log(runs.map((r) => `${r.from}-${r.to} s ${r.wanted}/${r.ready}`).join(", "));
   const decisions = (await status()).transitions.filter((t) => t.replicas);
   console.log("decisions:");
   for (const t of decisions)
