@@ -4,7 +4,7 @@
 // over time (wanted/ready, sampled each second). Runs the whole platform in this process on a fresh
 // DATA_DIR; every request goes through the inference gateway as streaming chat.
 //
-//   bun bench/autoscale.ts [--steps 1,2,4,8,4,2,1] [--step-s 20] [--target 1] [--max-tokens 48]
+//   bun bench/autoscale.ts [--steps 1,2,4,8,4,2,1] [--step-s 20] [--target 1] [--max-tokens 1024]
 //                          [--up-delay-s 2] [--down-delay-s 10]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,7 +20,7 @@ const { values } = parseArgs({
     steps: { type: "string", default: "1,2,4,8,4,2,1" },
     "step-s": { type: "string", default: "20" },
     target: { type: "string", default: "1" },
-    "max-tokens": { type: "string", default: "48" },
+    "max-tokens": { type: "string", default: "1024" },
     "up-delay-s": { type: "string", default: "2" },
     "down-delay-s": { type: "string", default: "10" },
   },
