@@ -108,7 +108,7 @@ test("load summed over two gateways scales up past what either sees alone, and d
   for (const answer of await load) expect(answer.status).toBe(200);
   const down = await until(a.o, id, (d) => d.replicas === 1, "back to one replica", 15_000);
   expect(scaleDecisions(down).at(-1)?.reason).toMatch(
-    /^scaled down from 3 to 1: 0 in flight over 3 replicas, target 2 for \d+ s$/,
+    /^scaled down from [23] to 1: \d+ in flight over [23] replicas, target 2 for \d+ s$/,
   );
 }, 60_000);
 
