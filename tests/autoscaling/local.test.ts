@@ -139,3 +139,25 @@ test("the pool's max_cost_per_hour stops a scale-up, and the recorded decision s
   for (const answer of await load) expect(answer.status).toBe(200);
   expect((await status(a.o, id)).replicas).toBe(1);
 }, 60_000);
+
+test("a request still waiting at cold_start_timeout_s gets 503 deployment_unavailable with Retry-After", async () => {
+  const id = await localDeployment(a, "slow-start", {
+    startMs: 4000,
+    policy: {
+      min_replicas: 0,
+      max_replicas: 1,
+      target_in_flight_per_replica: 4,
+      scale_down_delay_s: 0.5,
+      cold_start_timeout_s: 1,
+    },
+  });
+  await atZero(a.o, id);
+  const started = performance.now();
+  const answer = await ask(a, a.gateways[1], "slow-start", { stream: true });
+  const waitedMs = performance.now() - started;
+  expect(answer.status).toBe(503);
+  expect(JSON.parse(answer.body).error.code).toBe("deployment_unavailable");
+  expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(waitedMs).toBeGreaterThan(900);
+  expect(waitedMs).toBeLessThan(3000);
+}, 60_000);
