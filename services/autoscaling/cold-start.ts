@@ -34,10 +34,6 @@ export class ColdStartGate {
     private readonly pollMs = 200,
   ) {}
 
-  waiting(deploymentId: string): number {
-    return this.queues.get(deploymentId)?.waiters.size ?? 0;
-  }
-
   wait(
     deploymentId: string,
     policy: ColdStartPolicy,
