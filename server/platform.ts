@@ -3,9 +3,12 @@
 import { join } from "node:path";
 import { httpFiltration } from "../adapters/filtration/http-port.ts";
 import { RedisStore } from "../adapters/redis/client.ts";
+import { redisLoadStore } from "../adapters/redis/load-reports.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { flushLastUsed } from "../services/api-keys/last-used.ts";
+import { databaseLoadStore } from "../services/autoscaling/database-load.ts";
+import { type LoadStore, processLoadStore } from "../services/autoscaling/load.ts";
 import type { AppContext, Logger } from "../services/context.ts";
 import { createInferenceRuntime } from "../services/inference/runtime.ts";
 import { inProcessFiltration } from "../services/inference-context/in-process-port.ts";
@@ -78,6 +81,13 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
       throw new Error("starting: the first administrator is created once every listener is bound");
   };
 
+  // Where the gateways' load reports meet the orchestrator (services/autoscaling/load.ts).
+  const load: LoadStore = redis
+    ? redisLoadStore(redis)
+    : config.databaseUrl
+      ? databaseLoadStore(app.db)
+      : processLoadStore;
+
   const listeners: Listener[] = [];
   let reconciler: Reconciler | undefined;
   let boot: Awaited<ReturnType<typeof createFirstAdmin>> = { adminCreated: false };
@@ -96,6 +106,7 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
       listeners.push(await bound("grpc", config, () => startGrpc(app, grpcMetrics)));
       reconciler = startReconciler(app, {
         heartbeatUrl: `${orchestrationUrl(config, http.port)}/inventory/heartbeat`,
+        load,
       });
     }
     if (run("inference")) {
@@ -109,6 +120,8 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
         statusOf: httpStatusOf,
         tracing,
         replicaHealth: config.replicaHealth,
+        load,
+        onDemand: () => reconciler?.kick(),
       });
       listeners.push(
         await bound("inference", config, () => startHttpGateway(app, "inference", readinessChecks)),

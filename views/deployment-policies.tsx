@@ -277,6 +277,76 @@ export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
         )}
       />
 
+      <PolicyCard
+        type="autoscaling"
+        title="Autoscaling"
+        intro="Replicas follow the requests in flight that the gateways report. Minimum 0 scales to zero when idle; a request then waits for a replica to start. Each decision and its reason is listed on the deployment's page."
+        p={p}
+        body={(form) => (
+          <>
+            <div class="grid2">
+              <Field
+                name="min_replicas"
+                label="Minimum replicas (0: scale to zero)"
+                type="number"
+                min={0}
+                max={32}
+                {...form}
+              />
+              <Field name="max_replicas" label="Maximum replicas" type="number" min={1} max={32} {...form} />
+              <Field
+                name="target_in_flight_per_replica"
+                label="Target requests in flight per replica"
+                type="number"
+                min={0}
+                attrs={{ step: "any" }}
+                {...form}
+              />
+              <Field
+                name="target_tokens_per_second_per_replica"
+                label="Target tokens per second per replica (optional)"
+                type="number"
+                min={0}
+                attrs={{ step: "any" }}
+                {...form}
+              />
+              <Field
+                name="scale_up_delay_s"
+                label="Scale-up delay, seconds (default 5)"
+                type="number"
+                min={0}
+                attrs={{ step: "any" }}
+                {...form}
+              />
+              <Field
+                name="scale_down_delay_s"
+                label="Scale-down delay, seconds (default 300)"
+                type="number"
+                min={0}
+                attrs={{ step: "any" }}
+                {...form}
+              />
+              <Field
+                name="cold_start_timeout_s"
+                label="Cold-start time-out, seconds (default 120)"
+                type="number"
+                min={1}
+                max={600}
+                attrs={{ step: "any" }}
+                {...form}
+              />
+              <Field
+                name="max_queued"
+                label="Requests that may wait per gateway (default 100)"
+                type="number"
+                min={0}
+                {...form}
+              />
+            </div>
+          </>
+        )}
+      />
+
       <section class="card" id="policy-preview" aria-labelledby="h-preview">
         <h2 id="h-preview">Try a question</h2>
         <p class="muted">

@@ -428,7 +428,11 @@ export function DeploymentLive({ page, d }: { page: PageInfo; d: DeploymentView 
             </span>
           </dd>
           <dt>Replicas</dt>
-          <dd safe>{`${readyOf(d)} ready of ${d.replicas} wanted, ${d.gpu_per_replica} GPU each`}</dd>
+          <dd safe>
+            {d.scaled_to_zero
+              ? "Scaled to zero by its autoscaling policy: the next request starts a replica and waits for it"
+              : `${readyOf(d)} ready of ${d.replicas} wanted, ${d.gpu_per_replica} GPU each`}
+          </dd>
           <dt>Estimated cost</dt>
           <dd safe>{money(d.estimated_cost_per_hour)}</dd>
           <dt>Token prices</dt>
@@ -493,6 +497,11 @@ export function DeploymentLive({ page, d }: { page: PageInfo; d: DeploymentView 
               <td>{t.from ?? "—"}</td>
               <td>
                 <Badge state={t.to} still />
+                {t.replicas ? (
+                  <span class="muted" safe>
+                    {` replicas ${t.replicas.from} → ${t.replicas.to}`}
+                  </span>
+                ) : null}
               </td>
               <td safe>{t.reason ?? ""}</td>
             </tr>

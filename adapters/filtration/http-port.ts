@@ -43,6 +43,7 @@ interface ResolvedBody {
   fallbacks?: { deployment: { id: string; name: string }; endpoints: string[] }[];
   price?: InferenceContext["price"];
   budgets?: InferenceContext["budgets"];
+  cold_start?: InferenceContext["coldStart"];
 }
 
 const nonEmpty = (o: Record<string, unknown>) => (Object.keys(o).length > 0 ? o : undefined);
@@ -146,6 +147,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           ...(body.fallbacks?.length ? { fallbacks: body.fallbacks } : {}),
           ...(body.price ? { price: body.price } : {}),
           ...(body.budgets ? { budgets: body.budgets } : {}),
+          coldStart: body.cold_start,
         },
       };
     },

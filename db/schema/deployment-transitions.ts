@@ -1,8 +1,11 @@
-import { index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { createdAt, id } from "./_columns.ts";
 import { deployments } from "./deployments.ts";
 
-/** Every state change of a deployment: when, from, to and why. */
+/**
+ * Every state change of a deployment: when, from, to and why; and every autoscaling decision, which
+ * keeps the state (from = to) and changes the wanted replicas (from_replicas -> to_replicas).
+ */
 export const deploymentTransitions = pgTable(
   "deployment_transitions",
   {
@@ -13,6 +16,9 @@ export const deploymentTransitions = pgTable(
     fromState: text("from_state"),
     toState: text("to_state").notNull(),
     reason: text("reason"),
+    /** Set on autoscaling decisions only: the wanted replica count before and after. */
+    fromReplicas: integer("from_replicas"),
+    toReplicas: integer("to_replicas"),
     at: createdAt(),
   },
   (t) => [index("deployment_transitions_deployment_idx").on(t.deploymentId, t.at)],

@@ -1,6 +1,7 @@
 export * from "./api-keys.ts";
 export * from "./audit-logs.ts";
 export * from "./budget-alerts.ts";
+export * from "./deployment-load-reports.ts";
 export * from "./deployment-logs.ts";
 export * from "./deployment-transitions.ts";
 export * from "./deployments.ts";

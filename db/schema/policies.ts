@@ -13,6 +13,7 @@ export const policyTypes = [
   "prompt",
   "routing",
   "budget",
+  "autoscaling",
 ] as const;
 export type PolicyType = (typeof policyTypes)[number];
 

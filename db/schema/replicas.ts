@@ -8,6 +8,8 @@ export const replicaStates = [
   "READY",
   "UNHEALTHY",
   "RESTARTING",
+  /** No longer wanted (scaled down): out of rotation, stopped once requests sent to it have ended. */
+  "DRAINING",
   "STOPPED",
   "FAILED",
 ] as const;

@@ -7,6 +7,7 @@ import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { type DeploymentState, deployments } from "../../db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";
+import { withDefaults } from "../autoscaling/defaults.ts";
 import type { AppContext } from "../context.ts";
 import type { InferenceContext, Resolution, RouteTarget } from "../inference/port.ts";
 import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
@@ -126,6 +127,13 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     ...(hasLimits(budgets) ? { budgets } : {}),
   };
   if (fallbacks.length > 0) context.fallbacks = fallbacks;
+  if (policies.autoscaling?.max_replicas) {
+    const settings = withDefaults(policies.autoscaling);
+    context.coldStart = {
+      cold_start_timeout_s: settings.cold_start_timeout_s,
+      max_queued: settings.max_queued,
+    };
+  }
   const classifier = policies.guardrails?.input?.classifier;
   if (classifier && classifier.action !== "off") {
     context.classifierEndpoints = await routableEndpoints(ctx.db, orgId, classifier.deployment);

@@ -55,6 +55,8 @@ export interface InferenceRequest {
     resolved?: Resolution | undefined;
     /** Estimated, charged to the token limit now and corrected by `finish` with the real usage. */
     promptTokens: number;
+    /** The client went away: a request waiting for a replica stops waiting. */
+    signal?: AbortSignal | undefined;
   }): Promise<InferenceContext>;
   /** Logs the request (and its usage, when it has one); call it exactly once. */
   finish(usage: Usage | undefined, error?: AppError): void;
@@ -107,6 +109,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
   let context: InferenceContext | undefined;
   let limits: RateLimits | undefined;
   let charged = 0;
+  let leaveLoad: (() => void) | undefined;
   const headers = meta.headers;
 
   return {
@@ -206,9 +209,25 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
           });
         }
       }
+
+      // No ready replica of a deployment that autoscales: wait for one (it may be scaled to zero).
+      if (context.endpoints.length === 0 && context.coldStart && input.apiKey) {
+        context = await waitForReplica(
+          runtime,
+          context,
+          input.apiKey,
+          meta.model,
+          headers,
+          observer,
+          input.signal,
+        );
+      }
+      leaveLoad = runtime.load.enter(context.deployment.id);
       return context;
     },
     finish(usage, error) {
+      leaveLoad?.();
+      if (context && usage) runtime.load.tokens(context.deployment.id, usage.completion_tokens);
       entry.latency_ms = Math.round((performance.now() - started) * 100) / 100;
       if (error) {
         entry.status = runtime.statusOf(error);
@@ -244,4 +263,34 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       }
     },
   };
+}
+
+/** Holds the request until the deployment has a ready replica (services/autoscaling/cold-start.ts). */
+async function waitForReplica(
+  runtime: InferenceRuntime,
+  context: InferenceContext,
+  apiKey: string,
+  model: string,
+  headers: Record<string, string | number>,
+  observer: RequestObserver,
+  signal: AbortSignal | undefined,
+): Promise<InferenceContext> {
+  const policy = context.coldStart as NonNullable<InferenceContext["coldStart"]>;
+  const outcome = await observer.step("waiting for a replica", () =>
+    runtime.coldStart.wait(
+      context.deployment.id,
+      { timeoutMs: policy.cold_start_timeout_s * 1000, maxQueued: policy.max_queued },
+      async () => {
+        // Past the context cache: the replica is seen within one poll of being ready.
+        const fresh = await runtime.port.resolve(apiKey, model);
+        return fresh.ok ? fresh.context.endpoints : [];
+      },
+      signal,
+    ),
+  );
+  if (!outcome.ok) {
+    headers["retry-after"] = outcome.retryAfterS;
+    throw new AppError("unavailable", outcome.message, { openai_code: "deployment_unavailable" });
+  }
+  return { ...context, endpoints: outcome.endpoints };
 }

@@ -76,6 +76,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       apiKey: input.apiKey,
       resolved: input.resolved,
       promptTokens: estimatePromptTokens(body.messages),
+      signal: input.signal,
     });
     let messages = body.messages;
 

@@ -33,6 +33,7 @@ export type Step =
   | "rate limits"
   | "quota"
   | "budget"
+  | "waiting for a replica"
   | "input guardrails"
   | "classifier"
   | "prompt processing"

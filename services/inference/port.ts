@@ -52,6 +52,11 @@ export interface InferenceContext {
   price?: DeploymentPrice | undefined;
   /** The budgets of the organization and of the key; absent when neither sets a limit. */
   budgets?: ApplicableBudgets | undefined;
+  /**
+   * Set when the deployment autoscales: a request finding no ready replica waits for one (scale from
+   * zero) up to `cold_start_timeout_s`, with at most `max_queued` waiting per gateway process.
+   */
+  coldStart?: { cold_start_timeout_s: number; max_queued: number } | undefined;
 }
 
 /** A deployment a request may be sent to, and its ready replicas. */

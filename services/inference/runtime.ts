@@ -9,6 +9,9 @@ import {
   ReplicaHealth,
   type ReplicaHealthOptions,
 } from "../../adapters/upstream/replica-health.ts";
+import { ColdStartGate } from "../autoscaling/cold-start.ts";
+import { type LoadStore, processLoadStore } from "../autoscaling/load.ts";
+import { LoadReporter } from "../autoscaling/load-reporter.ts";
 import type { Logger } from "../context.ts";
 import type { AppError } from "../errors.ts";
 import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "../limits/limiter.ts";
@@ -30,6 +33,10 @@ import { RevalidatingCache } from "./revalidating-cache.ts";
 
 export interface InferenceRuntime {
   port: FiltrationPort;
+  /** What this process reports of its load per deployment (services/autoscaling). */
+  load: LoadReporter;
+  /** Where requests wait for a replica of a deployment scaled to zero. */
+  coldStart: ColdStartGate;
   limiter: RateLimiter;
   balancer: InFlightBalancer;
   resolve(apiKey: string, model: string): Promise<Resolution>;
@@ -63,6 +70,11 @@ export interface RuntimeOptions {
   tracing?: InferenceTracing | undefined;
   /** Passive health of replicas (REPLICA_FAILURE_THRESHOLD, REPLICA_PROBE_INTERVAL_MS…). */
   replicaHealth?: Partial<ReplicaHealthSettings> | undefined;
+  /** The shared load store (default: this process's memory). */
+  load?: LoadStore | undefined;
+  loadReportIntervalMs?: number | undefined;
+  /** A request waits for a replica: the orchestrator of this process, if any, looks at once. */
+  onDemand?: (() => void) | undefined;
 }
 
 export type ReplicaHealthSettings = Pick<
@@ -132,8 +144,16 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     onForget: (endpoint) => metrics.replicasOut.remove({ replica: replicaLabel(endpoint) }),
   });
   registerBatchCounters(metrics.registry, { logs, usage });
+  const load = new LoadReporter({
+    store: options.load ?? processLoadStore,
+    log,
+    intervalMs: options.loadReportIntervalMs,
+    onDemand: options.onDemand,
+  });
   return {
     port,
+    load,
+    coldStart: new ColdStartGate(load),
     limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
     balancer: new InFlightBalancer(health),
     resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
@@ -153,7 +173,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     tracing: options.tracing,
     async close() {
       health.close();
-      await Promise.all([logs.close(), usage.close()]);
+      await Promise.all([logs.close(), usage.close(), load.close()]);
     },
   };
 }

@@ -28,6 +28,11 @@ export interface PassSettings {
   startTimeoutMs: number;
   /** Exits before ever being ready that fail a DEPLOYING deployment. */
   maxStartAttempts: number;
+  /**
+   * How long a replica no longer wanted stays up out of rotation before it is stopped: gateways keep a
+   * deployment's endpoints up to a second, and requests already sent to it finish meanwhile.
+   */
+  drainMs: number;
 }
 
 /** Replicas whose output the log pump reads, by replica id. */
@@ -48,7 +53,7 @@ export interface PassDeps {
   drain(replicaId: string): Promise<void>;
 }
 
-const runningStates: readonly ReplicaState[] = ["STARTING", "READY", "UNHEALTHY"];
+const runningStates: readonly ReplicaState[] = ["STARTING", "READY", "UNHEALTHY", "DRAINING"];
 export const isRunningReplica = (r: ReplicaRow) =>
   runningStates.includes(r.state) && r.providerInstanceId !== null;
 
@@ -93,6 +98,7 @@ export async function reconcileDeployment(
   const access = await providerAccess(deps.ctx, d.orgId, pool.provider);
   const byIndex = new Map(rows.map((r) => [r.index, r]));
   for (const extra of rows.filter((r) => r.index >= d.replicas)) {
+    if (await draining(deps, d, extra)) continue;
     await stopReplica(deps, d, pool, provider, extra);
     await deps.ctx.db.delete(replicas).where(eq(replicas.id, extra.id));
   }
@@ -129,6 +135,24 @@ export async function reconcileDeployment(
       d.replicas === 1 ? "the replica is ready" : `all ${d.replicas} replicas are ready`,
     );
   }
+}
+
+/** A serving replica no longer wanted leaves the rotation first; true while it is still draining. */
+async function draining(deps: PassDeps, d: DeploymentRow, row: ReplicaRow): Promise<boolean> {
+  if (deps.settings.drainMs <= 0 || !row.providerInstanceId) return false;
+  if (row.state === "READY" || row.state === "UNHEALTHY") {
+    await update(deps, row, { state: "DRAINING" });
+    note(
+      deps,
+      d,
+      row.index,
+      `replica ${row.index} draining: no new requests, stopped in ${deps.settings.drainMs / 1000} s`,
+    );
+    return true;
+  }
+  return (
+    row.state === "DRAINING" && deps.ctx.clock().getTime() - row.updatedAt.getTime() < deps.settings.drainMs
+  );
 }
 
 function specOf(

@@ -17,6 +17,8 @@ import {
   replicas,
 } from "../../db/schema/index.ts";
 import type { ProviderId } from "../../db/schema/pools.ts";
+import { createAutoscaler } from "../autoscaling/autoscaler.ts";
+import { type LoadStore, processLoadStore } from "../autoscaling/load.ts";
 import type { AppContext } from "../context.ts";
 import { providerAccess } from "../provider-configs/access.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";
@@ -42,6 +44,10 @@ export interface ReconcilerOptions {
   startTimeoutMs?: number;
   maxStartAttempts?: number;
   orphanScanMs?: number;
+  /** How long a replica scaled away stays up out of rotation before it stops (default 5 s). */
+  drainMs?: number;
+  /** Where the inference gateways report load, for autoscaling (default: this process's memory). */
+  load?: LoadStore | undefined;
 }
 
 export interface Reconciler {
@@ -64,6 +70,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
     restartMaxMs: options.restartMaxMs ?? 60_000,
     startTimeoutMs: options.startTimeoutMs ?? 10 * 60_000,
     maxStartAttempts: options.maxStartAttempts ?? 5,
+    drainMs: options.drainMs ?? 5000,
   };
   const orphanScanMs = options.orphanScanMs ?? 5000;
   const settlingIntervalMs = 100;
@@ -77,6 +84,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
 
   const pump = createLogPump(ctx, runtime, tracked, options.logPumpMs ?? 250);
   const deps = { ctx, runtime, settings, tracked, drain: pump.drain };
+  const autoscaler = createAutoscaler(ctx, options.load ?? processLoadStore, () => runtime.providers);
 
   /** Something is on its way (a replica starting, a deployment stopping): look again sooner. */
   let settling = false;
@@ -90,6 +98,9 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
     await inSpan(ctx.tracer, "reconciler pass", {}, async (span) => {
       passSpan = span;
       try {
+        // Decided first, so the same pass starts or stops the replicas it asks for.
+        if (await autoscaler.pass().catch((error) => void log.warn("autoscaling pass failed", { error })))
+          settling = true;
         await reconcileDeployments();
         await reconcilePools();
         await markSilentNodes(ctx);

@@ -139,3 +139,41 @@ export function assertPoolRemovable(pool: Pick<PoolRow, "state">, liveDeployment
     { deployments: liveDeployments },
   );
 }
+
+/**
+ * An autoscaling decision: the wanted replica count changes (only if nobody changed it meanwhile) and
+ * the deployment's history records it as a transition that keeps its state, with its reason. `to`
+ * equal to the current count records a scale-up that a bound stopped.
+ */
+export async function recordScaleDecision(
+  db: Executor,
+  deployment: Pick<DeploymentRow, "id" | "status" | "replicas">,
+  to: number,
+  reason: string,
+  at: Date,
+): Promise<boolean> {
+  if (to !== deployment.replicas) {
+    const [row] = await db
+      .update(deployments)
+      .set({ replicas: to, updatedAt: at })
+      .where(
+        and(
+          eq(deployments.id, deployment.id),
+          eq(deployments.status, deployment.status),
+          eq(deployments.replicas, deployment.replicas),
+        ),
+      )
+      .returning({ id: deployments.id });
+    if (!row) return false;
+  }
+  await db.insert(deploymentTransitions).values({
+    deploymentId: deployment.id,
+    fromState: deployment.status,
+    toState: deployment.status,
+    reason,
+    fromReplicas: deployment.replicas,
+    toReplicas: to,
+    at,
+  });
+  return true;
+}

@@ -132,6 +132,8 @@ export interface TransitionView {
   from: DeploymentState | null;
   to: DeploymentState;
   reason: string | null;
+  /** Autoscaling decisions only: the wanted replica count before and after (equal: a bound stopped it). */
+  replicas?: { from: number; to: number } | undefined;
 }
 
 export interface DeploymentView {
@@ -149,6 +151,8 @@ export interface DeploymentView {
   inference_model: string | null;
   image: string;
   replicas: number;
+  /** RUNNING with no replica wanted: its autoscaling policy scaled it to zero; a request starts one. */
+  scaled_to_zero: boolean;
   gpu_per_replica: number;
   observed_replicas: ReplicaView[];
   /** Base URLs (OpenAI `…/v1`) of the replicas that serve now. */
@@ -186,6 +190,7 @@ export function deploymentView(
     inference_model: d.inferenceModel,
     image: d.image,
     replicas: d.replicas,
+    scaled_to_zero: d.status === "RUNNING" && d.replicas === 0,
     gpu_per_replica: d.gpuPerReplica,
     observed_replicas: observed.map((r) => ({
       index: r.index,
@@ -198,13 +203,18 @@ export function deploymentView(
       updated_at: r.updatedAt.toISOString(),
     })),
     endpoints: observed.filter((r) => r.state === "READY" && r.endpoint).map((r) => r.endpoint as string),
+    // The latest 200: an autoscaled deployment records a transition per decision.
     transitions: [...transitionRows]
       .sort((a, b) => a.at.getTime() - b.at.getTime())
+      .slice(-200)
       .map((t) => ({
         at: t.at.toISOString(),
         from: t.fromState as DeploymentState | null,
         to: t.toState as DeploymentState,
         reason: t.reason,
+        ...(t.fromReplicas !== null && t.toReplicas !== null
+          ? { replicas: { from: t.fromReplicas, to: t.toReplicas } }
+          : {}),
       })),
     owner_id: d.ownerId,
     org_id: d.orgId,

@@ -11,6 +11,7 @@ import {
   type PolicyType,
   policies,
   policyTypes,
+  pools,
   promptTemplates,
 } from "../../db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
@@ -20,6 +21,7 @@ import { scheduleEmbedding } from "../knowledge-base/embedding-index.ts";
 import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { uuidOr404 } from "../orchestration/ids.ts";
+import { orchestrationOf } from "../orchestration/runtime.ts";
 import { Problems } from "../orchestration/validation.ts";
 import { configProblems, type PolicyConfigs, policyDefaults } from "./schemas.ts";
 
@@ -163,11 +165,12 @@ function defaultView(policyType: PolicyType, scoped: ResolvedScope): PolicyView 
 
 /** Ids a config refers to must be the organization's own. */
 async function referenceProblems(
+  ctx: RequestContext,
   db: Executor,
   orgId: string,
+  deploymentId: string | null,
   type: PolicyType,
   config: unknown,
-  deploymentId: string | null,
 ): Promise<FieldProblem[]> {
   if (type === "routing" && deploymentId) {
     return fallbackProblems(db, orgId, deploymentId, (config as PolicyConfigs["routing"]).fallbacks);
@@ -188,6 +191,8 @@ async function referenceProblems(
       ];
     }
   }
+  if (type === "autoscaling")
+    return autoscalingProblems(ctx, db, deploymentId, config as PolicyConfigs["autoscaling"]);
   if (type === "prompt") {
     const id = (config as PolicyConfigs["prompt"]).template_id;
     if (id === null) return [];
@@ -235,6 +240,36 @@ function throwProblems(list: FieldProblem[]): void {
   problems.throwIfAny();
 }
 
+/**
+ * Autoscaling is a deployment's own (CONTRACTS), and its pool's provider must be able to run
+ * max_replicas of it (the same check as the owner's scale).
+ */
+async function autoscalingProblems(
+  ctx: RequestContext,
+  db: Executor,
+  deploymentId: string | null,
+  config: PolicyConfigs["autoscaling"],
+): Promise<FieldProblem[]> {
+  if (!deploymentId) return [{ field: "deployment_id", message: "autoscaling is set per deployment" }];
+  const [row] = await db
+    .select({ deployment: deployments, provider: pools.provider })
+    .from(deployments)
+    .innerJoin(pools, eq(pools.id, deployments.poolId))
+    .where(eq(deployments.id, deploymentId))
+    .limit(1);
+  const provider = row && orchestrationOf(ctx).providers[row.provider];
+  if (!row || !provider) return [];
+  return (
+    provider.validateDeployment?.({
+      replicas: config.max_replicas,
+      gpuPerReplica: row.deployment.gpuPerReplica,
+      configuration: row.deployment.configuration,
+    }) ?? []
+  )
+    .filter((p) => p.field === "replicas")
+    .map((p) => ({ field: "config.max_replicas", message: p.message }));
+}
+
 export async function setPolicy(
   ctx: RequestContext,
   type: string,
@@ -256,7 +291,7 @@ export async function setPolicy(
   const view = await mutate(ctx, "policy.update", { type: "policy", id: policyType }, async (tx) => {
     const scoped = await resolveScope(tx, actor.orgId, policyType, input);
     const { deploymentId, apiKeyId } = scoped;
-    throwProblems(await referenceProblems(tx, actor.orgId, policyType, config, deploymentId));
+    throwProblems(await referenceProblems(ctx, tx, actor.orgId, deploymentId, policyType, config));
     const now = ctx.clock();
     const [row] = await tx
       .insert(policies)
@@ -290,6 +325,8 @@ export async function setPolicy(
     };
   });
   if (policyType === "rag") await startEmbedding(ctx, actor.orgId, config as PolicyConfigs["rag"]);
+  // The reconciler applies min and max at its next pass; sooner when it runs in this process.
+  if (policyType === "autoscaling") orchestrationOf(ctx).kick();
   return view;
 }
 

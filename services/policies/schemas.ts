@@ -182,6 +182,50 @@ export const BudgetConfig = T.Object(
   },
 );
 
+const seconds = (max: number, description: string) => T.Number({ minimum: 0, maximum: max, description });
+
+/** Deployment scope only (CONTRACTS); services/autoscaling/README.md says how it is applied. */
+export const AutoscalingConfig = T.Object(
+  {
+    min_replicas: T.Integer({ minimum: 0, maximum: 32, description: "0: scale to zero when idle" }),
+    max_replicas: T.Integer({ minimum: 1, maximum: 32 }),
+    target_in_flight_per_replica: T.Number({
+      exclusiveMinimum: 0,
+      maximum: 10_000,
+      description: "Requests in flight (and waiting) per replica that the autoscaler aims at",
+    }),
+    target_tokens_per_second_per_replica: T.Optional(
+      T.Number({
+        exclusiveMinimum: 0,
+        maximum: 1_000_000,
+        description:
+          "Beside the in-flight target: completion tokens per second per replica; the larger need wins",
+      }),
+    ),
+    scale_up_delay_s: T.Optional(
+      seconds(3600, "How long more replicas must be needed before they are added; default 5 (0 from zero)"),
+    ),
+    scale_down_delay_s: T.Optional(
+      seconds(86_400, "How long fewer replicas must suffice before the surplus stops; default 300"),
+    ),
+    cold_start_timeout_s: T.Optional(
+      T.Number({
+        minimum: 1,
+        maximum: 600,
+        description: "How long a request waits for a replica when none is ready; default 120",
+      }),
+    ),
+    max_queued: T.Optional(
+      T.Integer({
+        minimum: 0,
+        maximum: 100_000,
+        description: "Requests that may wait for a replica per gateway process; more get 503; default 100",
+      }),
+    ),
+  },
+  strict,
+);
+
 export const policySchemas = {
   rate_limit: RateLimitConfig,
   quota: QuotaConfig,
@@ -190,6 +234,7 @@ export const policySchemas = {
   prompt: PromptConfig,
   routing: RoutingConfig,
   budget: BudgetConfig,
+  autoscaling: AutoscalingConfig,
 } satisfies Record<PolicyType, TSchema>;
 
 export type RateLimitPolicy = Static<typeof RateLimitConfig>;
@@ -200,6 +245,7 @@ export type RagPolicy = Static<typeof RagConfig>;
 export type PromptPolicy = Static<typeof PromptConfig>;
 export type RoutingPolicy = Static<typeof RoutingConfig>;
 export type BudgetPolicy = Static<typeof BudgetConfig>;
+export type AutoscalingPolicy = Static<typeof AutoscalingConfig>;
 export interface PolicyConfigs {
   rate_limit: RateLimitPolicy;
   quota: QuotaPolicy;
@@ -208,15 +254,16 @@ export interface PolicyConfigs {
   prompt: PromptPolicy;
   routing: RoutingPolicy;
   budget: BudgetPolicy;
+  autoscaling: AutoscalingPolicy;
 }
 
 const off = { action: "off" } as const;
 
 /**
- * What applies where nothing is set: no limits, no quota, every scanner off, no retrieval, no
- * template, no fallbacks.
+ * What applies where nothing is set: no limits, no quota, every scanner off, no retrieval, no template,
+ * no autoscaling (`{}`: the owner's replica count stays).
  */
-export const policyDefaults: PolicyConfigs = {
+export const policyDefaults: { [K in keyof PolicyConfigs]: PolicyConfigs[K] | Record<string, never> } = {
   rate_limit: {},
   quota: {},
   guardrails: {
@@ -227,6 +274,7 @@ export const policyDefaults: PolicyConfigs = {
   prompt: { template_id: null },
   routing: { fallbacks: [] },
   budget: {},
+  autoscaling: {},
 };
 
 /** Every problem of `config` against its type's schema, named `config.<path>`, first message per field. */
@@ -248,6 +296,11 @@ export function configProblems(type: PolicyType, config: unknown): FieldProblem[
         }
       }
     }
+  }
+  if (type === "autoscaling" && seen.size === 0) {
+    const a = config as AutoscalingPolicy;
+    if (a.min_replicas > a.max_replicas)
+      seen.set("config.min_replicas", "must not be more than max_replicas");
   }
   return [...seen].map(([field, message]) => ({ field, message }));
 }

@@ -4,7 +4,7 @@ import { policyTypes } from "../../../db/schema/policies.ts";
 export const PolicyTypeParams = t.Object({
   policy_type: t.Union(
     policyTypes.map((p) => t.Literal(p)),
-    { description: "rate_limit, quota, guardrails, rag, prompt, routing or budget" },
+    { description: "rate_limit, quota, guardrails, rag, prompt, routing, budget or autoscaling" },
   ),
 });
 
@@ -37,4 +37,7 @@ export const configDescription = [
   "the first byte; a response a fallback served carries `x-served-by: <deployment name>`.",
   "`budget`: `{max_spend_per_day?, max_spend_per_month?}` in the deployments' price currency, for the organization,",
   "or for one API key with `api_key_id` (no `deployment_id`); once spent, calls get 429 insufficient_quota.",
+  "`autoscaling` (with `deployment_id` only): `{min_replicas (0..32; 0 scales to zero), max_replicas (1..32),",
+  "target_in_flight_per_replica, target_tokens_per_second_per_replica?, scale_up_delay_s? (default 5),",
+  "scale_down_delay_s? (default 300), cold_start_timeout_s? (default 120), max_queued? (default 100)}`.",
 ].join(" ");

@@ -28,6 +28,15 @@ const Transition = t.Object({
   from: t.Nullable(t.String()),
   to: t.String(),
   reason: t.Nullable(t.String()),
+  replicas: t.Optional(
+    t.Object(
+      { from: t.Integer(), to: t.Integer() },
+      {
+        description:
+          "Autoscaling decisions only (the state stays): replicas wanted before and after; equal when a bound (max_cost_per_hour, provider capacity) stopped a scale-up",
+      },
+    ),
+  ),
 });
 
 export const Deployment = t.Object({
@@ -44,7 +53,11 @@ export const Deployment = t.Object({
   workload_type: t.String(),
   inference_model: t.Nullable(t.String({ description: "The model source" })),
   image: t.String(),
-  replicas: t.Integer({ description: "Replicas wanted" }),
+  replicas: t.Integer({ description: "Replicas wanted (the autoscaling policy may change it)" }),
+  scaled_to_zero: t.Boolean({
+    description:
+      "RUNNING with no replica wanted: its autoscaling policy scaled it to zero; a request starts one",
+  }),
   gpu_per_replica: t.Integer(),
   observed_replicas: t.Array(Replica),
   endpoints: t.Array(t.String(), { description: "Endpoints of the READY replicas" }),

@@ -62,6 +62,12 @@ const Resolved = t.Object({
       { description: "The budgets of the organization and the key; absent when none sets a limit" },
     ),
   ),
+  cold_start: t.Optional(
+    t.Object(
+      { cold_start_timeout_s: t.Number(), max_queued: t.Integer() },
+      { description: "Set when the deployment autoscales: how a request waits for a replica from zero" },
+    ),
+  ),
 });
 
 export const POST = route({
@@ -123,6 +129,7 @@ export const POST = route({
       ...(c.fallbacks ? { fallbacks: c.fallbacks } : {}),
       ...(c.price ? { price: c.price } : {}),
       ...(c.budgets ? { budgets: c.budgets } : {}),
+      ...(c.coldStart ? { cold_start: c.coldStart } : {}),
     };
   },
 });

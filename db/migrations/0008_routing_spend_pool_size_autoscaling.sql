@@ -7,6 +7,16 @@ CREATE TABLE "budget_alerts" (
 	CONSTRAINT "budget_alerts_org_id_budget_period_threshold_percent_pk" PRIMARY KEY("org_id","budget","period","threshold_percent")
 );
 --> statement-breakpoint
+CREATE TABLE "deployment_load_reports" (
+	"deployment_id" uuid NOT NULL,
+	"reporter_id" text NOT NULL,
+	"in_flight" integer DEFAULT 0 NOT NULL,
+	"queued" integer DEFAULT 0 NOT NULL,
+	"tokens_per_second" double precision DEFAULT 0 NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "deployment_load_reports_deployment_id_reporter_id_pk" PRIMARY KEY("deployment_id","reporter_id")
+);
+--> statement-breakpoint
 CREATE TABLE "spend_daily" (
 	"org_id" uuid NOT NULL,
 	"api_key_id" uuid,
@@ -21,6 +31,8 @@ CREATE TABLE "spend_daily" (
 );
 --> statement-breakpoint
 DROP INDEX "policies_org_type_key";--> statement-breakpoint
+ALTER TABLE "deployment_transitions" ADD COLUMN "from_replicas" integer;--> statement-breakpoint
+ALTER TABLE "deployment_transitions" ADD COLUMN "to_replicas" integer;--> statement-breakpoint
 ALTER TABLE "deployments" ADD COLUMN "input_price_per_million" double precision;--> statement-breakpoint
 ALTER TABLE "deployments" ADD COLUMN "output_price_per_million" double precision;--> statement-breakpoint
 ALTER TABLE "inference_logs" ADD COLUMN "cost" double precision DEFAULT 0 NOT NULL;--> statement-breakpoint

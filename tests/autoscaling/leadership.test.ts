@@ -1,0 +1,52 @@
+// Two orchestrators on one database, one load store: one decision per change. On PostgreSQL the
+// reconciler's leader election lets one of them decide; on PGlite (one process) both passes run, and
+// the decision's conditional write lets only one of them record it.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { deployments } from "../../db/schema/index.ts";
+import { databaseLoadStore } from "../../services/autoscaling/database-load.ts";
+import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import { defaultOrgId, insertDeployment } from "../management/support.ts";
+import {
+  eventually,
+  fakeOpenAIServer,
+  type OrchestrationTest,
+  startOrchestrationTest,
+} from "../orchestration/support.ts";
+import { scaleDecisions, setAutoscaling, status } from "./support.ts";
+
+let o: OrchestrationTest;
+const stubs = [1, 2, 3].map(() => fakeOpenAIServer("shared"));
+const reconcilers: Reconciler[] = [];
+beforeAll(async () => {
+  o = await startOrchestrationTest();
+}, 60_000);
+afterAll(async () => {
+  for (const r of reconcilers) await r.stop();
+  for (const stub of stubs) stub.stop();
+  await o.t.close();
+});
+
+test("two orchestrators, one decision", async () => {
+  const { id } = await insertDeployment(o.t.app.db, await defaultOrgId(o.t.app.db), { name: "shared" });
+  // External replicas are its listed endpoints: three here, one wanted.
+  const endpoints = stubs.map((stub) => `${stub.url}/v1`);
+  await o.t.app.db.update(deployments).set({ configuration: { endpoints } }).where(eq(deployments.id, id));
+  await setAutoscaling(o, id, {
+    min_replicas: 1,
+    max_replicas: 3,
+    target_in_flight_per_replica: 4,
+    scale_up_delay_s: 0,
+  });
+  const store = databaseLoadStore(o.t.app.db);
+  for (let i = 0; i < 2; i++) reconcilers.push(startReconciler(o.t.app, { intervalMs: 50, load: store }));
+  await store.report("gateway", new Map([[id, { inFlight: 8, queued: 0, tokensPerSecond: 0 }]]), 60_000);
+  await eventually(async () => (await status(o, id)).replicas === 2, 10_000, "two replicas wanted");
+  // Many passes of both later, still one decision.
+  await Promise.all(reconcilers.map((r) => r.pass()));
+  await Bun.sleep(500);
+  const decisions = scaleDecisions(await status(o, id));
+  expect(decisions).toEqual([
+    { from: 1, to: 2, reason: "scaled up from 1 to 2: 8 in flight over 1 replica, target 4" },
+  ]);
+});
