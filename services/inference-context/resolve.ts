@@ -127,7 +127,8 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     ...(hasLimits(budgets) ? { budgets } : {}),
   };
   if (fallbacks.length > 0) context.fallbacks = fallbacks;
-  if (policies.autoscaling?.max_replicas) {
+  // A stopped deployment never starts for a request: only a running one scaled to zero is waited for.
+  if (serving && policies.autoscaling?.max_replicas) {
     const settings = withDefaults(policies.autoscaling);
     context.coldStart = {
       cold_start_timeout_s: settings.cold_start_timeout_s,

@@ -74,6 +74,13 @@ test.skipIf(!hasJq)(
       '{"object":"response","output":["message"],"stored":true}',
     ]);
     expect(out).toContain('{"status":"RUNNING","replicas":2}');
+    // Autoscaling: to zero when idle, back on the next request, each decision with its reason.
+    expect(out).toContain('"min_replicas":0');
+    expect(out).toMatch(/{"model":"tiny-chat","usage":{"prompt_tokens":\d+,"completion_tokens":[1-4],/);
+    expect(out).toMatch(/scaled to zero: no requests for [\d.]+ s\nscaled up from 0 to 1: /);
+    // A fallback answers for the stopped deployment, and says so.
+    expect(out).toContain('{"fallbacks":["tiny-backup"]}');
+    expect(out).toMatch(/^x-served-by: tiny-backup\r?$/im);
     expect(out).toContain('{"status":"STOPPING"}');
     expect(out).toContain('"deleted":true');
     expect(lines.at(-1)).toBe('{"pool_name":"this-machine","state":"Deleting"}');
