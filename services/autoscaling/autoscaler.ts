@@ -14,6 +14,7 @@ import {
   replicas,
 } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
+import { poolRoom } from "../orchestration/pool-size.ts";
 import { recordScaleDecision } from "../orchestration/state-machine.ts";
 import type { AutoscalingPolicy } from "../policies/schemas.ts";
 import { providerAccess } from "../provider-configs/access.ts";
@@ -50,6 +51,14 @@ export function createAutoscaler(
           why: `the pool's max_cost_per_hour ($${pool.maxCostPerHour}/h) pays for ${Math.max(0, affordable)} at $${round(perReplica)}/h each${others > 0 ? ` beside $${round(others)}/h of its other deployments` : ""}`,
         };
       }
+    }
+    const room = await poolRoom(ctx.db, pool.id, d.id);
+    if (room) {
+      const left = Math.max(0, room.size - room.taken);
+      result.size = {
+        replicas: left,
+        why: `the pool's size (${room.size}) leaves room for ${left} beside ${room.taken} of its other deployments`,
+      };
     }
     const provider = providers()[pool.provider];
     if (provider && d.gpuPerReplica > 0) {

@@ -6,8 +6,8 @@
 // - More replicas: added once the need has lasted scale_up_delay_s; at once from zero (requests wait)
 //   and below min_replicas. Fewer: once fewer have sufficed for scale_down_delay_s, down to the
 //   largest need seen meanwhile (so a dip does not stop replicas a burst needs again).
-// - A scale-up is bounded by the pool's max_cost_per_hour and by the provider's capacity; the reason
-//   says which one stopped it.
+// - A scale-up is bounded by the pool's max_cost_per_hour, its size and the provider's capacity; the
+//   reason says which one stopped it.
 import type { AutoscalingSettings } from "./defaults.ts";
 import type { DeploymentLoad } from "./load.ts";
 
@@ -26,6 +26,8 @@ export interface Bounds {
   cost?: { replicas: number; why: string } | undefined;
   /** Replicas the provider has room for in all; undefined: no bound known. */
   capacity?: { replicas: number; why: string } | undefined;
+  /** Replicas the pool's size leaves to this deployment; undefined: the pool has no size. */
+  size?: { replicas: number; why: string } | undefined;
 }
 
 export interface DecisionInput {
@@ -81,7 +83,7 @@ export function decide(input: DecisionInput): Decision {
     }
     let to = wanted;
     const stops: string[] = [];
-    for (const bound of [bounds.cost, bounds.capacity]) {
+    for (const bound of [bounds.cost, bounds.capacity, bounds.size]) {
       if (bound && bound.replicas < to) {
         to = Math.max(current, bound.replicas);
         stops.push(bound.why);

@@ -321,7 +321,11 @@ export async function setPolicy(
       .returning();
     return {
       result: viewOf(row as PolicyRow, scoped),
-      details: { policy_type: policyType, deployment_id: deploymentId, api_key_id: apiKeyId },
+      details: {
+        policy_type: policyType,
+        deployment_id: deploymentId,
+        ...(apiKeyId ? { api_key_id: apiKeyId } : {}),
+      },
     };
   });
   if (policyType === "rag") await startEmbedding(ctx, actor.orgId, config as PolicyConfigs["rag"]);
@@ -371,7 +375,11 @@ export async function deletePolicy(
         ...keyOf(policyType, scoped),
         deleted: true as const,
       },
-      details: { policy_type: policyType, deployment_id: scoped.deploymentId, api_key_id: scoped.apiKeyId },
+      details: {
+        policy_type: policyType,
+        deployment_id: scoped.deploymentId,
+        ...(scoped.apiKeyId ? { api_key_id: scoped.apiKeyId } : {}),
+      },
     };
   });
 }

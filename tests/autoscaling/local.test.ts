@@ -140,6 +140,29 @@ test("the pool's max_cost_per_hour stops a scale-up, and the recorded decision s
   expect((await status(a.o, id)).replicas).toBe(1);
 }, 60_000);
 
+test("the pool's size stops a scale-up, and the recorded decision says so", async () => {
+  const id = await localDeployment(a, "sized", {
+    poolBody: { size: 1 },
+    policy: { min_replicas: 1, max_replicas: 3, target_in_flight_per_replica: 1, scale_up_delay_s: 0.2 },
+  });
+  await until(a.o, id, (d) => d.endpoints.length === 1, "one replica");
+  const load = Promise.all(
+    Array.from({ length: 3 }, () => ask(a, a.gateways[0], "sized", { sleepMs: 2500 })),
+  );
+  const blocked = await until(
+    a.o,
+    id,
+    (d) => scaleDecisions(d).some((x) => x.from === 1 && x.to === 1),
+    "a blocked scale-up",
+    15_000,
+  );
+  expect(scaleDecisions(blocked).find((x) => x.to === 1)?.reason).toMatch(
+    /^wanted [23] replicas \([23] in flight over 1 replica, target 1\) but the pool's size \(1\) leaves room for 1 beside 0 of its other deployments$/,
+  );
+  for (const answer of await load) expect(answer.status).toBe(200);
+  expect((await status(a.o, id)).replicas).toBe(1);
+}, 60_000);
+
 test("a request still waiting at cold_start_timeout_s gets 503 deployment_unavailable with Retry-After", async () => {
   const id = await localDeployment(a, "slow-start", {
     startMs: 4000,
