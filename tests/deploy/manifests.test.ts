@@ -103,7 +103,7 @@ describe("Dockerfile", () => {
       overrides?: Record<string, string>;
     };
     const install = dockerfile.slice(0, dockerfile.indexOf("RUN bun install"));
-    for (const target of Object.values(pkg.overrides ?? {})) {
+    for (const target of Object.values(pkg.overrides ?? {}).filter((v) => v.startsWith("file:"))) {
       const folder = target.replace(/^file:\.\//, "").split("/")[0] as string;
       expect(install).toContain(`COPY ${folder} ./${folder}`);
     }
