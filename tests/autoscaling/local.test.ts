@@ -52,7 +52,7 @@ test("from zero: 20 requests wait together for the replica and are all answered;
   // They waited for a worker that takes 1.5 s to start.
   expect(waitedMs).toBeGreaterThan(1400);
   const up = scaleDecisions(await status(a.o, id)).find((d) => d.from === 0 && d.to > 0);
-  expect(up?.reason).toMatch(/^scaled up from 0 to [12]: \d+ requests waiting at zero replicas$/);
+  expect(up?.reason).toMatch(/^scaled up from 0 to [12]: \d+ requests? waiting at zero replicas$/);
 
   const back = await atZero(a.o, id);
   expect(scaleDecisions(back).at(-1)?.reason).toMatch(/^scaled to zero: no requests for \d+ s$/);
