@@ -3,6 +3,7 @@ export * from "./audit-logs.ts";
 export * from "./deployment-logs.ts";
 export * from "./deployment-transitions.ts";
 export * from "./deployments.ts";
+export * from "./inference-log-rollups.ts";
 export * from "./inference-logs.ts";
 export * from "./knowledge-chunk-embeddings.ts";
 export * from "./knowledge-chunks.ts";

@@ -1,7 +1,7 @@
 // Inference logs: written in batches by the inference gateway (through /internal/logs/create or in
 // process), read by the management API per deployment or across the organization, newest first, in
 // pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
-import { and, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { auditLogs, type InferenceLogRow, inferenceLogs } from "../../db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
@@ -10,6 +10,7 @@ import type { InferenceLogEntry } from "../inference/port.ts";
 import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { isUuid } from "../orchestration/ids.ts";
+import { logAndRollUp } from "./rollup-sql.ts";
 
 export const logPageSize = { default: 50, max: 500 } as const;
 /** Rows per INSERT statement: bounds the size of one JSON parameter. */
@@ -29,6 +30,8 @@ export interface InferenceLogView {
   completion_tokens: number;
   total_tokens: number;
   latency_ms: number;
+  /** Until the first token was ready; null when none was (refused, failed, embeddings). */
+  ttft_ms: number | null;
   stream: boolean;
   guardrails: Record<string, unknown>;
   /** How retrieval found the passages it added, and why it fell back to full text, if it did. */
@@ -78,18 +81,21 @@ export async function writeInferenceLogs(
     completion_tokens: count(e.completion_tokens),
     total_tokens: count(e.total_tokens ?? (e.prompt_tokens ?? 0) + (e.completion_tokens ?? 0)),
     latency_ms: Math.max(0, e.latency_ms ?? 0),
+    ttft_ms: e.ttft_ms === undefined || e.ttft_ms === null ? null : Math.max(0, e.ttft_ms),
     stream: e.stream ?? false,
     guardrails: e.guardrails ?? {},
     retrieval: e.retrieval ?? null,
+    created_at: e.created_at ?? null,
+    cost: e.cost ?? 0,
   }));
   // One statement whatever the batch's size: the rows travel as one JSON parameter, so the query is
   // built and prepared once instead of per batch (building a 500-row VALUES list dominated the
-  // gateway's CPU profile under load).
+  // gateway's CPU profile under load). The same statement adds the batch to the per-minute and per-hour
+  // rollups (services/inference-logs/rollup-sql.ts): a statement is atomic, so the logs and their
+  // rollups are written together or not at all, on PostgreSQL and PGlite alike.
   for (let start = 0; start < rows.length; start += insertChunk) {
     const chunk = JSON.stringify(rows.slice(start, start + insertChunk));
-    await ctx.db.execute(sql`
-      insert into ${inferenceLogs} (${columns})
-      select ${columns} from jsonb_to_recordset(${chunk}::jsonb) as r(${recordType})`);
+    await ctx.db.execute(logAndRollUp(chunk));
   }
   await auditGuardrailFindings(ctx, entries);
   return { written: rows.length };
@@ -148,30 +154,6 @@ async function auditGuardrailFindings(ctx: { db: Executor }, entries: LogEntryIn
   if (records.length > 0) await ctx.db.insert(auditLogs).values(records);
 }
 
-const columnTypes = {
-  request_id: "text",
-  org_id: "uuid",
-  deployment_id: "uuid",
-  api_key_id: "uuid",
-  key_prefix: "text",
-  model: "text",
-  status: "integer",
-  error_code: "text",
-  prompt_tokens: "integer",
-  completion_tokens: "integer",
-  total_tokens: "integer",
-  latency_ms: "double precision",
-  stream: "boolean",
-  guardrails: "jsonb",
-  retrieval: "jsonb",
-} as const;
-const columns = sql.raw(Object.keys(columnTypes).join(", "));
-const recordType = sql.raw(
-  Object.entries(columnTypes)
-    .map(([name, type]) => `${name} ${type}`)
-    .join(", "),
-);
-
 const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   id: row.id,
   request_id: row.requestId,
@@ -186,6 +168,7 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   completion_tokens: row.completionTokens,
   total_tokens: row.totalTokens,
   latency_ms: row.latencyMs,
+  ttft_ms: row.ttftMs,
   stream: row.stream,
   guardrails: row.guardrails,
   retrieval: row.retrieval as RetrievalNote | null,

@@ -97,6 +97,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     guardrails: {},
   };
   let context: InferenceContext | undefined;
+  let firstTokenAt: number | undefined;
   let limits: RateLimits | undefined;
   let charged = 0;
   const headers = meta.headers;
@@ -105,7 +106,10 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     entry,
     observer,
     step: observer.step,
-    firstToken: observer.firstToken,
+    firstToken() {
+      firstTokenAt ??= performance.now();
+      observer.firstToken();
+    },
     send: observer.send,
     async admit(input) {
       let resolution = input.resolved;
@@ -181,6 +185,8 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     },
     finish(usage, error) {
       entry.latency_ms = Math.round((performance.now() - started) * 100) / 100;
+      // Only a request that produced tokens has a time to first token (db/schema/inference-logs.ts).
+      if (firstTokenAt !== undefined) entry.ttft_ms = Math.round((firstTokenAt - started) * 100) / 100;
       if (error) {
         entry.status = runtime.statusOf(error);
         entry.error_code = answeredCode(error);

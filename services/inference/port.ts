@@ -73,6 +73,12 @@ export interface InferenceLogEntry {
   completion_tokens: number;
   total_tokens: number;
   latency_ms: number;
+  /** Until the first token was ready to go out (db/schema/inference-logs.ts); undefined: none was. */
+  ttft_ms?: number | undefined;
+  /** The request's price (the spend work sets it); the rollups add it up, 0 when absent. */
+  cost?: number | undefined;
+  /** When the request was made; absent: when the log is written. */
+  created_at?: string | undefined;
   stream: boolean;
   guardrails: Record<string, unknown>;
   /** What retrieval did (services/knowledge-base/retrieve.ts RetrievalNote), when it ran. */

@@ -37,6 +37,7 @@ const InferenceLog = t.Object({
   completion_tokens: t.Integer(),
   total_tokens: t.Integer(),
   latency_ms: t.Number(),
+  ttft_ms: t.Nullable(t.Number({ description: "Until the first token was ready; null when none was" })),
   stream: t.Boolean(),
   guardrails: t.Record(t.String(), t.Unknown(), {
     description: "Guardrail decisions: actions and offsets, no text",

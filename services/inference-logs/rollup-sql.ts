@@ -1,0 +1,109 @@
+// The one statement that writes a batch of inference logs and adds it to the rollups
+// (db/schema/inference-log-rollups.ts). The batch arrives as one JSON parameter; a CTE reads it once,
+// inserts the logs, and upserts one row per (organization, minute or hour, deployment, key) into each
+// rollup, adding counts and histogram buckets to what the row held. A single statement is atomic, so
+// no reader ever sees logs without their rollup or the reverse.
+import { type SQL, sql } from "drizzle-orm";
+import {
+  inferenceLogHours,
+  inferenceLogMinutes,
+  inferenceLogs,
+  latencyBoundsMs,
+} from "../../db/schema/index.ts";
+
+/** The fields of a batch's JSON rows and their SQL types. */
+const fieldTypes = {
+  request_id: "text",
+  org_id: "uuid",
+  deployment_id: "uuid",
+  api_key_id: "uuid",
+  key_prefix: "text",
+  model: "text",
+  status: "integer",
+  error_code: "text",
+  prompt_tokens: "integer",
+  completion_tokens: "integer",
+  total_tokens: "integer",
+  latency_ms: "double precision",
+  ttft_ms: "double precision",
+  stream: "boolean",
+  guardrails: "jsonb",
+  retrieval: "jsonb",
+  created_at: "timestamptz",
+  /** Not a column of the log in this branch: the rollups add it up (the spend work stores it too). */
+  cost: "double precision",
+} as const;
+
+/** The fields that are columns of inference_logs. */
+const logColumns = Object.keys(fieldTypes).filter((f) => f !== "cost");
+
+/** The origin of every time bucket: whole minutes, hours and days of UTC whatever the session's zone. */
+export const bucketOrigin = sql.raw("timestamptz '2000-01-01 00:00:00+00'");
+
+const bounds = sql.raw(`array[${latencyBoundsMs.join(", ")}]::double precision[]`);
+const bucketCount = latencyBoundsMs.length + 1;
+const each = (f: (i: number) => string) => Array.from({ length: bucketCount }, (_, i) => f(i)).join(", ");
+
+const rollupSums = sql.raw(`count(*)::int,
+  (count(*) filter (where status between 400 and 499))::int,
+  (count(*) filter (where status >= 500))::int,
+  coalesce(sum(prompt_tokens), 0)::bigint,
+  coalesce(sum(completion_tokens), 0)::bigint,
+  coalesce(sum(cost), 0)::double precision,
+  array[${each((i) => `count(*) filter (where lb = ${i})`)}]::int[],
+  max(latency_ms),
+  array[${each((i) => `count(*) filter (where tb = ${i})`)}]::int[],
+  coalesce(max(ttft_ms), 0)`);
+
+const merged = (name: string) => `array[${each((i) => `t.${name}[${i + 1}] + excluded.${name}[${i + 1}]`)}]`;
+
+const rollupMerge = sql.raw(`requests = t.requests + excluded.requests,
+  errors_4xx = t.errors_4xx + excluded.errors_4xx,
+  errors_5xx = t.errors_5xx + excluded.errors_5xx,
+  input_tokens = t.input_tokens + excluded.input_tokens,
+  output_tokens = t.output_tokens + excluded.output_tokens,
+  cost = t.cost + excluded.cost,
+  latency_buckets = ${merged("latency_buckets")},
+  latency_max_ms = greatest(t.latency_max_ms, excluded.latency_max_ms),
+  ttft_buckets = ${merged("ttft_buckets")},
+  ttft_max_ms = greatest(t.ttft_max_ms, excluded.ttft_max_ms)`);
+
+const figureColumns = (unit: string) =>
+  sql.raw(
+    `org_id, deployment_id, api_key_id, ${unit}, requests, errors_4xx, errors_5xx, input_tokens, output_tokens, cost, latency_buckets, latency_max_ms, ttft_buckets, ttft_max_ms`,
+  );
+
+function upsert(table: typeof inferenceLogMinutes | typeof inferenceLogHours, unit: "minute" | "hour"): SQL {
+  const columns = figureColumns(unit);
+  const constraint = sql.raw(`inference_log_${unit}s_key`);
+  // Ordered by the key, so two batches that meet on some rows lock them in the same order (no deadlock).
+  return sql`insert into ${table} as t (${columns})
+    select org_id, deployment_id, api_key_id, date_bin(${sql.raw(`'1 ${unit}'`)}, created_at, ${bucketOrigin}) as at,
+      ${rollupSums}
+    from r where org_id is not null
+    group by org_id, deployment_id, api_key_id, at
+    order by org_id, at, deployment_id, api_key_id
+    on conflict on constraint ${constraint} do update set ${rollupMerge}`;
+}
+
+const recordType = sql.raw(
+  Object.entries(fieldTypes)
+    .map(([name, type]) => `${name} ${type}`)
+    .join(", "),
+);
+const logColumnList = sql.raw(logColumns.join(", "));
+const minutes = upsert(inferenceLogMinutes, "minute");
+const hours = upsert(inferenceLogHours, "hour");
+
+/** The statement for one chunk of rows (a JSON array of objects with the fields above). */
+export const logAndRollUp = (chunk: string): SQL => sql`
+  with r as materialized (
+    select ${sql.raw(logColumns.filter((c) => c !== "created_at").join(", "))},
+      coalesce(created_at, now()) as created_at, coalesce(cost, 0) as cost,
+      width_bucket(latency_ms, ${bounds}) as lb,
+      case when ttft_ms is null then null else width_bucket(ttft_ms, ${bounds}) end as tb
+    from jsonb_to_recordset(${chunk}::jsonb) as j(${recordType})
+  ),
+  logged as (insert into ${inferenceLogs} (${logColumnList}) select ${logColumnList} from r),
+  minutes as (${minutes})
+  ${hours}`;
