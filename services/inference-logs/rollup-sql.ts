@@ -95,15 +95,31 @@ const logColumnList = sql.raw(logColumns.join(", "));
 const minutes = upsert(inferenceLogMinutes, "minute");
 const hours = upsert(inferenceLogHours, "hour");
 
+/** Each row's histogram bucket (0 to bounds), for the rollups' counts. */
+const bucketIndexes = sql`width_bucket(latency_ms, ${bounds}) as lb,
+  case when ttft_ms is null then null else width_bucket(ttft_ms, ${bounds}) end as tb`;
+
 /** The statement for one chunk of rows (a JSON array of objects with the fields above). */
 export const logAndRollUp = (chunk: string): SQL => sql`
   with r as materialized (
     select ${sql.raw(logColumns.filter((c) => c !== "created_at").join(", "))},
-      coalesce(created_at, now()) as created_at, coalesce(cost, 0) as cost,
-      width_bucket(latency_ms, ${bounds}) as lb,
-      case when ttft_ms is null then null else width_bucket(ttft_ms, ${bounds}) end as tb
+      coalesce(created_at, now()) as created_at, coalesce(cost, 0) as cost, ${bucketIndexes}
     from jsonb_to_recordset(${chunk}::jsonb) as j(${recordType})
   ),
   logged as (insert into ${inferenceLogs} (${logColumnList}) select ${logColumnList} from r),
+  minutes as (${minutes})
+  ${hours}`;
+
+/**
+ * Adds logs already in inference_logs, made in [from, to), to the rollups: for logs written before the
+ * rollups existed (an upgrade) or loaded in bulk (the benchmark). It adds to what the rollups hold, so
+ * run it once per stretch of time that they do not cover yet. Cost is 0: this log has no cost column.
+ */
+export const rollUpWrittenLogs = (from: Date, to: Date): SQL => sql`
+  with r as materialized (
+    select org_id, deployment_id, api_key_id, status, prompt_tokens, completion_tokens, latency_ms, ttft_ms,
+      created_at, 0::double precision as cost, ${bucketIndexes}
+    from ${inferenceLogs} where created_at >= ${from.toISOString()} and created_at < ${to.toISOString()}
+  ),
   minutes as (${minutes})
   ${hours}`;

@@ -7,6 +7,7 @@ import { rowsOf } from "../../db/migrate.ts";
 import { latencyBoundsMs } from "../../db/schema/index.ts";
 import type { RequestContext } from "../../services/context.ts";
 import { writeInferenceLogs } from "../../services/inference-logs/logs.ts";
+import { rollUpWrittenLogs } from "../../services/inference-logs/rollup-sql.ts";
 import { quantileMs } from "../../services/usage/histogram.ts";
 import { usageOverview } from "../../services/usage/overview.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
@@ -79,15 +80,13 @@ interface Group {
 
 const bucketOf = (ms: number) => latencyBoundsMs.filter((b) => ms >= b).length;
 
-for (const unit of ["minute", "hour"] as const) {
-  describe(`inference_log_${unit}s`, () => {
-    test("every row equals the raw logs of its organization, deployment, key and time", async () => {
-      const trunc = sql.raw(`date_bin('1 ${unit}', created_at, timestamptz '2000-01-01 00:00:00+00')`);
-      const keyOf = sql.raw(
-        "coalesce(deployment_id::text, '-') || '/' || coalesce(api_key_id::text, '-') || '/' || extract(epoch from at)::bigint",
-      );
-      const raw = rowsOf<Group>(
-        await t.app.db.execute(sql`
+async function matchesRawLogs(unit: "minute" | "hour", withCost: boolean): Promise<void> {
+  const trunc = sql.raw(`date_bin('1 ${unit}', created_at, timestamptz '2000-01-01 00:00:00+00')`);
+  const keyOf = sql.raw(
+    "coalesce(deployment_id::text, '-') || '/' || coalesce(api_key_id::text, '-') || '/' || extract(epoch from at)::bigint",
+  );
+  const raw = rowsOf<Group>(
+    await t.app.db.execute(sql`
           select ${keyOf} as k, count(*)::int as requests,
             (count(*) filter (where status between 400 and 499))::int as errors_4xx,
             (count(*) filter (where status >= 500))::int as errors_5xx,
@@ -95,37 +94,43 @@ for (const unit of ["minute", "hour"] as const) {
             max(latency_ms) as latency_max_ms, coalesce(max(ttft_ms), 0) as ttft_max_ms
           from (select *, ${trunc} as at from inference_logs where org_id = ${orgId}) l
           group by k order by k`),
-      );
-      const rolled = rowsOf<Group & { cost: number; latency_buckets: number[]; ttft_buckets: number[] }>(
-        await t.app.db.execute(sql`
+  );
+  const rolled = rowsOf<Group & { cost: number; latency_buckets: number[]; ttft_buckets: number[] }>(
+    await t.app.db.execute(sql`
           select ${keyOf} as k, requests, errors_4xx, errors_5xx, input_tokens::float8 as input_tokens,
             output_tokens::float8 as output_tokens, latency_max_ms, ttft_max_ms, cost, latency_buckets, ttft_buckets
           from (select *, ${sql.raw(unit)} as at from ${sql.raw(`inference_log_${unit}s`)} where org_id = ${orgId}) r
           order by k`),
-      );
-      expect(rolled.map(({ cost, latency_buckets, ttft_buckets, ...g }) => g)).toEqual(raw);
-      expect(rolled.reduce((n, r) => n + r.requests, 0)).toBe(entries.length);
-      // Histograms and cost, from the entries written (cost is not a column of the log in this branch).
-      const width = unit === "minute" ? 60_000 : 3_600_000;
-      const expected = new Map<string, { cost: number; latency: number[]; ttft: number[] }>();
-      for (const e of entries) {
-        const k = `${e.deployment_id ?? "-"}/${e.api_key_id ?? "-"}/${Math.floor(Date.parse(e.created_at as string) / width) * (width / 1000)}`;
-        const g = expected.get(k) ?? { cost: 0, latency: Array(24).fill(0), ttft: Array(24).fill(0) };
-        g.cost += e.cost ?? 0;
-        g.latency[bucketOf(e.latency_ms as number)]++;
-        if (e.ttft_ms != null) g.ttft[bucketOf(e.ttft_ms)]++;
-        expected.set(k, g);
-      }
-      expect(rolled.length).toBe(expected.size);
-      for (const r of rolled) {
-        const e = expected.get(r.k);
-        expect({ k: r.k, latency: r.latency_buckets.map(Number), ttft: r.ttft_buckets.map(Number) }).toEqual({
-          k: r.k,
-          latency: e?.latency as number[],
-          ttft: e?.ttft as number[],
-        });
-        expect(Number(r.cost)).toBeCloseTo(e?.cost as number, 9);
-      }
+  );
+  expect(rolled.map(({ cost, latency_buckets, ttft_buckets, ...g }) => g)).toEqual(raw);
+  expect(rolled.reduce((n, r) => n + r.requests, 0)).toBe(entries.length);
+  // Histograms and cost, from the entries written (cost is not a column of the log in this branch).
+  const width = unit === "minute" ? 60_000 : 3_600_000;
+  const expected = new Map<string, { cost: number; latency: number[]; ttft: number[] }>();
+  for (const e of entries) {
+    const k = `${e.deployment_id ?? "-"}/${e.api_key_id ?? "-"}/${Math.floor(Date.parse(e.created_at as string) / width) * (width / 1000)}`;
+    const g = expected.get(k) ?? { cost: 0, latency: Array(24).fill(0), ttft: Array(24).fill(0) };
+    g.cost += e.cost ?? 0;
+    g.latency[bucketOf(e.latency_ms as number)]++;
+    if (e.ttft_ms != null) g.ttft[bucketOf(e.ttft_ms)]++;
+    expected.set(k, g);
+  }
+  expect(rolled.length).toBe(expected.size);
+  for (const r of rolled) {
+    const e = expected.get(r.k);
+    expect({ k: r.k, latency: r.latency_buckets.map(Number), ttft: r.ttft_buckets.map(Number) }).toEqual({
+      k: r.k,
+      latency: e?.latency as number[],
+      ttft: e?.ttft as number[],
+    });
+    expect(Number(r.cost)).toBeCloseTo(withCost ? (e?.cost as number) : 0, 9);
+  }
+}
+
+for (const unit of ["minute", "hour"] as const) {
+  describe(`inference_log_${unit}s`, () => {
+    test("every row equals the raw logs of its organization, deployment, key and time", async () => {
+      await matchesRawLogs(unit, true);
     });
   });
 }
@@ -180,6 +185,21 @@ test("the hour and day read the minutes: a bucket holds the requests of its minu
   );
   expect(keyed.total.sum.requests).toBe(k?.n as number);
   expect(keyed.total.sum.requests).toBeGreaterThan(0);
+});
+
+test("logs written before the rollups existed are added to them in one statement", async () => {
+  await t.app.db.execute(sql`delete from inference_log_minutes`);
+  await t.app.db.execute(sql`delete from inference_log_hours`);
+  const result = await usageOverview(ctx, { range: "week" });
+  expect(result.total.sum.requests).toBe(0);
+  await t.app.db.execute(rollUpWrittenLogs(new Date(now - 4 * 86_400_000), new Date(now + 60_000)));
+  await matchesRawLogs("minute", false);
+  await matchesRawLogs("hour", false);
+  // Put back what the writer had rolled up (cost included) for the tests after this one.
+  await t.app.db.execute(sql`delete from inference_log_minutes`);
+  await t.app.db.execute(sql`delete from inference_log_hours`);
+  await t.app.db.execute(sql`delete from inference_logs`);
+  await writeInferenceLogs(t.app, entries);
 });
 
 test("p50 and p95 from the merged histograms fall in the exact percentile's bucket", async () => {
