@@ -26,9 +26,8 @@ export interface GenerateOptions {
   seed?: number;
 }
 
-const statuses = [
-  200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 400, 429, 429, 502, 504,
-];
+/** About 5 % refused or failed, in four kinds. */
+const statuses: number[] = [...Array(76).fill(200), 400, 429, 429, 502];
 
 export function generateLogs(o: GenerateOptions): LogEntryInput[] {
   const random = seeded(o.seed ?? 1);
@@ -37,8 +36,9 @@ export function generateLogs(o: GenerateOptions): LogEntryInput[] {
     const status = pick(statuses);
     const ok = status < 400;
     const stream = random() < 0.5;
-    // Log-normal-ish latencies from a few ms to tens of seconds.
-    const latency = Math.round(Math.exp(2 + random() * 8) * 100) / 100;
+    // Log-normal latencies (median about 400 ms, a long tail into seconds); refusals are quick.
+    const gauss = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    const latency = Math.round(Math.exp((ok ? 6 : 2.5) + (ok ? 0.9 : 1.2) * gauss) * 100) / 100;
     const prompt = ok || status === 502 ? 10 + Math.floor(random() * 500) : 0;
     const completion = ok ? Math.floor(random() * 800) : 0;
     return {
@@ -53,7 +53,7 @@ export function generateLogs(o: GenerateOptions): LogEntryInput[] {
       prompt_tokens: prompt,
       completion_tokens: completion,
       latency_ms: latency,
-      ttft_ms: ok ? Math.round(latency * (stream ? random() : 1) * 100) / 100 : null,
+      ttft_ms: ok ? Math.round(latency * (stream ? 0.05 + 0.3 * random() : 1) * 100) / 100 : null,
       stream,
       cost: ok ? (prompt * 0.5 + completion * 1.5) / 1_000_000 : 0,
       created_at: new Date(
