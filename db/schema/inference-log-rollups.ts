@@ -12,14 +12,13 @@ export const latencyBoundsMs = [
 ] as const;
 
 /**
- * The figures of a rollup row: what the inference logs of one organization, deployment and API key
- * added up to in one minute (or hour). Nulls: no deployment (refused before one was resolved), no key
- * (a playground call). Rows are written with the logs, in the same statement (services/inference-logs).
+ * The figures of a rollup row: what the inference logs of one organization and deployment (and, in the
+ * key tables, one API key) added up to in one minute or hour. A null deployment: refused before one was
+ * resolved. Rows are written with the logs, in the same statement (services/inference-logs).
  */
 const figures = () => ({
   orgId: uuid("org_id").notNull(),
   deploymentId: uuid("deployment_id"),
-  apiKeyId: uuid("api_key_id"),
   requests: integer("requests").notNull().default(0),
   /** Answered with a status from 400 to 499 (refusals: bad input, keys, limits, guardrails). */
   errors4xx: integer("errors_4xx").notNull().default(0),
@@ -36,22 +35,42 @@ const figures = () => ({
   ttftBuckets: integer("ttft_buckets").array().notNull(),
   ttftMaxMs: doublePrecision("ttft_max_ms").notNull().default(0),
 });
+const minute = () => timestamp("minute", { withTimezone: true, mode: "date" }).notNull();
+const hour = () => timestamp("hour", { withTimezone: true, mode: "date" }).notNull();
+const apiKeyId = () => uuid("api_key_id").notNull();
 
-/** Per-minute buckets: the overview's hour and day, and an API key's page. */
+// Nulls are a value of the keys here (PostgreSQL 15+): every request without a deployment adds up.
+
+/** Per deployment and minute: the overview's hour and day (at most 1,440 rows a deployment). */
 export const inferenceLogMinutes = pgTable(
   "inference_log_minutes",
-  { ...figures(), minute: timestamp("minute", { withTimezone: true, mode: "date" }).notNull() },
+  { ...figures(), minute: minute() },
+  (t) => [unique("inference_log_minutes_key").on(t.orgId, t.minute, t.deploymentId).nullsNotDistinct()],
+);
+
+/** Per deployment and hour: the overview's week and month (at most 720 rows a deployment). */
+export const inferenceLogHours = pgTable("inference_log_hours", { ...figures(), hour: hour() }, (t) => [
+  unique("inference_log_hours_key").on(t.orgId, t.hour, t.deploymentId).nullsNotDistinct(),
+]);
+
+/**
+ * The same per API key, for a key's page: apart, so that the overview reads one row per deployment
+ * and bucket however many keys call it. Requests without a key (the playground) are not in them.
+ */
+export const inferenceLogKeyMinutes = pgTable(
+  "inference_log_key_minutes",
+  { apiKeyId: apiKeyId(), ...figures(), minute: minute() },
   (t) => [
-    // Nulls are a value of the key here (PostgreSQL 15+): every request without a deployment adds up.
-    unique("inference_log_minutes_key").on(t.orgId, t.minute, t.deploymentId, t.apiKeyId).nullsNotDistinct(),
+    unique("inference_log_key_minutes_key")
+      .on(t.orgId, t.apiKeyId, t.minute, t.deploymentId)
+      .nullsNotDistinct(),
   ],
 );
 
-/** Per-hour buckets: the overview's week and month read at most 720 rows a series. */
-export const inferenceLogHours = pgTable(
-  "inference_log_hours",
-  { ...figures(), hour: timestamp("hour", { withTimezone: true, mode: "date" }).notNull() },
+export const inferenceLogKeyHours = pgTable(
+  "inference_log_key_hours",
+  { apiKeyId: apiKeyId(), ...figures(), hour: hour() },
   (t) => [
-    unique("inference_log_hours_key").on(t.orgId, t.hour, t.deploymentId, t.apiKeyId).nullsNotDistinct(),
+    unique("inference_log_key_hours_key").on(t.orgId, t.apiKeyId, t.hour, t.deploymentId).nullsNotDistinct(),
   ],
 );

@@ -1,11 +1,13 @@
 // The one statement that writes a batch of inference logs and adds it to the rollups
 // (db/schema/inference-log-rollups.ts). The batch arrives as one JSON parameter; a CTE reads it once,
-// inserts the logs, and upserts one row per (organization, minute or hour, deployment, key) into each
-// rollup, adding counts and histogram buckets to what the row held. A single statement is atomic, so
-// no reader ever sees logs without their rollup or the reverse.
-import { type SQL, sql } from "drizzle-orm";
+// inserts the logs, and upserts one row per organization, deployment (and key) and minute or hour into
+// each of the four rollups, adding counts and histogram buckets to what the row held. A single
+// statement is atomic, so no reader ever sees logs without their rollups or the reverse.
+import { getTableName, type SQL, sql } from "drizzle-orm";
 import {
   inferenceLogHours,
+  inferenceLogKeyHours,
+  inferenceLogKeyMinutes,
   inferenceLogMinutes,
   inferenceLogs,
   latencyBoundsMs,
@@ -68,23 +70,33 @@ const rollupMerge = sql.raw(`requests = t.requests + excluded.requests,
   ttft_buckets = ${merged("ttft_buckets")},
   ttft_max_ms = greatest(t.ttft_max_ms, excluded.ttft_max_ms)`);
 
-const figureColumns = (unit: string) =>
-  sql.raw(
-    `org_id, deployment_id, api_key_id, ${unit}, requests, errors_4xx, errors_5xx, input_tokens, output_tokens, cost, latency_buckets, latency_max_ms, ttft_buckets, ttft_max_ms`,
-  );
+const figureColumns =
+  "requests, errors_4xx, errors_5xx, input_tokens, output_tokens, cost, latency_buckets, latency_max_ms, ttft_buckets, ttft_max_ms";
 
-function upsert(table: typeof inferenceLogMinutes | typeof inferenceLogHours, unit: "minute" | "hour"): SQL {
-  const columns = figureColumns(unit);
-  const constraint = sql.raw(`inference_log_${unit}s_key`);
+type RollupTable =
+  | typeof inferenceLogMinutes
+  | typeof inferenceLogHours
+  | typeof inferenceLogKeyMinutes
+  | typeof inferenceLogKeyHours;
+
+/** One rollup's upsert from `r`: per deployment, or (`keyed`) per key and deployment. */
+function upsert(table: RollupTable, unit: "minute" | "hour", keyed: boolean): SQL {
+  const key = keyed ? "org_id, api_key_id, deployment_id" : "org_id, deployment_id";
+  const constraint = sql.raw(`${getTableName(table)}_key`);
   // Ordered by the key, so two batches that meet on some rows lock them in the same order (no deadlock).
-  return sql`insert into ${table} as t (${columns})
-    select org_id, deployment_id, api_key_id, date_bin(${sql.raw(`'1 ${unit}'`)}, created_at, ${bucketOrigin}) as at,
-      ${rollupSums}
-    from r where org_id is not null
-    group by org_id, deployment_id, api_key_id, at
-    order by org_id, at, deployment_id, api_key_id
+  return sql`insert into ${table} as t (${sql.raw(`${key}, ${unit}, ${figureColumns}`)})
+    select ${sql.raw(key)}, date_bin(${sql.raw(`'1 ${unit}'`)}, created_at, ${bucketOrigin}) as at, ${rollupSums}
+    from r where org_id is not null ${sql.raw(keyed ? "and api_key_id is not null" : "")}
+    group by ${sql.raw(key)}, at
+    order by ${sql.raw(key)}, at
     on conflict on constraint ${constraint} do update set ${rollupMerge}`;
 }
+
+/** Every rollup's upsert, as CTEs after `r` (the last one is the statement's own). */
+const rollups = sql`minutes as (${upsert(inferenceLogMinutes, "minute", false)}),
+  hours as (${upsert(inferenceLogHours, "hour", false)}),
+  key_minutes as (${upsert(inferenceLogKeyMinutes, "minute", true)})
+  ${upsert(inferenceLogKeyHours, "hour", true)}`;
 
 const recordType = sql.raw(
   Object.entries(fieldTypes)
@@ -92,8 +104,6 @@ const recordType = sql.raw(
     .join(", "),
 );
 const logColumnList = sql.raw(logColumns.join(", "));
-const minutes = upsert(inferenceLogMinutes, "minute");
-const hours = upsert(inferenceLogHours, "hour");
 
 /** Each row's histogram bucket (0 to bounds), for the rollups' counts. */
 const bucketIndexes = sql`width_bucket(latency_ms, ${bounds}) as lb,
@@ -107,8 +117,7 @@ export const logAndRollUp = (chunk: string): SQL => sql`
     from jsonb_to_recordset(${chunk}::jsonb) as j(${recordType})
   ),
   logged as (insert into ${inferenceLogs} (${logColumnList}) select ${logColumnList} from r),
-  minutes as (${minutes})
-  ${hours}`;
+  ${rollups}`;
 
 /**
  * Adds logs already in inference_logs, made in [from, to), to the rollups: for logs written before the
@@ -121,5 +130,4 @@ export const rollUpWrittenLogs = (from: Date, to: Date): SQL => sql`
       created_at, 0::double precision as cost, ${bucketIndexes}
     from ${inferenceLogs} where created_at >= ${from.toISOString()} and created_at < ${to.toISOString()}
   ),
-  minutes as (${minutes})
-  ${hours}`;
+  ${rollups}`;

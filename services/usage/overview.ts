@@ -1,13 +1,16 @@
 // What the dashboard's overview and an API key's page draw: an organization's inference traffic over
 // the last hour, day, week or month, per deployment and in total, summed in SQL from the rollups
 // (db/schema/inference-log-rollups.ts) into a fixed number of time buckets. The hour and day read the
-// per-minute rows (at most 1,440 a series), the week and month the per-hour ones (at most 720).
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+// per-minute rows (at most 1,440 a series), the week and month the per-hour ones (at most 720); a key's
+// page reads the per-key rollups.
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { rowsOf } from "../../db/migrate.ts";
 import {
   apiKeys,
   deployments,
   inferenceLogHours,
+  inferenceLogKeyHours,
+  inferenceLogKeyMinutes,
   inferenceLogMinutes,
   latencyBoundsMs,
 } from "../../db/schema/index.ts";
@@ -122,24 +125,27 @@ export async function usageOverview(
   const now = ctx.clock().getTime();
   const to = new Date(Math.floor(now / width) * width + width);
   const from = new Date(to.getTime() - spec.buckets * width);
-  const table = spec.table === "minute" ? inferenceLogMinutes : inferenceLogHours;
-  const at = spec.table === "minute" ? inferenceLogMinutes.minute : inferenceLogHours.hour;
-  const where: SQL[] = [
-    eq(table.orgId, orgId),
-    sql`${at} >= ${from.toISOString()}`,
-    sql`${at} < ${to.toISOString()}`,
-  ];
-  if (input.apiKeyId) where.push(eq(table.apiKeyId, input.apiKeyId));
+  const keyId = input.apiKeyId;
+  const at = sql.raw(spec.table);
+  const table = keyId
+    ? spec.table === "minute"
+      ? inferenceLogKeyMinutes
+      : inferenceLogKeyHours
+    : spec.table === "minute"
+      ? inferenceLogMinutes
+      : inferenceLogHours;
   const bucket = sql`date_bin(${sql.raw(`'${spec.bucketSeconds} seconds'`)}, ${at}, ${bucketOrigin})`;
   const rows = rowsOf<BucketRow>(
     await ctx.db.execute(sql`
-      select ${table.deploymentId} as deployment_id, extract(epoch from ${bucket})::float8 as at_s,
-        sum(${table.requests})::float8 as requests, sum(${table.errors4xx})::float8 as errors_4xx,
-        sum(${table.errors5xx})::float8 as errors_5xx, sum(${table.inputTokens})::float8 as input_tokens,
-        sum(${table.outputTokens})::float8 as output_tokens, sum(${table.cost})::float8 as cost,
-        ${latencySums} as latency_buckets, max(${table.latencyMaxMs})::float8 as latency_max_ms,
-        ${ttftSums} as ttft_buckets, max(${table.ttftMaxMs})::float8 as ttft_max_ms
-      from ${table} where ${and(...where)}
+      select deployment_id, extract(epoch from ${bucket})::float8 as at_s,
+        sum(requests)::float8 as requests, sum(errors_4xx)::float8 as errors_4xx,
+        sum(errors_5xx)::float8 as errors_5xx, sum(input_tokens)::float8 as input_tokens,
+        sum(output_tokens)::float8 as output_tokens, sum(cost)::float8 as cost,
+        ${latencySums} as latency_buckets, max(latency_max_ms)::float8 as latency_max_ms,
+        ${ttftSums} as ttft_buckets, max(ttft_max_ms)::float8 as ttft_max_ms
+      from ${table}
+      where org_id = ${orgId} ${keyId ? sql`and api_key_id = ${keyId}` : sql``}
+        and ${at} >= ${from.toISOString()} and ${at} < ${to.toISOString()}
       group by 1, 2`),
   );
 
@@ -235,19 +241,19 @@ export async function keySpend(
   const now = ctx.clock();
   const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const spent = async (table: typeof inferenceLogMinutes | typeof inferenceLogHours, since: Date) => {
-    const at = table === inferenceLogMinutes ? inferenceLogMinutes.minute : inferenceLogHours.hour;
+  const spent = async (table: typeof inferenceLogKeyMinutes | typeof inferenceLogKeyHours, since: Date) => {
+    const at = sql.raw(table === inferenceLogKeyMinutes ? "minute" : "hour");
     const [row] = rowsOf<{ cost: number | null }>(
       await ctx.db.execute(
-        sql`select sum(${table.cost})::float8 as cost from ${table}
-          where ${table.orgId} = ${orgId} and ${table.apiKeyId} = ${apiKeyId} and ${at} >= ${since.toISOString()}`,
+        sql`select sum(cost)::float8 as cost from ${table}
+          where org_id = ${orgId} and api_key_id = ${apiKeyId} and ${at} >= ${since.toISOString()}`,
       ),
     );
     return Number(row?.cost ?? 0);
   };
   const [today, thisMonth] = await Promise.all([
-    spent(inferenceLogMinutes, day),
-    spent(inferenceLogHours, month),
+    spent(inferenceLogKeyMinutes, day),
+    spent(inferenceLogKeyHours, month),
   ]);
   return { today, month: thisMonth };
 }

@@ -80,11 +80,14 @@ interface Group {
 
 const bucketOf = (ms: number) => latencyBoundsMs.filter((b) => ms >= b).length;
 
-async function matchesRawLogs(unit: "minute" | "hour", withCost: boolean): Promise<void> {
+/** `keyed`: the per-key rollup, against the logs that have a key; else the per-deployment one. */
+async function matchesRawLogs(unit: "minute" | "hour", keyed: boolean, withCost: boolean): Promise<void> {
   const trunc = sql.raw(`date_bin('1 ${unit}', created_at, timestamptz '2000-01-01 00:00:00+00')`);
   const keyOf = sql.raw(
-    "coalesce(deployment_id::text, '-') || '/' || coalesce(api_key_id::text, '-') || '/' || extract(epoch from at)::bigint",
+    `coalesce(deployment_id::text, '-') || '/' || ${keyed ? "api_key_id::text" : "'*'"} || '/' || extract(epoch from at)::bigint`,
   );
+  const table = sql.raw(keyed ? `inference_log_key_${unit}s` : `inference_log_${unit}s`);
+  const logs = sql.raw(keyed ? "and api_key_id is not null" : "");
   const raw = rowsOf<Group>(
     await t.app.db.execute(sql`
           select ${keyOf} as k, count(*)::int as requests,
@@ -92,23 +95,24 @@ async function matchesRawLogs(unit: "minute" | "hour", withCost: boolean): Promi
             (count(*) filter (where status >= 500))::int as errors_5xx,
             sum(prompt_tokens)::float8 as input_tokens, sum(completion_tokens)::float8 as output_tokens,
             max(latency_ms) as latency_max_ms, coalesce(max(ttft_ms), 0) as ttft_max_ms
-          from (select *, ${trunc} as at from inference_logs where org_id = ${orgId}) l
+          from (select *, ${trunc} as at from inference_logs where org_id = ${orgId} ${logs}) l
           group by k order by k`),
   );
   const rolled = rowsOf<Group & { cost: number; latency_buckets: number[]; ttft_buckets: number[] }>(
     await t.app.db.execute(sql`
           select ${keyOf} as k, requests, errors_4xx, errors_5xx, input_tokens::float8 as input_tokens,
             output_tokens::float8 as output_tokens, latency_max_ms, ttft_max_ms, cost, latency_buckets, ttft_buckets
-          from (select *, ${sql.raw(unit)} as at from ${sql.raw(`inference_log_${unit}s`)} where org_id = ${orgId}) r
+          from (select *, ${sql.raw(unit)} as at from ${table} where org_id = ${orgId}) r
           order by k`),
   );
   expect(rolled.map(({ cost, latency_buckets, ttft_buckets, ...g }) => g)).toEqual(raw);
-  expect(rolled.reduce((n, r) => n + r.requests, 0)).toBe(entries.length);
+  const counted = keyed ? entries.filter((e) => e.api_key_id) : entries;
+  expect(rolled.reduce((n, r) => n + r.requests, 0)).toBe(counted.length);
   // Histograms and cost, from the entries written (cost is not a column of the log in this branch).
   const width = unit === "minute" ? 60_000 : 3_600_000;
   const expected = new Map<string, { cost: number; latency: number[]; ttft: number[] }>();
-  for (const e of entries) {
-    const k = `${e.deployment_id ?? "-"}/${e.api_key_id ?? "-"}/${Math.floor(Date.parse(e.created_at as string) / width) * (width / 1000)}`;
+  for (const e of counted) {
+    const k = `${e.deployment_id ?? "-"}/${keyed ? e.api_key_id : "*"}/${Math.floor(Date.parse(e.created_at as string) / width) * (width / 1000)}`;
     const g = expected.get(k) ?? { cost: 0, latency: Array(24).fill(0), ttft: Array(24).fill(0) };
     g.cost += e.cost ?? 0;
     g.latency[bucketOf(e.latency_ms as number)]++;
@@ -128,9 +132,12 @@ async function matchesRawLogs(unit: "minute" | "hour", withCost: boolean): Promi
 }
 
 for (const unit of ["minute", "hour"] as const) {
-  describe(`inference_log_${unit}s`, () => {
-    test("every row equals the raw logs of its organization, deployment, key and time", async () => {
-      await matchesRawLogs(unit, true);
+  describe(`inference_log_${unit}s and inference_log_key_${unit}s`, () => {
+    test("every row equals the raw logs of its organization, deployment and time", async () => {
+      await matchesRawLogs(unit, false, true);
+    });
+    test("every row of the key rollup equals the raw logs of its key, deployment and time", async () => {
+      await matchesRawLogs(unit, true, true);
     });
   });
 }
@@ -188,16 +195,23 @@ test("the hour and day read the minutes: a bucket holds the requests of its minu
 });
 
 test("logs written before the rollups existed are added to them in one statement", async () => {
-  await t.app.db.execute(sql`delete from inference_log_minutes`);
-  await t.app.db.execute(sql`delete from inference_log_hours`);
+  const clear = async () => {
+    for (const table of [
+      "inference_log_minutes",
+      "inference_log_hours",
+      "inference_log_key_minutes",
+      "inference_log_key_hours",
+    ])
+      await t.app.db.execute(sql.raw(`delete from ${table}`));
+  };
+  await clear();
   const result = await usageOverview(ctx, { range: "week" });
   expect(result.total.sum.requests).toBe(0);
   await t.app.db.execute(rollUpWrittenLogs(new Date(now - 4 * 86_400_000), new Date(now + 60_000)));
-  await matchesRawLogs("minute", false);
-  await matchesRawLogs("hour", false);
+  for (const unit of ["minute", "hour"] as const)
+    for (const keyed of [false, true]) await matchesRawLogs(unit, keyed, false);
   // Put back what the writer had rolled up (cost included) for the tests after this one.
-  await t.app.db.execute(sql`delete from inference_log_minutes`);
-  await t.app.db.execute(sql`delete from inference_log_hours`);
+  await clear();
   await t.app.db.execute(sql`delete from inference_logs`);
   await writeInferenceLogs(t.app, entries);
 });
