@@ -68,7 +68,11 @@ export function ApiKeysPage({ page, keys, deployments, form = {}, created }: Api
               const state = stateOf(k, now);
               return (
                 <tr>
-                  <td safe>{k.name}</td>
+                  <td>
+                    <a href={`/api-keys/${k.id}`} safe>
+                      {k.name}
+                    </a>
+                  </td>
                   <td class="mono" safe>
                     {k.prefix}
                   </td>

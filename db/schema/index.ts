@@ -5,6 +5,7 @@ export * from "./deployment-load-reports.ts";
 export * from "./deployment-logs.ts";
 export * from "./deployment-transitions.ts";
 export * from "./deployments.ts";
+export * from "./inference-log-rollups.ts";
 export * from "./inference-logs.ts";
 export * from "./knowledge-chunk-embeddings.ts";
 export * from "./knowledge-chunks.ts";

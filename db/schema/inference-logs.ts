@@ -35,6 +35,12 @@ export const inferenceLogs = pgTable(
     latencyMs: doublePrecision("latency_ms").notNull().default(0),
     /** What the request cost at its deployment's prices (services/spend/prices.ts); 0 when unpriced. */
     cost: doublePrecision("cost").notNull().default(0),
+    /**
+     * Until the first token was ready to go out: the first content chunk of a stream, the whole answer
+     * of a non-streamed call (so it equals the latency but for the output guardrails). Null when no
+     * token was produced: refused or failed requests, embeddings.
+     */
+    ttftMs: doublePrecision("ttft_ms"),
     stream: boolean("stream").notNull().default(false),
     /** Guardrail decisions: actions and finding offsets, never the matched text. */
     guardrails: jsonb("guardrails").$type<Record<string, unknown>>().notNull().default({}),

@@ -1,10 +1,20 @@
-import { pageInfo } from "../../server/dashboard-page.ts";
+import { t } from "elysia";
+import { can, pageInfo } from "../../server/dashboard-page.ts";
 import { route } from "../../server/http/route.ts";
+import { usageOverview } from "../../services/usage/overview.ts";
 import { HomePage } from "../../views/home.tsx";
+import { RangeQuery } from "./_usage-query.ts";
 
 export const GET = route({
   access: "authenticated",
-  summary: "Overview",
+  summary: "Overview: the organization's requests, tokens, errors, latency and spend over time",
   html: true,
-  handler: async ({ ctx, request }) => <HomePage page={await pageInfo(ctx, request)} />,
+  query: t.Object({ ...RangeQuery.properties, deployment: t.Optional(t.String({ format: "uuid" })) }),
+  handler: async ({ ctx, request, query }) => {
+    const page = await pageInfo(ctx, request);
+    // The charts are the inference logs added up: a role that may not read those sees the checklist.
+    if (!can(page, "logs:read")) return <HomePage page={page} />;
+    const overview = await usageOverview(ctx, { range: query.range ?? "day" });
+    return <HomePage page={page} usage={{ overview, deploymentId: query.deployment }} />;
+  },
 });

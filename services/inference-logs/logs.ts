@@ -1,7 +1,7 @@
 // Inference logs: written in batches by the inference gateway (through /internal/logs/create or in
 // process), read by the management API per deployment or across the organization, newest first, in
 // pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
-import { and, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { auditLogs, type InferenceLogRow, inferenceLogs } from "../../db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
@@ -10,6 +10,7 @@ import type { InferenceLogEntry } from "../inference/port.ts";
 import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { isUuid } from "../orchestration/ids.ts";
+import { logAndRollUp } from "./rollup-sql.ts";
 
 export const logPageSize = { default: 50, max: 500 } as const;
 /** Rows per INSERT statement: bounds the size of one JSON parameter. */
@@ -31,6 +32,8 @@ export interface InferenceLogView {
   latency_ms: number;
   /** What the request cost at its deployment's prices, in their currency; 0 when unpriced. */
   cost: number;
+  /** Until the first token was ready; null when none was (refused, failed, embeddings). */
+  ttft_ms: number | null;
   stream: boolean;
   guardrails: Record<string, unknown>;
   /** How retrieval found the passages it added, and why it fell back to full text, if it did. */
@@ -89,15 +92,17 @@ export async function writeInferenceLogs(
     retrieval: e.retrieval ?? null,
     served_by_deployment_id: idOrNull(e.served_by_deployment_id, `entries.${i}.served_by_deployment_id`),
     served_by: e.served_by ?? null,
+    ttft_ms: e.ttft_ms === undefined || e.ttft_ms === null ? null : Math.max(0, e.ttft_ms),
+    created_at: e.created_at ?? null,
   }));
   // One statement whatever the batch's size: the rows travel as one JSON parameter, so the query is
   // built and prepared once instead of per batch (building a 500-row VALUES list dominated the
-  // gateway's CPU profile under load).
+  // gateway's CPU profile under load). The same statement adds the batch to the per-minute and per-hour
+  // rollups (services/inference-logs/rollup-sql.ts): a statement is atomic, so the logs and their
+  // rollups are written together or not at all, on PostgreSQL and PGlite alike.
   for (let start = 0; start < rows.length; start += insertChunk) {
     const chunk = JSON.stringify(rows.slice(start, start + insertChunk));
-    await ctx.db.execute(sql`
-      insert into ${inferenceLogs} (${columns})
-      select ${columns} from jsonb_to_recordset(${chunk}::jsonb) as r(${recordType})`);
+    await ctx.db.execute(logAndRollUp(chunk));
   }
   await auditGuardrailFindings(ctx, entries);
   return { written: rows.length };
@@ -156,33 +161,6 @@ async function auditGuardrailFindings(ctx: { db: Executor }, entries: LogEntryIn
   if (records.length > 0) await ctx.db.insert(auditLogs).values(records);
 }
 
-const columnTypes = {
-  request_id: "text",
-  org_id: "uuid",
-  deployment_id: "uuid",
-  api_key_id: "uuid",
-  key_prefix: "text",
-  model: "text",
-  status: "integer",
-  error_code: "text",
-  prompt_tokens: "integer",
-  completion_tokens: "integer",
-  total_tokens: "integer",
-  latency_ms: "double precision",
-  cost: "double precision",
-  stream: "boolean",
-  guardrails: "jsonb",
-  retrieval: "jsonb",
-  served_by_deployment_id: "uuid",
-  served_by: "text",
-} as const;
-const columns = sql.raw(Object.keys(columnTypes).join(", "));
-const recordType = sql.raw(
-  Object.entries(columnTypes)
-    .map(([name, type]) => `${name} ${type}`)
-    .join(", "),
-);
-
 const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   id: row.id,
   request_id: row.requestId,
@@ -198,6 +176,7 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   total_tokens: row.totalTokens,
   latency_ms: row.latencyMs,
   cost: row.cost,
+  ttft_ms: row.ttftMs,
   stream: row.stream,
   guardrails: row.guardrails,
   retrieval: row.retrieval as RetrievalNote | null,

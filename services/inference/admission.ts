@@ -107,6 +107,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     guardrails: {},
   };
   let context: InferenceContext | undefined;
+  let firstTokenAt: number | undefined;
   let limits: RateLimits | undefined;
   let charged = 0;
   let leaveLoad: (() => void) | undefined;
@@ -116,7 +117,10 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     entry,
     observer,
     step: observer.step,
-    firstToken: observer.firstToken,
+    firstToken() {
+      firstTokenAt ??= performance.now();
+      observer.firstToken();
+    },
     send: observer.send,
     served(deployment) {
       entry.served_by_deployment_id = deployment.id;
@@ -229,6 +233,8 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       leaveLoad?.();
       if (context && usage) runtime.load.tokens(context.deployment.id, usage.completion_tokens);
       entry.latency_ms = Math.round((performance.now() - started) * 100) / 100;
+      // Only a request that produced tokens has a time to first token (db/schema/inference-logs.ts).
+      if (firstTokenAt !== undefined) entry.ttft_ms = Math.round((firstTokenAt - started) * 100) / 100;
       if (error) {
         entry.status = runtime.statusOf(error);
         entry.error_code = answeredCode(error);

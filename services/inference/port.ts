@@ -103,6 +103,10 @@ export interface InferenceLogEntry {
   latency_ms: number;
   /** What the request cost at its deployment's prices, in their currency; 0 when unpriced. */
   cost: number;
+  /** Until the first token was ready to go out (db/schema/inference-logs.ts); undefined: none was. */
+  ttft_ms?: number | undefined;
+  /** When the request was made; absent: when the log is written. */
+  created_at?: string | undefined;
   stream: boolean;
   guardrails: Record<string, unknown>;
   /** What retrieval did (services/knowledge-base/retrieve.ts RetrievalNote), when it ran. */

@@ -61,6 +61,7 @@ test("each log row shows its cost, a dash when the deployment is unpriced", asyn
     total_tokens: 17,
     latency_ms: 3,
     cost,
+    ttft_ms: null,
     served_by_deployment_id: null,
     served_by: null,
     stream: false,

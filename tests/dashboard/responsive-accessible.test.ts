@@ -44,6 +44,7 @@ beforeAll(async () => {
   ids.collection = (
     await post(`${bp.filtrationUrl}/management/knowledge-base/collections`, token, { name: "handbook" })
   ).id;
+  ids.apiKey = (await post(`${bp.filtrationUrl}/management/api-keys`, token, { name: "a11y-key" })).id;
   ids.template = (
     await post(`${bp.filtrationUrl}/management/prompts`, token, {
       name: "support",
@@ -66,6 +67,7 @@ async function pagePaths(): Promise<string[]> {
     pools: ids.pool,
     "knowledge-base": ids.collection,
     prompts: ids.template,
+    "api-keys": ids.apiKey,
   };
   const routes = await loadRoutes("dashboard");
   return routes

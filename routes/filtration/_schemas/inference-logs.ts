@@ -40,6 +40,7 @@ const InferenceLog = t.Object({
   cost: t.Number({
     description: "What the request cost at its deployment's prices, in their currency; 0: unpriced",
   }),
+  ttft_ms: t.Nullable(t.Number({ description: "Until the first token was ready; null when none was" })),
   stream: t.Boolean(),
   guardrails: t.Record(t.String(), t.Unknown(), {
     description: "Guardrail decisions: actions and offsets, no text",

@@ -18,6 +18,9 @@ const Entry = t.Object({
   total_tokens: t.Optional(count),
   latency_ms: t.Optional(t.Number({ minimum: 0 })),
   cost: t.Optional(t.Number({ minimum: 0 })),
+  ttft_ms: t.Optional(t.Nullable(t.Number({ minimum: 0 }))),
+  /** When the request was made; absent: when the entry is written. */
+  created_at: t.Optional(t.String({ format: "date-time" })),
   stream: t.Optional(t.Boolean()),
   guardrails: t.Optional(t.Record(t.String(), t.Unknown())),
   retrieval: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),

@@ -17,6 +17,76 @@ CREATE TABLE "deployment_load_reports" (
 	CONSTRAINT "deployment_load_reports_deployment_id_reporter_id_pk" PRIMARY KEY("deployment_id","reporter_id")
 );
 --> statement-breakpoint
+CREATE TABLE "inference_log_hours" (
+	"org_id" uuid NOT NULL,
+	"deployment_id" uuid,
+	"requests" integer DEFAULT 0 NOT NULL,
+	"errors_4xx" integer DEFAULT 0 NOT NULL,
+	"errors_5xx" integer DEFAULT 0 NOT NULL,
+	"input_tokens" bigint DEFAULT 0 NOT NULL,
+	"output_tokens" bigint DEFAULT 0 NOT NULL,
+	"cost" double precision DEFAULT 0 NOT NULL,
+	"latency_buckets" integer[] NOT NULL,
+	"latency_max_ms" double precision DEFAULT 0 NOT NULL,
+	"ttft_buckets" integer[] NOT NULL,
+	"ttft_max_ms" double precision DEFAULT 0 NOT NULL,
+	"hour" timestamp with time zone NOT NULL,
+	CONSTRAINT "inference_log_hours_key" UNIQUE NULLS NOT DISTINCT("org_id","hour","deployment_id")
+);
+--> statement-breakpoint
+CREATE TABLE "inference_log_key_hours" (
+	"api_key_id" uuid NOT NULL,
+	"org_id" uuid NOT NULL,
+	"deployment_id" uuid,
+	"requests" integer DEFAULT 0 NOT NULL,
+	"errors_4xx" integer DEFAULT 0 NOT NULL,
+	"errors_5xx" integer DEFAULT 0 NOT NULL,
+	"input_tokens" bigint DEFAULT 0 NOT NULL,
+	"output_tokens" bigint DEFAULT 0 NOT NULL,
+	"cost" double precision DEFAULT 0 NOT NULL,
+	"latency_buckets" integer[] NOT NULL,
+	"latency_max_ms" double precision DEFAULT 0 NOT NULL,
+	"ttft_buckets" integer[] NOT NULL,
+	"ttft_max_ms" double precision DEFAULT 0 NOT NULL,
+	"hour" timestamp with time zone NOT NULL,
+	CONSTRAINT "inference_log_key_hours_key" UNIQUE NULLS NOT DISTINCT("org_id","api_key_id","hour","deployment_id")
+);
+--> statement-breakpoint
+CREATE TABLE "inference_log_key_minutes" (
+	"api_key_id" uuid NOT NULL,
+	"org_id" uuid NOT NULL,
+	"deployment_id" uuid,
+	"requests" integer DEFAULT 0 NOT NULL,
+	"errors_4xx" integer DEFAULT 0 NOT NULL,
+	"errors_5xx" integer DEFAULT 0 NOT NULL,
+	"input_tokens" bigint DEFAULT 0 NOT NULL,
+	"output_tokens" bigint DEFAULT 0 NOT NULL,
+	"cost" double precision DEFAULT 0 NOT NULL,
+	"latency_buckets" integer[] NOT NULL,
+	"latency_max_ms" double precision DEFAULT 0 NOT NULL,
+	"ttft_buckets" integer[] NOT NULL,
+	"ttft_max_ms" double precision DEFAULT 0 NOT NULL,
+	"minute" timestamp with time zone NOT NULL,
+	CONSTRAINT "inference_log_key_minutes_key" UNIQUE NULLS NOT DISTINCT("org_id","api_key_id","minute","deployment_id")
+);
+--> statement-breakpoint
+CREATE TABLE "inference_log_minutes" (
+	"org_id" uuid NOT NULL,
+	"deployment_id" uuid,
+	"requests" integer DEFAULT 0 NOT NULL,
+	"errors_4xx" integer DEFAULT 0 NOT NULL,
+	"errors_5xx" integer DEFAULT 0 NOT NULL,
+	"input_tokens" bigint DEFAULT 0 NOT NULL,
+	"output_tokens" bigint DEFAULT 0 NOT NULL,
+	"cost" double precision DEFAULT 0 NOT NULL,
+	"latency_buckets" integer[] NOT NULL,
+	"latency_max_ms" double precision DEFAULT 0 NOT NULL,
+	"ttft_buckets" integer[] NOT NULL,
+	"ttft_max_ms" double precision DEFAULT 0 NOT NULL,
+	"minute" timestamp with time zone NOT NULL,
+	CONSTRAINT "inference_log_minutes_key" UNIQUE NULLS NOT DISTINCT("org_id","minute","deployment_id")
+);
+--> statement-breakpoint
 CREATE TABLE "spend_daily" (
 	"org_id" uuid NOT NULL,
 	"api_key_id" uuid,
@@ -36,6 +106,7 @@ ALTER TABLE "deployment_transitions" ADD COLUMN "to_replicas" integer;--> statem
 ALTER TABLE "deployments" ADD COLUMN "input_price_per_million" double precision;--> statement-breakpoint
 ALTER TABLE "deployments" ADD COLUMN "output_price_per_million" double precision;--> statement-breakpoint
 ALTER TABLE "inference_logs" ADD COLUMN "cost" double precision DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "inference_logs" ADD COLUMN "ttft_ms" double precision;--> statement-breakpoint
 ALTER TABLE "inference_logs" ADD COLUMN "served_by_deployment_id" uuid;--> statement-breakpoint
 ALTER TABLE "inference_logs" ADD COLUMN "served_by" text;--> statement-breakpoint
 ALTER TABLE "policies" ADD COLUMN "api_key_id" uuid;--> statement-breakpoint

@@ -1,0 +1,24 @@
+// An API key's page: its usage over a range (the overview's figures narrowed to its requests), what it
+// spent today and this month, and its budget when a `budget` policy names it.
+import type { ApiKeyView } from "../api-keys/keys.ts";
+import { actorOf, type RequestContext } from "../context.ts";
+import type { BudgetPolicy } from "../policies/schemas.ts";
+import { applicableBudgets } from "../spend/budgets.ts";
+import { apiKeyOfOrg, keySpend, type UsageOverview, type UsageRange, usageOverview } from "./overview.ts";
+
+export interface KeyUsage {
+  key: ApiKeyView;
+  overview: UsageOverview;
+  spent: { today: number; month: number };
+  budget: BudgetPolicy | undefined;
+}
+
+export async function apiKeyUsage(ctx: RequestContext, keyId: string, range: UsageRange): Promise<KeyUsage> {
+  const key = await apiKeyOfOrg(ctx, keyId);
+  const [overview, spent, budget] = await Promise.all([
+    usageOverview(ctx, { range, apiKeyId: key.id }),
+    keySpend(ctx, key.id),
+    applicableBudgets(ctx.db, actorOf(ctx).orgId, key.id).then((b) => b.api_key),
+  ]);
+  return { key, overview, spent, budget };
+}
