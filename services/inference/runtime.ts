@@ -14,6 +14,7 @@ import { type RequestGuard, requestGuard } from "./guard.ts";
 import { InferenceMetrics } from "./metrics.ts";
 import type { FiltrationPort, InferenceLogEntry, QuotaStanding, Resolution, UsageRecord } from "./port.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
+import { spill, takeSpilled } from "./spill.ts";
 
 export interface InferenceRuntime {
   port: FiltrationPort;
@@ -46,6 +47,13 @@ export interface RuntimeOptions {
   log: Logger;
   statusOf(error: AppError): number;
   tracing?: InferenceTracing | undefined;
+  /**
+   * Where logs and usage still unsent at shutdown are kept (DATA_DIR/spill), to be queued again at the
+   * next start. Unset: they are reported as lost.
+   */
+  spillDir?: string | undefined;
+  /** How long close() keeps trying to send before it spills (default 3 s: a stop ends within 10 s). */
+  closeDeadlineMs?: number;
 }
 
 export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntime {
@@ -84,6 +92,30 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
   const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch));
   const metrics = new InferenceMetrics();
   registerBatchCounters(metrics.registry, { logs, usage });
+  const { spillDir } = options;
+  if (spillDir) {
+    // What an earlier stop could not send goes out first.
+    const [oldLogs, oldUsage] = [
+      takeSpilled<InferenceLogEntry>(spillDir, "logs"),
+      takeSpilled<UsageRecord>(spillDir, "usage"),
+    ];
+    for (const entry of oldLogs) logs.add(entry);
+    for (const record of oldUsage) usage.add(record);
+    if (oldLogs.length + oldUsage.length > 0)
+      log.info("queued again what the last stop spilled", { logs: oldLogs.length, usage: oldUsage.length });
+  }
+  const closeAndSpill = async (batcher: Batcher<unknown>, kind: "logs" | "usage") => {
+    const left = await batcher.close(options.closeDeadlineMs ?? 3000);
+    if (left.length === 0) return;
+    try {
+      const path = spillDir ? spill(spillDir, kind, left) : undefined;
+      if (path)
+        log.warn(`${kind} not sent before stopping; kept for the next start`, { records: left.length, path });
+      else log.error(`${kind} not sent before stopping; lost`, { records: left.length });
+    } catch (error) {
+      log.error(`${kind} not sent before stopping and not spilled; lost`, { records: left.length, error });
+    }
+  };
   return {
     port,
     limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
@@ -103,7 +135,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     metrics,
     tracing: options.tracing,
     async close() {
-      await Promise.all([logs.close(), usage.close()]);
+      await Promise.all([closeAndSpill(logs, "logs"), closeAndSpill(usage, "usage")]);
     },
   };
 }
