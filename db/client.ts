@@ -55,7 +55,10 @@ function openPostgres(url: string, max: number): DatabaseHandle {
   };
 }
 
-const pgliteSharedBuffers = "16MB";
+/** PGLITE_SHARED_BUFFERS (PostgreSQL's syntax, e.g. 64MB) overrides the embedded default of 16 MB. */
+const pgliteSharedBuffers = /^\d+(kB|MB|GB)$/.test(process.env.PGLITE_SHARED_BUFFERS ?? "")
+  ? (process.env.PGLITE_SHARED_BUFFERS as string)
+  : "16MB";
 
 async function openPglite(dir: string): Promise<DatabaseHandle> {
   const isNew = dir === "memory://" || !existsSync(join(dir, "PG_VERSION"));
