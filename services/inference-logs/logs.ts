@@ -84,12 +84,14 @@ export async function writeInferenceLogs(
   }));
   // One statement whatever the batch's size: the rows travel as one JSON parameter, so the query is
   // built and prepared once instead of per batch (building a 500-row VALUES list dominated the
-  // gateway's CPU profile under load).
+  // gateway's CPU profile under load). `json`, not `jsonb`: the parameter is read once, so building
+  // jsonb's binary form of the whole batch first only cost time (about a tenth of a row's cost on
+  // PGlite).
   for (let start = 0; start < rows.length; start += insertChunk) {
     const chunk = JSON.stringify(rows.slice(start, start + insertChunk));
     await ctx.db.execute(sql`
       insert into ${inferenceLogs} (${columns})
-      select ${columns} from jsonb_to_recordset(${chunk}::jsonb) as r(${recordType})`);
+      select ${columns} from json_to_recordset(${chunk}::json) as r(${recordType})`);
   }
   await auditGuardrailFindings(ctx, entries);
   return { written: rows.length };

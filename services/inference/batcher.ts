@@ -97,7 +97,13 @@ export class Batcher<T> {
     const until = Date.now() + deadlineMs;
     while (this.queue.length > 0 && Date.now() < until) {
       this.retryAt = 0;
-      await Promise.race([this.flush(), Bun.sleep(Math.max(0, until - Date.now()))]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, until - Date.now()));
+      });
+      // A sink that hangs (a receiver that accepts and never answers) must not hold the stop.
+      await Promise.race([this.flush(), deadline]);
+      clearTimeout(timer);
       if (this.queue.length > 0 && this.failures > 0) await Bun.sleep(Math.min(100, until - Date.now()));
     }
     clearTimeout(this.retryTimer);
