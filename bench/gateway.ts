@@ -18,7 +18,7 @@
 //
 // Portkey: `npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2` (it is not a dependency of
 // this project). A fresh database is created on the PostgreSQL server for each platform process.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -51,6 +51,8 @@ const work = mkdtempSync(join(tmpdir(), "llmp-bench-gw-"));
 const children: Subprocess[] = [];
 process.on("exit", () => {
   for (const c of children) c.kill("SIGKILL");
+  // The platforms' data directories and wrk scripts (set KEEP_BENCH_DIR=1 to read their logs).
+  if (!process.env.KEEP_BENCH_DIR) rmSync(work, { recursive: true, force: true });
 });
 
 if (!Bun.which("wrk")) {
