@@ -1,19 +1,24 @@
-// The inference gateway's overhead, side by side with wrk (Debian) at 32 connections against one
-// fixed-response OpenAI stub: (a) the stub directly, (b) our gateway with the whole lifecycle on (key,
-// rate limit, input and output guardrails, prompt template, logging) and a 1 KB prompt, (c) the Portkey
-// gateway in front of the same stub (when installed). Then the latency added at a fixed 500 requests/s,
-// the resident memory of the gateway process, and streaming: time to first token and chunk spacing.
+// The inference gateway's overhead, side by side, from one run (issue #19): wrk (Debian) against one
+// fixed-response OpenAI stub, every request with its own 1 KB prompt, and these setups, interleaved
+// round after round (the machine is shared: compare each row with the bare proxy of the same round):
+//   (a) the stub directly; (d) a bare Bun proxy (the ceiling of a proxy on this machine);
+//   (c) Portkey 1.15.2 run with Bun (and with Node, --portkey-node);
+//   this platform, all services in one process, on each store (embedded PGlite; PostgreSQL + Redis
+//   when BENCH_DATABASE_URL or TEST_DATABASE_URL names a server and REDIS_URL is set):
+//     lifecycle on (key, rate limit, prompt template, input PII redact + toxicity and prompt-injection
+//     block, output PII redact + toxicity block, logging), lifecycle off (key and logging only), and
+//     lifecycle on + tracing on (OTLP/HTTP to a sink in this process that accepts and drops spans).
+//     Metrics are always on (/metrics is served by every gateway).
+// Then, per store, the latency added at a fixed 500 requests/s, streaming's first token, and the
+// platform processes' resident memory.
 //
-//   bun run bench gateway [--duration 10] [--connections 32] [--portkey-dir /tmp/portkey] [--tracing]
+//   bun run bench gateway [--duration 10] [--connections 32] [--rounds 2] [--stores embedded,postgres]
+//                         [--portkey-dir /tmp/portkey] [--portkey-node] [--skip-portkey] [--skip-latency]
+//                         [--profile DIR] [--env KEY=VALUE]
 //
-// --tracing turns OpenTelemetry tracing on in the platform (OTEL_EXPORTER_OTLP_ENDPOINT pointed at an
-// OTLP/HTTP sink in this process that counts the spans and answers at once), to see what spans cost.
-//
-// The platform runs as its own process (all services) on PostgreSQL when BENCH_DATABASE_URL (or
-// TEST_DATABASE_URL) names a server (a fresh database is created there), else on embedded PGlite.
-// REDIS_URL, when set, puts the rate-limit counters in Redis. Portkey: `npm install --prefix
-// /tmp/portkey @portkey-ai/gateway@1.15.2` (it is not a dependency of this project).
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+// Portkey: `npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2` (it is not a dependency of
+// this project). A fresh database is created on the PostgreSQL server for each platform process.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -24,14 +29,17 @@ const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "32" },
+    /** Each setup is measured once a round, setups interleaved; the table shows medians. */
+    rounds: { type: "string", default: "1" },
+    /** Which stores the platform runs on (postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL). */
+    stores: { type: "string", default: "embedded,postgres" },
     "portkey-dir": { type: "string", default: "/tmp/portkey" },
-    /** Which policies the deployment gets: all of them, or none (key and logging only). */
-    policies: { type: "string", default: "all" },
+    "portkey-node": { type: "boolean", default: false },
     "skip-portkey": { type: "boolean", default: false },
-    /** Write a CPU profile of the platform process (markdown) into this folder. */
+    /** Skip the fixed-rate latency and streaming measurements. */
+    "skip-latency": { type: "boolean", default: false },
+    /** Write a CPU profile of each platform process (markdown) into this folder. */
     profile: { type: "string" },
-    /** Trace every request (OTLP/HTTP to a local sink that counts the spans). */
-    tracing: { type: "boolean", default: false },
     /** Extra environment of the platform process, KEY=VALUE (repeatable), e.g. LOG_LEVEL=warn. */
     env: { type: "string", multiple: true, default: [] },
   },
@@ -43,6 +51,8 @@ const work = mkdtempSync(join(tmpdir(), "llmp-bench-gw-"));
 const children: Subprocess[] = [];
 process.on("exit", () => {
   for (const c of children) c.kill("SIGKILL");
+  // The platforms' data directories and wrk scripts (set KEEP_BENCH_DIR=1 to read their logs).
+  if (!process.env.KEEP_BENCH_DIR) rmSync(work, { recursive: true, force: true });
 });
 
 if (!Bun.which("wrk")) {
@@ -54,11 +64,11 @@ if (!Bun.which("wrk")) {
 
 const ports = {
   stub: 19_901,
-  inference: 19_911,
-  filtration: 19_910,
-  orchestration: 19_912,
   portkey: 19_920,
+  portkeyNode: 19_921,
   bare: 19_930,
+  /** Platform n listens on base + 10·n + 0 (filtration), 1 (inference), 2 (orchestration). */
+  platformBase: 19_940,
 };
 
 // The ceiling on this machine: a Bun proxy that forwards the body and returns the answer, no lifecycle.
@@ -111,7 +121,12 @@ const toMs = (value: string) => {
   return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
 };
 
-async function wrk(url: string, body: string, headers: Record<string, string>): Promise<WrkResult> {
+async function wrk(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  seconds = duration,
+): Promise<WrkResult> {
   const script = join(work, `wrk-${crypto.randomUUID()}.lua`);
   // Every request's prompt differs (NONCE becomes thread-counter), so nothing along the way can
   // answer from a cache of texts it has seen.
@@ -131,7 +146,7 @@ async function wrk(url: string, body: string, headers: Record<string, string>): 
   ].join("\n");
   writeFileSync(script, lua);
   const proc = Bun.spawn(
-    ["wrk", "-t2", `-c${connections}`, `-d${duration}s`, "--latency", "-s", script, url],
+    ["wrk", "-t2", `-c${connections}`, `-d${seconds}s`, "--latency", "-s", script, url],
     { stdout: "pipe", stderr: "pipe" },
   );
   const out = await new Response(proc.stdout).text();
@@ -242,16 +257,23 @@ async function api(base: string, path: string, body?: unknown, token?: string) {
   return json;
 }
 
-async function databaseUrl(): Promise<string | undefined> {
-  const server = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
-  if (!server) return undefined;
-  const name = `bench_${Date.now()}`;
+const serverUrl = () => process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
+
+async function createDatabase(): Promise<string> {
+  const server = serverUrl() as string;
+  const name = `bench_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   const admin = postgres(server, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
   await admin.end();
   const url = new URL(server);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+async function dropDatabase(url: string): Promise<void> {
+  const admin = postgres(serverUrl() as string, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists "${new URL(url).pathname.slice(1)}" with (force)`);
+  await admin.end();
 }
 
 // A 1 KB prompt of ordinary prose: the guardrails scan all of it and find nothing to block.
@@ -294,42 +316,54 @@ function startSpanSink() {
   return { url: `http://127.0.0.1:${server.port}`, stats: () => ({ batches, bytes }) };
 }
 
-async function main() {
-  console.log(`# gateway benchmark: wrk -t2 -c${connections} -d${duration}s, 1 KB prompt\n`);
-  const sink = values.tracing ? startSpanSink() : undefined;
-  if (sink) console.log(`tracing on: OTLP/HTTP JSON to a local sink (${sink.url})\n`);
-  spawn(["bun", "scripts/openai-stub.ts", String(ports.stub), "10", "20"], {}, "stub.log");
-  await waitFor(`http://127.0.0.1:${ports.stub}/v1/models`, "stub");
-  const stubUrl = `http://127.0.0.1:${ports.stub}/v1/chat/completions`;
+type Store = "embedded" | "postgres";
 
-  const dbUrl = await databaseUrl();
+interface PlatformProcess {
+  store: Store;
+  tracing: boolean;
+  proc: Subprocess;
+  gatewayUrl: string;
+  auth: Record<string, string>;
+  dbUrl: string | undefined;
+}
+
+/** One platform process, set up as a user would: a pool, the stub as a deployment, policies, a key. */
+async function startPlatformProcess(
+  n: number,
+  store: Store,
+  tracing: ReturnType<typeof startSpanSink> | undefined,
+): Promise<PlatformProcess> {
+  const dbUrl = store === "postgres" ? await createDatabase() : undefined;
   const password = "bench password 123";
-  const platform = spawn(
+  const port = (k: number) => ports.platformBase + 10 * n + k;
+  const proc = spawn(
     [
       "bun",
       ...(values.profile ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${values.profile}`] : []),
       "server/main.ts",
     ],
     {
-      DATA_DIR: work,
+      DATA_DIR: mkdtempSync(join(work, `platform-${n}-`)),
       HOST: "127.0.0.1",
-      INFERENCE_PORT: String(ports.inference),
-      FILTRATION_PORT: String(ports.filtration),
-      ORCHESTRATION_PORT: String(ports.orchestration),
+      FILTRATION_PORT: String(port(0)),
+      INFERENCE_PORT: String(port(1)),
+      ORCHESTRATION_PORT: String(port(2)),
       GRPC_PORT: "0",
       DASHBOARD_PORT: "0",
       ADMIN_EMAIL: "bench@example.com",
       ADMIN_PASSWORD: password,
-      ...(dbUrl ? { DATABASE_URL: dbUrl } : {}),
-      ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: "bench-platform" } : {}),
+      DATABASE_URL: dbUrl ?? "",
+      // PostgreSQL + Redis, or the embedded defaults (in-process counters).
+      REDIS_URL: store === "postgres" ? (process.env.REDIS_URL ?? "") : "",
+      ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: tracing.url, OTEL_SERVICE_NAME: "bench-platform" } : {}),
       ...Object.fromEntries(
         (values.env as string[]).map((kv) => [kv.split("=")[0], kv.split("=").slice(1).join("=")]),
       ),
     },
-    "platform.log",
+    `platform-${n}.log`,
   );
-  const filtration = `http://127.0.0.1:${ports.filtration}`;
-  const orchestration = `http://127.0.0.1:${ports.orchestration}`;
+  const filtration = `http://127.0.0.1:${port(0)}`;
+  const orchestration = `http://127.0.0.1:${port(2)}`;
   // /ready: the listeners answer and the first start (the administrator) is over.
   await waitFor(`${filtration}/ready`, "platform", 60_000, true);
   const token = (await api(filtration, "/auth/login", { email: "bench@example.com", password }))
@@ -346,11 +380,10 @@ async function main() {
     { name: "bench", system_prompt: "You are a concise assistant.", user_template: "Task: {{input}}" },
     token,
   );
-  const on = (name: string) =>
-    values.policies === "all" || (values.policies as string).split(",").includes(name);
-  // Two deployments of the same stub, alike but for the output guardrails' mode: `blocking` holds a
-  // streamed word back until it can no longer grow into something to redact; `async` passes it at once.
-  async function deploy(name: string, outputMode: "blocking" | "async"): Promise<void> {
+  // Deployments of the same stub: "bench-on" with every policy (output guardrails blocking: a streamed
+  // word is held back until it can no longer grow into something to redact), "bench-async" alike but
+  // with output guardrails async, and "bench-off" with none (key and logging only).
+  async function deploy(name: string, outputMode: "blocking" | "async" | "none"): Promise<void> {
     const deployment = await api(
       orchestration,
       "/deployment/deploy",
@@ -372,119 +405,229 @@ async function main() {
       if (i > 300) throw new Error("deployment not RUNNING");
       await Bun.sleep(100);
     }
+    if (outputMode === "none") return;
     const policy = (type: string, config: unknown) =>
       api(filtration, `/management/config/${type}`, { deployment_id: id, config }, token);
-    if (on("prompt")) await policy("prompt", { template_id: template.id });
-    if (on("rate_limit"))
-      await policy("rate_limit", { requests_per_minute: 100_000_000, tokens_per_minute: 1_000_000_000_000 });
-    if (on("guardrails"))
-      await policy("guardrails", {
-        input: {
-          pii: { action: "redact" },
-          toxicity: { action: "block" },
-          prompt_injection: { action: "block" },
-        },
-        output: { pii: { action: "redact" }, toxicity: { action: "block" }, mode: outputMode },
-      });
+    await policy("prompt", { template_id: template.id });
+    await policy("rate_limit", { requests_per_minute: 100_000_000, tokens_per_minute: 1_000_000_000_000 });
+    await policy("guardrails", {
+      input: {
+        pii: { action: "redact" },
+        toxicity: { action: "block" },
+        prompt_injection: { action: "block" },
+      },
+      output: { pii: { action: "redact" }, toxicity: { action: "block" }, mode: outputMode },
+    });
   }
-  await deploy("bench-chat", "blocking");
+  await deploy("bench-on", "blocking");
   await deploy("bench-async", "async");
+  await deploy("bench-off", "none");
   const key = (await api(filtration, "/management/api-keys", { name: "bench" }, token)).key as string;
-  const gatewayUrl = `http://127.0.0.1:${ports.inference}/v1/chat/completions`;
+  const gatewayUrl = `http://127.0.0.1:${port(1)}/v1/chat/completions`;
   const auth = { authorization: `Bearer ${key}` };
-  const check = await fetch(gatewayUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...auth },
-    body: chatBody("bench-chat"),
-  });
-  if (check.status !== 200) throw new Error(`gateway check: ${check.status} ${await check.text()}`);
-  await check.arrayBuffer();
+  for (const model of ["bench-on", "bench-off"]) {
+    const check = await fetch(gatewayUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...auth },
+      body: chatBody(model),
+    });
+    if (check.status !== 200) throw new Error(`gateway check: ${check.status} ${await check.text()}`);
+    await check.arrayBuffer();
+  }
+  return { store, tracing: tracing !== undefined, proc, gatewayUrl, auth, dbUrl };
+}
 
-  const rows: [string, WrkResult, string][] = [];
-  const a = await wrk(stubUrl, chatBody("stub"), {});
-  rows.push(["(a) stub directly", a, "-"]);
-  const b = await wrk(gatewayUrl, chatBody("bench-chat"), auth);
-  const mem = rssMiB(platform.pid);
-  rows.push(["(b) this gateway, whole lifecycle", b, `${mem.rss} MB (peak ${mem.peak})`]);
+interface Setup {
+  name: string;
+  run(seconds?: number): Promise<WrkResult>;
+  /** The process whose memory the row shows. */
+  pid?: () => number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0
+    ? Number.NaN
+    : s.length % 2
+      ? (s[s.length >> 1] as number)
+      : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+};
+
+async function main() {
+  const rounds = Number(values.rounds);
+  const stores = (values.stores as string)
+    .split(",")
+    .filter((s): s is Store => s === "embedded" || s === "postgres");
+  const usable = stores.filter((s) => s === "embedded" || serverUrl());
+  if (usable.length < stores.length)
+    console.log("postgres skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL\n");
+  console.log(
+    `# gateway benchmark: wrk -t2 -c${connections} -d${duration}s, 1 KB prompt, ${rounds} round(s)\n`,
+  );
+  const sink = startSpanSink();
+  spawn(["bun", "scripts/openai-stub.ts", String(ports.stub), "10", "20"], {}, "stub.log");
+  await waitFor(`http://127.0.0.1:${ports.stub}/v1/models`, "stub");
+  const stubUrl = `http://127.0.0.1:${ports.stub}/v1/chat/completions`;
 
   const barePath = join(work, "bare-proxy.ts");
   writeFileSync(barePath, bareProxy);
   const bare = spawn(["bun", barePath], {}, "bare.log");
   await waitFor(`http://127.0.0.1:${ports.bare}/`, "bare proxy");
-  const d = await wrk(`http://127.0.0.1:${ports.bare}/v1/chat/completions`, chatBody("stub"), {});
-  const bm = rssMiB(bare.pid);
-  rows.push(["(d) bare Bun proxy, no lifecycle (reference)", d, `${bm.rss} MB (peak ${bm.peak})`]);
-  bare.kill();
 
+  const setups: Setup[] = [
+    { name: "(a) the stub directly", run: (seconds) => wrk(stubUrl, chatBody("stub"), {}, seconds) },
+    {
+      name: "(d) bare Bun proxy (16 lines, no lifecycle)",
+      run: (seconds) =>
+        wrk(`http://127.0.0.1:${ports.bare}/v1/chat/completions`, chatBody("stub"), {}, seconds),
+      pid: () => bare.pid,
+    },
+  ];
   const portkeyStart = join(
     values["portkey-dir"] as string,
     "node_modules/@portkey-ai/gateway/build/start-server.js",
   );
+  const portkeyHeaders = {
+    "x-portkey-provider": "openai",
+    "x-portkey-custom-host": `http://127.0.0.1:${ports.stub}/v1`,
+    authorization: "Bearer unused",
+  };
   if (values["skip-portkey"]) {
     // asked not to
   } else if (existsSync(portkeyStart)) {
-    const portkey = spawn(["node", portkeyStart, `--port=${ports.portkey}`, "--headless"], {}, "portkey.log");
-    await waitFor(`http://127.0.0.1:${ports.portkey}/`, "portkey");
-    const c = await wrk(`http://127.0.0.1:${ports.portkey}/v1/chat/completions`, chatBody("stub"), {
-      "x-portkey-provider": "openai",
-      "x-portkey-custom-host": `http://127.0.0.1:${ports.stub}/v1`,
-      authorization: "Bearer unused",
-    });
-    const pm = rssMiB(portkey.pid);
-    rows.push(["(c) Portkey 1.15.2", c, `${pm.rss} MB (peak ${pm.peak})`]);
-    portkey.kill();
+    for (const [runtime, port] of [
+      ["bun", ports.portkey],
+      ...(values["portkey-node"] ? [["node", ports.portkeyNode] as const] : []),
+    ] as const) {
+      const portkey = spawn(
+        [runtime, portkeyStart, `--port=${port}`, "--headless"],
+        {},
+        `portkey-${runtime}.log`,
+      );
+      await waitFor(`http://127.0.0.1:${port}/`, `portkey on ${runtime}`);
+      setups.push({
+        name: `(c) Portkey 1.15.2 run with ${runtime === "bun" ? "Bun" : "Node"}`,
+        run: (seconds) =>
+          wrk(`http://127.0.0.1:${port}/v1/chat/completions`, chatBody("stub"), portkeyHeaders, seconds),
+        pid: () => portkey.pid,
+      });
+    }
   } else {
-    console.log(`(c) skipped: Portkey not found at ${portkeyStart}`);
+    console.log(`(c) skipped: Portkey not found at ${portkeyStart}\n`);
   }
 
-  console.log("| setup | requests/s | % of (a) | p50 ms | p90 ms | p99 ms | errors | resident memory |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
-  for (const [name, r, memory] of rows) {
-    console.log(
-      `| ${name} | ${Math.round(r.rps).toLocaleString("en")} | ${Math.round((100 * r.rps) / a.rps)}% | ${r.p50.toFixed(2)} | ${r.p90.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} | ${memory} |`,
+  const platforms: PlatformProcess[] = [];
+  for (const store of usable) {
+    const label = store === "embedded" ? "embedded" : "PostgreSQL + Redis";
+    const plain = await startPlatformProcess(platforms.length, store, undefined);
+    platforms.push(plain);
+    const traced = await startPlatformProcess(platforms.length, store, sink);
+    platforms.push(traced);
+    setups.push(
+      {
+        name: `this platform, ${label}, lifecycle on`,
+        run: (seconds) => wrk(plain.gatewayUrl, chatBody("bench-on"), plain.auth, seconds),
+        pid: () => plain.proc.pid,
+      },
+      {
+        name: `this platform, ${label}, lifecycle off`,
+        run: (seconds) => wrk(plain.gatewayUrl, chatBody("bench-off"), plain.auth, seconds),
+        pid: () => plain.proc.pid,
+      },
+      {
+        name: `this platform, ${label}, lifecycle on + tracing on`,
+        run: (seconds) => wrk(traced.gatewayUrl, chatBody("bench-on"), traced.auth, seconds),
+        pid: () => traced.proc.pid,
+      },
     );
   }
 
-  const direct = await fixedRate(stubUrl, chatBody("stub"), {}, 500, duration);
-  const through = await fixedRate(gatewayUrl, chatBody("bench-chat"), auth, 500, duration);
-  console.log(
-    `\nfixed 500 requests/s for ${duration} s: stub p50 ${direct.p50.toFixed(3)} ms, gateway p50 ${through.p50.toFixed(3)} ms ` +
-      `-> added ${(through.p50 - direct.p50).toFixed(3)} ms at p50 (p99 ${direct.p99.toFixed(2)} vs ${through.p99.toFixed(2)} ms; failed ${direct.failed + through.failed})`,
-  );
+  // A warm-up of each setup first (JIT, connection pools, caches), not counted.
+  for (const setup of setups) await setup.run(2);
+  const results = new Map<
+    string,
+    { rps: number[]; ratio: number[]; p50: number[]; p99: number[]; errors: number; memory: string }
+  >();
+  for (let round = 0; round < rounds; round++) {
+    const rps = new Map<string, WrkResult>();
+    for (const setup of setups) {
+      const r = await setup.run();
+      rps.set(setup.name, r);
+      const mem = setup.pid ? rssMiB(setup.pid()) : undefined;
+      const row = results.get(setup.name) ?? { rps: [], ratio: [], p50: [], p99: [], errors: 0, memory: "" };
+      row.rps.push(r.rps);
+      row.p50.push(r.p50);
+      row.p99.push(r.p99);
+      row.errors += r.errors;
+      if (mem) row.memory = `${mem.rss} MB (peak ${mem.peak})`;
+      results.set(setup.name, row);
+      console.log(
+        `round ${round + 1}: ${setup.name}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
+      );
+    }
+    const bareRps = rps.get(setups[1]?.name as string)?.rps ?? Number.NaN;
+    for (const setup of setups)
+      results.get(setup.name)?.ratio.push((rps.get(setup.name)?.rps ?? 0) / bareRps);
+  }
 
-  const sd = await streaming(stubUrl, chatBody("stub", true), {}, 50);
-  console.log("\nstreaming, 10 deltas 20 ms apart, 50 requests one after another:");
   console.log(
-    `  stub directly: first token p50 ${sd.ttftP50.toFixed(2)} ms; spacing p50 ${sd.gapP50.toFixed(1)} ms, p99 ${sd.gapP99.toFixed(1)} ms`,
+    `\n| setup | requests/s (median of ${rounds}) | of the bare proxy, same round | p50 ms | p99 ms | errors | resident memory after |`,
   );
-  for (const [model, what] of [
-    ["bench-async", "output guardrails async"],
-    ["bench-chat", "output guardrails blocking"],
-  ] as const) {
-    const sg = await streaming(gatewayUrl, chatBody(model, true), auth, 50);
+  console.log("|---|---:|---:|---:|---:|---:|---|");
+  for (const setup of setups) {
+    const r = results.get(setup.name);
+    if (!r) continue;
     console.log(
-      `  gateway, ${what}: first token p50 ${sg.ttftP50.toFixed(2)} ms (+${(sg.ttftP50 - sd.ttftP50).toFixed(2)} ms); ` +
-        `spacing p50 ${sg.gapP50.toFixed(1)} ms, p99 ${sg.gapP99.toFixed(1)} ms`,
+      `| ${setup.name} | ${Math.round(median(r.rps)).toLocaleString("en")} | ${median(r.ratio).toFixed(2)} | ${median(r.p50).toFixed(2)} | ${median(r.p99).toFixed(2)} | ${r.errors} | ${r.memory || "-"} |`,
     );
   }
-  if (sink) {
-    const { batches, bytes } = sink.stats();
-    console.log(`\nspans exported: ${batches} OTLP batches, ${(bytes / 1048576).toFixed(1)} MB of JSON`);
+  const portkeyBun = results.get("(c) Portkey 1.15.2 run with Bun");
+  if (portkeyBun) {
+    for (const setup of setups.filter((s) => s.name.endsWith("lifecycle on"))) {
+      const r = results.get(setup.name);
+      if (r)
+        console.log(
+          `${setup.name}: ${(median(r.rps) / median(portkeyBun.rps)).toFixed(2)} x Portkey run with Bun`,
+        );
+    }
   }
-  const after = rssMiB(platform.pid);
+  const { batches, bytes } = sink.stats();
   console.log(
-    `\nplatform process (${dbUrl ? "PostgreSQL" : "PGlite"}, ${process.env.REDIS_URL ? "Redis" : "in-process"} counters): resident ${after.rss} MB, peak ${after.peak} MB`,
+    `\nspans exported by the traced platforms: ${batches} OTLP batches, ${(bytes / 1048576).toFixed(1)} MB`,
   );
-  platform.kill("SIGTERM");
-  await platform.exited;
-  if (dbUrl) {
-    const admin = postgres(process.env.BENCH_DATABASE_URL || (process.env.TEST_DATABASE_URL as string), {
-      max: 1,
-      onnotice: () => {},
-    });
-    await admin.unsafe(`drop database if exists "${new URL(dbUrl).pathname.slice(1)}" with (force)`);
-    await admin.end();
+
+  if (!values["skip-latency"]) {
+    const direct = await fixedRate(stubUrl, chatBody("stub"), {}, 500, duration);
+    const sd = await streaming(stubUrl, chatBody("stub", true), {}, 50);
+    console.log(
+      `\nfixed 500 requests/s for ${duration} s, stub directly: p50 ${direct.p50.toFixed(3)} ms, p99 ${direct.p99.toFixed(2)} ms; streaming first token p50 ${sd.ttftP50.toFixed(2)} ms`,
+    );
+    for (const p of platforms.filter((x) => !x.tracing)) {
+      const through = await fixedRate(p.gatewayUrl, chatBody("bench-on"), p.auth, 500, duration);
+      console.log(
+        `  ${p.store}, lifecycle on: p50 ${through.p50.toFixed(3)} ms (added ${(through.p50 - direct.p50).toFixed(3)}), p99 ${through.p99.toFixed(2)} ms (added ${(through.p99 - direct.p99).toFixed(2)}); failed ${direct.failed + through.failed}`,
+      );
+      for (const [model, what] of [
+        ["bench-async", "output guardrails async"],
+        ["bench-on", "output guardrails blocking"],
+      ] as const) {
+        const sg = await streaming(p.gatewayUrl, chatBody(model, true), p.auth, 50);
+        console.log(
+          `    streaming, ${what}: first token p50 ${sg.ttftP50.toFixed(2)} ms (+${(sg.ttftP50 - sd.ttftP50).toFixed(2)} ms); spacing p50 ${sg.gapP50.toFixed(1)} ms, p99 ${sg.gapP99.toFixed(1)} ms`,
+        );
+      }
+    }
   }
+  console.log("");
+  for (const p of platforms) {
+    const m = rssMiB(p.proc.pid);
+    console.log(
+      `platform process (${p.store}${p.tracing ? ", tracing" : ""}): resident ${m.rss} MB, peak ${m.peak} MB`,
+    );
+  }
+  for (const p of platforms) p.proc.kill("SIGTERM");
+  await Promise.all(platforms.map((p) => p.proc.exited));
+  for (const p of platforms) if (p.dbUrl) await dropDatabase(p.dbUrl);
 }
 
 await main();

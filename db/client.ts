@@ -55,11 +55,20 @@ function openPostgres(url: string, max: number): DatabaseHandle {
   };
 }
 
+/** PGLITE_SHARED_BUFFERS (PostgreSQL's syntax, e.g. 64MB) overrides the embedded default of 16 MB. */
+const pgliteSharedBuffers = /^\d+(kB|MB|GB)$/.test(process.env.PGLITE_SHARED_BUFFERS ?? "")
+  ? (process.env.PGLITE_SHARED_BUFFERS as string)
+  : "16MB";
+
 async function openPglite(dir: string): Promise<DatabaseHandle> {
   const isNew = dir === "memory://" || !existsSync(join(dir, "PG_VERSION"));
   const template = isNew ? await loadTemplate() : undefined;
   // pgvector ships with PGlite as an extension: loaded here, created on first use by retrieval.
   const client = await PGlite.create(dir, {
+    // PostgreSQL's default 128 MB of shared buffers live in PGlite's WebAssembly heap, which never
+    // shrinks: under load they filled and held the process at 440-590 MB. 16 MB keeps the hot pages
+    // (the files below are the operating system's to cache, outside the process).
+    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${pgliteSharedBuffers}`],
     extensions: { vector },
     ...(template ? { loadDataDir: template } : {}),
   });

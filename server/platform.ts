@@ -12,6 +12,7 @@ import { type LoadStore, processLoadStore } from "../services/autoscaling/load.t
 import type { AppContext, Logger } from "../services/context.ts";
 import { createInferenceRuntime } from "../services/inference/runtime.ts";
 import { inProcessFiltration } from "../services/inference-context/in-process-port.ts";
+import { writingToSharedDatabase } from "../services/inference-context/shared-database-writes.ts";
 import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
 import { bootstrap, createFirstAdmin } from "../services/orgs/bootstrap.ts";
 import { type Config, ConfigError, type ServiceName } from "./config.ts";
@@ -111,10 +112,14 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
     }
     if (run("inference")) {
       // Steps the filtration side owns are plain calls when it runs here, else HTTP to FILTRATION_URL.
+      // Apart from filtration but on the same PostgreSQL: logs and usage go straight to the database.
+      const remote = httpFiltration({ baseUrl: config.filtrationUrl, internalApiKey: config.internalApiKey });
       app.inference = createInferenceRuntime({
         port: run("filtration")
           ? inProcessFiltration(app)
-          : httpFiltration({ baseUrl: config.filtrationUrl, internalApiKey: config.internalApiKey }),
+          : database.kind === "postgres"
+            ? writingToSharedDatabase(remote, app)
+            : remote,
         redis,
         log,
         statusOf: httpStatusOf,
@@ -122,6 +127,7 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
         replicaHealth: config.replicaHealth,
         load,
         onDemand: () => reconciler?.kick(),
+        spillDir: join(config.dataDir, "spill"),
       });
       listeners.push(
         await bound("inference", config, () => startHttpGateway(app, "inference", readinessChecks)),

@@ -9,10 +9,17 @@ import {
 import type { RedisCommands } from "./client.ts";
 
 // KEYS[1] = requests TAT, KEYS[2] = tokens TAT
-// ARGV: now, reqLimit, reqPeriod, tokLimit, tokPeriod, tokCost (a limit of 0 means none)
+// ARGV: now, reqLimit, reqPeriod, tokLimit, tokPeriod, tokCost, carried (a limit of 0 means none;
+// carried: the token corrections of earlier requests on this key, applied first, as correctScript does)
 // Returns: { allowed (0/1), reqTat, tokTat, reqRetry, tokRetry } as strings (floats survive as text).
 const takeScript = `
 local now = tonumber(ARGV[1])
+local carried = tonumber(ARGV[7] or '0')
+if carried ~= 0 and tonumber(ARGV[4]) > 0 then
+  local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
+  local nxt = math.max(now, tat + carried * tonumber(ARGV[5]) / tonumber(ARGV[4]))
+  redis.call('SET', KEYS[2], tostring(nxt), 'PX', math.ceil(tonumber(ARGV[5])) + 1000)
+end
 local function admit(key, limit, period, cost)
   if limit <= 0 then return 1, 0, 0, 0 end
   local tat = tonumber(redis.call('GET', key) or '0')
@@ -43,27 +50,60 @@ redis.call('SET', KEYS[1], tostring(nxt), 'PX', math.ceil(tonumber(ARGV[3])) + 1
 return 1
 `;
 
+const sha1 = (script: string) => new Bun.CryptoHasher("sha1").update(script).digest("hex");
+const takeSha = sha1(takeScript);
+const correctSha = sha1(correctScript);
+
+/** How long a token correction may wait for the next request of its key before it is sent alone. */
+const correctionDelayMs = 250;
+
 export class RedisLimiter implements RateLimiter {
+  /**
+   * Token corrections not yet in Redis, per key: each rides along with the key's next `take` (one
+   * round trip a request instead of two), or is sent alone after `correctionDelayMs`.
+   */
+  private readonly pending = new Map<string, { delta: number; limits: RateLimits }>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
   constructor(
     private readonly redis: RedisCommands,
     private readonly prefix = "llmp:rl:",
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** EVALSHA, and EVAL once when Redis does not know the script yet (a restart, a new server). */
+  private async run(script: string, sha: string, args: string[]): Promise<unknown> {
+    try {
+      return await this.redis.send("EVALSHA", [sha, ...args]);
+    } catch (error) {
+      if (!String((error as Error)?.message ?? error).includes("NOSCRIPT")) throw error;
+      return this.redis.send("EVAL", [script, ...args]);
+    }
+  }
+
   async take(key: string, limits: RateLimits, tokens: number): Promise<RateDecision> {
     const now = this.now();
-    const reply = (await this.redis.send("EVAL", [
-      takeScript,
-      "2",
-      `${this.prefix}${key}:r`,
-      `${this.prefix}${key}:t`,
-      String(now),
-      String(limits.requests?.limit ?? 0),
-      String(limits.requests?.periodMs ?? 0),
-      String(limits.tokens?.limit ?? 0),
-      String(limits.tokens?.periodMs ?? 0),
-      String(tokens),
-    ])) as [number, string, string, number, number];
+    const carried = this.pending.get(key);
+    if (carried) this.pending.delete(key);
+    let reply: [number, string, string, number, number];
+    try {
+      reply = (await this.run(takeScript, takeSha, [
+        "2",
+        `${this.prefix}${key}:r`,
+        `${this.prefix}${key}:t`,
+        String(now),
+        String(limits.requests?.limit ?? 0),
+        String(limits.requests?.periodMs ?? 0),
+        String(limits.tokens?.limit ?? 0),
+        String(limits.tokens?.periodMs ?? 0),
+        String(tokens),
+        String(carried && limits.tokens ? carried.delta : 0),
+      ])) as [number, string, string, number, number];
+    } catch (error) {
+      if (carried) this.carry(key, carried.limits, carried.delta);
+      throw error;
+    }
+    if (carried && !limits.tokens) this.carry(key, carried.limits, carried.delta);
     const [allowed, reqTat, tokTat, reqRetry, tokRetry] = reply;
     const state = { requests: Number(reqTat), tokens: Number(tokTat) };
     const r = limits.requests
@@ -77,14 +117,38 @@ export class RedisLimiter implements RateLimiter {
 
   async correct(key: string, limits: RateLimits, deltaTokens: number): Promise<void> {
     if (!limits.tokens || deltaTokens === 0) return;
-    await this.redis.send("EVAL", [
-      correctScript,
-      "1",
-      `${this.prefix}${key}:t`,
-      String(this.now()),
-      String(limits.tokens.limit),
-      String(limits.tokens.periodMs),
-      String(deltaTokens),
-    ]);
+    this.carry(key, limits, deltaTokens);
+  }
+
+  private carry(key: string, limits: RateLimits, delta: number): void {
+    const known = this.pending.get(key);
+    this.pending.set(key, { delta: (known?.delta ?? 0) + delta, limits });
+    this.timer ??= setTimeout(() => void this.flushCorrections(), correctionDelayMs);
+    this.timer.unref?.();
+  }
+
+  /** Sends the corrections no request has carried (all at once: the client pipelines them). */
+  async flushCorrections(): Promise<void> {
+    this.timer = undefined;
+    const due = [...this.pending];
+    this.pending.clear();
+    await Promise.all(
+      due.map(async ([key, { delta, limits }]) => {
+        if (!limits.tokens || delta === 0) return;
+        try {
+          await this.run(correctScript, correctSha, [
+            "1",
+            `${this.prefix}${key}:t`,
+            String(this.now()),
+            String(limits.tokens.limit),
+            String(limits.tokens.periodMs),
+            String(delta),
+          ]);
+        } catch {
+          // Redis unreachable: the correction only gives tokens back (or charges a few); dropping it
+          // errs by at most this request's estimate, as the limiter's store-failure policy allows.
+        }
+      }),
+    );
   }
 }

@@ -115,7 +115,7 @@ export const logAndRollUp = (chunk: string): SQL => sql`
   with r as materialized (
     select ${sql.raw(logColumns.filter((c) => c !== "created_at" && c !== "cost").join(", "))},
       coalesce(created_at, now()) as created_at, coalesce(cost, 0) as cost, ${bucketIndexes}
-    from jsonb_to_recordset(${chunk}::jsonb) as j(${recordType})
+    from json_to_recordset(${chunk}::json) as j(${recordType})
   ),
   logged as (insert into ${inferenceLogs} (${logColumnList}) select ${logColumnList} from r),
   ${rollups}`;

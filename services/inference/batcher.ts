@@ -7,7 +7,7 @@
 //   refused again: it is dropped, counted in `refused` and reported through `onRefused`.
 // - The queue holds at most `maxQueued` records; past that the oldest are dropped and counted in
 //   `dropped` (the newest say most about what is happening now).
-// `close()` flushes what is left, for graceful shutdown.
+// `close()` flushes what is left, for graceful shutdown, and hands back what it could not send.
 
 import { Counter, type Registry } from "prom-client";
 
@@ -46,6 +46,8 @@ export function backoffMs(failures: number, retry: RetryOptions, random: () => n
 
 export class Batcher<T> {
   private queue: T[] = [];
+  private inFlight: T[] | undefined;
+  private closed = false;
   private flushing: Promise<void> | undefined;
   private readonly timer: ReturnType<typeof setInterval>;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -85,17 +87,32 @@ export class Batcher<T> {
     return this.flushing;
   }
 
-  /** Stops the timers and sends what is left, retrying (back-off or not) until `deadlineMs`. */
-  async close(deadlineMs = 5000): Promise<void> {
+  /**
+   * Stops the timers and sends what is left, retrying (back-off or not) until `deadlineMs`. Resolves
+   * with the records still unsent then (taken out of the queue), for the caller to keep elsewhere.
+   */
+  async close(deadlineMs = 5000): Promise<T[]> {
     clearInterval(this.timer);
     clearTimeout(this.retryTimer);
     const until = Date.now() + deadlineMs;
     while (this.queue.length > 0 && Date.now() < until) {
       this.retryAt = 0;
-      await this.flush();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, until - Date.now()));
+      });
+      // A sink that hangs (a receiver that accepts and never answers) must not hold the stop.
+      await Promise.race([this.flush(), deadline]);
+      clearTimeout(timer);
       if (this.queue.length > 0 && this.failures > 0) await Bun.sleep(Math.min(100, until - Date.now()));
     }
     clearTimeout(this.retryTimer);
+    // A batch still in flight at the deadline is counted as unsent (the sink may yet write it: a
+    // record sent twice is better than one lost).
+    const left = this.inFlight ? [...this.inFlight, ...this.queue] : this.queue;
+    this.queue = [];
+    this.closed = true;
+    return left;
   }
 
   private async drain(): Promise<void> {
@@ -108,10 +125,12 @@ export class Batcher<T> {
       first = false
     ) {
       const batch = this.queue.splice(0, this.options.maxBatch);
+      this.inFlight = batch;
       try {
         await this.options.sink(batch);
         this.failures = 0;
       } catch (error) {
+        if (this.closed) return;
         if (error instanceof BatchRefused) {
           this.refused += batch.length;
           this.failures = 0;
@@ -129,6 +148,8 @@ export class Batcher<T> {
         this.retryTimer.unref?.();
         this.options.onError?.(error, this.queue.length, wait);
         return;
+      } finally {
+        this.inFlight = undefined;
       }
     }
   }

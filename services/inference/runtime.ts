@@ -30,6 +30,7 @@ import type {
   UsageRecord,
 } from "./port.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
+import { spill, takeSpilled } from "./spill.ts";
 
 export interface InferenceRuntime {
   port: FiltrationPort;
@@ -75,6 +76,13 @@ export interface RuntimeOptions {
   loadReportIntervalMs?: number | undefined;
   /** A request waits for a replica: the orchestrator of this process, if any, looks at once. */
   onDemand?: (() => void) | undefined;
+  /**
+   * Where logs and usage still unsent at shutdown are kept (DATA_DIR/spill), to be queued again at the
+   * next start. Unset: they are reported as lost.
+   */
+  spillDir?: string | undefined;
+  /** How long close() keeps trying to send before it spills (default 3 s: a stop ends within 10 s). */
+  closeDeadlineMs?: number;
 }
 
 export type ReplicaHealthSettings = Pick<
@@ -150,6 +158,30 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     intervalMs: options.loadReportIntervalMs,
     onDemand: options.onDemand,
   });
+  const { spillDir } = options;
+  if (spillDir) {
+    // What an earlier stop could not send goes out first.
+    const [oldLogs, oldUsage] = [
+      takeSpilled<InferenceLogEntry>(spillDir, "logs"),
+      takeSpilled<UsageRecord>(spillDir, "usage"),
+    ];
+    for (const entry of oldLogs) logs.add(entry);
+    for (const record of oldUsage) usage.add(record);
+    if (oldLogs.length + oldUsage.length > 0)
+      log.info("queued again what the last stop spilled", { logs: oldLogs.length, usage: oldUsage.length });
+  }
+  const closeAndSpill = async (batcher: Batcher<unknown>, kind: "logs" | "usage") => {
+    const left = await batcher.close(options.closeDeadlineMs ?? 3000);
+    if (left.length === 0) return;
+    try {
+      const path = spillDir ? spill(spillDir, kind, left) : undefined;
+      if (path)
+        log.warn(`${kind} not sent before stopping; kept for the next start`, { records: left.length, path });
+      else log.error(`${kind} not sent before stopping; lost`, { records: left.length });
+    } catch (error) {
+      log.error(`${kind} not sent before stopping and not spilled; lost`, { records: left.length, error });
+    }
+  };
   return {
     port,
     load,
@@ -173,7 +205,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     tracing: options.tracing,
     async close() {
       health.close();
-      await Promise.all([logs.close(), usage.close(), load.close()]);
+      await Promise.all([closeAndSpill(logs, "logs"), closeAndSpill(usage, "usage"), load.close()]);
     },
   };
 }

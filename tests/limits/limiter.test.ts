@@ -87,3 +87,44 @@ test("the in-process limiter lets units back in at the rate of the limit", async
   expect((await limiter.take("k", rule, 0)).allowed).toBe(true);
   expect((await limiter.take("k", rule, 0)).allowed).toBe(false);
 });
+
+describe.skipIf(!redisUrl)("Redis limiter round trips", () => {
+  const counted = async () => {
+    const client = await redis();
+    const commands: string[] = [];
+    return {
+      commands,
+      redis: {
+        send(command: string, args: string[]) {
+          commands.push(command);
+          return client.send(command, args);
+        },
+      },
+    };
+  };
+  const limits = { requests: { limit: 100, periodMs: minute }, tokens: { limit: 1000, periodMs: minute } };
+
+  test("a token correction rides along with the key's next request: one Redis command a request", async () => {
+    const { commands, redis } = await counted();
+    const limiter = new RedisLimiter(redis, `llmp:test:${crypto.randomUUID()}:`);
+    await limiter.take("warm-up", limits, 0); // the script is loaded into Redis once
+    commands.length = 0;
+    expect((await limiter.take("key", limits, 900)).tokens?.remaining).toBe(100);
+    await limiter.correct("key", limits, -600);
+    const next = await limiter.take("key", limits, 500);
+    expect(next.allowed).toBe(true);
+    expect(next.tokens?.remaining).toBe(200);
+    expect(commands).toEqual(["EVALSHA", "EVALSHA"]);
+  });
+
+  test("a correction no request carries is sent on its own within a second", async () => {
+    const prefix = `llmp:test:${crypto.randomUUID()}:`;
+    const a = new RedisLimiter(await redis(), prefix);
+    expect((await a.take("key", limits, 900)).allowed).toBe(true);
+    await a.correct("key", limits, -600);
+    await Bun.sleep(400);
+    // Another gateway (its own limiter, same Redis) sees the tokens given back.
+    const b = new RedisLimiter(await redis(), prefix);
+    expect((await b.take("key", limits, 500)).allowed).toBe(true);
+  });
+});

@@ -27,12 +27,19 @@ function isSpaceChar(c: number): boolean {
 }
 
 let buffer = new Uint16Array(4096);
+let buckets = new Int32Array(16384);
+// Both classifiers score the same text in turn (prompt injection, then toxicity): the last text's
+// buckets are kept, so its n-grams are hashed once per request, not once per model.
+let lastText: string | null = null;
+let lastCount = 0;
 
 /**
- * Calls `each(bucket)` once per n-gram occurrence of `text`; returns how many there were. The text is
- * normalized first; runs of whitespace count as one space.
+ * The buckets of every n-gram occurrence of `text` (with repeats) in `out[0..count)`; `out` is a
+ * shared buffer, valid until the next call with another text. The text is normalized first; runs of
+ * whitespace count as one space.
  */
-export function forEachFeature(text: string, each: (bucket: number) => void): number {
+export function featureBuckets(text: string): { out: Int32Array; count: number } {
+  if (text === lastText) return { out: buckets, count: lastCount };
   const norm = normalize(text).text;
   if (buffer.length < norm.length + 2) buffer = new Uint16Array(norm.length * 2 + 2);
   // Whitespace collapsed, one space at each end so words at the edges have their boundary grams.
@@ -45,41 +52,52 @@ export function forEachFeature(text: string, each: (bucket: number) => void): nu
     } else buffer[n++] = c;
   }
   if (buffer[n - 1] !== 32) buffer[n++] = 32;
+  // At most 3 character grams a position and 2 word grams a word.
+  if (buckets.length < n * 5 + 8) buckets = new Int32Array(n * 5 + 8);
+  const out = buckets;
+  const buf = buffer;
 
   let count = 0;
   for (let i = 0; i + CHAR_MIN <= n; i++) {
     let h = BASIS;
     const last = Math.min(n, i + CHAR_MAX);
     for (let k = i; k < last; k++) {
-      h = Math.imul(h ^ (buffer[k] as number), PRIME);
-      if (k - i + 1 >= CHAR_MIN) {
-        each((h ^ (h >>> 15)) & MASK);
-        count++;
-      }
+      h = Math.imul(h ^ (buf[k] as number), PRIME);
+      if (k - i + 1 >= CHAR_MIN) out[count++] = (h ^ (h >>> 15)) & MASK;
     }
   }
   let previous = 0;
   let word = WORD_SEED;
   let inWord = false;
   for (let i = 0; i < n; i++) {
-    const c = buffer[i] as number;
+    const c = buf[i] as number;
     if (isWordChar(c)) {
       word = Math.imul(word ^ c, PRIME);
       inWord = true;
       continue;
     }
     if (!inWord) continue;
-    each((word ^ (word >>> 13)) & MASK);
+    out[count++] = (word ^ (word >>> 13)) & MASK;
     if (previous !== 0) {
       const b = Math.imul(Math.imul(BIGRAM_SEED ^ previous, PRIME) ^ word, PRIME);
-      each((b ^ (b >>> 13)) & MASK);
-      count++;
+      out[count++] = (b ^ (b >>> 13)) & MASK;
     }
-    count++;
     previous = word;
     word = WORD_SEED;
     inWord = false;
   }
+  lastText = text;
+  lastCount = count;
+  return { out, count };
+}
+
+/**
+ * Calls `each(bucket)` once per n-gram occurrence of `text`; returns how many there were (for
+ * training; scoring reads featureBuckets directly).
+ */
+export function forEachFeature(text: string, each: (bucket: number) => void): number {
+  const { out, count } = featureBuckets(text);
+  for (let i = 0; i < count; i++) each(out[i] as number);
   return count;
 }
 

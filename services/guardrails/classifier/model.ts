@@ -6,7 +6,7 @@
 // File: "GCLF" | u8 version (1) | u8 bits | u16 min_count | f32 bias | f32 scale | f32 threshold |
 // i8[2^bits] weights (little-endian throughout).
 import { readFileSync } from "node:fs";
-import { BITS, forEachFeature } from "./features.ts";
+import { BITS, featureBuckets } from "./features.ts";
 
 const MAGIC = 0x464c4347; // "GCLF" little-endian
 const HEADER = 20;
@@ -59,13 +59,10 @@ export function loadModel(path: string): LinearModel {
 /** A scorer bound to one model: text → probability (0..1) that it belongs to the positive class. */
 export function scorerFor(model: LinearModel): (text: string) => number {
   const { weights, minCount } = model;
-  let sum = 0;
-  const add = (bucket: number) => {
-    sum += weights[bucket] as number;
-  };
   return (text: string) => {
-    sum = 0;
-    const count = forEachFeature(text, add);
+    const { out, count } = featureBuckets(text);
+    let sum = 0;
+    for (let i = 0; i < count; i++) sum += weights[out[i] as number] as number;
     const z = model.bias + (model.scale * sum) / Math.sqrt(Math.max(count, minCount, 1));
     return 1 / (1 + Math.exp(-z));
   };

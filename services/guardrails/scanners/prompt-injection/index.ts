@@ -146,7 +146,8 @@ function analyse(text: string, depth: number, hits: Hit[]): number {
   phrases(phraseSignals, norm.text);
   phrases(DECODE_REQUESTS, norm.text);
   // rot13 keeps length and positions, so the same offset map applies.
-  if (ROT13_GATE.test(norm.text)) {
+  // The gate's words are literals: the text's trigrams (indexed by the phrases above) rule most out.
+  if (prefilterFor(ROT13_GATE).mayMatch(sharedTrigrams.of(norm.text)) && ROT13_GATE.test(norm.text)) {
     // A rot13 text is judged on its own: all its signals, combined, must reach the threshold.
     const inner: Hit[] = [];
     collect(phraseSignals, rot13(norm.text), (s, start, end) => {

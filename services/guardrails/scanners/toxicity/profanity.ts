@@ -40,6 +40,7 @@ function buildGate(): ((text: string) => boolean) | null {
   const rest = firstStateful < 0 ? [] : transformers.slice(firstStateful);
   if (simple.some((t) => t.type !== 0) || rest.some((t) => t.type !== 1)) return null;
   const stateful = (rest as StatefulTransformer[]).map((t) => t.factory());
+  const collapse = collapseTable(stateful);
 
   const NONE = -1;
   const ascii = new Int32Array(128);
@@ -65,6 +66,8 @@ function buildGate(): ((text: string) => boolean) | null {
   return (text: string) => {
     if (buf.length < text.length * 2) buf = new Uint16Array(text.length * 2);
     for (const s of stateful) s.reset();
+    let lastChar = -1;
+    let remaining = -1;
     let n = 0;
     for (let i = 0; i < text.length; ) {
       const cp = text.codePointAt(i) as number;
@@ -78,11 +81,24 @@ function buildGate(): ((text: string) => boolean) | null {
       }
       if (c === NONE) continue;
       let out: number | undefined = c;
-      for (const s of stateful) {
-        out = s.transform(out);
-        if (out === undefined) break;
+      if (collapse) {
+        // obscenity's collapseDuplicates, inlined (a method call per character was most of the gate).
+        if (c === lastChar) {
+          if (remaining-- <= 0) continue;
+        } else {
+          const threshold =
+            c < 128 ? (collapse.ascii[c] as number) : (collapse.custom.get(c) ?? collapse.otherwise);
+          remaining = threshold - 1;
+          lastChar = c;
+          if (threshold <= 0) continue;
+        }
+      } else {
+        for (const s of stateful) {
+          out = s.transform(out);
+          if (out === undefined) break;
+        }
+        if (out === undefined) continue;
       }
-      if (out === undefined) continue;
       if (out > 0xffff) {
         buf[n++] = 0xd800 + ((out - 0x10000) >> 10);
         buf[n++] = 0xdc00 + ((out - 0x10000) & 0x3ff);
@@ -98,6 +114,35 @@ function buildGate(): ((text: string) => boolean) | null {
     }
     return false;
   };
+}
+
+interface CollapseTable {
+  ascii: Int32Array;
+  custom: Map<number, number>;
+  otherwise: number;
+}
+
+/**
+ * The thresholds of obscenity's one stateful transformer, collapseDuplicates, when that is what
+ * `stateful` is (read from its instance's fields); null otherwise (they are then called as they are).
+ */
+function collapseTable(stateful: object[]): CollapseTable | null {
+  if (stateful.length !== 1) return null;
+  const t = stateful[0] as {
+    constructor: { name: string };
+    defaultThreshold?: unknown;
+    customThresholds?: unknown;
+  };
+  if (
+    t.constructor.name !== "CollapseDuplicatesTransformer" ||
+    typeof t.defaultThreshold !== "number" ||
+    !(t.customThresholds instanceof Map)
+  )
+    return null;
+  const custom = t.customThresholds as Map<number, number>;
+  const ascii = new Int32Array(128);
+  for (let c = 0; c < 128; c++) ascii[c] = custom.get(c) ?? t.defaultThreshold;
+  return { ascii, custom, otherwise: t.defaultThreshold };
 }
 
 function decode(codes: Uint16Array, n: number): string {
