@@ -32,7 +32,8 @@ function problemOf(command: string): string | undefined {
     return undefined;
   }
   if (first.endsWith(".ts")) return existsSync(join(root, first)) ? undefined : `no file ${first}`;
-  if (builtIn.has(first) || scripts.includes(first)) return undefined;
+  // Bun's own flags (`bun --cpu-prof`) name nothing of the project's.
+  if (builtIn.has(first) || scripts.includes(first) || first.startsWith("--")) return undefined;
   return `"bun ${first}" is neither a script, a file nor a bun command`;
 }
 
