@@ -27,6 +27,24 @@ const scanners = {
 const actions = ["off", "log", "redact", "block"] as const;
 
 /** A policy's config as the flat values of its form (guardrails: `input_pii_action`, ...). */
+/** The autoscaling card's fields: name, label, min, max, and whether fractions are allowed. */
+const autoscalingFields: [string, string, number, number | undefined, boolean][] = [
+  ["min_replicas", "Minimum replicas (0: scale to zero)", 0, 32, false],
+  ["max_replicas", "Maximum replicas", 1, 32, false],
+  ["target_in_flight_per_replica", "Target requests in flight per replica", 0, undefined, true],
+  [
+    "target_tokens_per_second_per_replica",
+    "Target tokens per second per replica (optional)",
+    0,
+    undefined,
+    true,
+  ],
+  ["scale_up_delay_s", "Scale-up delay, seconds (default 5)", 0, undefined, true],
+  ["scale_down_delay_s", "Scale-down delay, seconds (default 300)", 0, undefined, true],
+  ["cold_start_timeout_s", "Cold-start time-out, seconds (default 120)", 1, 600, true],
+  ["max_queued", "Requests that may wait per gateway (default 100)", 0, undefined, false],
+];
+
 export function formValuesOf(type: PolicyType, config: Record<string, unknown>): FormValues {
   if (type === "prompt") return { template_id: (config.template_id as string | null) ?? "" };
   if (type === "routing") return { fallbacks: ((config.fallbacks as string[] | undefined) ?? []).join("\n") };
@@ -285,63 +303,17 @@ export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
         body={(form) => (
           <>
             <div class="grid2">
-              <Field
-                name="min_replicas"
-                label="Minimum replicas (0: scale to zero)"
-                type="number"
-                min={0}
-                max={32}
-                {...form}
-              />
-              <Field name="max_replicas" label="Maximum replicas" type="number" min={1} max={32} {...form} />
-              <Field
-                name="target_in_flight_per_replica"
-                label="Target requests in flight per replica"
-                type="number"
-                min={0}
-                attrs={{ step: "any" }}
-                {...form}
-              />
-              <Field
-                name="target_tokens_per_second_per_replica"
-                label="Target tokens per second per replica (optional)"
-                type="number"
-                min={0}
-                attrs={{ step: "any" }}
-                {...form}
-              />
-              <Field
-                name="scale_up_delay_s"
-                label="Scale-up delay, seconds (default 5)"
-                type="number"
-                min={0}
-                attrs={{ step: "any" }}
-                {...form}
-              />
-              <Field
-                name="scale_down_delay_s"
-                label="Scale-down delay, seconds (default 300)"
-                type="number"
-                min={0}
-                attrs={{ step: "any" }}
-                {...form}
-              />
-              <Field
-                name="cold_start_timeout_s"
-                label="Cold-start time-out, seconds (default 120)"
-                type="number"
-                min={1}
-                max={600}
-                attrs={{ step: "any" }}
-                {...form}
-              />
-              <Field
-                name="max_queued"
-                label="Requests that may wait per gateway (default 100)"
-                type="number"
-                min={0}
-                {...form}
-              />
+              {autoscalingFields.map(([name, label, min, max, decimal]) => (
+                <Field
+                  name={name}
+                  label={label}
+                  type="number"
+                  min={min}
+                  {...(max === undefined ? {} : { max })}
+                  {...(decimal ? { attrs: { step: "any" } } : {})}
+                  {...form}
+                />
+              ))}
             </div>
           </>
         )}

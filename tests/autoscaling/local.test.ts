@@ -5,6 +5,7 @@
 // max_cost_per_hour stops a scale-up, and the decision says so (each replica here costs $1/h).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import {
+  type Any,
   type AutoscalingTest,
   ask,
   atZero,
@@ -112,20 +113,14 @@ test("load summed over two gateways scales up past what either sees alone, and d
   );
 }, 60_000);
 
-test("the pool's max_cost_per_hour stops a scale-up, and the recorded decision says so", async () => {
-  const id = await localDeployment(a, "pricey", {
-    poolBody: { max_cost_per_hour: 1.5 },
+/** Three slow requests want three replicas; a bound of the pool keeps one, and the decision says why. */
+async function blockedScaleUp(name: string, poolBody: Record<string, unknown>, ready: (d: Any) => boolean) {
+  const id = await localDeployment(a, name, {
+    poolBody,
     policy: { min_replicas: 1, max_replicas: 3, target_in_flight_per_replica: 1, scale_up_delay_s: 0.2 },
   });
-  await until(
-    a.o,
-    id,
-    (d) => d.endpoints.length === 1 && d.estimated_cost_per_hour === 1,
-    "one priced replica",
-  );
-  const load = Promise.all(
-    Array.from({ length: 3 }, () => ask(a, a.gateways[0], "pricey", { sleepMs: 2500 })),
-  );
+  await until(a.o, id, ready, "one replica");
+  const load = Promise.all(Array.from({ length: 3 }, () => ask(a, a.gateways[0], name, { sleepMs: 2500 })));
   const blocked = await until(
     a.o,
     id,
@@ -133,34 +128,27 @@ test("the pool's max_cost_per_hour stops a scale-up, and the recorded decision s
     "a blocked scale-up",
     15_000,
   );
-  expect(scaleDecisions(blocked).find((x) => x.to === 1)?.reason).toMatch(
-    /^wanted [23] replicas \([23] in flight over 1 replica, target 1\) but the pool's max_cost_per_hour \(\$1\.5\/h\) pays for 1 at \$1\/h each$/,
-  );
   for (const answer of await load) expect(answer.status).toBe(200);
   expect((await status(a.o, id)).replicas).toBe(1);
+  return scaleDecisions(blocked).find((x) => x.to === 1)?.reason;
+}
+
+test("the pool's max_cost_per_hour stops a scale-up, and the recorded decision says so", async () => {
+  const reason = await blockedScaleUp(
+    "pricey",
+    { max_cost_per_hour: 1.5 },
+    (d) => d.endpoints.length === 1 && d.estimated_cost_per_hour === 1,
+  );
+  expect(reason).toMatch(
+    /^wanted [23] replicas \([23] in flight over 1 replica, target 1\) but the pool's max_cost_per_hour \(\$1\.5\/h\) pays for 1 at \$1\/h each$/,
+  );
 }, 60_000);
 
 test("the pool's size stops a scale-up, and the recorded decision says so", async () => {
-  const id = await localDeployment(a, "sized", {
-    poolBody: { size: 1 },
-    policy: { min_replicas: 1, max_replicas: 3, target_in_flight_per_replica: 1, scale_up_delay_s: 0.2 },
-  });
-  await until(a.o, id, (d) => d.endpoints.length === 1, "one replica");
-  const load = Promise.all(
-    Array.from({ length: 3 }, () => ask(a, a.gateways[0], "sized", { sleepMs: 2500 })),
-  );
-  const blocked = await until(
-    a.o,
-    id,
-    (d) => scaleDecisions(d).some((x) => x.from === 1 && x.to === 1),
-    "a blocked scale-up",
-    15_000,
-  );
-  expect(scaleDecisions(blocked).find((x) => x.to === 1)?.reason).toMatch(
+  const reason = await blockedScaleUp("sized", { size: 1 }, (d) => d.endpoints.length === 1);
+  expect(reason).toMatch(
     /^wanted [23] replicas \([23] in flight over 1 replica, target 1\) but the pool's size \(1\) leaves room for 1 beside 0 of its other deployments$/,
   );
-  for (const answer of await load) expect(answer.status).toBe(200);
-  expect((await status(a.o, id)).replicas).toBe(1);
 }, 60_000);
 
 test("a request still waiting at cold_start_timeout_s gets 503 deployment_unavailable with Retry-After", async () => {
