@@ -6,14 +6,10 @@
 //
 //   bun bench/autoscale.ts [--steps 1,2,4,8,4,2,1] [--step-s 20] [--target 1] [--max-tokens 1024]
 //                          [--up-delay-s 2] [--down-delay-s 10]
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { writeTinyGguf } from "../scripts/make-tiny-gguf.ts";
-import { loadConfig } from "../server/config.ts";
-import { createLogger } from "../server/log.ts";
-import { startPlatform } from "../server/platform.ts";
+import { startBenchPlatform } from "./in-process-platform.ts";
 
 const { values } = parseArgs({
   options: {
@@ -30,34 +26,14 @@ const stepMs = Number(values["step-s"]) * 1000;
 const maxTokens = Number(values["max-tokens"]);
 const downDelayS = Number(values["down-delay-s"]);
 
-const dataDir = mkdtempSync(join(tmpdir(), "llmp-bench-autoscale-"));
-const password = "bench password 123";
-const config = loadConfig({
-  DATA_DIR: dataDir,
-  MODELS_DIR: dataDir,
-  SERVICES: "filtration,orchestration,inference",
-  HOST: "127.0.0.1",
-  FILTRATION_PORT: "0",
-  ORCHESTRATION_PORT: "0",
-  INFERENCE_PORT: "0",
-  GRPC_PORT: "0",
-  ADMIN_PASSWORD: password,
-  LOG_LEVEL: "warn",
+const bench = await startBenchPlatform({
+  services: ["filtration", "orchestration", "inference"],
+  prefix: "llmp-bench-autoscale-",
 });
-const platform = await startPlatform(config, createLogger(config.logLevel));
-const filtration = `http://127.0.0.1:${platform.portOf("filtration")}`;
-const orchestration = `http://127.0.0.1:${platform.portOf("orchestration")}`;
-const inference = `http://127.0.0.1:${platform.portOf("inference")}`;
-
-async function api<T>(base: string, path: string, body?: unknown, token?: string): Promise<T> {
-  const res = await fetch(`${base}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
+const { api, dataDir } = bench;
+const filtration = bench.url("filtration");
+const orchestration = bench.url("orchestration");
+const inference = bench.url("inference");
 
 interface Status {
   status: string;
@@ -77,10 +53,7 @@ const quantile = (sorted: number[], q: number) =>
 let deploymentId: string | undefined;
 let token = "";
 try {
-  ({ access_token: token } = await api<{ access_token: string }>(filtration, "/auth/login", {
-    email: config.adminEmail,
-    password,
-  }));
+  token = await bench.signIn();
   const status = () => api<Status>(orchestration, `/deployment/status/${deploymentId}`, undefined, token);
   const until = async (check: (d: Status) => boolean, what: string, ms = 300_000) => {
     const deadline = Date.now() + ms;
@@ -281,6 +254,5 @@ try {
       await Bun.sleep(100);
     }
   }
-  await platform.stop(1000);
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }

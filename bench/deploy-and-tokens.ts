@@ -3,15 +3,11 @@
 // with the tiny GGUF model (or --model <file.gguf>).
 //
 //   bun bench/deploy-and-tokens.ts [--model path.gguf] [--max-tokens 64] [--threads N]
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import OpenAI from "openai";
 import { writeTinyGguf } from "../scripts/make-tiny-gguf.ts";
-import { loadConfig } from "../server/config.ts";
-import { createLogger } from "../server/log.ts";
-import { startPlatform } from "../server/platform.ts";
+import { startBenchPlatform } from "./in-process-platform.ts";
 
 const { values } = parseArgs({
   options: {
@@ -21,41 +17,19 @@ const { values } = parseArgs({
   },
 });
 const maxTokens = Number(values["max-tokens"]);
-const dataDir = mkdtempSync(join(tmpdir(), "llmp-bench-"));
-const password = "bench password 123";
-const config = loadConfig({
-  DATA_DIR: dataDir,
+const bench = await startBenchPlatform({
+  services: ["filtration", "orchestration"],
   // The tiny model is written into the data directory; --model may live anywhere: both are model directories.
-  MODELS_DIR: [dataDir, ...(values.model ? [dirname(resolve(values.model))] : [])].join(delimiter),
-  SERVICES: "filtration,orchestration",
-  HOST: "127.0.0.1",
-  FILTRATION_PORT: "0",
-  ORCHESTRATION_PORT: "0",
-  GRPC_PORT: "0",
-  ADMIN_PASSWORD: password,
-  LOG_LEVEL: "warn",
+  modelDirs: values.model ? [dirname(resolve(values.model))] : [],
+  prefix: "llmp-bench-",
 });
-const platform = await startPlatform(config, createLogger(config.logLevel));
-const filtration = `http://127.0.0.1:${platform.portOf("filtration")}`;
-const orchestration = `http://127.0.0.1:${platform.portOf("orchestration")}`;
-
-async function api<T>(base: string, path: string, body?: unknown, token?: string): Promise<T> {
-  const res = await fetch(`${base}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
+const { api, dataDir } = bench;
+const orchestration = bench.url("orchestration");
 
 let deploymentId: string | undefined;
 let token = "";
 try {
-  ({ access_token: token } = await api<{ access_token: string }>(filtration, "/auth/login", {
-    email: config.adminEmail,
-    password,
-  }));
+  token = await bench.signIn();
   const model = values.model ? resolve(values.model) : join(dataDir, "tiny.gguf");
   // A tiny model that never ends a reply early, so every stream yields max_tokens tokens.
   if (!values.model) writeTinyGguf(model, { eogBias: -30 });
@@ -149,5 +123,5 @@ try {
       await Bun.sleep(100);
     }
   }
-  await platform.stop(1000);
+  await bench.stop();
 }

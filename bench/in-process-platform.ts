@@ -1,0 +1,62 @@
+// The platform started in the benchmark's own process on a fresh DATA_DIR, every port picked free, the
+// first administrator signed in: what a benchmark that deploys and calls through the API starts from.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { loadConfig } from "../server/config.ts";
+import { createLogger } from "../server/log.ts";
+import { startPlatform } from "../server/platform.ts";
+
+type Gateway = "filtration" | "orchestration" | "inference";
+
+export async function startBenchPlatform(options: {
+  services: Gateway[];
+  /** Model directories beside the data directory (where the tiny model is written). */
+  modelDirs?: string[];
+  prefix: string;
+}) {
+  const dataDir = mkdtempSync(join(tmpdir(), options.prefix));
+  const password = "bench password 123";
+  const ports = Object.fromEntries(options.services.map((s) => [`${s.toUpperCase()}_PORT`, "0"]));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    MODELS_DIR: [dataDir, ...(options.modelDirs ?? [])].join(delimiter),
+    SERVICES: options.services.join(","),
+    HOST: "127.0.0.1",
+    ...ports,
+    GRPC_PORT: "0",
+    ADMIN_PASSWORD: password,
+    LOG_LEVEL: "warn",
+  });
+  const platform = await startPlatform(config, createLogger(config.logLevel));
+  const url = (gateway: Gateway) => `http://127.0.0.1:${platform.portOf(gateway)}`;
+
+  async function api<T>(base: string, path: string, body?: unknown, token?: string): Promise<T> {
+    const res = await fetch(`${base}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  }
+
+  const signIn = async () =>
+    (
+      await api<{ access_token: string }>(url("filtration"), "/auth/login", {
+        email: config.adminEmail,
+        password,
+      })
+    ).access_token;
+
+  return {
+    dataDir,
+    url,
+    api,
+    signIn,
+    async stop() {
+      await platform.stop(1000);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
