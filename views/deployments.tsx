@@ -1,7 +1,7 @@
 import { deploymentStates, engineIds } from "../db/schema/deployments.ts";
-import { configurationFields } from "../server/dashboard-deployments.ts";
-import type { FieldErrors, FormValues } from "../server/dashboard-form.ts";
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import { configurationFields } from "../server/dashboard/deployments.ts";
+import type { FieldErrors, FormValues } from "../server/dashboard/form.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
 import type { DeploymentView, ModelView, PoolView } from "../services/orchestration/views.ts";
 import { Layout } from "./layout.tsx";
 import { Csrf, Field, FormProblem, type FormState, Select, TextArea } from "./parts/form.tsx";
