@@ -16,7 +16,7 @@ import { writingToSharedDatabase } from "../services/inference-context/shared-da
 import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
 import { bootstrap, createFirstAdmin } from "../services/orgs/bootstrap.ts";
 import { type Config, ConfigError, type ServiceName } from "./config.ts";
-import { startDashboard } from "./dashboard.ts";
+import { startDashboard } from "./dashboard/listener.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { httpStatusOf } from "./error-table.ts";
 import { GrpcMetrics } from "./grpc/metrics-interceptor.ts";

@@ -1,4 +1,4 @@
-import type { PageInfo } from "../server/dashboard-page.ts";
+import type { PageInfo } from "../server/dashboard/page.ts";
 import type { Me } from "../services/auth/me.ts";
 import type { TotpSetup } from "../services/auth/totp.ts";
 import { Layout } from "./layout.tsx";

@@ -1,4 +1,4 @@
-import type { PageInfo } from "../server/dashboard-page.ts";
+import type { PageInfo } from "../server/dashboard/page.ts";
 import type { KeyUsage } from "../services/usage/key-usage.ts";
 import { Layout } from "./layout.tsx";
 import { Ago, Badge } from "./parts/list.tsx";

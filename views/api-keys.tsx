@@ -1,4 +1,4 @@
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
 import type { ApiKeyView, CreatedApiKey } from "../services/api-keys/keys.ts";
 import { Layout } from "./layout.tsx";
 import { Checkboxes, Csrf, Field, FormProblem, type FormState } from "./parts/form.tsx";

@@ -1,6 +1,6 @@
 import type { PolicyType } from "../db/schema/index.ts";
-import type { FormValues } from "../server/dashboard-form.ts";
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import type { FormValues } from "../server/dashboard/form.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
 import type { PolicyView } from "../services/policies/policies.ts";
 import { Layout } from "./layout.tsx";
 import { Checkboxes, Csrf, Field, FormProblem, type FormState, Select, TextArea } from "./parts/form.tsx";

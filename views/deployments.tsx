@@ -1,7 +1,9 @@
 import { deploymentStates, engineIds } from "../db/schema/deployments.ts";
-import { configurationFields } from "../server/dashboard-deployments.ts";
-import type { FieldErrors, FormValues } from "../server/dashboard-form.ts";
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import { configurationFields } from "../server/dashboard/deployments.ts";
+import type { FieldErrors, FormValues } from "../server/dashboard/form.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
+import { poolAcceptsDeployments } from "../services/orchestration/pools.ts";
+import { deploymentActions } from "../services/orchestration/state-machine.ts";
 import type { DeploymentView, ModelView, PoolView } from "../services/orchestration/views.ts";
 import { Layout } from "./layout.tsx";
 import { Csrf, Field, FormProblem, type FormState, Select, TextArea } from "./parts/form.tsx";
@@ -146,7 +148,7 @@ export function DeploymentsPage(props: DeploymentsPageProps) {
 
 function DeployForm({ page, pools, models, form }: DeploymentsPageProps & { form: FormState }) {
   const values = { workload_type: "inference", engine: "llama.cpp", replicas: "1", ...form.values };
-  const usable = pools.filter((p) => p.state === "Active" || p.state === "Provisioning");
+  const usable = pools.filter((p) => poolAcceptsDeployments(p.state));
   return (
     <section class="card">
       <h2>Deploy a model</h2>
@@ -355,6 +357,7 @@ export function NameCheck({ status }: { status: "available" | "taken" | "invalid
 export function DeploymentLive({ page, d }: { page: PageInfo; d: DeploymentView }) {
   const busy = busyStates.has(d.status);
   const writable = can(page, "deployments:write");
+  const actions = deploymentActions(d.status);
   return (
     <div
       id="deployment-live"
@@ -374,14 +377,14 @@ export function DeploymentLive({ page, d }: { page: PageInfo; d: DeploymentView 
           </div>
           {writable ? (
             <div class="actions">
-              {d.status === "STOPPED" || d.status === "FAILED" ? (
+              {actions.includes("start") ? (
                 <ActionButton
                   action={`/deployments/${d.deployment_id}/start`}
                   label="Start"
                   csrf={page.csrf}
                 />
               ) : null}
-              {d.status === "RUNNING" ? (
+              {actions.includes("terminate") ? (
                 <ActionButton
                   action={`/deployments/${d.deployment_id}/terminate`}
                   label="Terminate"
@@ -390,7 +393,7 @@ export function DeploymentLive({ page, d }: { page: PageInfo; d: DeploymentView 
                   confirm={`Terminate ${d.model_name}? Its replicas stop and it stops answering.`}
                 />
               ) : null}
-              {d.status === "STOPPED" || d.status === "FAILED" ? (
+              {actions.includes("delete") ? (
                 <ActionButton
                   action={`/deployments/${d.deployment_id}/delete`}
                   label="Delete"

@@ -1,4 +1,4 @@
-import type { PageInfo } from "../server/dashboard-page.ts";
+import type { PageInfo } from "../server/dashboard/page.ts";
 import type { UsageOverview, UsageRange } from "../services/usage/overview.ts";
 import { Layout } from "./layout.tsx";
 import { sections } from "./nav.ts";

@@ -1,4 +1,4 @@
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
 import type { CollectionView } from "../services/knowledge-base/collections.ts";
 import type { DocumentView } from "../services/knowledge-base/documents.ts";
 import { Layout } from "./layout.tsx";

@@ -1,5 +1,5 @@
 import type { Children } from "@kitajs/html";
-import type { PageInfo } from "../server/dashboard-page.ts";
+import type { PageInfo } from "../server/dashboard/page.ts";
 import { sectionOf, sections } from "./nav.ts";
 
 export type LayoutProps = {

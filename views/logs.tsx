@@ -1,4 +1,4 @@
-import type { PageInfo } from "../server/dashboard-page.ts";
+import type { PageInfo } from "../server/dashboard/page.ts";
 import type { AuditRecord } from "../services/audit/query.ts";
 import type { InferenceLogView } from "../services/inference-logs/logs.ts";
 import { Layout } from "./layout.tsx";

@@ -1,5 +1,5 @@
 import { engineIds } from "../db/schema/deployments.ts";
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
 import type { ModelView } from "../services/orchestration/views.ts";
 import { Layout } from "./layout.tsx";
 import { Csrf, Field, FormProblem, type FormState, Select } from "./parts/form.tsx";

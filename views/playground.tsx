@@ -1,4 +1,4 @@
-import type { PageInfo } from "../server/dashboard-page.ts";
+import type { PageInfo } from "../server/dashboard/page.ts";
 import { Layout } from "./layout.tsx";
 import { Field, Select, TextArea } from "./parts/form.tsx";
 import { EmptyState, PageHeader } from "./parts/list.tsx";

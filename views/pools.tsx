@@ -1,4 +1,4 @@
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
 import type { DeploymentView, NodeView, PoolView } from "../services/orchestration/views.ts";
 import { Layout } from "./layout.tsx";
 import { Checkboxes, Csrf, Field, FormProblem, type FormState, Select, TextArea } from "./parts/form.tsx";

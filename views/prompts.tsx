@@ -1,4 +1,4 @@
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
 import type { ChatMessage } from "../services/inference/messages.ts";
 import type { PromptTemplateView } from "../services/prompts/templates.ts";
 import { Layout } from "./layout.tsx";

@@ -1,4 +1,4 @@
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
 import type { ProviderConfigView } from "../services/provider-configs/config.ts";
 import { Layout } from "./layout.tsx";
 import { Csrf, Field, FormProblem, type FormState, TextArea } from "./parts/form.tsx";

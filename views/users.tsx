@@ -1,4 +1,4 @@
-import { can, type PageInfo } from "../server/dashboard-page.ts";
+import { can, type PageInfo } from "../server/dashboard/page.ts";
 import type { PermissionView, RoleView } from "../services/rbac/roles.ts";
 import type { OrganizationUser } from "../services/rbac/users.ts";
 import { Layout } from "./layout.tsx";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { can, pageInfo } from "../../server/dashboard-page.ts";
+import { can, pageInfo } from "../../server/dashboard/page.ts";
 import { route } from "../../server/http/route.ts";
 import { usageOverview } from "../../services/usage/overview.ts";
 import { HomePage } from "../../views/home.tsx";

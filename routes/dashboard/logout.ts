@@ -1,5 +1,5 @@
-import { accessTokenOf } from "../../server/dashboard-refresh.ts";
-import { clearedCookies, readCookie, redirect, refreshCookie } from "../../server/dashboard-session.ts";
+import { accessTokenOf } from "../../server/dashboard/refresh.ts";
+import { clearedCookies, readCookie, redirect, refreshCookie } from "../../server/dashboard/session.ts";
 import { route } from "../../server/http/route.ts";
 import { signOutTokens } from "../../services/auth/sign-out.ts";
 

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { redirect, safeNext, sessionCookies } from "../../server/dashboard-session.ts";
+import { redirect, safeNext, sessionCookies } from "../../server/dashboard/session.ts";
 import { route } from "../../server/http/route.ts";
 import { switchOrganization } from "../../services/auth/organizations.ts";
 

@@ -3,7 +3,7 @@
 
 import { and, asc, count, eq, inArray, isNotNull, isNull, notInArray, sql, sum } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { deployments, nodes, type PoolRow, pools } from "../../db/schema/index.ts";
+import { deployments, nodes, type PoolRow, type PoolState, pools } from "../../db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
@@ -224,9 +224,13 @@ export async function poolInventory(
   return { pool_id: pool.id, nodes: rows.map(nodeView) };
 }
 
-/** Pools that can take a deployment now or soon. */
-export function assertPoolAcceptsDeployments(pool: PoolRow): void {
-  if (pool.state === "Deleting" || pool.state === "Failed") {
+/** Pools that can take a deployment now or soon: not Deleting or Failed. */
+export function poolAcceptsDeployments(state: PoolState): boolean {
+  return state !== "Deleting" && state !== "Failed";
+}
+
+export function assertPoolAcceptsDeployments(pool: Pick<PoolRow, "name" | "state">): void {
+  if (!poolAcceptsDeployments(pool.state)) {
     throw new AppError("failed_precondition", `the pool ${pool.name} is ${pool.state}`, {
       state: pool.state,
     });

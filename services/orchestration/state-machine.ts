@@ -57,14 +57,30 @@ export function assertDeploymentMove(from: DeploymentState, to: DeploymentState)
   );
 }
 
+const removableStates: readonly DeploymentState[] = ["STOPPED", "FAILED"];
+
 /** Delete removes a STOPPED or FAILED deployment only. */
 export function assertDeploymentRemovable(status: DeploymentState): void {
-  if (status === "STOPPED" || status === "FAILED") return;
+  if (removableStates.includes(status)) return;
   throw new AppError(
     "failed_precondition",
     `cannot delete a deployment that is ${status} (terminate it first, or wait until it is STOPPED or FAILED)`,
     { state: status, allowed_from: ["STOPPED", "FAILED"] },
   );
+}
+
+export type DeploymentAction = "start" | "terminate" | "delete";
+
+/**
+ * What a user may do with a deployment in this state, read from the tables above, so the dashboard
+ * offers exactly the buttons the API would accept.
+ */
+export function deploymentActions(status: DeploymentState): DeploymentAction[] {
+  const actions: DeploymentAction[] = [];
+  if (canMoveDeployment(status, "DEPLOYING")) actions.push("start");
+  if (canMoveDeployment(status, "STOPPING")) actions.push("terminate");
+  if (removableStates.includes(status)) actions.push("delete");
+  return actions;
 }
 
 /** The first transition of a new deployment: into DEPLOYING. */

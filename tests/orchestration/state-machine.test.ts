@@ -1,13 +1,15 @@
 // The deployment and pool state machines of CONTRACTS, checked move by move.
 import { expect, test } from "bun:test";
-import { type DeploymentState, deploymentStates } from "../../db/schema/index.ts";
+import { type DeploymentState, deploymentStates, poolStates } from "../../db/schema/index.ts";
 import { AppError } from "../../services/errors.ts";
+import { assertPoolAcceptsDeployments, poolAcceptsDeployments } from "../../services/orchestration/pools.ts";
 import {
   assertDeploymentMove,
   assertDeploymentRemovable,
   assertPoolMove,
   assertPoolRemovable,
   canMoveDeployment,
+  deploymentActions,
 } from "../../services/orchestration/state-machine.ts";
 
 const allowed: [DeploymentState, DeploymentState][] = [
@@ -64,4 +66,28 @@ test("pools: Provisioning -> Active -> Deleting; Failed; nothing leaves Deleting
   expect(() => assertPoolMove("Deleting", "Active")).toThrow(AppError);
   expect(() => assertPoolRemovable({ state: "Active" }, ["busy"])).toThrow("busy");
   expect(() => assertPoolRemovable({ state: "Active" }, [])).not.toThrow();
+});
+
+test("the actions a deployment offers are the ones its state machine accepts", () => {
+  expect(deploymentActions("DEPLOYING")).toEqual([]);
+  expect(deploymentActions("RUNNING")).toEqual(["terminate"]);
+  expect(deploymentActions("STOPPING")).toEqual([]);
+  expect(deploymentActions("STOPPED")).toEqual(["start", "delete"]);
+  expect(deploymentActions("FAILED")).toEqual(["start", "delete"]);
+  for (const state of deploymentStates) {
+    const actions = deploymentActions(state);
+    expect(actions.includes("start"), state).toBe(canMoveDeployment(state, "DEPLOYING"));
+    expect(actions.includes("terminate"), state).toBe(canMoveDeployment(state, "STOPPING"));
+    if (actions.includes("delete")) expect(() => assertDeploymentRemovable(state)).not.toThrow();
+    else expect(() => assertDeploymentRemovable(state)).toThrow(AppError);
+  }
+});
+
+test("a pool takes deployments while Provisioning or Active, and the check agrees", () => {
+  expect(poolStates.filter(poolAcceptsDeployments)).toEqual(["Provisioning", "Active"]);
+  for (const state of poolStates) {
+    const pool = { name: "p", state };
+    if (poolAcceptsDeployments(state)) expect(() => assertPoolAcceptsDeployments(pool)).not.toThrow();
+    else expect(() => assertPoolAcceptsDeployments(pool)).toThrow(AppError);
+  }
 });

@@ -1,7 +1,7 @@
 // Form fields that show their problem beside them and keep what the user typed. Every page's forms
 // are made of these, so errors look and behave the same everywhere (aria-invalid, described-by).
 import type { Children } from "@kitajs/html";
-import type { FieldErrors, FormValues } from "../../server/dashboard-form.ts";
+import type { FieldErrors, FormValues } from "../../server/dashboard/form.ts";
 
 export interface FormState {
   errors?: FieldErrors | undefined;

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { attempt, type FormValues, parseForm } from "../../../server/dashboard-form.ts";
-import { can, type PageInfo, pageInfo } from "../../../server/dashboard-page.ts";
+import { attempt, type FormValues, parseForm } from "../../../server/dashboard/form.ts";
+import { can, type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { createApiKey, listApiKeys } from "../../../services/api-keys/keys.ts";
 import type { RequestContext } from "../../../services/context.ts";

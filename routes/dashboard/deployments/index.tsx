@@ -6,10 +6,10 @@ import {
   filtersOf,
   ListQuery,
   pageSize,
-} from "../../../server/dashboard-deployments.ts";
-import { attempt, parseForm } from "../../../server/dashboard-form.ts";
-import { can, type PageInfo, pageInfo } from "../../../server/dashboard-page.ts";
-import { redirect } from "../../../server/dashboard-session.ts";
+} from "../../../server/dashboard/deployments.ts";
+import { attempt, parseForm } from "../../../server/dashboard/form.ts";
+import { can, type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
+import { redirect } from "../../../server/dashboard/session.ts";
 import { route } from "../../../server/http/route.ts";
 import { actorOf, type RequestContext } from "../../../services/context.ts";
 import { deploy, pageOfDeployments } from "../../../services/orchestration/deployments.ts";

@@ -1,5 +1,5 @@
 import type { DeploymentState } from "../../../db/schema/deployments.ts";
-import { filtersOf, ListQuery, pageSize } from "../../../server/dashboard-deployments.ts";
+import { filtersOf, ListQuery, pageSize } from "../../../server/dashboard/deployments.ts";
 import { route } from "../../../server/http/route.ts";
 import { pageOfDeployments } from "../../../services/orchestration/deployments.ts";
 import { DeploymentRows } from "../../../views/deployments.tsx";

@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { csrfTokenOf } from "../../../server/dashboard-csrf.ts";
+import { csrfTokenOf } from "../../../server/dashboard/csrf.ts";
 import {
   redirect,
   safeNext,
   secondFactorCookies,
   sessionCookies,
-} from "../../../server/dashboard-session.ts";
+} from "../../../server/dashboard/session.ts";
 import { route } from "../../../server/http/route.ts";
 import { beginLogin } from "../../../services/auth/login.ts";
 import { AppError } from "../../../services/errors.ts";

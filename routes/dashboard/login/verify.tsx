@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { csrfTokenOf } from "../../../server/dashboard-csrf.ts";
+import { csrfTokenOf } from "../../../server/dashboard/csrf.ts";
 import {
   readCookie,
   redirect,
@@ -7,7 +7,7 @@ import {
   secondFactorCookie,
   secondFactorCookies,
   sessionCookies,
-} from "../../../server/dashboard-session.ts";
+} from "../../../server/dashboard/session.ts";
 import { route } from "../../../server/http/route.ts";
 import { completeLogin } from "../../../services/auth/login.ts";
 import { AppError } from "../../../services/errors.ts";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { redirectWithNotice } from "../../../server/dashboard-notice.ts";
+import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
 import { route } from "../../../server/http/route.ts";
 import { deleteModel } from "../../../services/orchestration/models.ts";
 

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../../server/dashboard-form.ts";
-import { redirectWithNotice } from "../../../server/dashboard-notice.ts";
-import { type PageInfo, pageInfo } from "../../../server/dashboard-page.ts";
+import { attempt, parseForm } from "../../../server/dashboard/form.ts";
+import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
+import { type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import type { RequestContext } from "../../../services/context.ts";
 import { listModels, registerModel } from "../../../services/orchestration/models.ts";

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { attempt, type FormValues, parseForm } from "../../../server/dashboard-form.ts";
-import { type PageInfo, pageInfo } from "../../../server/dashboard-page.ts";
-import { providerChoices } from "../../../server/dashboard-pools.ts";
+import { attempt, type FormValues, parseForm } from "../../../server/dashboard/form.ts";
+import { type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
+import { providerChoices } from "../../../server/dashboard/pools.ts";
 import { route } from "../../../server/http/route.ts";
 import { actorOf, type RequestContext } from "../../../services/context.ts";
 import { createPool, listPools } from "../../../services/orchestration/pools.ts";

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../../server/dashboard-form.ts";
-import { redirectWithNotice } from "../../../server/dashboard-notice.ts";
-import { pageInfo } from "../../../server/dashboard-page.ts";
+import { attempt, parseForm } from "../../../server/dashboard/form.ts";
+import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
+import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { createTemplate, listTemplates } from "../../../services/prompts/templates.ts";
 import { PromptsPage } from "../../../views/prompts.tsx";

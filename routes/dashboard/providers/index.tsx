@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../server/dashboard-page.ts";
+import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { listProviderConfigs } from "../../../services/provider-configs/config.ts";
 import { ProvidersPage } from "../../../views/providers.tsx";

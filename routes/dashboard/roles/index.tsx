@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../../server/dashboard-form.ts";
-import { redirectWithNotice } from "../../../server/dashboard-notice.ts";
-import { usersPage } from "../../../server/dashboard-users.tsx";
+import { attempt, parseForm } from "../../../server/dashboard/form.ts";
+import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
+import { usersPage } from "../../../server/dashboard/users.tsx";
 import { route } from "../../../server/http/route.ts";
 import { createRole } from "../../../services/rbac/roles.ts";
 import { CreateRoleBody } from "../../filtration/_schemas/rbac.ts";

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { attempt } from "../../../../server/dashboard-form.ts";
-import { pageInfo } from "../../../../server/dashboard-page.ts";
-import { redirect } from "../../../../server/dashboard-session.ts";
+import { attempt } from "../../../../server/dashboard/form.ts";
+import { pageInfo } from "../../../../server/dashboard/page.ts";
+import { redirect } from "../../../../server/dashboard/session.ts";
 import { route } from "../../../../server/http/route.ts";
 import { me } from "../../../../services/auth/me.ts";
 import { disableTotp } from "../../../../services/auth/totp.ts";

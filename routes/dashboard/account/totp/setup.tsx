@@ -1,5 +1,5 @@
-import { pageInfo } from "../../../../server/dashboard-page.ts";
-import { qrDataUrl } from "../../../../server/dashboard-qr.ts";
+import { pageInfo } from "../../../../server/dashboard/page.ts";
+import { qrDataUrl } from "../../../../server/dashboard/qr.ts";
 import { route } from "../../../../server/http/route.ts";
 import { me } from "../../../../services/auth/me.ts";
 import { setupTotp } from "../../../../services/auth/totp.ts";

@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { attempt } from "../../../../server/dashboard-form.ts";
-import { pageInfo } from "../../../../server/dashboard-page.ts";
-import { qrDataUrl } from "../../../../server/dashboard-qr.ts";
-import { redirect } from "../../../../server/dashboard-session.ts";
+import { attempt } from "../../../../server/dashboard/form.ts";
+import { pageInfo } from "../../../../server/dashboard/page.ts";
+import { qrDataUrl } from "../../../../server/dashboard/qr.ts";
+import { redirect } from "../../../../server/dashboard/session.ts";
 import { route } from "../../../../server/http/route.ts";
 import { me } from "../../../../services/auth/me.ts";
 import { enableTotp } from "../../../../services/auth/totp.ts";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../../server/dashboard-page.ts";
+import { pageInfo } from "../../../../server/dashboard/page.ts";
 import { route } from "../../../../server/http/route.ts";
 import { apiKeyUsage } from "../../../../services/usage/key-usage.ts";
 import { ApiKeyUsagePage } from "../../../../views/api-key-usage.tsx";

@@ -1,4 +1,4 @@
-import { recordAction } from "../../../../server/dashboard-notice.ts";
+import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { revokeApiKey } from "../../../../services/api-keys/keys.ts";
 
 export const POST = recordAction({

@@ -1,4 +1,4 @@
-import { recordAction } from "../../../../server/dashboard-notice.ts";
+import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { terminateDeployment } from "../../../../services/orchestration/deployments.ts";
 
 export const POST = recordAction({

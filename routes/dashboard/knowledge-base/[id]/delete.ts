@@ -1,4 +1,4 @@
-import { recordAction } from "../../../../server/dashboard-notice.ts";
+import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { deleteCollection } from "../../../../services/knowledge-base/collections.ts";
 
 export const POST = recordAction({

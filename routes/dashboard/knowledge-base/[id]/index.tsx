@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { collectionPage } from "../../../../server/dashboard-collection.tsx";
+import { collectionPage } from "../../../../server/dashboard/collection.tsx";
 import { route } from "../../../../server/http/route.ts";
 
 export const GET = route({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { collectionPage } from "../../../../server/dashboard-collection.tsx";
-import { attempt } from "../../../../server/dashboard-form.ts";
+import { collectionPage } from "../../../../server/dashboard/collection.tsx";
+import { attempt } from "../../../../server/dashboard/form.ts";
 import { route } from "../../../../server/http/route.ts";
 import {
   type UploadedFile,

@@ -1,4 +1,4 @@
-import { recordAction } from "../../../../server/dashboard-notice.ts";
+import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { deletePool } from "../../../../services/orchestration/pools.ts";
 
 export const POST = recordAction({

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../../server/dashboard-page.ts";
+import { pageInfo } from "../../../../server/dashboard/page.ts";
 import { route } from "../../../../server/http/route.ts";
 import { listDeployments } from "../../../../services/orchestration/deployments.ts";
 import { getPool, poolInventory } from "../../../../services/orchestration/pools.ts";

@@ -1,4 +1,4 @@
-import { recordAction } from "../../../../server/dashboard-notice.ts";
+import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { deleteTemplate } from "../../../../services/prompts/templates.ts";
 
 export const POST = recordAction({

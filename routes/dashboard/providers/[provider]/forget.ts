@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { redirect } from "../../../../server/dashboard-session.ts";
+import { redirect } from "../../../../server/dashboard/session.ts";
 import { route } from "../../../../server/http/route.ts";
 import { setProviderConfig } from "../../../../services/provider-configs/config.ts";
 

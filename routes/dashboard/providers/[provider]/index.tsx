@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { attempt, type FieldErrors } from "../../../../server/dashboard-form.ts";
-import { pageInfo } from "../../../../server/dashboard-page.ts";
-import { redirect } from "../../../../server/dashboard-session.ts";
+import { attempt, type FieldErrors } from "../../../../server/dashboard/form.ts";
+import { pageInfo } from "../../../../server/dashboard/page.ts";
+import { redirect } from "../../../../server/dashboard/session.ts";
 import { route } from "../../../../server/http/route.ts";
 import { listProviderConfigs, setProviderConfig } from "../../../../services/provider-configs/config.ts";
 import { ProvidersPage } from "../../../../views/providers.tsx";

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { attempt } from "../../../../server/dashboard-form.ts";
-import { redirectWithNotice } from "../../../../server/dashboard-notice.ts";
-import { usersPage } from "../../../../server/dashboard-users.tsx";
+import { attempt } from "../../../../server/dashboard/form.ts";
+import { redirectWithNotice } from "../../../../server/dashboard/notice.ts";
+import { usersPage } from "../../../../server/dashboard/users.tsx";
 import { route } from "../../../../server/http/route.ts";
 import { updateRole } from "../../../../services/rbac/roles.ts";
 

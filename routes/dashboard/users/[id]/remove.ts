@@ -1,4 +1,4 @@
-import { recordAction } from "../../../../server/dashboard-notice.ts";
+import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { removeUser } from "../../../../services/rbac/users.ts";
 
 export const POST = recordAction({

@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { attempt } from "../../../../../server/dashboard-form.ts";
-import { pageInfo } from "../../../../../server/dashboard-page.ts";
-import { configFromForm, renderPolicies } from "../../../../../server/dashboard-policies.tsx";
-import { redirect } from "../../../../../server/dashboard-session.ts";
+import { attempt } from "../../../../../server/dashboard/form.ts";
+import { pageInfo } from "../../../../../server/dashboard/page.ts";
+import { configFromForm, renderPolicies } from "../../../../../server/dashboard/policies.tsx";
+import { redirect } from "../../../../../server/dashboard/session.ts";
 import { route } from "../../../../../server/http/route.ts";
 import { setPolicy } from "../../../../../services/policies/policies.ts";
 import { PolicyTypeParams } from "../../../../filtration/_schemas/policies.ts";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../../../server/dashboard-page.ts";
-import { renderPolicies } from "../../../../../server/dashboard-policies.tsx";
+import { pageInfo } from "../../../../../server/dashboard/page.ts";
+import { renderPolicies } from "../../../../../server/dashboard/policies.tsx";
 import { route } from "../../../../../server/http/route.ts";
 
 export const GET = route({

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { redirectWithNotice } from "../../../../../../server/dashboard-notice.ts";
+import { redirectWithNotice } from "../../../../../../server/dashboard/notice.ts";
 import { route } from "../../../../../../server/http/route.ts";
 import { deletePolicy } from "../../../../../../services/policies/policies.ts";
 import { PolicyTypeParams } from "../../../../../filtration/_schemas/policies.ts";

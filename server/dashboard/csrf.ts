@@ -2,7 +2,7 @@
 // state-changing request must echo, as the X-CSRF-Token header (htmx, see views/dashboard.js) or as
 // the `_csrf` field of a plain form. A cross-site page can neither read the cookie nor set the header.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { readCookie } from "./dashboard-session.ts";
+import { readCookie } from "./session.ts";
 
 export const csrfCookie = "llmp_csrf";
 export const csrfHeader = "x-csrf-token";

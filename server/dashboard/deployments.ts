@@ -2,10 +2,10 @@
 // typed in, and the container image the engine documents when the form leaves it blank.
 
 import { t } from "elysia";
-import { engines } from "../adapters/engines/index.ts";
-import { deploymentStates, type EngineId } from "../db/schema/deployments.ts";
-import type { DeploymentFilters } from "../views/deployments.tsx";
-import type { FieldErrors, FormValues } from "./dashboard-form.ts";
+import { engines } from "../../adapters/engines/index.ts";
+import { deploymentStates, type EngineId } from "../../db/schema/deployments.ts";
+import type { DeploymentFilters } from "../../views/deployments.tsx";
+import type { FieldErrors, FormValues } from "./form.ts";
 
 /** The image recorded for a deployment whose form left it blank: the engine's own, else its name. */
 export function defaultImageOf(engine: string): string {

@@ -3,10 +3,10 @@
 // dashboard say something else), the next page shows the message as a status notice, and
 // views/dashboard.js clears the cookie once shown.
 import { t } from "elysia";
-import type { RequestContext } from "../services/context.ts";
-import type { Permission } from "../services/permissions.ts";
-import { readCookie, redirect } from "./dashboard-session.ts";
-import { route } from "./http/route.ts";
+import type { RequestContext } from "../../services/context.ts";
+import type { Permission } from "../../services/permissions.ts";
+import { route } from "../http/route.ts";
+import { readCookie, redirect } from "./session.ts";
 
 export const notices = {
   "user-added": "User added.",

@@ -1,11 +1,11 @@
 // What every dashboard page knows besides its own data: who is signed in (for the header, the
 // navigation and which buttons to offer), the CSRF token for its forms, the organizations for the
 // switcher and the path it was asked for. Pages build it once with `pageInfo` and pass it to Layout.
-import { listMyOrganizations, type OrganizationMembership } from "../services/auth/organizations.ts";
-import { type Actor, actorOf, type RequestContext } from "../services/context.ts";
-import type { Permission } from "../services/permissions.ts";
-import { csrfTokenOf } from "./dashboard-csrf.ts";
-import { noticeOf } from "./dashboard-notice.ts";
+import { listMyOrganizations, type OrganizationMembership } from "../../services/auth/organizations.ts";
+import { type Actor, actorOf, type RequestContext } from "../../services/context.ts";
+import type { Permission } from "../../services/permissions.ts";
+import { csrfTokenOf } from "./csrf.ts";
+import { noticeOf } from "./notice.ts";
 
 export interface PageInfo {
   actor: Actor;
@@ -13,7 +13,7 @@ export interface PageInfo {
   /** Path and query of the page, for the switcher's return and the sign-in's `next`. */
   path: string;
   organizations: OrganizationMembership[];
-  /** What the change before this page did, when it ended in a redirect (server/dashboard-notice.ts). */
+  /** What the change before this page did, when it ended in a redirect (server/dashboard/notice.ts). */
   notice?: string | undefined;
 }
 

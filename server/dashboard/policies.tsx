@@ -1,15 +1,15 @@
 // The deployment's policies page, rendered by its GET and by the POST of a form with problems: every
 // value read through the same services as GET /management/config/{policy_type}?deployment_id=…
-import { type PolicyType, policyTypes } from "../db/schema/index.ts";
-import type { RequestContext } from "../services/context.ts";
-import { listCollections } from "../services/knowledge-base/collections.ts";
-import { getDeployment, listDeployments } from "../services/orchestration/deployments.ts";
-import { getPolicy, type PolicyView } from "../services/policies/policies.ts";
-import { policySchemas } from "../services/policies/schemas.ts";
-import { listTemplates } from "../services/prompts/templates.ts";
-import { DeploymentPoliciesPage, type DeploymentPoliciesProps } from "../views/deployment-policies.tsx";
-import { type FormResult, type FormValues, parseForm } from "./dashboard-form.ts";
-import { can, type PageInfo } from "./dashboard-page.ts";
+import { type PolicyType, policyTypes } from "../../db/schema/index.ts";
+import type { RequestContext } from "../../services/context.ts";
+import { listCollections } from "../../services/knowledge-base/collections.ts";
+import { getDeployment, listDeployments } from "../../services/orchestration/deployments.ts";
+import { getPolicy, type PolicyView } from "../../services/policies/policies.ts";
+import { policySchemas } from "../../services/policies/schemas.ts";
+import { listTemplates } from "../../services/prompts/templates.ts";
+import { DeploymentPoliciesPage, type DeploymentPoliciesProps } from "../../views/deployment-policies.tsx";
+import { type FormResult, type FormValues, parseForm } from "./form.ts";
+import { can, type PageInfo } from "./page.ts";
 
 export async function renderPolicies(
   ctx: RequestContext,

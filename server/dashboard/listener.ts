@@ -1,16 +1,16 @@
 // The admin dashboard listener: the same gateway machinery as the APIs, with the session cookie as
 // credentials and sign-in instead of a JSON 401.
-import type { AppContext } from "../services/context.ts";
-import { errorPage } from "../views/error-page.tsx";
-import type { ServiceName } from "./config.ts";
-import { checkCsrf, csrfTokenOf } from "./dashboard-csrf.ts";
-import { accessTokenOf, refreshSession } from "./dashboard-refresh.ts";
-import { redirect } from "./dashboard-session.ts";
-import { httpStatusOf } from "./error-table.ts";
-import { createGateway, type GatewayOptions } from "./http/gateway.ts";
-import { listen } from "./http/listen.ts";
-import { loadRouteFiles, loadRoutes } from "./http/loader.ts";
-import type { Listener } from "./platform.ts";
+import type { AppContext } from "../../services/context.ts";
+import { errorPage } from "../../views/error-page.tsx";
+import type { ServiceName } from "../config.ts";
+import { httpStatusOf } from "../error-table.ts";
+import { createGateway, type GatewayOptions } from "../http/gateway.ts";
+import { listen } from "../http/listen.ts";
+import { loadRouteFiles, loadRoutes } from "../http/loader.ts";
+import type { Listener } from "../platform.ts";
+import { checkCsrf, csrfTokenOf } from "./csrf.ts";
+import { accessTokenOf, refreshSession } from "./refresh.ts";
+import { redirect } from "./session.ts";
 
 /**
  * Strict CSP: scripts and styles only from this origin (htmx is served from node_modules), so an

@@ -1,10 +1,10 @@
 // A collection's page with its documents, for its GET and for an upload that comes back.
-import type { RequestContext } from "../services/context.ts";
-import { collectionOfOrg } from "../services/knowledge-base/collections.ts";
-import { listDocuments } from "../services/knowledge-base/documents.ts";
-import { CollectionPage } from "../views/knowledge-base.tsx";
-import type { FormState } from "../views/parts/form.tsx";
-import { pageInfo } from "./dashboard-page.ts";
+import type { RequestContext } from "../../services/context.ts";
+import { collectionOfOrg } from "../../services/knowledge-base/collections.ts";
+import { listDocuments } from "../../services/knowledge-base/documents.ts";
+import { CollectionPage } from "../../views/knowledge-base.tsx";
+import type { FormState } from "../../views/parts/form.tsx";
+import { pageInfo } from "./page.ts";
 
 export async function collectionPage(
   ctx: RequestContext,
