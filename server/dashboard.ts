@@ -10,7 +10,7 @@ import { httpStatusOf } from "./error-table.ts";
 import { createGateway, type GatewayOptions } from "./http/gateway.ts";
 import { listen } from "./http/listen.ts";
 import { loadRouteFiles, loadRoutes } from "./http/loader.ts";
-import type { Listener } from "./platform.ts";
+import type { Listener } from "./listener.ts";
 
 /**
  * Strict CSP: scripts and styles only from this origin (htmx is served from node_modules), so an

@@ -22,14 +22,10 @@ import { httpStatusOf } from "./error-table.ts";
 import { GrpcMetrics } from "./grpc/metrics-interceptor.ts";
 import { startGrpc } from "./grpc/start.ts";
 import { startHttpGateway } from "./http/listen.ts";
+import type { Listener } from "./listener.ts";
 import { startTracing, type Tracing, tracingSettingsFromEnv } from "./telemetry.ts";
 
-export interface Listener {
-  name: ServiceName | "grpc";
-  port: number;
-  /** Stop accepting, let in-flight work finish until the deadline, then close. */
-  stop(deadlineMs: number): Promise<void>;
-}
+export type { Listener };
 
 export interface Platform {
   app: AppContext;
