@@ -21,8 +21,8 @@ export interface AppContext {
   clock: () => Date;
   /** OpenTelemetry tracer when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set (server/telemetry.ts); else none. */
   tracer?: import("@opentelemetry/api").Tracer | undefined;
-  /** The inference gateway's process-wide state, when this process runs it. */
-  inference?: import("./inference/runtime.ts").InferenceRuntime;
+  // `inference`, the inference gateway's process-wide state, is added by services/inference/runtime.ts:
+  // this module is the base every service imports, so it names nothing above it.
 }
 
 /** A signed-in user acting within one organization. */
