@@ -2,7 +2,7 @@
 // request (RequestContext). Services know nothing of HTTP, gRPC or HTML; this is all they see.
 
 import type { Database } from "../db/client.ts";
-import type { Config } from "../server/config.ts";
+import type { Config } from "./config.ts";
 import type { Permission } from "./permissions.ts";
 
 export type LogFields = Record<string, unknown>;
