@@ -7,6 +7,7 @@ import { migrate } from "../db/migrate.ts";
 import { ConfigError, loadConfig } from "../server/config.ts";
 import { lockDataDir } from "../server/data-dir-lock.ts";
 import { createLogger } from "../server/log.ts";
+import { LastUsedTracker } from "../services/api-keys/last-used.ts";
 import { resetPassword } from "../services/auth/reset-password.ts";
 import { AppError } from "../services/errors.ts";
 
@@ -22,7 +23,14 @@ try {
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: join(config.dataDir, "pgdata") });
   try {
     await migrate(database.db);
-    const app = { db: database.db, config, log: createLogger("silent"), clock: () => new Date() };
+    const log = createLogger("silent");
+    const app = {
+      db: database.db,
+      config,
+      log,
+      clock: () => new Date(),
+      lastUsed: new LastUsedTracker(database.db, log),
+    };
     const reset = await resetPassword(app, email, config.adminPassword);
     process.stdout.write(
       `Password of ${reset.email} reset; ${reset.sessionsRevoked} session(s) revoked.\n` +

@@ -4,73 +4,18 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
+import {
+  type Config,
+  type LogLevel,
+  logLevels,
+  type Ports,
+  type ServiceName,
+  serviceNames,
+} from "../services/config.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 
-export const serviceNames = ["inference", "filtration", "orchestration", "dashboard"] as const;
-export type ServiceName = (typeof serviceNames)[number];
-
-export const logLevels = ["debug", "info", "warn", "error", "silent"] as const;
-export type LogLevel = (typeof logLevels)[number];
-
-export interface Ports {
-  inference: number;
-  filtration: number;
-  orchestration: number;
-  grpc: number;
-  dashboard: number;
-}
-
-export interface Config {
-  dataDir: string;
-  /** Unset: embedded PGlite under dataDir. */
-  databaseUrl: string | undefined;
-  /** Unset: in-process counters. */
-  redisUrl: string | undefined;
-  host: string;
-  ports: Ports;
-  filtrationUrl: string;
-  orchestrationUrl: string;
-  internalApiKey: string;
-  jwtSecret: string;
-  /** Seals secrets stored in the database (TOTP secrets, provider credentials). */
-  encryptionKey: string;
-  adminEmail: string;
-  /** Unset: a password is generated on first start and printed once. */
-  adminPassword: string | undefined;
-  allowRegistration: boolean;
-  /** How often nodes send heartbeats; a node silent for three intervals turns UNHEALTHY. */
-  heartbeatIntervalMs: number;
-  /**
-   * A node OFFLINE or UNHEALTHY, silent this long and hosting no live replica, leaves the inventory
-   * (NODE_RETIRE_AFTER_S): a pool lists the machines it has, not every worker it ever had.
-   */
-  nodeRetireAfterS: number;
-  /** Where model sources may point: local model files only inside these directories (MODELS_DIR). */
-  modelSources: ModelSourceSettings;
-  /** Whether an `external` deployment's endpoints may be loopback, link-local or private addresses. */
-  externalEndpointsAllowPrivate: boolean;
-  logLevel: LogLevel;
-  services: ReadonlySet<ServiceName>;
-  /**
-   * Proxies (addresses or CIDR ranges) whose X-Forwarded-For is believed for the client address the
-   * sign-in throttle and the audit log record. Empty (the default): the socket's peer address.
-   */
-  trustedProxies: string[];
-  /**
-   * Passive health of replicas at the inference gateway: failures in a row that take a replica out
-   * of rotation (REPLICA_FAILURE_THRESHOLD), the first probe's delay and its back-off's ceiling.
-   */
-  replicaHealth: { failureThreshold: number; probeBaseMs: number; probeMaxMs: number };
-}
-
-export interface ModelSourceSettings {
-  /** Absolute directories a local model path must resolve into; downloads go to the first. */
-  dirs: string[];
-  /** http:// model URLs too (https:// only otherwise). */
-  allowHttp: boolean;
-  /** Hosts (`name` or `name:port`) a model URL may name even when they are loopback or private. */
-  allowedHosts: string[];
-}
+// Where the process's callers have always found them.
+export type { Config, LogLevel, ServiceName };
 
 export class ConfigError extends Error {
   constructor(

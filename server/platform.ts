@@ -6,7 +6,7 @@ import { RedisStore } from "../adapters/redis/client.ts";
 import { redisLoadStore } from "../adapters/redis/load-reports.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
-import { flushLastUsed } from "../services/api-keys/last-used.ts";
+import { LastUsedTracker } from "../services/api-keys/last-used.ts";
 import { databaseLoadStore } from "../services/autoscaling/database-load.ts";
 import { type LoadStore, processLoadStore } from "../services/autoscaling/load.ts";
 import type { AppContext, Logger } from "../services/context.ts";
@@ -22,14 +22,10 @@ import { httpStatusOf } from "./error-table.ts";
 import { GrpcMetrics } from "./grpc/metrics-interceptor.ts";
 import { startGrpc } from "./grpc/start.ts";
 import { startHttpGateway } from "./http/listen.ts";
+import type { Listener } from "./listener.ts";
 import { startTracing, type Tracing, tracingSettingsFromEnv } from "./telemetry.ts";
 
-export interface Listener {
-  name: ServiceName | "grpc";
-  port: number;
-  /** Stop accepting, let in-flight work finish until the deadline, then close. */
-  stop(deadlineMs: number): Promise<void>;
-}
+export type { Listener };
 
 export interface Platform {
   app: AppContext;
@@ -52,7 +48,14 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   const tracingSettings = tracingSettingsFromEnv();
   const tracing: Tracing | undefined = tracingSettings ? startTracing(tracingSettings) : undefined;
   if (tracingSettings) log.info("tracing on", { otlp_traces_url: tracingSettings.url });
-  const app: AppContext = { db: database.db, config, log, clock: () => new Date(), tracer: tracing?.tracer };
+  const app: AppContext = {
+    db: database.db,
+    config,
+    log,
+    clock: () => new Date(),
+    tracer: tracing?.tracer,
+    lastUsed: new LastUsedTracker(database.db, log),
+  };
   // The administrator is created below, once every listener is bound (services/orgs/bootstrap.ts).
   await bootstrap(app, { admin: false });
   const statistics = database.kind === "pglite" ? keepStatistics(app) : undefined;
@@ -166,7 +169,7 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
         // Inference logs and usage still queued are written before the database closes.
         await app.inference?.close();
         // API-key uses noted in memory since the last flush.
-        await flushLastUsed(app).catch((error) => log.warn("last_used_at not written", { error }));
+        await app.lastUsed.flush().catch((error) => log.warn("last_used_at not written", { error }));
         redis?.close();
         if (statistics) clearInterval(statistics);
         await database.close();

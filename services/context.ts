@@ -2,27 +2,24 @@
 // request (RequestContext). Services know nothing of HTTP, gRPC or HTML; this is all they see.
 
 import type { Database } from "../db/client.ts";
-import type { Config } from "../server/config.ts";
+import type { LastUsedTracker } from "./api-keys/last-used.ts";
+import type { Config } from "./config.ts";
+import type { LogFields, Logger } from "./logger.ts";
 import type { Permission } from "./permissions.ts";
 
-export type LogFields = Record<string, unknown>;
-export interface Logger {
-  debug(msg: string, fields?: LogFields): void;
-  info(msg: string, fields?: LogFields): void;
-  warn(msg: string, fields?: LogFields): void;
-  error(msg: string, fields?: LogFields): void;
-  child(fields: LogFields): Logger;
-}
+export type { LogFields, Logger };
 
 export interface AppContext {
   db: Database;
   config: Config;
   log: Logger;
   clock: () => Date;
+  /** API-key uses noted in memory and written in batches; built by server/platform.ts, flushed at stop. */
+  lastUsed: LastUsedTracker;
   /** OpenTelemetry tracer when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set (server/telemetry.ts); else none. */
   tracer?: import("@opentelemetry/api").Tracer | undefined;
-  /** The inference gateway's process-wide state, when this process runs it. */
-  inference?: import("./inference/runtime.ts").InferenceRuntime;
+  // `inference`, the inference gateway's process-wide state, is added by services/inference/runtime.ts:
+  // this module is the base every service imports, so it names nothing above it.
 }
 
 /** A signed-in user acting within one organization. */

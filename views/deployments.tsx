@@ -1,5 +1,5 @@
 import { deploymentStates, engineIds } from "../db/schema/deployments.ts";
-import { configurationFields } from "../server/dashboard/deployments.ts";
+import { configurationFields, type DeploymentFilters } from "../server/dashboard/deployments.ts";
 import type { FieldErrors, FormValues } from "../server/dashboard/form.ts";
 import { can, type PageInfo } from "../server/dashboard/page.ts";
 import { poolAcceptsDeployments } from "../services/orchestration/pools.ts";
@@ -16,12 +16,6 @@ const tokenPrices = (d: DeploymentView) =>
     ? "not set"
     : `${d.input_price_per_million ?? 0} in, ${d.output_price_per_million ?? 0} out, per million tokens`;
 const readyOf = (d: DeploymentView) => d.observed_replicas.filter((r) => r.state === "READY").length;
-
-export interface DeploymentFilters {
-  status?: string | undefined;
-  name?: string | undefined;
-  page: number;
-}
 
 export const filtersQuery = (f: DeploymentFilters, page = f.page) =>
   new URLSearchParams({

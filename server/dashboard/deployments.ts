@@ -4,7 +4,6 @@
 import { t } from "elysia";
 import { engines } from "../../adapters/engines/index.ts";
 import { deploymentStates, type EngineId } from "../../db/schema/deployments.ts";
-import type { DeploymentFilters } from "../../views/deployments.tsx";
 import type { FieldErrors, FormValues } from "./form.ts";
 
 /** The image recorded for a deployment whose form left it blank: the engine's own, else its name. */
@@ -112,6 +111,13 @@ export const ListQuery = t.Object({
   name: t.Optional(t.String({ maxLength: 128 })),
   page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
 });
+
+/** The deployments list's filters, as its query string carries them. */
+export interface DeploymentFilters {
+  status?: string | undefined;
+  name?: string | undefined;
+  page: number;
+}
 
 export const filtersOf = (query: { status?: string; name?: string; page?: number }): DeploymentFilters => ({
   status: query.status || undefined,

@@ -7,7 +7,7 @@ import { httpStatusOf } from "../error-table.ts";
 import { createGateway, type GatewayOptions } from "../http/gateway.ts";
 import { listen } from "../http/listen.ts";
 import { loadRouteFiles, loadRoutes } from "../http/loader.ts";
-import type { Listener } from "../platform.ts";
+import type { Listener } from "../listener.ts";
 import { checkCsrf, csrfTokenOf } from "./csrf.ts";
 import { accessTokenOf, refreshSession } from "./refresh.ts";
 import { redirect } from "./session.ts";

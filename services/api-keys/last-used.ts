@@ -2,8 +2,8 @@
 // all the keys used since the last flush are written in one UPDATE every few seconds (and on
 // shutdown). The column is therefore a few seconds late, which is all a "last used" needs.
 import { sql } from "drizzle-orm";
-import type { Database, Executor } from "../../db/client.ts";
-import type { AppContext, Logger } from "../context.ts";
+import type { Executor } from "../../db/client.ts";
+import type { Logger } from "../logger.ts";
 
 export const lastUsedFlushMs = 5_000;
 
@@ -71,21 +71,4 @@ export class LastUsedTracker {
       where api_keys.id = v.id`);
     return batch.size;
   }
-}
-
-const trackers = new WeakMap<Database, LastUsedTracker>();
-
-/** The tracker of this process for ctx's database (one per database, so test apps stay apart). */
-export function lastUsedOf(ctx: Pick<AppContext, "db" | "log">): LastUsedTracker {
-  let tracker = trackers.get(ctx.db);
-  if (!tracker) {
-    tracker = new LastUsedTracker(ctx.db, ctx.log);
-    trackers.set(ctx.db, tracker);
-  }
-  return tracker;
-}
-
-/** Writes what is pending for ctx's database, if anything; for shutdown. */
-export async function flushLastUsed(ctx: Pick<AppContext, "db">): Promise<number> {
-  return (await trackers.get(ctx.db)?.flush()) ?? 0;
 }

@@ -4,7 +4,6 @@
 import { eq } from "drizzle-orm";
 import { apiKeys } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
-import { lastUsedOf } from "./last-used.ts";
 import { apiKeyPattern, hashApiKey } from "./secret.ts";
 
 export interface VerifiedApiKey {
@@ -18,7 +17,7 @@ export interface VerifiedApiKey {
 }
 
 export async function verifyApiKey(
-  ctx: Pick<AppContext, "db" | "log" | "clock">,
+  ctx: Pick<AppContext, "db" | "clock" | "lastUsed">,
   rawKey: string,
 ): Promise<VerifiedApiKey | undefined> {
   if (!apiKeyPattern.test(rawKey)) return undefined;
@@ -36,7 +35,7 @@ export async function verifyApiKey(
     .limit(1);
   const now = ctx.clock();
   if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) return undefined;
-  lastUsedOf(ctx).touch(row.id, now);
+  ctx.lastUsed.touch(row.id, now);
   return {
     keyId: row.id,
     orgId: row.orgId,

@@ -15,7 +15,7 @@ import { effectivePolicies } from "../policies/effective.ts";
 import { applicableBudgets, hasLimits } from "../spend/budgets.ts";
 import { type DeploymentPrice, isPriced } from "../spend/prices.ts";
 
-type Ctx = Pick<AppContext, "db" | "log" | "clock">;
+type Ctx = Pick<AppContext, "db" | "log" | "clock" | "lastUsed">;
 
 /** The port's context, plus the deployment's status for callers that show it. */
 export interface ResolvedContext extends InferenceContext {

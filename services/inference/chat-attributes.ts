@@ -11,7 +11,7 @@ import {
   ATTR_GEN_AI_RESPONSE_ID,
 } from "@opentelemetry/semantic-conventions/incubating";
 import type { RelayOutcome } from "../../adapters/upstream/sse-relay.ts";
-import type { ChatRequestBody } from "./chat.ts";
+import type { ChatRequestBody } from "./messages.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
 const numberOr = (value: unknown) => (typeof value === "number" ? value : undefined);

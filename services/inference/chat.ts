@@ -10,19 +10,17 @@ import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";
 import { classify } from "./classifier.ts";
-import { type ChatMessage, estimatePromptTokens, estimateTokens, textOf } from "./messages.ts";
+import {
+  type ChatMessage,
+  type ChatRequestBody,
+  estimatePromptTokens,
+  estimateTokens,
+  textOf,
+} from "./messages.ts";
 import type { GenAiOperation } from "./metrics.ts";
 import type { InferenceContext, Resolution } from "./port.ts";
 import { sendRouted } from "./routing.ts";
 import type { InferenceRuntime } from "./runtime.ts";
-
-export interface ChatRequestBody {
-  model: string;
-  messages: ChatMessage[];
-  stream?: boolean | undefined;
-  stream_options?: { include_usage?: boolean | undefined; [k: string]: unknown } | undefined;
-  [key: string]: unknown;
-}
 
 export interface ChatInput {
   apiKey: string | undefined;

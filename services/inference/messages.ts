@@ -24,3 +24,12 @@ export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
+
+/** A chat-completions request body as the lifecycle reads it: the fields it uses, the rest passed on. */
+export interface ChatRequestBody {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean | undefined;
+  stream_options?: { include_usage?: boolean | undefined; [k: string]: unknown } | undefined;
+  [key: string]: unknown;
+}

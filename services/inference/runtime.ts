@@ -57,6 +57,15 @@ export interface InferenceRuntime {
   close(): Promise<void>;
 }
 
+// The inference runtime adds itself to what every service receives, so that services/context.ts (which
+// the runtime's own parts import) does not import it back.
+declare module "../context.ts" {
+  interface AppContext {
+    /** The inference gateway's process-wide state, when this process runs it. */
+    inference?: InferenceRuntime;
+  }
+}
+
 export interface InferenceTracing {
   tracer: Tracer;
   /** Prompts and answers on spans, only when an operator opted in. */

@@ -3,7 +3,7 @@
 // what is never prose (scripts, styles, navigation).
 import { compile, type FormatCallback } from "html-to-text";
 import { extractText, getDocumentProxy } from "unpdf";
-import type { DocumentType } from "./upload.ts";
+import type { DocumentType } from "./document-types.ts";
 
 // html-to-text (on htmlparser2) reads the markup: attribute values stay out of the text, entities are
 // decoded, scripts and styles are never text. Headings come out as Markdown headings, which the chunker

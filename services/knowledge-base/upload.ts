@@ -10,6 +10,7 @@ import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
 import { storeChunks } from "./chunk-store.ts";
 import { collectionOfOrg } from "./collections.ts";
+import { type DocumentType, documentTypeOf } from "./document-types.ts";
 import { type DocumentView, documentView } from "./documents.ts";
 import { pdfToText } from "./extract.ts";
 
@@ -19,25 +20,6 @@ export const uploadLimits = {
   /** The route's body limit: room for a few full-size files and the multipart framing. */
   requestBytes: 50 * 1024 * 1024 + 64 * 1024,
 } as const;
-
-export type DocumentType = "text/plain" | "text/markdown" | "text/html" | "application/pdf";
-
-const byMime: Record<string, DocumentType> = {
-  "text/plain": "text/plain",
-  "text/markdown": "text/markdown",
-  "text/x-markdown": "text/markdown",
-  "text/html": "text/html",
-  "application/pdf": "application/pdf",
-};
-const byExtension: Record<string, DocumentType> = {
-  txt: "text/plain",
-  text: "text/plain",
-  md: "text/markdown",
-  markdown: "text/markdown",
-  html: "text/html",
-  htm: "text/html",
-  pdf: "application/pdf",
-};
 
 /** What a multipart file part offers (a web File satisfies it). */
 export interface UploadedFile {
@@ -53,15 +35,6 @@ export interface UploadResult {
   documents: (DocumentView & { duplicate: boolean })[];
   stored: number;
   duplicates: number;
-}
-
-/** The type of a file from its declared media type, or from its extension when that says nothing. */
-export function documentTypeOf(name: string, declared: string): DocumentType | undefined {
-  const mime = declared.split(";")[0]?.trim().toLowerCase() ?? "";
-  if (byMime[mime]) return byMime[mime];
-  if (mime !== "" && mime !== "application/octet-stream") return undefined;
-  const extension = name.toLowerCase().split(".").pop() ?? "";
-  return name.includes(".") ? byExtension[extension] : undefined;
 }
 
 interface Checked {

@@ -23,7 +23,7 @@ import {
 } from "../../adapters/net/addresses.ts";
 import type { Executor } from "../../db/client.ts";
 import { models } from "../../db/schema/index.ts";
-import type { ModelSourceSettings } from "../../server/config.ts";
+import type { ModelSourceSettings } from "../config.ts";
 import { AppError, invalid } from "../errors.ts";
 
 export type ModelSource =

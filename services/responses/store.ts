@@ -7,7 +7,7 @@ import type { AppContext } from "../context.ts";
 import type { KeyedLookup, ResponseStorePort, StoredResponse } from "../inference/port.ts";
 import type { ConversationItem, ResponseObject } from "../inference/responses/schemas.ts";
 
-type Ctx = Pick<AppContext, "db" | "log" | "clock">;
+type Ctx = Pick<AppContext, "db" | "log" | "clock" | "lastUsed">;
 
 export async function saveResponse(ctx: Ctx, record: StoredResponse): Promise<void> {
   await ctx.db.insert(storedResponses).values({

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { rowsOf } from "../../db/migrate.ts";
 import { apiKeys } from "../../db/schema/index.ts";
-import { LastUsedTracker, lastUsedOf } from "../../services/api-keys/last-used.ts";
+import { LastUsedTracker } from "../../services/api-keys/last-used.ts";
 import { verifyApiKey } from "../../services/api-keys/verify.ts";
 import {
   call,
@@ -163,7 +163,7 @@ test("an expired key fails verification; unknown and malformed keys too", async 
 test("uses are written to last_used_at in one batch, not per request", async () => {
   const a = await create({ name: "used-a" });
   const b = await create({ name: "used-b" });
-  const tracker = lastUsedOf(t.app);
+  const tracker = t.app.lastUsed;
   await tracker.flush();
   for (let i = 0; i < 5; i++) {
     await verifyApiKey(t.app, a.body.key);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { knowledgeDocuments } from "../../db/schema/index.ts";
-import { documentTypeOf } from "../../services/knowledge-base/upload.ts";
+import { documentTypeOf } from "../../services/knowledge-base/document-types.ts";
 import {
   call,
   createOrganization,

@@ -7,6 +7,7 @@ import { type Config, loadConfig } from "../../server/config.ts";
 import { buildDashboard } from "../../server/dashboard/listener.ts";
 import { buildHttpGateway } from "../../server/http/listen.ts";
 import { createLogger } from "../../server/log.ts";
+import { LastUsedTracker } from "../../services/api-keys/last-used.ts";
 import type { AppContext } from "../../services/context.ts";
 import { bootstrap } from "../../services/orgs/bootstrap.ts";
 import { freshDatabase, type TestDatabase } from "./database.ts";
@@ -37,11 +38,13 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
   const database = await freshDatabase();
   const config = testConfig(overrides);
+  const log = createLogger(config.logLevel);
   const app: AppContext = {
     db: database.handle.db,
     config,
-    log: createLogger(config.logLevel),
+    log,
     clock: () => new Date(),
+    lastUsed: new LastUsedTracker(database.handle.db, log),
   };
   await bootstrap(app);
   return {

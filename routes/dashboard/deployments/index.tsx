@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import type { DeploymentState } from "../../../db/schema/deployments.ts";
 import {
+  type DeploymentFilters,
   deployFormErrors,
   deployRequestOf,
   filtersOf,
@@ -15,11 +16,7 @@ import { actorOf, type RequestContext } from "../../../services/context.ts";
 import { deploy, pageOfDeployments } from "../../../services/orchestration/deployments.ts";
 import { listModels } from "../../../services/orchestration/models.ts";
 import { listPools } from "../../../services/orchestration/pools.ts";
-import {
-  type DeploymentFilters,
-  DeploymentsPage,
-  type DeploymentsPageProps,
-} from "../../../views/deployments.tsx";
+import { DeploymentsPage, type DeploymentsPageProps } from "../../../views/deployments.tsx";
 import { DeployRequest } from "../../orchestration/_schemas/deployment.ts";
 
 async function render(

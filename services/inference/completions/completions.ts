@@ -4,8 +4,9 @@
 // the prompt rather than continuing it token for token. The lifecycle (key, limits, quota,
 // guardrails, templates, retrieval, logs, usage) is the core's.
 import { invalid } from "../../errors.ts";
-import { type ChatInput, type ChatRequestBody, chatCompletion } from "../chat.ts";
+import { type ChatInput, chatCompletion } from "../chat.ts";
 import { type ChatChunk, type StreamTranslator, sseData, translateChatStream } from "../chat-stream.ts";
+import type { ChatRequestBody } from "../messages.ts";
 import type { Completion, CompletionRequest } from "./schemas.ts";
 
 export type TranslatedInput<Body> = Omit<ChatInput, "body" | "resolved" | "inputParam" | "operation"> & {

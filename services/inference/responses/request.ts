@@ -3,8 +3,7 @@
 // function_call_output → tool messages), tools and text.format become chat tools and
 // response_format. What a chat model's server cannot do is refused by name, never ignored.
 import { AppError, invalid } from "../../errors.ts";
-import type { ChatRequestBody } from "../chat.ts";
-import type { ChatMessage } from "../messages.ts";
+import type { ChatMessage, ChatRequestBody } from "../messages.ts";
 import type { ContentPart, ConversationItem, InputItem, MessageItem, ResponsesRequest } from "./schemas.ts";
 
 /** Fields of OpenAI's Responses API that need what a self-hosted chat model does not have. */
