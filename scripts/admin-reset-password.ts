@@ -4,10 +4,10 @@
 import { join } from "node:path";
 import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
+import { createAppContext } from "../server/compose.ts";
 import { ConfigError, loadConfig } from "../server/config.ts";
 import { lockDataDir } from "../server/data-dir-lock.ts";
 import { createLogger } from "../server/log.ts";
-import { LastUsedTracker } from "../services/api-keys/last-used.ts";
 import { resetPassword } from "../services/auth/reset-password.ts";
 import { AppError } from "../services/errors.ts";
 
@@ -23,14 +23,7 @@ try {
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: join(config.dataDir, "pgdata") });
   try {
     await migrate(database.db);
-    const log = createLogger("silent");
-    const app = {
-      db: database.db,
-      config,
-      log,
-      clock: () => new Date(),
-      lastUsed: new LastUsedTracker(database.db, log),
-    };
+    const app = createAppContext({ db: database.db, config, log: createLogger("silent") });
     const reset = await resetPassword(app, email, config.adminPassword);
     process.stdout.write(
       `Password of ${reset.email} reset; ${reset.sessionsRevoked} session(s) revoked.\n` +

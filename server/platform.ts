@@ -1,24 +1,17 @@
 // Starts the services this process runs (SERVICES) on one shared AppContext, and stops them in order.
+// It opens what the process stands on (database, tracing, Redis); server/compose.ts builds the rest.
 
 import { join } from "node:path";
-import { httpFiltration } from "../adapters/filtration/http-port.ts";
 import { RedisStore } from "../adapters/redis/client.ts";
-import { redisLoadStore } from "../adapters/redis/load-reports.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
-import { LastUsedTracker } from "../services/api-keys/last-used.ts";
-import { databaseLoadStore } from "../services/autoscaling/database-load.ts";
-import { type LoadStore, processLoadStore } from "../services/autoscaling/load.ts";
 import type { AppContext, Logger } from "../services/context.ts";
-import { createInferenceRuntime } from "../services/inference/runtime.ts";
-import { inProcessFiltration } from "../services/inference-context/in-process-port.ts";
-import { writingToSharedDatabase } from "../services/inference-context/shared-database-writes.ts";
 import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
 import { bootstrap, createFirstAdmin } from "../services/orgs/bootstrap.ts";
+import { composeApp } from "./compose.ts";
 import { type Config, ConfigError, type ServiceName } from "./config.ts";
 import { startDashboard } from "./dashboard/listener.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
-import { httpStatusOf } from "./error-table.ts";
 import { GrpcMetrics } from "./grpc/metrics-interceptor.ts";
 import { startGrpc } from "./grpc/start.ts";
 import { startHttpGateway } from "./http/listen.ts";
@@ -48,34 +41,10 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   const tracingSettings = tracingSettingsFromEnv();
   const tracing: Tracing | undefined = tracingSettings ? startTracing(tracingSettings) : undefined;
   if (tracingSettings) log.info("tracing on", { otlp_traces_url: tracingSettings.url });
-  const app: AppContext = {
-    db: database.db,
-    config,
-    log,
-    clock: () => new Date(),
-    tracer: tracing?.tracer,
-    lastUsed: new LastUsedTracker(database.db, log),
-  };
-  // The administrator is created below, once every listener is bound (services/orgs/bootstrap.ts).
-  await bootstrap(app, { admin: false });
-  const statistics = database.kind === "pglite" ? keepStatistics(app) : undefined;
-
-  let redis: RedisStore | undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
+  const { app, load } = composeApp({ database, config, log, tracing, redis });
   const readinessChecks: Record<string, () => Promise<void>> = {};
-  if (config.redisUrl) {
-    // One attempt of at most two seconds: an unreachable Redis delays no listener longer than that, and
-    // the store keeps trying in the background while requests follow their on_store_error.
-    const store = new RedisStore(config.redisUrl);
-    redis = store;
-    const waitStarted = performance.now();
-    await store.connect();
-    if (!store.connected) {
-      log.warn("redis unreachable at start; /ready reports it until it answers", {
-        waited_ms: Math.round(performance.now() - waitStarted),
-      });
-    }
-    readinessChecks.redis = () => store.ping();
-  }
+  if (redis) readinessChecks.redis = () => redis.ping();
 
   // Not ready until the first start is over (the first administrator exists), so a script that waits
   // for /ready can sign in at once.
@@ -85,18 +54,15 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
       throw new Error("starting: the first administrator is created once every listener is bound");
   };
 
-  // Where the gateways' load reports meet the orchestrator (services/autoscaling/load.ts).
-  const load: LoadStore = redis
-    ? redisLoadStore(redis)
-    : config.databaseUrl
-      ? databaseLoadStore(app.db)
-      : processLoadStore;
-
   const listeners: Listener[] = [];
   let reconciler: Reconciler | undefined;
   let boot: Awaited<ReturnType<typeof createFirstAdmin>> = { adminCreated: false };
   const run = (name: ServiceName) => config.services.has(name);
+  let statistics: ReturnType<typeof setInterval> | undefined;
   try {
+    // The administrator is created below, once every listener is bound (services/orgs/bootstrap.ts).
+    await bootstrap(app, { admin: false });
+    statistics = database.kind === "pglite" ? keepStatistics(app) : undefined;
     if (run("filtration"))
       listeners.push(
         await bound("filtration", config, () => startHttpGateway(app, "filtration", readinessChecks)),
@@ -113,29 +79,10 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
         load,
       });
     }
-    if (run("inference")) {
-      // Steps the filtration side owns are plain calls when it runs here, else HTTP to FILTRATION_URL.
-      // Apart from filtration but on the same PostgreSQL: logs and usage go straight to the database.
-      const remote = httpFiltration({ baseUrl: config.filtrationUrl, internalApiKey: config.internalApiKey });
-      app.inference = createInferenceRuntime({
-        port: run("filtration")
-          ? inProcessFiltration(app)
-          : database.kind === "postgres"
-            ? writingToSharedDatabase(remote, app)
-            : remote,
-        redis,
-        log,
-        statusOf: httpStatusOf,
-        tracing,
-        replicaHealth: config.replicaHealth,
-        load,
-        onDemand: () => reconciler?.kick(),
-        spillDir: join(config.dataDir, "spill"),
-      });
+    if (run("inference"))
       listeners.push(
         await bound("inference", config, () => startHttpGateway(app, "inference", readinessChecks)),
       );
-    }
     if (run("dashboard"))
       listeners.push(await bound("dashboard", config, () => startDashboard(app, readinessChecks)));
     // Every listener is bound: only now can a generated password be printed for sure.
@@ -144,6 +91,9 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   } catch (error) {
     await reconciler?.stop();
     await Promise.all(listeners.map((l) => l.stop(0)));
+    await app.inference?.close();
+    redis?.close();
+    if (statistics) clearInterval(statistics);
     await database.close();
     await tracing?.shutdown();
     unlock();
@@ -190,6 +140,22 @@ const portVariables: Record<Listener["name"], string> = {
   grpc: "GRPC_PORT",
   dashboard: "DASHBOARD_PORT",
 };
+
+/**
+ * One attempt of at most two seconds: an unreachable Redis delays no listener longer than that, and
+ * the store keeps trying in the background while requests follow their on_store_error.
+ */
+async function connectRedis(url: string, log: Logger): Promise<RedisStore> {
+  const store = new RedisStore(url);
+  const waitStarted = performance.now();
+  await store.connect();
+  if (!store.connected) {
+    log.warn("redis unreachable at start; /ready reports it until it answers", {
+      waited_ms: Math.round(performance.now() - waitStarted),
+    });
+  }
+  return store;
+}
 
 /** Starts a listener; a port already taken is a configuration error naming the variable to change. */
 async function bound(

@@ -3,13 +3,12 @@
 import { providerIds } from "../../db/schema/pools.ts";
 import { actorOf, type RequestContext } from "../../services/context.ts";
 import { defaultProviderId } from "../../services/orchestration/providers.ts";
-import { orchestrationOf } from "../../services/orchestration/runtime.ts";
 import type { ProviderChoice } from "../../views/pools.tsx";
 
 export async function providerChoices(
   ctx: RequestContext,
 ): Promise<{ providers: ProviderChoice[]; defaultProvider: string }> {
-  const known = orchestrationOf(ctx).providers;
+  const known = ctx.orchestration.providers;
   const providers = providerIds
     .filter((id) => known[id])
     .map((id) => ({ id, summary: known[id]?.summary ?? "" }));

@@ -62,7 +62,7 @@ export interface InferenceRuntime {
 declare module "../context.ts" {
   interface AppContext {
     /** The inference gateway's process-wide state, when this process runs it. */
-    inference?: InferenceRuntime;
+    readonly inference?: InferenceRuntime;
   }
 }
 

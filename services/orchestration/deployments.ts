@@ -27,7 +27,6 @@ import { checkContainerSource, checkModelSource, normalizeModelSource } from "./
 import { assertPoolHasRoom } from "./pool-size.ts";
 import { assertPoolAcceptsDeployments } from "./pools.ts";
 import { providerNamed } from "./providers.ts";
-import { orchestrationOf } from "./runtime.ts";
 import { assertDeploymentRemovable, moveDeployment, recordDeploymentCreated } from "./state-machine.ts";
 import { upstreamEndpointProblems } from "./upstream-endpoints.ts";
 import { Problems } from "./validation.ts";
@@ -190,7 +189,7 @@ async function deployNow(
       details: { name, pool_id: pool.id, engine, replicas: replicaCount },
     };
   });
-  orchestrationOf(ctx).kick();
+  ctx.orchestration.kick();
   return result;
 }
 
@@ -331,7 +330,7 @@ async function startDeploymentNow(ctx: RequestContext, deploymentId: string): Pr
     await tx.update(deployments).set({ desiredState: "running" }).where(eq(deployments.id, row.id));
     return { result: (await viewsOf(tx, [{ ...moved, desiredState: "running" }]))[0] as DeploymentView };
   });
-  orchestrationOf(ctx).kick();
+  ctx.orchestration.kick();
   return view;
 }
 
@@ -374,7 +373,7 @@ async function scaleDeploymentNow(
       details: { from: row.replicas, to: replicas },
     };
   });
-  orchestrationOf(ctx).kick();
+  ctx.orchestration.kick();
   return view;
 }
 
@@ -429,7 +428,7 @@ async function terminateDeploymentNow(ctx: RequestContext, deploymentId: string)
       return { result: (await viewsOf(tx, [{ ...moved, desiredState: "stopped" }]))[0] as DeploymentView };
     },
   );
-  orchestrationOf(ctx).kick();
+  ctx.orchestration.kick();
   return view;
 }
 
@@ -453,7 +452,7 @@ async function deleteDeploymentNow(
       return { result: { deployment_id: row.id, deleted: true as const } };
     },
   );
-  orchestrationOf(ctx).kick();
+  ctx.orchestration.kick();
   return result;
 }
 

@@ -2,7 +2,6 @@
 // WebSocket sends the last lines, then each new line as it comes, one JSON object a message.
 import type { RequestContext } from "../context.ts";
 import { type LogEntry, lastLines, visibleDeploymentId } from "./logs.ts";
-import { orchestrationOf } from "./runtime.ts";
 
 export { visibleDeploymentId };
 
@@ -30,7 +29,7 @@ export async function openLogStream(
 ): Promise<() => void> {
   const early: LogEntry[] = [];
   let live = false;
-  const unsubscribe = orchestrationOf(ctx).logs.subscribe(deploymentId, (entry) =>
+  const unsubscribe = ctx.orchestration.logs.subscribe(deploymentId, (entry) =>
     live ? send(entry) : early.push(entry),
   );
   const backlog = await lastLines(ctx, deploymentId, { limit: backlogLines });

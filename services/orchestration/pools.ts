@@ -11,7 +11,6 @@ import { traced } from "../telemetry/tracing.ts";
 import { uuidOr404 } from "./ids.ts";
 import { nodeTokenFor, nodeTokenHash } from "./node-token.ts";
 import { providerOrDefault } from "./providers.ts";
-import { orchestrationOf } from "./runtime.ts";
 import { assertPoolRemovable, movePool } from "./state-machine.ts";
 import { Problems } from "./validation.ts";
 import { type NodeView, nodeView, type PoolFigures, type PoolView, poolView } from "./views.ts";
@@ -119,7 +118,7 @@ async function createPoolNow(
       .returning();
     return { result: poolView(row as PoolRow), details: { provider: provider.id, name } };
   });
-  orchestrationOf(ctx).kick();
+  ctx.orchestration.kick();
   return { ...view, node_token: token };
 }
 
@@ -207,7 +206,7 @@ async function deletePoolNow(ctx: RequestContext, poolId: string): Promise<PoolV
     const moved = await movePool(tx, pool, "Deleting", null, ctx.clock());
     return { result: poolView(moved, (await nodeCounts(tx, [pool.id])).get(pool.id)) };
   });
-  orchestrationOf(ctx).kick();
+  ctx.orchestration.kick();
   return view;
 }
 

@@ -4,14 +4,13 @@ import { type ProviderId, providerIds } from "../../db/schema/pools.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { invalid } from "../errors.ts";
 import { hasProviderCredentials, providerAccess } from "../provider-configs/access.ts";
-import { orchestrationOf } from "./runtime.ts";
 
 /**
  * CONTRACTS: `nosana` when its credentials are configured (the organization's provider
  * configuration holds credentials for nosana, and this installation has the adapter), else `local`.
  */
 export async function defaultProviderId(ctx: AppContext, orgId: string): Promise<ProviderId> {
-  if (orchestrationOf(ctx).providers.nosana && (await hasProviderCredentials(ctx, orgId, "nosana")))
+  if (ctx.orchestration.providers.nosana && (await hasProviderCredentials(ctx, orgId, "nosana")))
     return "nosana";
   return "local";
 }
@@ -36,9 +35,9 @@ export const isProviderId = (value: string): value is ProviderId =>
 /** The provider named, or 400 naming `field`. */
 export function providerNamed(ctx: AppContext, id: string, field = "provider"): ComputeProvider {
   if (!isProviderId(id)) throw invalid(field, `unknown provider "${id}" (known: ${providerIds.join(", ")})`);
-  const provider = orchestrationOf(ctx).providers[id];
+  const provider = ctx.orchestration.providers[id];
   if (!provider) {
-    const available = providerIds.filter((p) => orchestrationOf(ctx).providers[p]);
+    const available = providerIds.filter((p) => ctx.orchestration.providers[p]);
     throw invalid(
       field,
       `the ${id} provider is not available in this installation (available: ${available.join(", ")})`,

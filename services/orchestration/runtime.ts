@@ -1,35 +1,50 @@
-// What the orchestration services share within one process for one database: the providers (the
-// local one remembers the workers it launched), the log hub, model downloads, and a way to wake the
-// reconciler after a write. Keyed by the database handle, so several platforms in one process (the
-// test suite) stay apart.
+// What the orchestration services share within one process: the providers (the local one remembers
+// the workers it launched), the log hub, model downloads, and a way to wake the reconciler after a
+// write. Built once by the composition root (server/compose.ts) and carried on the AppContext, so
+// several platforms in one process (the test suite) each have their own.
 
 import { createProviders, type ProviderRegistry } from "../../adapters/providers/index.ts";
-import type { Database } from "../../db/client.ts";
 import type { AppContext } from "../context.ts";
 import { providerAccounts } from "../provider-configs/access.ts";
 import { LogHub } from "./logs.ts";
 import { ModelFetcher } from "./model-source.ts";
 
-export interface OrchestrationRuntime {
-  providers: ProviderRegistry;
-  logs: LogHub;
-  models: ModelFetcher;
-  /** Wakes the reconciler now rather than at its next tick; a no-op when none runs here. */
-  kick(): void;
+// The orchestration runtime adds itself to what every service receives, as the inference runtime
+// does, so that services/context.ts (which the runtime's own parts import) does not import it back.
+declare module "../context.ts" {
+  interface AppContext {
+    /** The orchestration services' process-wide state (providers, log hub, model downloads). */
+    readonly orchestration: OrchestrationRuntime;
+  }
 }
 
-const runtimes = new WeakMap<Database, OrchestrationRuntime>();
+export class OrchestrationRuntime {
+  readonly logs = new LogHub();
+  #wake: (() => void) | undefined;
 
-export function orchestrationOf(ctx: AppContext): OrchestrationRuntime {
-  let runtime = runtimes.get(ctx.db);
-  if (!runtime) {
-    runtime = {
-      providers: createProviders({ dataDir: ctx.config.dataDir, accounts: providerAccounts(ctx) }),
-      logs: new LogHub(),
-      models: new ModelFetcher(ctx.config.modelSources),
-      kick: () => {},
-    };
-    runtimes.set(ctx.db, runtime);
+  constructor(
+    /** Replaceable as a whole: tests swap in fakes, as a new orchestration process would start afresh. */
+    public providers: ProviderRegistry,
+    readonly models: ModelFetcher,
+  ) {}
+
+  /** Wakes the reconciler now rather than at its next tick; a no-op when none runs here. */
+  kick(): void {
+    this.#wake?.();
   }
-  return runtime;
+
+  /** The reconciler of this process says how to wake it; the function returned ends that. */
+  wakeWith(wake: () => void): () => void {
+    this.#wake = wake;
+    return () => {
+      if (this.#wake === wake) this.#wake = undefined;
+    };
+  }
+}
+
+export function createOrchestrationRuntime(ctx: Pick<AppContext, "db" | "config">): OrchestrationRuntime {
+  return new OrchestrationRuntime(
+    createProviders({ dataDir: ctx.config.dataDir, accounts: providerAccounts(ctx) }),
+    new ModelFetcher(ctx.config.modelSources),
+  );
 }

@@ -21,7 +21,6 @@ import { scheduleEmbedding } from "../knowledge-base/embedding-index.ts";
 import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { uuidOr404 } from "../orchestration/ids.ts";
-import { orchestrationOf } from "../orchestration/runtime.ts";
 import { Problems } from "../orchestration/validation.ts";
 import { configProblems, type PolicyConfigs, policyDefaults } from "./schemas.ts";
 
@@ -257,7 +256,7 @@ async function autoscalingProblems(
     .innerJoin(pools, eq(pools.id, deployments.poolId))
     .where(eq(deployments.id, deploymentId))
     .limit(1);
-  const provider = row && orchestrationOf(ctx).providers[row.provider];
+  const provider = row && ctx.orchestration.providers[row.provider];
   if (!row || !provider) return [];
   return (
     provider.validateDeployment?.({
@@ -330,7 +329,7 @@ export async function setPolicy(
   });
   if (policyType === "rag") await startEmbedding(ctx, actor.orgId, config as PolicyConfigs["rag"]);
   // The reconciler applies min and max at its next pass; sooner when it runs in this process.
-  if (policyType === "autoscaling") orchestrationOf(ctx).kick();
+  if (policyType === "autoscaling") ctx.orchestration.kick();
   return view;
 }
 

@@ -16,7 +16,6 @@ import type { LoadStore } from "../../services/autoscaling/load.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "../../services/inference/runtime.ts";
 import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
-import { orchestrationOf } from "../../services/orchestration/runtime.ts";
 import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 
@@ -64,7 +63,7 @@ export async function startAutoscalingTest(
   options: { pricePerHour?: number } = {},
 ): Promise<AutoscalingTest> {
   const o = await startOrchestrationTest();
-  const runtime = orchestrationOf(o.t.app);
+  const runtime = o.t.app.orchestration;
   runtime.providers = {
     ...runtime.providers,
     local: { ...slowWorkerProvider(o.t.config.dataDir, options.pricePerHour), id: "local" },

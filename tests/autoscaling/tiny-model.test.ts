@@ -1,10 +1,12 @@
 // The real thing on this machine: a `local` deployment of the tiny GGUF model with real llama.cpp
 // workers scales to zero, and a streamed and a plain chat completion sent at zero replicas both wait
 // for the worker to start and are answered with tokens.
+
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { withInference } from "../../server/compose.ts";
 import { errorTable } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
@@ -22,13 +24,16 @@ let apiKey: string;
 
 beforeAll(async () => {
   o = await startOrchestrationTest();
-  o.t.app.inference = createInferenceRuntime({
-    port: inProcessFiltration(o.t.app),
-    redis: undefined,
-    log: o.t.app.log,
-    statusOf: (error) => errorTable[error.code].status,
-    onDemand: () => reconciler.kick(),
-  });
+  o.t.app = withInference(
+    o.t.app,
+    createInferenceRuntime({
+      port: inProcessFiltration(o.t.app),
+      redis: undefined,
+      log: o.t.app.log,
+      statusOf: (error) => errorTable[error.code].status,
+      onDemand: () => reconciler.kick(),
+    }),
+  );
   inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
   reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, drainMs: 200 });
   apiKey = (await call(o.filtration, "POST", "/management/api-keys", { token: o.token, body: { name: "t" } }))

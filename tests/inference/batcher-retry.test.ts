@@ -2,8 +2,10 @@
 // a failing sink is retried after a capped, jittered back-off (it once got 171 calls in 200 ms and a
 // sink rejecting at once froze the event loop), a recovered sink gets the batch, and a batch refused
 // with a 4xx is dropped, counted in /metrics and logged.
+
 import { afterAll, expect, test } from "bun:test";
 import { httpFiltration } from "../../adapters/filtration/http-port.ts";
+import { withInference } from "../../server/compose.ts";
 import { errorTable } from "../../server/error-table.ts";
 import type { LogFields, Logger } from "../../services/context.ts";
 import { Batcher, backoffMs } from "../../services/inference/batcher.ts";
@@ -124,7 +126,7 @@ test("a batch the filtration side refuses (4xx) is dropped, counted in /metrics 
     statusOf: (error) => errorTable[error.code].status,
   });
   try {
-    t.app.inference = runtime;
+    t.app = withInference(t.app, runtime);
     const { handle } = await gatewayHandler(t.app, "inference");
 
     runtime.usage.add({ orgId: "o", deploymentId: "d", apiKeyId: "k", promptTokens: 1, completionTokens: 2 });

@@ -1,10 +1,12 @@
 // The typical workflow's last step: an API key and the deployment name, through the inference gateway,
 // to a real llama.cpp worker of the tiny model, with the official openai SDK.
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import Ajv from "ajv";
 import OpenAI from "openai";
 import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { withInference } from "../../server/compose.ts";
 import { errorTable } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
@@ -28,12 +30,15 @@ let apiKey: string;
 
 beforeAll(async () => {
   o = await startOrchestrationTest();
-  o.t.app.inference = createInferenceRuntime({
-    port: inProcessFiltration(o.t.app),
-    redis: undefined,
-    log: o.t.app.log,
-    statusOf: (error) => errorTable[error.code].status,
-  });
+  o.t.app = withInference(
+    o.t.app,
+    createInferenceRuntime({
+      port: inProcessFiltration(o.t.app),
+      redis: undefined,
+      log: o.t.app.log,
+      statusOf: (error) => errorTable[error.code].status,
+    }),
+  );
   orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
   inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
   reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, restartBaseMs: 200 });

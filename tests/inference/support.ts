@@ -1,11 +1,13 @@
 // Shared set-up of the inference gateway tests: a test platform with its inference gateway listening
 // on a real port (the openai SDK and raw fetch both talk to it), a deployment whose ready replica is
 // an OpenAI stub the test steers, an API key, and helpers to attach policies.
+
 import { RedisClient } from "bun";
 import { and, eq } from "drizzle-orm";
 import type { RedisCommands } from "../../adapters/redis/client.ts";
 import { auditLogs, inferenceLogs, type PolicyType } from "../../db/schema/index.ts";
 import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
+import { withInference } from "../../server/compose.ts";
 import { httpStatusOf } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
@@ -58,7 +60,7 @@ export async function startGatewayTest(
     tracing: options.tracing,
     replicaHealth: options.replicaHealth,
   });
-  o.t.app.inference = runtime;
+  o.t.app = withInference(o.t.app, runtime);
   const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
   const stub = startOpenAiStub();
   const model = `stub-${crypto.randomUUID().slice(0, 8)}`;

@@ -1,7 +1,9 @@
 // A gateway in front of a real llama.cpp worker of the tiny random-weight model, deployed through the
 // orchestration API on the local provider, and an API key for it: what the client tests run against.
+
 import { join } from "node:path";
 import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { withInference } from "../../server/compose.ts";
 import { errorTable } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import { createInferenceRuntime } from "../../services/inference/runtime.ts";
@@ -20,12 +22,15 @@ export interface TinyDeployment {
 
 export async function startTinyDeployment(model = "tiny-chat"): Promise<TinyDeployment> {
   const o = await startOrchestrationTest();
-  o.t.app.inference = createInferenceRuntime({
-    port: inProcessFiltration(o.t.app),
-    redis: undefined,
-    log: o.t.app.log,
-    statusOf: (error) => errorTable[error.code].status,
-  });
+  o.t.app = withInference(
+    o.t.app,
+    createInferenceRuntime({
+      port: inProcessFiltration(o.t.app),
+      redis: undefined,
+      log: o.t.app.log,
+      statusOf: (error) => errorTable[error.code].status,
+    }),
+  );
   const orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
   const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
   const reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, restartBaseMs: 200 });

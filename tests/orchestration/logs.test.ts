@@ -6,7 +6,6 @@ import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
 import { keepLines } from "../../services/orchestration/logs.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
-import { orchestrationOf } from "../../services/orchestration/runtime.ts";
 import { call } from "../support/app.ts";
 import {
   createPool,
@@ -76,7 +75,7 @@ describe("GET /deployment/logs/{deployment_id}", () => {
   }, 30_000);
 
   test("keeps only the last lines of a deployment", async () => {
-    const hub = orchestrationOf(o.t.app).logs;
+    const hub = o.t.app.orchestration.logs;
     hub.push(
       deploymentId,
       0,
@@ -120,7 +119,7 @@ describe("the log stream", () => {
       socket.onerror = reject;
     });
     await eventually(async () => messages.length > 0, 5000, "the backlog");
-    orchestrationOf(o.t.app).logs.push(deploymentId, 0, "stderr", ["a live line"]);
+    o.t.app.orchestration.logs.push(deploymentId, 0, "stderr", ["a live line"]);
     const live = await eventually(
       async () => messages.find((m) => m.line === "a live line"),
       5000,

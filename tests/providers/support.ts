@@ -1,6 +1,7 @@
 // What every provider test shares: a platform with its orchestration and inference gateways
 // listening, a reconciler, one real llama.cpp worker of the tiny model (the fakes point their
 // running replicas at it), and helpers to deploy, wait and call through the gateway.
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,13 +9,13 @@ import OpenAI from "openai";
 import { createProviders } from "../../adapters/providers/index.ts";
 import type { ComputeProvider } from "../../adapters/providers/provider.ts";
 import type { ProviderId } from "../../db/schema/pools.ts";
+import { withInference } from "../../server/compose.ts";
 import { errorTable } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
 import { createInferenceRuntime } from "../../services/inference/runtime.ts";
 import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
-import { orchestrationOf } from "../../services/orchestration/runtime.ts";
 import { providerAccounts } from "../../services/provider-configs/access.ts";
 import { startTinyWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
 import {
@@ -46,12 +47,15 @@ export interface ProviderTest {
 export async function startProviderTest(): Promise<ProviderTest> {
   // Short heartbeat intervals, so a silent worker turns UNHEALTHY within a second.
   const o = await startOrchestrationTest({ HEARTBEAT_INTERVAL_MS: "300" });
-  o.t.app.inference = createInferenceRuntime({
-    port: inProcessFiltration(o.t.app),
-    redis: undefined,
-    log: o.t.app.log,
-    statusOf: (error) => errorTable[error.code].status,
-  });
+  o.t.app = withInference(
+    o.t.app,
+    createInferenceRuntime({
+      port: inProcessFiltration(o.t.app),
+      redis: undefined,
+      log: o.t.app.log,
+      statusOf: (error) => errorTable[error.code].status,
+    }),
+  );
   const workerDir = mkdtempSync(join(tmpdir(), "llmp-worker-"));
   const worker = await startTinyWorker(workerDir, modelName);
   const orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
@@ -84,7 +88,7 @@ export function freshProviders(
   provider: ProviderId,
   make: (accounts: ReturnType<typeof providerAccounts>) => ComputeProvider,
 ) {
-  const runtime = orchestrationOf(o.t.app);
+  const runtime = o.t.app.orchestration;
   const accounts = providerAccounts(o.t.app);
   runtime.providers = {
     ...createProviders({ dataDir: o.t.config.dataDir, accounts }),

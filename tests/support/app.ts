@@ -3,11 +3,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createAppContext } from "../../server/compose.ts";
 import { type Config, loadConfig } from "../../server/config.ts";
 import { buildDashboard } from "../../server/dashboard/listener.ts";
 import { buildHttpGateway } from "../../server/http/listen.ts";
 import { createLogger } from "../../server/log.ts";
-import { LastUsedTracker } from "../../services/api-keys/last-used.ts";
 import type { AppContext } from "../../services/context.ts";
 import { bootstrap } from "../../services/orgs/bootstrap.ts";
 import { freshDatabase, type TestDatabase } from "./database.ts";
@@ -38,14 +38,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
   const database = await freshDatabase();
   const config = testConfig(overrides);
-  const log = createLogger(config.logLevel);
-  const app: AppContext = {
-    db: database.handle.db,
-    config,
-    log,
-    clock: () => new Date(),
-    lastUsed: new LastUsedTracker(database.handle.db, log),
-  };
+  const app = createAppContext({ db: database.handle.db, config, log: createLogger(config.logLevel) });
   await bootstrap(app);
   return {
     app,

@@ -1,0 +1,100 @@
+// The composition root: every long-lived object of a process is built here, once, and handed to
+// what needs it on the AppContext. Nothing is looked up later by key or patched in after the fact:
+// the orchestration runtime (providers, log hub, model downloads, the reconciler's wake-up), the
+// API-key use tracker, the load store, and the inference runtime (caches, limiter, balancer,
+// batchers) when this process runs the inference gateway. server/platform.ts opens what these
+// stand on (database, Redis, tracing), composes, then binds the listeners; tests compose the same
+// way through tests/support/app.ts.
+
+import { join } from "node:path";
+import { httpFiltration } from "../adapters/filtration/http-port.ts";
+import type { RedisStore } from "../adapters/redis/client.ts";
+import { redisLoadStore } from "../adapters/redis/load-reports.ts";
+import type { Database } from "../db/client.ts";
+import { LastUsedTracker } from "../services/api-keys/last-used.ts";
+import { databaseLoadStore } from "../services/autoscaling/database-load.ts";
+import { type LoadStore, processLoadStore } from "../services/autoscaling/load.ts";
+import type { AppContext, Logger } from "../services/context.ts";
+import type { FiltrationPort } from "../services/inference/port.ts";
+import { createInferenceRuntime, type InferenceRuntime } from "../services/inference/runtime.ts";
+import { inProcessFiltration } from "../services/inference-context/in-process-port.ts";
+import { writingToSharedDatabase } from "../services/inference-context/shared-database-writes.ts";
+import { createOrchestrationRuntime } from "../services/orchestration/runtime.ts";
+import type { Config } from "./config.ts";
+import { httpStatusOf } from "./error-table.ts";
+import type { Tracing } from "./telemetry.ts";
+
+export interface AppParts {
+  db: Database;
+  config: Config;
+  log: Logger;
+  tracer?: AppContext["tracer"];
+}
+
+/** What every service receives, without the inference runtime (scripts, tests, the filtration side). */
+export function createAppContext({ db, config, log, tracer }: AppParts): AppContext {
+  return {
+    db,
+    config,
+    log,
+    clock: () => new Date(),
+    tracer,
+    lastUsed: new LastUsedTracker(db, log),
+    orchestration: createOrchestrationRuntime({ db, config }),
+  };
+}
+
+export interface Infrastructure {
+  database: { db: Database; kind: "pglite" | "postgres" };
+  config: Config;
+  log: Logger;
+  tracing: Tracing | undefined;
+  redis: RedisStore | undefined;
+}
+
+export interface Composition {
+  app: AppContext;
+  /** Where the gateways' load reports meet the orchestrator (services/autoscaling/load.ts). */
+  load: LoadStore;
+}
+
+/** The whole process: the AppContext, with the inference runtime when this process runs inference. */
+export function composeApp(infra: Infrastructure): Composition {
+  const { database, config, log, tracing, redis } = infra;
+  const base = createAppContext({ db: database.db, config, log, tracer: tracing?.tracer });
+  const load = loadStoreOf(infra);
+  if (!config.services.has("inference")) return { app: base, load };
+  const inference: InferenceRuntime = createInferenceRuntime({
+    // The filtration side sees the context without the inference runtime: it needs none.
+    port: filtrationPortOf(infra, base),
+    redis,
+    log,
+    statusOf: httpStatusOf,
+    tracing,
+    replicaHealth: config.replicaHealth,
+    load,
+    onDemand: () => base.orchestration.kick(),
+    spillDir: join(config.dataDir, "spill"),
+  });
+  return { app: withInference(base, inference), load };
+}
+
+function loadStoreOf({ redis, config, database }: Infrastructure): LoadStore {
+  if (redis) return redisLoadStore(redis);
+  return config.databaseUrl ? databaseLoadStore(database.db) : processLoadStore;
+}
+
+/**
+ * Steps the filtration side owns are plain calls when it runs here, else HTTP to FILTRATION_URL.
+ * Apart from filtration but on the same PostgreSQL: logs and usage go straight to the database.
+ */
+function filtrationPortOf({ config, database }: Infrastructure, app: AppContext): FiltrationPort {
+  if (config.services.has("filtration")) return inProcessFiltration(app);
+  const remote = httpFiltration({ baseUrl: config.filtrationUrl, internalApiKey: config.internalApiKey });
+  return database.kind === "postgres" ? writingToSharedDatabase(remote, app) : remote;
+}
+
+/** The same context with an inference runtime (tests compose their own). */
+export function withInference(app: AppContext, inference: InferenceRuntime): AppContext {
+  return { ...app, inference };
+}
