@@ -18,8 +18,9 @@ export interface AppContext {
   lastUsed: LastUsedTracker;
   /** OpenTelemetry tracer when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set (server/telemetry.ts); else none. */
   tracer?: import("@opentelemetry/api").Tracer | undefined;
-  // `inference`, the inference gateway's process-wide state, is added by services/inference/runtime.ts:
-  // this module is the base every service imports, so it names nothing above it.
+  // `orchestration` and `inference`, the orchestration services' and the inference gateway's process-wide
+  // state, are added by services/orchestration/runtime.ts and services/inference/runtime.ts: this module
+  // is the base every service imports, so it names nothing above it. server/compose.ts builds them.
 }
 
 /** A signed-in user acting within one organization. */

@@ -35,6 +35,8 @@ export async function buildHttpGateway(
   const own = await loadRouteFiles(name);
   const replicas = name === "orchestration" ? [replicaGauges(app)] : [];
   const routes = [...(await loadRoutes("_common")), ...own.http];
+  // The inference runtime comes with the AppContext it was composed into (server/compose.ts).
+  const inference = name === "inference" && app.inference ? [app.inference.metrics.registry] : [];
   return createGateway({
     name,
     app,
@@ -44,12 +46,7 @@ export async function buildHttpGateway(
     description: about[name].description,
     errorStyle: about[name].openai ? "openai" : "platform",
     readinessChecks,
-    // The inference runtime may be replaced after the gateway is built (tests do): read it per scrape.
-    metrics: () => [
-      ...registries,
-      ...replicas,
-      ...(name === "inference" && app.inference ? [app.inference.metrics.registry] : []),
-    ],
+    metrics: () => [...registries, ...replicas, ...inference],
   });
 }
 

@@ -1,0 +1,147 @@
+// The request hooks every gateway runs around its routes: admission (request id, response headers,
+// body size, the gateway's own guard), problems rendered in the gateway's error style, unexpected
+// errors logged, and the access macro that authorizes a request and builds its RequestContext.
+
+import { isDatabaseUnreachable } from "../../db/unreachable.ts";
+import { type Authorization, authorize, type Credentials } from "../../services/auth/authorize.ts";
+import type { AppContext, Logger, RequestContext } from "../../services/context.ts";
+import { AppError } from "../../services/errors.ts";
+import { counter } from "../../services/observability/counters.ts";
+import { throttledWarning } from "../../services/observability/throttled-log.ts";
+import type { Access } from "../../services/permissions.ts";
+import { httpStatusOf } from "../error-table.ts";
+import { clientAddress, parseTrustedProxies } from "./client-address.ts";
+import type { GatewayOptions } from "./gateway-options.ts";
+import { readLimited, tooLarge } from "./input.ts";
+import type { InputRules } from "./input-rules.ts";
+import { openaiBody, type Problem, platformBody, problemOf } from "./problems.ts";
+import { newRequestId, type RequestBook } from "./request-book.ts";
+
+type ResponseSet = { status?: number | string; headers: Record<string, string | number> };
+
+export interface EarlyContext {
+  request: Request;
+  set: { headers: Record<string, string | number>; status?: number | string };
+}
+
+export type RenderProblem = (problem: Problem, request: Request, set: ResponseSet) => unknown;
+
+/** A problem as this gateway answers it: its own renderer (the dashboard's), else JSON in its style. */
+export function problemRenderer(options: GatewayOptions, log: Logger, book: RequestBook): RenderProblem {
+  return (problem, request, set) => {
+    if (problem.code === "internal") log.error("unexpected error", { request_id: book.idOf(request) });
+    // A refusal that says when to come back (the sign-in throttle) says it in the standard header too.
+    const retryAfter = problem.details?.retry_after_s;
+    if (typeof retryAfter === "number") set.headers["retry-after"] = retryAfter;
+    const custom = options.renderProblem?.(problem, request);
+    if (custom) return custom;
+    set.status = httpStatusOf(problem);
+    return options.errorStyle === "openai" ? openaiBody(problem) : platformBody(problem);
+  };
+}
+
+/**
+ * The first hook of every request: its id, the gateway's response headers, the body limit (a body
+ * sent without its length is counted as it arrives), then the gateway's guard (the dashboard's CSRF
+ * check). Synchronous unless there is something to wait for: this runs on every request.
+ */
+export function admission(
+  options: GatewayOptions,
+  book: RequestBook,
+  rulesFor: (request: Request) => InputRules,
+  render: RenderProblem,
+) {
+  /** A body sent without its length, counted as it arrives; the parsers then read this copy of it. */
+  const bufferBody = async (context: EarlyContext, limit: number): Promise<unknown> => {
+    const request = context.request;
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = await readLimited(request, limit);
+    } catch (error) {
+      return render(problemOf("", error, request), request, context.set);
+    }
+    const copy = new Request(request.url, { method: request.method, headers: request.headers, body: bytes });
+    book.sameAs(copy, request);
+    context.request = copy;
+    return undefined;
+  };
+  const guard = (context: EarlyContext) => {
+    if (!options.guardRequest) return undefined;
+    const headers = context.set.headers;
+    return options.guardRequest(context.request, headers).then((refused) => {
+      if (!refused) return undefined;
+      for (const [k, v] of Object.entries(headers)) {
+        if (typeof v === "string" && !refused.headers.has(k)) refused.headers.set(k, v);
+      }
+      return refused;
+    });
+  };
+  return (context: EarlyContext) => {
+    const { request, set } = context;
+    set.headers["x-request-id"] = book.open(request);
+    Object.assign(set.headers, options.responseHeaders);
+    const limit = rulesFor(request).limit;
+    const declared = request.headers.get("content-length");
+    if (Number(declared ?? 0) > limit) return render(problemOf("", tooLarge(limit), request), request, set);
+    if (declared === null && request.body) return bufferBody(context, limit).then((r) => r ?? guard(context));
+    return guard(context);
+  };
+}
+
+const databaseErrors = counter(
+  "database_unreachable_errors_total",
+  "Requests answered 503 because the database was unreachable.",
+);
+
+/** Errors become problems; the unexpected ones are logged, an unreachable database once in a while. */
+export function errorHandler(name: string, log: Logger, book: RequestBook, render: RenderProblem) {
+  const databaseDown = throttledWarning(log, "database unreachable: requests that need it get 503");
+  return ({ code, error, request, set }: { code: string | number; error: unknown } & EarlyContext) => {
+    if (isDatabaseUnreachable(error)) {
+      databaseErrors.inc();
+      databaseDown({ gateway: name, error: error instanceof Error ? error.message : String(error) });
+    } else if (
+      !(error instanceof AppError) &&
+      code !== "VALIDATION" &&
+      code !== "NOT_FOUND" &&
+      code !== "PARSE"
+    ) {
+      log.error("unhandled exception", {
+        request_id: book.idOf(request),
+        error,
+      });
+    }
+    return render(problemOf(code, error, request), request, set);
+  };
+}
+
+/** The `access` macro: authorizes the request for the route's access and builds its RequestContext. */
+export function accessMacro(
+  app: AppContext,
+  readCredentials: (request: Request) => Credentials,
+  book: RequestBook,
+  serverOf: () => import("bun").Server<unknown> | undefined,
+) {
+  const trustedProxies = parseTrustedProxies(app.config.trustedProxies);
+  return (access: Access) => ({
+    async transform(context: unknown) {
+      const c = context as { request: Request; ctx?: RequestContext };
+      const request = c.request;
+      const auth: Authorization = await authorize(app, access, readCredentials(request));
+      c.ctx = {
+        ...app,
+        requestId: book.idOf(request) ?? newRequestId(),
+        actor: auth.actor,
+        // Read when something records it (audit), not on every request: it showed in the profile.
+        get ip() {
+          return clientAddress(
+            serverOf()?.requestIP(request)?.address,
+            request.headers.get("x-forwarded-for"),
+            trustedProxies,
+          );
+        },
+        userAgent: request.headers.get("user-agent") ?? undefined,
+      };
+    },
+  });
+}

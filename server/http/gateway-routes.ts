@@ -1,0 +1,136 @@
+// How a gateway mounts what the loader found: each HTTP route with its access, schemas and OpenAPI
+// details (the handler gets its input and the gateway's runtime), and each WebSocket route.
+
+import type { AnyElysia } from "elysia";
+import type { RequestContext } from "../../services/context.ts";
+import { AppError } from "../../services/errors.ts";
+import type { Access } from "../../services/permissions.ts";
+import type { GatewayOptions } from "./gateway-options.ts";
+import type { LoadedRoute, LoadedWsRoute } from "./loader.ts";
+import type { RequestBook } from "./request-book.ts";
+import type { GatewayRuntime } from "./route.ts";
+import { isMultipart, strictJson } from "./strict-json.ts";
+
+/** Mounts an HTTP route: the hook the access macro and Elysia's validation read, then the handler. */
+export function mountRoute(
+  gateway: AnyElysia,
+  r: LoadedRoute,
+  options: GatewayOptions,
+  runtime: GatewayRuntime,
+  book: RequestBook,
+): void {
+  const d = r.definition;
+  const hook: Record<string, unknown> = {
+    access: d.access,
+    detail: {
+      summary: d.summary,
+      ...(d.description ? { description: d.description } : {}),
+      tags: d.tags ?? [r.path.split("/")[1] ?? options.name],
+      ...(d.html ? { hide: true } : {}),
+      ...securityOf(d.access),
+    },
+  };
+  // A rest-of-path parameter arrives as Elysia's "*"; the handler gets it by the file's name for it.
+  if (d.params && !r.rest) hook.params = d.params;
+  if (d.query) hook.query = d.query;
+  if (d.body) hook.body = options.formBodies || isMultipart(d.body) ? d.body : strictJson(d.body);
+  if (d.response) hook.response = { [d.status ?? 200]: strictJson(d.response) };
+  gateway.route(
+    r.method,
+    r.path,
+    async (context: unknown) => {
+      const c = context as {
+        params: unknown;
+        query: unknown;
+        body: unknown;
+        ctx: RequestContext;
+        request: Request;
+        headers: Record<string, string | undefined>;
+        set: { headers: Record<string, string | number>; status?: number | string };
+      };
+      const result = await d.handler({
+        params: r.rest ? restParams(r.rest, c.params) : c.params,
+        query: c.query,
+        body: c.body,
+        ctx: c.ctx,
+        request: c.request,
+        headers: c.headers,
+        set: c.set,
+        gateway: runtime,
+      } as never);
+      if (result instanceof Response) return book.measuredToEnd(result, c.request, r.path);
+      // Elysia starts every response at 200; a handler that chose another status keeps it.
+      if (d.status && (c.set.status === undefined || c.set.status === 200)) c.set.status = d.status;
+      if (d.html) c.set.headers["content-type"] = "text/html; charset=utf-8";
+      return result;
+    },
+    hook as never,
+  );
+}
+
+/** Mounts a WebSocket route: the access macro authorizes the upgrade, `accept` may refuse it. */
+export function mountSocket(
+  gateway: { ws: (path: string, options: never) => unknown },
+  r: LoadedWsRoute,
+): void {
+  const d = r.definition;
+  const cleanups = new WeakMap<object, () => void>();
+  const closed = new WeakSet<object>();
+  interface SocketContext {
+    params: unknown;
+    ctx: RequestContext;
+    request: Request;
+    accepted?: unknown;
+  }
+  interface Socket {
+    raw: object;
+    data: SocketContext;
+    send(data: string): unknown;
+    close(code?: number, reason?: string): unknown;
+  }
+  gateway.ws(r.path, {
+    access: d.access,
+    ...(d.params ? { params: d.params } : {}),
+    // OpenAPI cannot describe a WebSocket; the HTTP route that hands out its URL documents it.
+    detail: { summary: d.summary, hide: true },
+    async beforeHandle(context: SocketContext) {
+      context.accepted = await d.accept({
+        params: context.params,
+        ctx: context.ctx,
+        request: context.request,
+      });
+    },
+    async open(ws: Socket) {
+      const cleanup = await d.open(ws.data.accepted, {
+        send: (message) => ws.send(JSON.stringify(message)),
+        close: (code, reason) => ws.close(code, reason),
+      });
+      if (closed.has(ws.raw)) cleanup();
+      else cleanups.set(ws.raw, cleanup);
+    },
+    close(ws: Socket) {
+      closed.add(ws.raw);
+      cleanups.get(ws.raw)?.();
+      cleanups.delete(ws.raw);
+    },
+  } as never);
+}
+
+/** `{ [name]: the rest of the path }`, percent-decoded (clients may encode the slashes or not). */
+function restParams(name: string, params: unknown): Record<string, string> {
+  const raw = (params as Record<string, string | undefined>)["*"] ?? "";
+  try {
+    return { [name]: decodeURIComponent(raw) };
+  } catch {
+    throw new AppError("validation_error", `${name} is not a valid URL path`, {
+      fields: [{ field: name, message: "is not a valid URL path" }],
+    });
+  }
+}
+
+function securityOf(access: Access): { security?: Record<string, string[]>[] } {
+  if (access === "public") return { security: [] };
+  if (access === "internal") return { security: [{ internalKey: [] }] };
+  if (access === "node") return { security: [{ bearer: [] }, { internalKey: [] }] };
+  return { security: [{ bearer: [] }] };
+}
