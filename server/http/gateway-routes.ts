@@ -8,7 +8,7 @@ import type { Access } from "../../services/permissions.ts";
 import type { GatewayOptions } from "./gateway-options.ts";
 import type { LoadedRoute, LoadedWsRoute } from "./loader.ts";
 import type { RequestBook } from "./request-book.ts";
-import type { GatewayRuntime } from "./route.ts";
+import type { GatewayRuntime, RouteInput } from "./route.ts";
 import { isMultipart, strictJson } from "./strict-json.ts";
 
 /** Mounts an HTTP route: the hook the access macro and Elysia's validation read, then the handler. */
@@ -39,15 +39,7 @@ export function mountRoute(
     r.method,
     r.path,
     async (context: unknown) => {
-      const c = context as {
-        params: unknown;
-        query: unknown;
-        body: unknown;
-        ctx: RequestContext;
-        request: Request;
-        headers: Record<string, string | undefined>;
-        set: { headers: Record<string, string | number>; status?: number | string };
-      };
+      const c = context as Omit<RouteInput<unknown, unknown, unknown>, "gateway">;
       const result = await d.handler({
         params: r.rest ? restParams(r.rest, c.params) : c.params,
         query: c.query,

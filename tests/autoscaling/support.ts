@@ -8,16 +8,16 @@ import { createLocalProvider } from "../../adapters/providers/local/index.ts";
 import type { ComputeProvider } from "../../adapters/providers/provider.ts";
 import { RedisStore } from "../../adapters/redis/client.ts";
 import { redisLoadStore } from "../../adapters/redis/load-reports.ts";
-import { errorTable } from "../../server/error-table.ts";
+import { withInference } from "../../server/compose.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
 import { databaseLoadStore } from "../../services/autoscaling/database-load.ts";
 import type { LoadStore } from "../../services/autoscaling/load.ts";
-import { createInferenceRuntime, type InferenceRuntime } from "../../services/inference/runtime.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
+import type { InferenceRuntime } from "../../services/inference/runtime.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
 import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
+import { inProcessInference } from "../support/inference.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
 export type Any = any;
@@ -86,15 +86,11 @@ export async function startAutoscalingTest(
     load: store,
   });
   const gateway = async (): Promise<Gateway> => {
-    const inference = createInferenceRuntime({
-      port: inProcessFiltration(o.t.app),
-      redis: undefined,
-      log: o.t.app.log,
-      statusOf: (error) => errorTable[error.code].status,
+    const inference = inProcessInference(o.t.app, {
       load: await storeFor(),
       loadReportIntervalMs: 200,
     });
-    const app = { ...o.t.app, inference };
+    const app = withInference(o.t.app, inference);
     const listener = listen(app, "inference", 0, await buildHttpGateway(app, "inference"));
     return { runtime: inference, listener, url: `http://127.0.0.1:${listener.port}` };
   };

@@ -7,14 +7,12 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
 import { withInference } from "../../server/compose.ts";
-import { errorTable } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
-import { createInferenceRuntime } from "../../services/inference/runtime.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
 import { type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
+import { inProcessInference } from "../support/inference.ts";
 import { atZero, scaleDecisions, setAutoscaling, status, until } from "./support.ts";
 
 let o: OrchestrationTest;
@@ -26,11 +24,7 @@ beforeAll(async () => {
   o = await startOrchestrationTest();
   o.t.app = withInference(
     o.t.app,
-    createInferenceRuntime({
-      port: inProcessFiltration(o.t.app),
-      redis: undefined,
-      log: o.t.app.log,
-      statusOf: (error) => errorTable[error.code].status,
+    inProcessInference(o.t.app, {
       onDemand: () => reconciler.kick(),
     }),
   );

@@ -7,11 +7,8 @@ import Ajv from "ajv";
 import OpenAI from "openai";
 import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
 import { withInference } from "../../server/compose.ts";
-import { errorTable } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
-import { createInferenceRuntime } from "../../services/inference/runtime.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
 import { weather } from "../engines/worker-support.ts";
 import {
@@ -21,6 +18,7 @@ import {
   startOrchestrationTest,
 } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
+import { inProcessInference } from "../support/inference.ts";
 
 let o: OrchestrationTest;
 let reconciler: Reconciler;
@@ -30,15 +28,7 @@ let apiKey: string;
 
 beforeAll(async () => {
   o = await startOrchestrationTest();
-  o.t.app = withInference(
-    o.t.app,
-    createInferenceRuntime({
-      port: inProcessFiltration(o.t.app),
-      redis: undefined,
-      log: o.t.app.log,
-      statusOf: (error) => errorTable[error.code].status,
-    }),
-  );
+  o.t.app = withInference(o.t.app, inProcessInference(o.t.app));
   orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
   inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
   reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, restartBaseMs: 200 });

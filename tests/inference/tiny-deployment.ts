@@ -4,13 +4,11 @@
 import { join } from "node:path";
 import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
 import { withInference } from "../../server/compose.ts";
-import { errorTable } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import { createInferenceRuntime } from "../../services/inference/runtime.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
 import { startReconciler } from "../../services/orchestration/reconciler.ts";
 import { createPool, eventually, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
+import { inProcessInference } from "../support/inference.ts";
 
 export interface TinyDeployment {
   /** http://127.0.0.1:port/v1 of the inference gateway. */
@@ -22,15 +20,7 @@ export interface TinyDeployment {
 
 export async function startTinyDeployment(model = "tiny-chat"): Promise<TinyDeployment> {
   const o = await startOrchestrationTest();
-  o.t.app = withInference(
-    o.t.app,
-    createInferenceRuntime({
-      port: inProcessFiltration(o.t.app),
-      redis: undefined,
-      log: o.t.app.log,
-      statusOf: (error) => errorTable[error.code].status,
-    }),
-  );
+  o.t.app = withInference(o.t.app, inProcessInference(o.t.app));
   const orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
   const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
   const reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, restartBaseMs: 200 });

@@ -10,11 +10,8 @@ import { createProviders } from "../../adapters/providers/index.ts";
 import type { ComputeProvider } from "../../adapters/providers/provider.ts";
 import type { ProviderId } from "../../db/schema/pools.ts";
 import { withInference } from "../../server/compose.ts";
-import { errorTable } from "../../server/error-table.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
-import { createInferenceRuntime } from "../../services/inference/runtime.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
 import { providerAccounts } from "../../services/provider-configs/access.ts";
 import { startTinyWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
@@ -25,6 +22,7 @@ import {
   startOrchestrationTest,
 } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
+import { inProcessInference } from "../support/inference.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
 export type Any = any;
@@ -47,15 +45,7 @@ export interface ProviderTest {
 export async function startProviderTest(): Promise<ProviderTest> {
   // Short heartbeat intervals, so a silent worker turns UNHEALTHY within a second.
   const o = await startOrchestrationTest({ HEARTBEAT_INTERVAL_MS: "300" });
-  o.t.app = withInference(
-    o.t.app,
-    createInferenceRuntime({
-      port: inProcessFiltration(o.t.app),
-      redis: undefined,
-      log: o.t.app.log,
-      statusOf: (error) => errorTable[error.code].status,
-    }),
-  );
+  o.t.app = withInference(o.t.app, inProcessInference(o.t.app));
   const workerDir = mkdtempSync(join(tmpdir(), "llmp-worker-"));
   const worker = await startTinyWorker(workerDir, modelName);
   const orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
