@@ -6,6 +6,7 @@ import { RedisStore } from "../adapters/redis/client.ts";
 import { redisLoadStore } from "../adapters/redis/load-reports.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
+import { startDashboard } from "../routes/dashboard/_shared/listener.ts";
 import { LastUsedTracker } from "../services/api-keys/last-used.ts";
 import { databaseLoadStore } from "../services/autoscaling/database-load.ts";
 import { type LoadStore, processLoadStore } from "../services/autoscaling/load.ts";
@@ -16,7 +17,6 @@ import { writingToSharedDatabase } from "../services/inference-context/shared-da
 import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
 import { bootstrap, createFirstAdmin } from "../services/orgs/bootstrap.ts";
 import { type Config, ConfigError, type ServiceName } from "./config.ts";
-import { startDashboard } from "./dashboard/listener.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { httpStatusOf } from "./error-table.ts";
 import { GrpcMetrics } from "./grpc/metrics-interceptor.ts";

@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildDashboard } from "../../routes/dashboard/_shared/listener.ts";
 import { type Config, loadConfig } from "../../server/config.ts";
-import { buildDashboard } from "../../server/dashboard/listener.ts";
 import { buildHttpGateway } from "../../server/http/listen.ts";
 import { createLogger } from "../../server/log.ts";
 import { LastUsedTracker } from "../../services/api-keys/last-used.ts";

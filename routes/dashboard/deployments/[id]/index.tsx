@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../../server/dashboard/page.ts";
 import { route } from "../../../../server/http/route.ts";
 import { getDeployment } from "../../../../services/orchestration/deployments.ts";
-import { DeploymentPage } from "../../../../views/deployments.tsx";
+import { pageInfo } from "../../_shared/page.ts";
+import { DeploymentPage } from "../_view.tsx";
 
 export const GET = route({
   access: "deployments:read",

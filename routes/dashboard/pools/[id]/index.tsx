@@ -1,9 +1,9 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../../server/dashboard/page.ts";
 import { route } from "../../../../server/http/route.ts";
 import { listDeployments } from "../../../../services/orchestration/deployments.ts";
 import { getPool, poolInventory } from "../../../../services/orchestration/pools.ts";
-import { PoolPage } from "../../../../views/pools.tsx";
+import { pageInfo } from "../../_shared/page.ts";
+import { PoolPage } from "../_view.tsx";
 
 export const GET = route({
   access: "pools:read",
