@@ -17,6 +17,7 @@ import {
   ListQuery,
   pageSize,
 } from "./_form.ts";
+import { deployPool } from "./_model.ts";
 import { DeploymentsPage, type DeploymentsPageProps } from "./_view.tsx";
 
 async function render(
@@ -33,7 +34,7 @@ async function render(
       limit: pageSize,
       offset: (filters.page - 1) * pageSize,
     }),
-    writable ? listPools(ctx, actorOf(ctx).orgId).then((r) => r.pools) : [],
+    writable ? listPools(ctx, actorOf(ctx).orgId).then((r) => r.pools.map(deployPool)) : [],
     writable && can(page, "models:read") ? listModels(ctx).then((r) => r.models) : [],
   ]);
   return (

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../server/http/route.ts";
 import { deploymentNameStatus } from "../../../services/orchestration/deployments.ts";
-import { NameCheck } from "./_view.tsx";
+import { NameCheck } from "./_deploy-form.tsx";
 
 export const GET = route({
   access: "deployments:read",

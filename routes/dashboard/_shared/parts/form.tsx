@@ -184,3 +184,23 @@ export function FormProblem({ errors }: { errors?: FieldErrors | undefined }) {
     </div>
   );
 }
+
+/** A list's filters: a GET form of the fields given and its Filter button. */
+export function FilterForm({
+  action,
+  label,
+  children,
+}: {
+  action: string;
+  label: string;
+  children: Children;
+}) {
+  return (
+    <form method="get" action={action} class="filters" aria-label={label}>
+      {children}
+      <button type="submit" class="secondary">
+        Filter
+      </button>
+    </form>
+  );
+}

@@ -2,7 +2,8 @@ import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { getDeployment } from "../../../../services/orchestration/deployments.ts";
 import { pageInfo } from "../../_shared/page.ts";
-import { DeploymentLive } from "../_view.tsx";
+import { deploymentModel } from "../_model.ts";
+import { DeploymentLive } from "./_live.tsx";
 
 export const GET = route({
   access: "deployments:read",
@@ -10,7 +11,10 @@ export const GET = route({
   html: true,
   params: t.Object({ id: t.String() }),
   handler: async ({ ctx, params, request }) => {
-    const [page, d] = await Promise.all([pageInfo(ctx, request), getDeployment(ctx, params.id)]);
+    const [page, d] = await Promise.all([
+      pageInfo(ctx, request),
+      getDeployment(ctx, params.id).then(deploymentModel),
+    ]);
     return <DeploymentLive page={page} d={d} />;
   },
 });
