@@ -1,8 +1,17 @@
 import type { ApiKeyView, CreatedApiKey } from "../../../services/api-keys/keys.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
-import { Checkboxes, Csrf, Field, FormProblem, type FormState } from "../_shared/parts/form.tsx";
-import { ActionButton, Ago, Badge, EmptyState, PageHeader, Table } from "../_shared/parts/list.tsx";
+import { Checkboxes, Field, FormCard, type FormState } from "../_shared/parts/form.tsx";
+import {
+  ActionButton,
+  ActionsHeader,
+  Ago,
+  Badge,
+  EmptyState,
+  PageHeader,
+  SecretOnce,
+  Table,
+} from "../_shared/parts/list.tsx";
 
 export interface ApiKeysPageProps {
   page: PageInfo;
@@ -30,14 +39,7 @@ export function ApiKeysPage({ page, keys, deployments, form = {}, created }: Api
               Key <span safe>{created.name}</span> created. Copy it now: you will not see it again.
             </strong>
           </p>
-          <div class="secret">
-            <code id="new-key" safe>
-              {created.key}
-            </code>
-            <button type="button" class="secondary small" data-copy="#new-key">
-              Copy
-            </button>
-          </div>
+          <SecretOnce id="new-key" value={created.key} />
           <p class="hint">Only its prefix is kept in a readable form; we store a hash of the rest.</p>
         </section>
       ) : null}
@@ -56,11 +58,7 @@ export function ApiKeysPage({ page, keys, deployments, form = {}, created }: Api
               <th>Last used</th>
               <th>Expires</th>
               <th>Created</th>
-              {can(page, "api_keys:write") ? (
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              ) : null}
+              <ActionsHeader when={can(page, "api_keys:write")} />
             </tr>
           </thead>
           <tbody>
@@ -111,39 +109,34 @@ export function ApiKeysPage({ page, keys, deployments, form = {}, created }: Api
         </Table>
       )}
       {can(page, "api_keys:write") ? (
-        <section class="card">
-          <h2>Create an API key</h2>
-          <form method="post" action="/api-keys">
-            <Csrf token={page.csrf} />
-            <FormProblem errors={form.errors} />
-            <div class="grid2">
-              <Field
-                name="name"
-                label="Name"
-                required
-                {...form}
-                hint="Who or what uses it, e.g. support-bot."
-              />
-              <Field
-                name="expires_on"
-                label="Expires on (optional)"
-                type="date"
-                {...form}
-                hint="Leave blank for a key that does not expire."
-              />
-            </div>
-            {deployments.length > 0 ? (
-              <Checkboxes
-                name="deployment_ids"
-                label="Limit to deployments (optional)"
-                choices={deployments.map((d) => ({ value: d.id, label: d.name }))}
-                hint="None ticked: the key may call every deployment of the organization."
-                {...form}
-              />
-            ) : null}
-            <button type="submit">Create key</button>
-          </form>
-        </section>
+        <FormCard title="Create an API key" action="/api-keys" csrf={page.csrf} errors={form.errors}>
+          <div class="grid2">
+            <Field
+              name="name"
+              label="Name"
+              required
+              {...form}
+              hint="Who or what uses it, e.g. support-bot."
+            />
+            <Field
+              name="expires_on"
+              label="Expires on (optional)"
+              type="date"
+              {...form}
+              hint="Leave blank for a key that does not expire."
+            />
+          </div>
+          {deployments.length > 0 ? (
+            <Checkboxes
+              name="deployment_ids"
+              label="Limit to deployments (optional)"
+              choices={deployments.map((d) => ({ value: d.id, label: d.name }))}
+              hint="None ticked: the key may call every deployment of the organization."
+              {...form}
+            />
+          ) : null}
+          <button type="submit">Create key</button>
+        </FormCard>
       ) : null}
     </Layout>
   );

@@ -2,8 +2,8 @@ import type { CollectionView } from "../../../services/knowledge-base/collection
 import type { DocumentView } from "../../../services/knowledge-base/documents.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
-import { Csrf, Field, FormProblem, type FormState } from "../_shared/parts/form.tsx";
-import { ActionButton, Ago, EmptyState, PageHeader, Table } from "../_shared/parts/list.tsx";
+import { Csrf, Field, FormCard, FormProblem, type FormState } from "../_shared/parts/form.tsx";
+import { ActionButton, ActionsHeader, Ago, EmptyState, PageHeader, Table } from "../_shared/parts/list.tsx";
 
 export function CollectionsPage({
   page,
@@ -55,18 +55,13 @@ export function CollectionsPage({
         </Table>
       )}
       {can(page, "knowledge_base:write") ? (
-        <section class="card">
-          <h2>Create a collection</h2>
-          <form method="post" action="/knowledge-base">
-            <Csrf token={page.csrf} />
-            <FormProblem errors={form.errors} />
-            <div class="grid2">
-              <Field name="name" label="Name" required {...form} />
-              <Field name="description" label="Description" {...form} />
-            </div>
-            <button type="submit">Create collection</button>
-          </form>
-        </section>
+        <FormCard title="Create a collection" action="/knowledge-base" csrf={page.csrf} errors={form.errors}>
+          <div class="grid2">
+            <Field name="name" label="Name" required {...form} />
+            <Field name="description" label="Description" {...form} />
+          </div>
+          <button type="submit">Create collection</button>
+        </FormCard>
       ) : null}
     </Layout>
   );
@@ -150,11 +145,7 @@ export function CollectionPage({
               <th>Type</th>
               <th class="num">Size</th>
               <th>Uploaded</th>
-              {can(page, "knowledge_base:write") ? (
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              ) : null}
+              <ActionsHeader when={can(page, "knowledge_base:write")} />
             </tr>
           </thead>
           <tbody>

@@ -3,7 +3,7 @@ import type { InferenceLogView } from "../../../services/inference-logs/logs.ts"
 import { Layout } from "../_shared/layout.tsx";
 import type { PageInfo } from "../_shared/page.ts";
 import { guardrailSummary, retrievalSummary } from "../_shared/parts/decisions.ts";
-import { Field, Select } from "../_shared/parts/form.tsx";
+import { Field, FilterForm, Select } from "../_shared/parts/form.tsx";
 import { Badge, EmptyState, PageHeader, Pager, Table } from "../_shared/parts/list.tsx";
 
 const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
@@ -25,7 +25,7 @@ export function InferenceLogsPage({ page, items, nextCursor, filters, deployment
   return (
     <Layout title="Inference logs" page={page}>
       <PageHeader title="Inference logs" />
-      <form method="get" action="/logs" class="filters" aria-label="Filter the inference logs">
+      <FilterForm action="/logs" label="Filter the inference logs">
         <Select
           name="deployment"
           label="Deployment"
@@ -43,10 +43,7 @@ export function InferenceLogsPage({ page, items, nextCursor, filters, deployment
             { value: "error", label: "refused or failed" },
           ]}
         />
-        <button type="submit" class="secondary">
-          Filter
-        </button>
-      </form>
+      </FilterForm>
       {items.length === 0 ? (
         <EmptyState title="No inference requests here yet">
           <p>
@@ -133,7 +130,7 @@ export function AuditPage({ page, items, nextCursor, filters, error }: AuditProp
   return (
     <Layout title="Audit log" page={page}>
       <PageHeader title="Audit log" />
-      <form method="get" action="/audit" class="filters" aria-label="Filter the audit log">
+      <FilterForm action="/audit" label="Filter the audit log">
         <Field name="action" label="Action" placeholder="auth.* or api_key.create" values={{ ...filters }} />
         <Field name="actor" label="Actor (e-mail, key prefix or user id)" values={{ ...filters }} />
         <Select
@@ -147,10 +144,7 @@ export function AuditPage({ page, items, nextCursor, filters, error }: AuditProp
           ]}
         />
         <Field name="from" label="From (UTC)" type="date" values={{ ...filters }} />
-        <button type="submit" class="secondary">
-          Filter
-        </button>
-      </form>
+      </FilterForm>
       {error ? (
         <p class="error" role="alert" safe>
           {error}

@@ -2,8 +2,8 @@ import { engineIds } from "../../../db/schema/deployments.ts";
 import type { ModelView } from "../../../services/orchestration/views.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
-import { Csrf, Field, FormProblem, type FormState, Select } from "../_shared/parts/form.tsx";
-import { ActionButton, Ago, EmptyState, PageHeader, Table } from "../_shared/parts/list.tsx";
+import { Field, FormCard, type FormState, Select } from "../_shared/parts/form.tsx";
+import { ActionButton, ActionsHeader, Ago, EmptyState, PageHeader, Table } from "../_shared/parts/list.tsx";
 
 export interface ModelsPageProps {
   page: PageInfo;
@@ -42,11 +42,7 @@ export function ModelsPage({ page, models, form = {} }: ModelsPageProps) {
                   <th>Engine</th>
                   <th>Source</th>
                   <th>Registered</th>
-                  {writable ? (
-                    <th>
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
+                  <ActionsHeader when={writable} />
                 </tr>
               </thead>
               <tbody>
@@ -82,39 +78,34 @@ export function ModelsPage({ page, models, form = {} }: ModelsPageProps) {
         ))
       )}
       {writable ? (
-        <section class="card">
-          <h2>Register a model version</h2>
-          <form method="post" action="/models">
-            <Csrf token={page.csrf} />
-            <FormProblem errors={form.errors} />
-            <div class="grid2">
-              <Field name="model_name" label="Model name" required errors={form.errors} values={values} />
-              <Field
-                name="model_version"
-                label="Version"
-                errors={form.errors}
-                values={values}
-                placeholder="latest"
-              />
-              <Select
-                name="backend"
-                label="Engine"
-                errors={form.errors}
-                values={values}
-                choices={engineIds.map((e) => ({ value: e, label: e }))}
-              />
-              <Field
-                name="artifact_uri"
-                label="Source (path or URL)"
-                errors={form.errors}
-                values={values}
-                placeholder="/srv/models/tiny.gguf or https://…"
-                hint="A local GGUF path for llama.cpp; a hub id or URL for container engines."
-              />
-            </div>
-            <button type="submit">Register</button>
-          </form>
-        </section>
+        <FormCard title="Register a model version" action="/models" csrf={page.csrf} errors={form.errors}>
+          <div class="grid2">
+            <Field name="model_name" label="Model name" required errors={form.errors} values={values} />
+            <Field
+              name="model_version"
+              label="Version"
+              errors={form.errors}
+              values={values}
+              placeholder="latest"
+            />
+            <Select
+              name="backend"
+              label="Engine"
+              errors={form.errors}
+              values={values}
+              choices={engineIds.map((e) => ({ value: e, label: e }))}
+            />
+            <Field
+              name="artifact_uri"
+              label="Source (path or URL)"
+              errors={form.errors}
+              values={values}
+              placeholder="/srv/models/tiny.gguf or https://…"
+              hint="A local GGUF path for llama.cpp; a hub id or URL for container engines."
+            />
+          </div>
+          <button type="submit">Register</button>
+        </FormCard>
       ) : null}
     </Layout>
   );

@@ -1,16 +1,16 @@
 import type { DeploymentView, NodeView, PoolView } from "../../../services/orchestration/views.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
+import { Checkboxes, Field, FormCard, type FormState, Select, TextArea } from "../_shared/parts/form.tsx";
 import {
-  Checkboxes,
-  Csrf,
-  Field,
-  FormProblem,
-  type FormState,
-  Select,
-  TextArea,
-} from "../_shared/parts/form.tsx";
-import { ActionButton, Ago, Badge, EmptyState, PageHeader, Table } from "../_shared/parts/list.tsx";
+  ActionButton,
+  Ago,
+  Badge,
+  EmptyState,
+  PageHeader,
+  SecretOnce,
+  Table,
+} from "../_shared/parts/list.tsx";
 
 export interface ProviderChoice {
   id: string;
@@ -87,14 +87,7 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
             </strong>{" "}
             Its node token (what workers send with their heartbeats) is shown once:
           </p>
-          <div class="secret">
-            <code id="node-token" safe>
-              {created.node_token}
-            </code>
-            <button type="button" class="secondary small" data-copy="#node-token">
-              Copy
-            </button>
-          </div>
+          <SecretOnce id="node-token" value={created.node_token} />
         </section>
       ) : null}
       {pools.length === 0 ? (
@@ -122,91 +115,86 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
         </Table>
       )}
       {can(page, "pools:write") ? (
-        <section class="card">
-          <h2>Create a pool</h2>
-          <form method="post" action="/pools">
-            <Csrf token={page.csrf} />
-            <FormProblem errors={form.errors} />
-            <div class="grid2">
-              <Field
-                name="pool_name"
-                label="Name"
-                errors={form.errors}
-                values={values}
-                hint="Letters, digits, '.', '_' and '-'; generated when left blank."
-              />
-              <Select
-                name="provider"
-                label="Provider"
-                errors={form.errors}
-                values={values}
-                choices={providers.map((p) => ({ value: p.id, label: `${p.id}: ${p.summary}` }))}
-              />
-              <Field
-                name="allowed_gpu_types"
-                label="GPU types (optional)"
-                errors={form.errors}
-                values={values}
-                placeholder="A100, L4"
-                hint="Comma-separated; replicas are placed only on these. Blank: any (or none for CPU)."
-              />
-              <Field
-                name="max_cost_per_hour"
-                label="Cost ceiling, US$ per hour (optional)"
-                type="number"
-                errors={form.errors}
-                values={values}
-                attrs={{ step: "0.01" }}
-                hint="A replica that would cost more is refused, on providers that price."
-              />
-              <Field
-                name="size"
-                label="Size, replicas at most (optional)"
-                type="number"
-                errors={form.errors}
-                values={values}
-                attrs={{ step: "1" }}
-                hint="Each replica is one node (a worker, a pod, a VM, a lease). Deploying or scaling past it is refused. Blank: no limit."
-              />
-              <Select
-                name="owner_type"
-                label="Owner"
-                errors={form.errors}
-                values={values}
-                choices={[
-                  { value: "org", label: "this organization" },
-                  { value: "user", label: "me only" },
-                ]}
-              />
-              <Field
-                name="provider_pool_id"
-                label="Provider's own pool id (optional)"
-                errors={form.errors}
-                values={values}
-                hint="An existing cluster, namespace, market or service at the provider to use as this pool."
-              />
-              <Checkboxes
-                name="is_dedicated"
-                label="Dedicated"
-                errors={form.errors}
-                values={values}
-                choices={[{ value: "true", label: "Only this pool's deployments run on its nodes" }]}
-              />
-              <TextArea
-                name="scheduling_policy_json"
-                label="Scheduling policy (JSON, optional)"
-                errors={form.errors}
-                values={values}
-                rows={2}
-                hint='Passed to the provider as it is, e.g. {"spread": "zone"}.'
-              />
-            </div>
-            <p class="hint" safe>
-              {`Without a choice the provider is ${defaultProvider}: nosana once its credentials are configured (Providers page), otherwise local, worker processes on this machine. A pool holds no idle machines: each replica of its deployments is a node, started when wanted, up to its size.`}
-            </p>
-            <button type="submit">Create pool</button>
-          </form>
-        </section>
+        <FormCard title="Create a pool" action="/pools" csrf={page.csrf} errors={form.errors}>
+          <div class="grid2">
+            <Field
+              name="pool_name"
+              label="Name"
+              errors={form.errors}
+              values={values}
+              hint="Letters, digits, '.', '_' and '-'; generated when left blank."
+            />
+            <Select
+              name="provider"
+              label="Provider"
+              errors={form.errors}
+              values={values}
+              choices={providers.map((p) => ({ value: p.id, label: `${p.id}: ${p.summary}` }))}
+            />
+            <Field
+              name="allowed_gpu_types"
+              label="GPU types (optional)"
+              errors={form.errors}
+              values={values}
+              placeholder="A100, L4"
+              hint="Comma-separated; replicas are placed only on these. Blank: any (or none for CPU)."
+            />
+            <Field
+              name="max_cost_per_hour"
+              label="Cost ceiling, US$ per hour (optional)"
+              type="number"
+              errors={form.errors}
+              values={values}
+              attrs={{ step: "0.01" }}
+              hint="A replica that would cost more is refused, on providers that price."
+            />
+            <Field
+              name="size"
+              label="Size, replicas at most (optional)"
+              type="number"
+              errors={form.errors}
+              values={values}
+              attrs={{ step: "1" }}
+              hint="Each replica is one node (a worker, a pod, a VM, a lease). Deploying or scaling past it is refused. Blank: no limit."
+            />
+            <Select
+              name="owner_type"
+              label="Owner"
+              errors={form.errors}
+              values={values}
+              choices={[
+                { value: "org", label: "this organization" },
+                { value: "user", label: "me only" },
+              ]}
+            />
+            <Field
+              name="provider_pool_id"
+              label="Provider's own pool id (optional)"
+              errors={form.errors}
+              values={values}
+              hint="An existing cluster, namespace, market or service at the provider to use as this pool."
+            />
+            <Checkboxes
+              name="is_dedicated"
+              label="Dedicated"
+              errors={form.errors}
+              values={values}
+              choices={[{ value: "true", label: "Only this pool's deployments run on its nodes" }]}
+            />
+            <TextArea
+              name="scheduling_policy_json"
+              label="Scheduling policy (JSON, optional)"
+              errors={form.errors}
+              values={values}
+              rows={2}
+              hint='Passed to the provider as it is, e.g. {"spread": "zone"}.'
+            />
+          </div>
+          <p class="hint" safe>
+            {`Without a choice the provider is ${defaultProvider}: nosana once its credentials are configured (Providers page), otherwise local, worker processes on this machine. A pool holds no idle machines: each replica of its deployments is a node, started when wanted, up to its size.`}
+          </p>
+          <button type="submit">Create pool</button>
+        </FormCard>
       ) : null}
     </Layout>
   );

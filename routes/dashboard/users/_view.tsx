@@ -2,7 +2,15 @@ import type { PermissionView, RoleView } from "../../../services/rbac/roles.ts";
 import type { OrganizationUser } from "../../../services/rbac/users.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
-import { Checkboxes, Csrf, Field, FormProblem, type FormState, Select } from "../_shared/parts/form.tsx";
+import {
+  Checkboxes,
+  Csrf,
+  Field,
+  FormCard,
+  FormProblem,
+  type FormState,
+  Select,
+} from "../_shared/parts/form.tsx";
 import { ActionButton, Ago, Badge, PageHeader, Table } from "../_shared/parts/list.tsx";
 
 export interface UsersPageProps {
@@ -92,26 +100,21 @@ export function UsersPage({ page, users, roles, permissions, failed }: UsersPage
         </tbody>
       </Table>
       {userWrite ? (
-        <section class="card">
-          <h2>Add a user</h2>
-          <form method="post" action="/users">
-            <Csrf token={page.csrf} />
-            <FormProblem errors={stateOf("add").errors} />
-            <div class="grid2">
-              <Field name="email" label="E-mail" type="email" required {...stateOf("add")} />
-              <Select name="role" label="Role" choices={roleChoices} {...stateOf("add")} />
-              <Field
-                name="password"
-                label="First password (new accounts)"
-                type="password"
-                autocomplete="new-password"
-                errors={stateOf("add").errors}
-                hint="Someone who already has an account (another organization) keeps theirs: leave blank."
-              />
-            </div>
-            <button type="submit">Add user</button>
-          </form>
-        </section>
+        <FormCard title="Add a user" action="/users" csrf={page.csrf} errors={stateOf("add").errors}>
+          <div class="grid2">
+            <Field name="email" label="E-mail" type="email" required {...stateOf("add")} />
+            <Select name="role" label="Role" choices={roleChoices} {...stateOf("add")} />
+            <Field
+              name="password"
+              label="First password (new accounts)"
+              type="password"
+              autocomplete="new-password"
+              errors={stateOf("add").errors}
+              hint="Someone who already has an account (another organization) keeps theirs: leave blank."
+            />
+          </div>
+          <button type="submit">Add user</button>
+        </FormCard>
       ) : null}
 
       <h2>Roles</h2>
@@ -165,31 +168,26 @@ export function UsersPage({ page, users, roles, permissions, failed }: UsersPage
         );
       })}
       {roleWrite ? (
-        <section class="card">
-          <h2>Create a role</h2>
-          <form method="post" action="/roles">
-            <Csrf token={page.csrf} />
-            <FormProblem errors={stateOf("new-role").errors} />
-            <div class="grid2">
-              <Field
-                name="name"
-                label="Name"
-                required
-                hint="Lower-case letters, digits, _ and -"
-                {...stateOf("new-role")}
-              />
-              <Field name="description" label="Description" {...stateOf("new-role")} />
-            </div>
-            <Checkboxes
-              name="permissions"
-              label="Permissions"
-              form="new-role"
-              choices={permissionChoices}
+        <FormCard title="Create a role" action="/roles" csrf={page.csrf} errors={stateOf("new-role").errors}>
+          <div class="grid2">
+            <Field
+              name="name"
+              label="Name"
+              required
+              hint="Lower-case letters, digits, _ and -"
               {...stateOf("new-role")}
             />
-            <button type="submit">Create role</button>
-          </form>
-        </section>
+            <Field name="description" label="Description" {...stateOf("new-role")} />
+          </div>
+          <Checkboxes
+            name="permissions"
+            label="Permissions"
+            form="new-role"
+            choices={permissionChoices}
+            {...stateOf("new-role")}
+          />
+          <button type="submit">Create role</button>
+        </FormCard>
       ) : null}
     </Layout>
   );

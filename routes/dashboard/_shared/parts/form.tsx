@@ -204,3 +204,23 @@ export function FilterForm({
     </form>
   );
 }
+
+/** A card holding one form that changes something: its title, the CSRF token, the form's problem. */
+export function FormCard(props: {
+  title: string;
+  action: string;
+  csrf: string;
+  errors?: FieldErrors | undefined;
+  children: Children;
+}) {
+  return (
+    <section class="card">
+      <h2 safe>{props.title}</h2>
+      <form method="post" action={props.action}>
+        <Csrf token={props.csrf} />
+        <FormProblem errors={props.errors} />
+        {props.children}
+      </form>
+    </section>
+  );
+}

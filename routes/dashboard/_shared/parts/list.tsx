@@ -132,3 +132,27 @@ export function Table({ label, children }: { label: string; children?: Children 
     </section>
   );
 }
+
+/** The unlabelled header of a table's actions column, when the reader may act. */
+export function ActionsHeader({ when }: { when: boolean }) {
+  if (!when) return "";
+  return (
+    <th>
+      <span class="visually-hidden">Actions</span>
+    </th>
+  );
+}
+
+/** A secret shown once, with a button that copies it (assets/dashboard.js reads data-copy). */
+export function SecretOnce({ id, value }: { id: string; value: string }) {
+  return (
+    <div class="secret">
+      <code id={id} safe>
+        {value}
+      </code>
+      <button type="button" class="secondary small" data-copy={`#${id}`}>
+        Copy
+      </button>
+    </div>
+  );
+}
