@@ -2,7 +2,6 @@
 // engine) and the name checked as it is typed.
 import { engineIds } from "../../../db/schema/deployments.ts";
 import type { ModelView } from "../../../services/orchestration/views.ts";
-import type { FieldErrors, FormValues } from "../_shared/form.ts";
 import type { PageInfo } from "../_shared/page.ts";
 import { Csrf, Field, FormProblem, type FormState, Select, TextArea } from "../_shared/parts/form.tsx";
 import { configurationFields } from "./_form.ts";
@@ -20,6 +19,7 @@ export function DeployForm({
   form: FormState;
 }) {
   const values = { workload_type: "inference", engine: "llama.cpp", replicas: "1", ...form.values };
+  const state = { values, errors: form.errors };
   const usable = pools.filter((p) => p.accepts_deployments);
   return (
     <section class="card">
@@ -36,15 +36,13 @@ export function DeployForm({
           <Select
             name="workload_type"
             label="Job type"
-            values={values}
-            errors={form.errors}
+            {...state}
             choices={[{ value: "inference", label: "Inference" }]}
           />
           <Select
             name="engine"
             label="Engine"
-            values={values}
-            errors={form.errors}
+            {...state}
             choices={engineIds.map((e) => ({ value: e, label: e }))}
           />
           <div>
@@ -52,8 +50,7 @@ export function DeployForm({
               name="model_name"
               label="Deployment name"
               required
-              values={values}
-              errors={form.errors}
+              {...state}
               hint="Unique in the organization: the `model` clients send."
               attrs={{
                 "hx-get": "/deployments/name-check",
@@ -68,8 +65,7 @@ export function DeployForm({
             name="pool_id"
             label="Pool"
             blank="choose a pool"
-            values={values}
-            errors={form.errors}
+            {...state}
             choices={usable.map((p) => ({
               value: p.pool_id,
               label: `${p.pool_name} (${p.provider}, ${p.state})`,
@@ -79,8 +75,7 @@ export function DeployForm({
             name="registry_model"
             label="Model from the registry"
             blank="none: use the path or URL below"
-            values={values}
-            errors={form.errors}
+            {...state}
             choices={models.map((m) => ({
               value: `registry://${m.model_name}/${m.model_version}`,
               label: `${m.model_name} ${m.model_version} (${m.backend})`,
@@ -89,25 +84,16 @@ export function DeployForm({
           <Field
             name="inference_model"
             label="…or a model path or URL"
-            values={values}
-            errors={form.errors}
+            {...state}
             placeholder="/srv/models/model.gguf, https://…, or a hub id"
           />
-          <Field name="replicas" label="Replicas" type="number" values={values} errors={form.errors} />
-          <Field
-            name="gpu_per_replica"
-            label="GPUs per replica"
-            type="number"
-            values={values}
-            errors={form.errors}
-            placeholder="0"
-          />
+          <Field name="replicas" label="Replicas" type="number" {...state} />
+          <Field name="gpu_per_replica" label="GPUs per replica" type="number" {...state} placeholder="0" />
           <Field
             name="input_price_per_million"
             label="Price per million input tokens (optional)"
             inputmode="decimal"
-            values={values}
-            errors={form.errors}
+            {...state}
             placeholder="0.15"
             hint="In the currency you bill in: each call's cost in its log, spend and budgets."
           />
@@ -115,19 +101,17 @@ export function DeployForm({
             name="output_price_per_million"
             label="Price per million output tokens (optional)"
             inputmode="decimal"
-            values={values}
-            errors={form.errors}
+            {...state}
             placeholder="0.60"
           />
           <Field
             name="image"
             label="Container image (optional)"
-            values={values}
-            errors={form.errors}
+            {...state}
             hint="Blank: the engine's documented image (the local provider runs the engine's worker)."
           />
         </div>
-        <EngineSettings values={values} errors={form.errors} />
+        <EngineSettings {...state} />
         <button type="submit">Deploy</button>
       </form>
     </section>
@@ -163,7 +147,7 @@ const settingGroups: { engines: string; title: string; fields: Record<string, st
  * The engine's configuration: a group of fields per engine (the page's CSS shows the chosen engine's
  * group only) and the raw JSON for anything else.
  */
-function EngineSettings({ values, errors }: { values: FormValues; errors?: FieldErrors | undefined }) {
+function EngineSettings(state: FormState) {
   return (
     <>
       {settingGroups.map((group) => (
@@ -180,8 +164,7 @@ function EngineSettings({ values, errors }: { values: FormValues; errors?: Field
                   hint={text.hint}
                   placeholder={text.placeholder}
                   rows={2}
-                  values={values}
-                  errors={errors}
+                  {...state}
                 />
               ) : (
                 <Field
@@ -190,8 +173,7 @@ function EngineSettings({ values, errors }: { values: FormValues; errors?: Field
                   hint={text.hint}
                   placeholder={text.placeholder}
                   type={kind === "number" ? "number" : kind === "secret" ? "password" : "text"}
-                  values={values}
-                  errors={errors}
+                  {...state}
                 />
               );
             })}
@@ -203,8 +185,7 @@ function EngineSettings({ values, errors }: { values: FormValues; errors?: Field
         label="Other settings (JSON, optional)"
         hint='Any setting of the engine or provider as a JSON object, e.g. {"threads": 2}; the fields above win.'
         rows={2}
-        values={values}
-        errors={errors}
+        {...state}
       />
     </>
   );

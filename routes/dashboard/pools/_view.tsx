@@ -75,7 +75,7 @@ export interface PoolsPageProps {
 }
 
 export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, created }: PoolsPageProps) {
-  const values = { provider: defaultProvider, ...form.values };
+  const state = { values: { provider: defaultProvider, ...form.values }, errors: form.errors };
   return (
     <Layout title="Pools" page={page}>
       <PageHeader title="Compute pools" />
@@ -120,22 +120,19 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
             <Field
               name="pool_name"
               label="Name"
-              errors={form.errors}
-              values={values}
+              {...state}
               hint="Letters, digits, '.', '_' and '-'; generated when left blank."
             />
             <Select
               name="provider"
               label="Provider"
-              errors={form.errors}
-              values={values}
+              {...state}
               choices={providers.map((p) => ({ value: p.id, label: `${p.id}: ${p.summary}` }))}
             />
             <Field
               name="allowed_gpu_types"
               label="GPU types (optional)"
-              errors={form.errors}
-              values={values}
+              {...state}
               placeholder="A100, L4"
               hint="Comma-separated; replicas are placed only on these. Blank: any (or none for CPU)."
             />
@@ -143,8 +140,7 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
               name="max_cost_per_hour"
               label="Cost ceiling, US$ per hour (optional)"
               type="number"
-              errors={form.errors}
-              values={values}
+              {...state}
               attrs={{ step: "0.01" }}
               hint="A replica that would cost more is refused, on providers that price."
             />
@@ -152,16 +148,14 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
               name="size"
               label="Size, replicas at most (optional)"
               type="number"
-              errors={form.errors}
-              values={values}
+              {...state}
               attrs={{ step: "1" }}
               hint="Each replica is one node (a worker, a pod, a VM, a lease). Deploying or scaling past it is refused. Blank: no limit."
             />
             <Select
               name="owner_type"
               label="Owner"
-              errors={form.errors}
-              values={values}
+              {...state}
               choices={[
                 { value: "org", label: "this organization" },
                 { value: "user", label: "me only" },
@@ -170,22 +164,19 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
             <Field
               name="provider_pool_id"
               label="Provider's own pool id (optional)"
-              errors={form.errors}
-              values={values}
+              {...state}
               hint="An existing cluster, namespace, market or service at the provider to use as this pool."
             />
             <Checkboxes
               name="is_dedicated"
               label="Dedicated"
-              errors={form.errors}
-              values={values}
+              {...state}
               choices={[{ value: "true", label: "Only this pool's deployments run on its nodes" }]}
             />
             <TextArea
               name="scheduling_policy_json"
               label="Scheduling policy (JSON, optional)"
-              errors={form.errors}
-              values={values}
+              {...state}
               rows={2}
               hint='Passed to the provider as it is, e.g. {"spread": "zone"}.'
             />

@@ -1,5 +1,6 @@
+import type { PolicyType } from "../../../../../db/schema/index.ts";
 import { Layout } from "../../../_shared/layout.tsx";
-import { Csrf, TextArea } from "../../../_shared/parts/form.tsx";
+import { Csrf, type FormState, TextArea } from "../../../_shared/parts/form.tsx";
 import { PageHeader } from "../../../_shared/parts/list.tsx";
 import { type DeploymentPoliciesProps, PolicyCard } from "./_card.tsx";
 import {
@@ -12,6 +13,75 @@ import {
 } from "./_fields.tsx";
 
 export type { DeploymentPoliciesProps } from "./_card.tsx";
+
+/** The cards of the page, in order: each policy type, what it does, and its fields. */
+const cards: {
+  type: PolicyType;
+  title: string;
+  intro: string;
+  body: (form: FormState, p: DeploymentPoliciesProps) => JSX.Element;
+}[] = [
+  {
+    type: "prompt",
+    title: "Prompt template",
+    intro: "Applied to every chat call of this deployment.",
+    body: (form, p) => <PromptFields form={form} templates={p.templates} />,
+  },
+  {
+    type: "rag",
+    title: "Retrieval",
+    intro: "Passages of these collections are added to the prompt.",
+    body: (form, p) => <RetrievalFields form={form} collections={p.collections} />,
+  },
+  {
+    type: "guardrails",
+    title: "Guardrails",
+    intro: "Scanners of the prompt and of the answer; redact is for PII only.",
+    body: (form) => <GuardrailsFields form={form} />,
+  },
+  {
+    type: "rate_limit",
+    title: "Rate limit",
+    intro: "Counted per API key (per user in the playground), per minute. Blank: no limit.",
+    body: (form) => (
+      <CountFields
+        form={form}
+        counts={[
+          ["requests_per_minute", "Requests per minute"],
+          ["tokens_per_minute", "Tokens per minute"],
+        ]}
+      />
+    ),
+  },
+  {
+    type: "quota",
+    title: "Quota",
+    intro: "Counted per organization, per UTC day. Blank: no quota.",
+    body: (form) => (
+      <CountFields
+        form={form}
+        counts={[
+          ["requests_per_day", "Requests per day"],
+          ["tokens_per_day", "Tokens per day"],
+        ]}
+      />
+    ),
+  },
+  {
+    type: "routing",
+    title: "Routing",
+    intro:
+      "Other deployments that answer, in order, when this one has no ready replica or is stopped, fails (5xx), does not answer in time, or is rate-limited (429). The answer then carries x-served-by.",
+    body: (form, p) => <RoutingFields form={form} otherDeployments={p.otherDeployments} />,
+  },
+  {
+    type: "autoscaling",
+    title: "Autoscaling",
+    intro:
+      "Replicas follow the requests in flight that the gateways report. Minimum 0 scales to zero when idle; a request then waits for a replica to start. Each decision and its reason is listed on the deployment's page.",
+    body: (form) => <AutoscalingFields form={form} />,
+  },
+];
 
 export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
   return (
@@ -27,77 +97,9 @@ export function DeploymentPoliciesPage(p: DeploymentPoliciesProps) {
         Changes apply to calls within a second.
       </p>
 
-      <PolicyCard
-        type="prompt"
-        title="Prompt template"
-        intro="Applied to every chat call of this deployment."
-        p={p}
-        body={(form) => <PromptFields form={form} templates={p.templates} />}
-      />
-
-      <PolicyCard
-        type="rag"
-        title="Retrieval"
-        intro="Passages of these collections are added to the prompt."
-        p={p}
-        body={(form) => <RetrievalFields form={form} collections={p.collections} />}
-      />
-
-      <PolicyCard
-        type="guardrails"
-        title="Guardrails"
-        intro="Scanners of the prompt and of the answer; redact is for PII only."
-        p={p}
-        body={(form) => <GuardrailsFields form={form} />}
-      />
-
-      <PolicyCard
-        type="rate_limit"
-        title="Rate limit"
-        intro="Counted per API key (per user in the playground), per minute. Blank: no limit."
-        p={p}
-        body={(form) => (
-          <CountFields
-            form={form}
-            counts={[
-              ["requests_per_minute", "Requests per minute"],
-              ["tokens_per_minute", "Tokens per minute"],
-            ]}
-          />
-        )}
-      />
-
-      <PolicyCard
-        type="quota"
-        title="Quota"
-        intro="Counted per organization, per UTC day. Blank: no quota."
-        p={p}
-        body={(form) => (
-          <CountFields
-            form={form}
-            counts={[
-              ["requests_per_day", "Requests per day"],
-              ["tokens_per_day", "Tokens per day"],
-            ]}
-          />
-        )}
-      />
-
-      <PolicyCard
-        type="routing"
-        title="Routing"
-        intro="Other deployments that answer, in order, when this one has no ready replica or is stopped, fails (5xx), does not answer in time, or is rate-limited (429). The answer then carries x-served-by."
-        p={p}
-        body={(form) => <RoutingFields form={form} otherDeployments={p.otherDeployments} />}
-      />
-
-      <PolicyCard
-        type="autoscaling"
-        title="Autoscaling"
-        intro="Replicas follow the requests in flight that the gateways report. Minimum 0 scales to zero when idle; a request then waits for a replica to start. Each decision and its reason is listed on the deployment's page."
-        p={p}
-        body={(form) => <AutoscalingFields form={form} />}
-      />
+      {cards.map((c) => (
+        <PolicyCard type={c.type} title={c.title} intro={c.intro} p={p} body={(form) => c.body(form, p)} />
+      ))}
 
       <PreviewForm deploymentId={p.deployment.id} csrf={p.page.csrf} />
     </Layout>
