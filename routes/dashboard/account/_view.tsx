@@ -47,15 +47,7 @@ export function AccountPage({ page, me, setup, form = {}, notice }: AccountPageP
             data-confirm="Turn two-factor sign-in off? Your password alone will then sign you in."
           >
             <Csrf token={page.csrf} />
-            <FormProblem errors={form.errors} />
-            <Field
-              name="code"
-              label="A current code from your authenticator"
-              inputmode="numeric"
-              autocomplete="one-time-code"
-              required
-              errors={form.errors}
-            />
+            <CodeField label="A current code from your authenticator" form={form} />
             <button type="submit" class="danger">
               Turn off
             </button>
@@ -76,16 +68,7 @@ export function AccountPage({ page, me, setup, form = {}, notice }: AccountPageP
             {/* Shown again if the code is wrong; verification reads the secret stored on the server. */}
             <input type="hidden" name="secret" value={setup.secret} />
             <input type="hidden" name="otpauth_url" value={setup.otpauth_url} />
-            <FormProblem errors={form.errors} />
-            <Field
-              name="code"
-              label="The code your app shows now"
-              inputmode="numeric"
-              autocomplete="one-time-code"
-              required
-              autofocus
-              errors={form.errors}
-            />
+            <CodeField label="The code your app shows now" form={form} autofocus />
             <button type="submit">Verify and turn on</button>
           </form>
         </section>
@@ -103,5 +86,23 @@ export function AccountPage({ page, me, setup, form = {}, notice }: AccountPageP
         </section>
       )}
     </Layout>
+  );
+}
+
+/** The form's problem and the field of a code from the authenticator app. */
+function CodeField({ label, form, autofocus }: { label: string; form: FormState; autofocus?: boolean }) {
+  return (
+    <>
+      <FormProblem errors={form.errors} />
+      <Field
+        name="code"
+        label={label}
+        inputmode="numeric"
+        autocomplete="one-time-code"
+        required
+        autofocus={autofocus}
+        errors={form.errors}
+      />
+    </>
   );
 }

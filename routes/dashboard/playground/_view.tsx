@@ -12,6 +12,12 @@ export interface PlaygroundPageProps {
   inference: boolean;
 }
 
+/** The sampling settings sent with each turn: name, label, range, starting value and step. */
+const samplingFields: [string, string, number, number, string, string?][] = [
+  ["max_tokens", "Max tokens", 1, 32768, "256"],
+  ["temperature", "Temperature", 0, 2, "0.7", "0.1"],
+];
+
 /**
  * The conversation lives in the page: assets/dashboard.js keeps the turns, posts them all to
  * /playground/chat on every Send and appends the answer's tokens to the transcript as they arrive.
@@ -51,23 +57,17 @@ export function PlaygroundPage({ page, deployments, selected, inference }: Playg
               hint={others > 0 ? `${others} other deployment(s) are not RUNNING and not listed.` : undefined}
             />
             <div class="grid2">
-              <Field
-                name="max_tokens"
-                label="Max tokens"
-                type="number"
-                min={1}
-                max={32768}
-                values={{ max_tokens: "256" }}
-              />
-              <Field
-                name="temperature"
-                label="Temperature"
-                type="number"
-                min={0}
-                max={2}
-                attrs={{ step: "0.1" }}
-                values={{ temperature: "0.7" }}
-              />
+              {samplingFields.map(([name, label, min, max, start, step]) => (
+                <Field
+                  name={name}
+                  label={label}
+                  type="number"
+                  min={min}
+                  max={max}
+                  {...(step ? { attrs: { step } } : {})}
+                  values={{ [name]: start }}
+                />
+              ))}
             </div>
           </div>
           <TextArea
