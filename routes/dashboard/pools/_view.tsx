@@ -8,6 +8,7 @@ import {
   Badge,
   EmptyState,
   PageHeader,
+  Polled,
   SecretOnce,
   Table,
 } from "../_shared/parts/list.tsx";
@@ -203,12 +204,7 @@ export function PoolLive({
 }) {
   const busy = pool.state === "Provisioning" || pool.state === "Deleting";
   return (
-    <div
-      id="pool-live"
-      hx-get={`/pools/${pool.pool_id}/live`}
-      hx-trigger={busy ? "every 2s" : "every 5s"}
-      hx-swap="outerHTML"
-    >
+    <Polled id="pool-live" url={`/pools/${pool.pool_id}/live`} every={busy ? "2s" : "5s"}>
       <dl class="facts card">
         <dt>State</dt>
         <dd>
@@ -291,7 +287,7 @@ export function PoolLive({
           </tbody>
         </Table>
       )}
-    </div>
+    </Polled>
   );
 }
 

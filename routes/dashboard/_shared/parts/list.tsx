@@ -156,3 +156,22 @@ export function SecretOnce({ id, value }: { id: string; value: string }) {
     </div>
   );
 }
+
+/** A part of a page that reloads itself (htmx): every `every`, e.g. faster while something moves. */
+export function Polled({
+  id,
+  url,
+  every,
+  children,
+}: {
+  id: string;
+  url: string;
+  every: string;
+  children: Children;
+}) {
+  return (
+    <div id={id} hx-get={url} hx-trigger={`every ${every}`} hx-swap="outerHTML">
+      {children}
+    </div>
+  );
+}

@@ -3,7 +3,7 @@
 import type { DeploymentAction } from "../../../../services/orchestration/state-machine.ts";
 import type { DeploymentView } from "../../../../services/orchestration/views.ts";
 import { can, type PageInfo } from "../../_shared/page.ts";
-import { ActionButton, Badge, Table } from "../../_shared/parts/list.tsx";
+import { ActionButton, Badge, Polled, Table } from "../../_shared/parts/list.tsx";
 import { busyStates, type DeploymentModel, money, readyOf } from "../_model.ts";
 
 const tokenPrices = (d: DeploymentView) =>
@@ -28,12 +28,7 @@ const buttons: Record<
 export function DeploymentLive({ page, d }: { page: PageInfo; d: DeploymentModel }) {
   const busy = busyStates.has(d.status);
   return (
-    <div
-      id="deployment-live"
-      hx-get={`/deployments/${d.deployment_id}/live`}
-      hx-trigger={busy ? "every 1s" : "every 5s"}
-      hx-swap="outerHTML"
-    >
+    <Polled id="deployment-live" url={`/deployments/${d.deployment_id}/live`} every={busy ? "1s" : "5s"}>
       <section class="card">
         <div class="page-header">
           <div>
@@ -67,7 +62,7 @@ export function DeploymentLive({ page, d }: { page: PageInfo; d: DeploymentModel
       <Replicas d={d} />
       <h2>State transitions</h2>
       <Transitions d={d} />
-    </div>
+    </Polled>
   );
 }
 
