@@ -12,6 +12,7 @@ import {
   SecretOnce,
   Table,
 } from "../_shared/parts/list.tsx";
+import type { PoolModel } from "./_model.ts";
 
 export interface ProviderChoice {
   id: string;
@@ -298,7 +299,7 @@ export function PoolPage({
   deployments,
 }: {
   page: PageInfo;
-  pool: PoolView;
+  pool: PoolModel;
   nodes: NodeView[];
   deployments: DeploymentView[];
 }) {
@@ -308,7 +309,7 @@ export function PoolPage({
         <a href="/pools">← Pools</a>
       </p>
       <PageHeader title={`Pool ${pool.pool_name}`}>
-        {can(page, "pools:write") && pool.state !== "Deleting" ? (
+        {can(page, "pools:write") && pool.deletable ? (
           <ActionButton
             action={`/pools/${pool.pool_id}/delete`}
             label="Delete pool"
