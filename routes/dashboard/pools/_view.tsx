@@ -76,6 +76,22 @@ export interface PoolsPageProps {
   created?: (PoolView & { node_token: string }) | undefined;
 }
 
+/** The pool form's optional limits: name, label, step and what the limit does. */
+const limitFields: [name: string, label: string, step: string, hint: string][] = [
+  [
+    "max_cost_per_hour",
+    "Cost ceiling, US$ per hour (optional)",
+    "0.01",
+    "A replica that would cost more is refused, on providers that price.",
+  ],
+  [
+    "size",
+    "Size, replicas at most (optional)",
+    "1",
+    "Each replica is one node (a worker, a pod, a VM, a lease). Deploying or scaling past it is refused. Blank: no limit.",
+  ],
+];
+
 export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, created }: PoolsPageProps) {
   const state = { values: { provider: defaultProvider, ...form.values }, errors: form.errors };
   return (
@@ -138,22 +154,9 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
               placeholder="A100, L4"
               hint="Comma-separated; replicas are placed only on these. Blank: any (or none for CPU)."
             />
-            <Field
-              name="max_cost_per_hour"
-              label="Cost ceiling, US$ per hour (optional)"
-              type="number"
-              {...state}
-              attrs={{ step: "0.01" }}
-              hint="A replica that would cost more is refused, on providers that price."
-            />
-            <Field
-              name="size"
-              label="Size, replicas at most (optional)"
-              type="number"
-              {...state}
-              attrs={{ step: "1" }}
-              hint="Each replica is one node (a worker, a pod, a VM, a lease). Deploying or scaling past it is refused. Blank: no limit."
-            />
+            {limitFields.map(([name, label, step, hint]) => (
+              <Field name={name} label={label} type="number" {...state} attrs={{ step }} hint={hint} />
+            ))}
             <Select
               name="owner_type"
               label="Owner"
