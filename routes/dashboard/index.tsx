@@ -1,9 +1,9 @@
 import { t } from "elysia";
-import { can, pageInfo } from "../../server/dashboard/page.ts";
 import { route } from "../../server/http/route.ts";
 import { usageOverview } from "../../services/usage/overview.ts";
-import { HomePage } from "../../views/home.tsx";
-import { RangeQuery } from "./_usage-query.ts";
+import { HomePage } from "./_home.tsx";
+import { can, pageInfo } from "./_shared/page.ts";
+import { RangeQuery } from "./_shared/usage-query.ts";
 
 export const GET = route({
   access: "authenticated",

@@ -1,7 +1,7 @@
-import { accessTokenOf } from "../../server/dashboard/refresh.ts";
-import { clearedCookies, readCookie, redirect, refreshCookie } from "../../server/dashboard/session.ts";
 import { route } from "../../server/http/route.ts";
 import { signOutTokens } from "../../services/auth/sign-out.ts";
+import { accessTokenOf } from "./_shared/refresh.ts";
+import { clearedCookies, readCookie, redirect, refreshCookie } from "./_shared/session.ts";
 
 export const POST = route({
   access: "public",

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { redirect, safeNext, sessionCookies } from "../../server/dashboard/session.ts";
 import { route } from "../../server/http/route.ts";
 import { switchOrganization } from "../../services/auth/organizations.ts";
+import { redirect, safeNext, sessionCookies } from "./_shared/session.ts";
 
 export const POST = route({
   access: "authenticated",

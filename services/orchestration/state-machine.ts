@@ -122,8 +122,15 @@ export async function moveDeployment(
   return row;
 }
 
+export function canMovePool(from: PoolState, to: PoolState): boolean {
+  return poolMoves[from].includes(to);
+}
+
+/** Whether a pool in this state may be asked to go (its live deployments are checked when asked). */
+export const poolDeletable = (state: PoolState): boolean => canMovePool(state, "Deleting");
+
 export function assertPoolMove(from: PoolState, to: PoolState): void {
-  if (poolMoves[from].includes(to)) return;
+  if (canMovePool(from, to)) return;
   throw new AppError("failed_precondition", `a pool cannot go from ${from} to ${to}`, { state: from });
 }
 
@@ -146,7 +153,7 @@ export async function movePool(
 
 /** A pool is deleted only once nothing on it runs or is about to (CONTRACTS: 409 otherwise). */
 export function assertPoolRemovable(pool: Pick<PoolRow, "state">, liveDeployments: string[]): void {
-  if (pool.state === "Deleting")
+  if (!poolDeletable(pool.state))
     throw new AppError("failed_precondition", "the pool is already being deleted");
   if (liveDeployments.length === 0) return;
   throw new AppError(

@@ -2,7 +2,7 @@
 // form (a bad one refused beside its field); the deployment's page says when it is scaled to zero and
 // lists each decision with its replica counts and reason.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { csrfCookie } from "../../server/dashboard/csrf.ts";
+import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
 import { recordScaleDecision } from "../../services/orchestration/state-machine.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import {

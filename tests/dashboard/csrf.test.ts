@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { csrfCookie } from "../../server/dashboard/csrf.ts";
+import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
 import {
   adminEmail,
   adminPassword,

@@ -3,7 +3,7 @@
 // on* handler, a style attribute), so a page cannot half-work in a browser. New pages are covered by
 // being files under routes/dashboard/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { dashboardSecurityHeaders } from "../../server/dashboard/listener.ts";
+import { dashboardSecurityHeaders } from "../../routes/dashboard/_shared/listener.ts";
 import { loadRoutes } from "../../server/http/loader.ts";
 import {
   adminEmail,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { dashboardSecurityHeaders } from "../../server/dashboard/listener.ts";
+import { dashboardSecurityHeaders } from "../../routes/dashboard/_shared/listener.ts";
 import { gatewayHandler, type Handler, startTestApp, type TestApp } from "../support/app.ts";
 
 let t: TestApp;

@@ -5,7 +5,7 @@
 // gateways, the dashboard and the gRPC port, which all verify through one function.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { csrfCookie } from "../../server/dashboard/csrf.ts";
+import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
 import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
 import type { GrpcServer } from "../../server/grpc/server.ts";
 import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";

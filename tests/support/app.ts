@@ -3,9 +3,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildDashboard } from "../../routes/dashboard/_shared/listener.ts";
 import { createAppContext } from "../../server/compose.ts";
 import { type Config, loadConfig } from "../../server/config.ts";
-import { buildDashboard } from "../../server/dashboard/listener.ts";
 import { buildHttpGateway } from "../../server/http/listen.ts";
 import { createLogger } from "../../server/log.ts";
 import type { AppContext } from "../../services/context.ts";

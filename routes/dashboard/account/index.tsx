@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { me } from "../../../services/auth/me.ts";
-import { AccountPage } from "../../../views/account.tsx";
+import { pageInfo } from "../_shared/page.ts";
+import { AccountPage } from "./_view.tsx";
 
 const notices: Record<string, string> = {
   on: "Two-factor sign-in is on: the next sign-in asks for a code.",

@@ -1,12 +1,12 @@
 import { t } from "elysia";
-import { attempt, type FormValues, parseForm } from "../../../server/dashboard/form.ts";
-import { can, type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { createApiKey, listApiKeys } from "../../../services/api-keys/keys.ts";
 import type { RequestContext } from "../../../services/context.ts";
 import { listDeployments } from "../../../services/orchestration/deployments.ts";
-import { ApiKeysPage, type ApiKeysPageProps } from "../../../views/api-keys.tsx";
 import { CreateApiKeyBody } from "../../filtration/_schemas/api-keys.ts";
+import { attempt, type FormValues, parseForm } from "../_shared/form.ts";
+import { can, type PageInfo, pageInfo } from "../_shared/page.ts";
+import { ApiKeysPage, type ApiKeysPageProps } from "./_view.tsx";
 
 async function render(ctx: RequestContext, page: PageInfo, extra: Partial<ApiKeysPageProps> = {}) {
   const [{ api_keys }, deployments] = await Promise.all([

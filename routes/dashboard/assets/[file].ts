@@ -1,4 +1,5 @@
-// Static assets of the dashboard: htmx from node_modules (never a CDN) and our stylesheet.
+// Static assets of the dashboard: htmx from node_modules (never a CDN), and our stylesheet, script and
+// icon, which sit beside this file as they sit in the URL (/assets/app.css).
 
 import { join } from "node:path";
 import { t } from "elysia";
@@ -11,14 +12,14 @@ const assets: Record<string, { path: string; type: string }> = {
     type: "application/javascript",
   },
   "dashboard.js": {
-    path: join(import.meta.dir, "..", "..", "..", "views", "dashboard.js"),
+    path: join(import.meta.dir, "dashboard.js"),
     type: "application/javascript",
   },
   "favicon.svg": {
-    path: join(import.meta.dir, "..", "..", "..", "views", "favicon.svg"),
+    path: join(import.meta.dir, "favicon.svg"),
     type: "image/svg+xml",
   },
-  "app.css": { path: join(import.meta.dir, "..", "..", "..", "views", "app.css"), type: "text/css" },
+  "app.css": { path: join(import.meta.dir, "app.css"), type: "text/css" },
 };
 
 export const GET = route({

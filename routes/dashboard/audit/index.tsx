@@ -1,9 +1,9 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { queryAuditLogs } from "../../../services/audit/query.ts";
 import { AppError } from "../../../services/errors.ts";
-import { AuditPage } from "../../../views/logs.tsx";
+import { pageInfo } from "../_shared/page.ts";
+import { AuditPage } from "../logs/_view.tsx";
 
 export const GET = route({
   access: "audit:read",

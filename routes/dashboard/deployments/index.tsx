@@ -1,5 +1,14 @@
 import { t } from "elysia";
 import type { DeploymentState } from "../../../db/schema/deployments.ts";
+import { route } from "../../../server/http/route.ts";
+import { actorOf, type RequestContext } from "../../../services/context.ts";
+import { deploy, pageOfDeployments } from "../../../services/orchestration/deployments.ts";
+import { listModels } from "../../../services/orchestration/models.ts";
+import { listPools } from "../../../services/orchestration/pools.ts";
+import { DeployRequest } from "../../orchestration/_schemas/deployment.ts";
+import { attempt, parseForm } from "../_shared/form.ts";
+import { can, type PageInfo, pageInfo } from "../_shared/page.ts";
+import { redirect } from "../_shared/session.ts";
 import {
   type DeploymentFilters,
   deployFormErrors,
@@ -7,17 +16,9 @@ import {
   filtersOf,
   ListQuery,
   pageSize,
-} from "../../../server/dashboard/deployments.ts";
-import { attempt, parseForm } from "../../../server/dashboard/form.ts";
-import { can, type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
-import { redirect } from "../../../server/dashboard/session.ts";
-import { route } from "../../../server/http/route.ts";
-import { actorOf, type RequestContext } from "../../../services/context.ts";
-import { deploy, pageOfDeployments } from "../../../services/orchestration/deployments.ts";
-import { listModels } from "../../../services/orchestration/models.ts";
-import { listPools } from "../../../services/orchestration/pools.ts";
-import { DeploymentsPage, type DeploymentsPageProps } from "../../../views/deployments.tsx";
-import { DeployRequest } from "../../orchestration/_schemas/deployment.ts";
+} from "./_form.ts";
+import { deployPool } from "./_model.ts";
+import { DeploymentsPage, type DeploymentsPageProps } from "./_view.tsx";
 
 async function render(
   ctx: RequestContext,
@@ -33,7 +34,7 @@ async function render(
       limit: pageSize,
       offset: (filters.page - 1) * pageSize,
     }),
-    writable ? listPools(ctx, actorOf(ctx).orgId).then((r) => r.pools) : [],
+    writable ? listPools(ctx, actorOf(ctx).orgId).then((r) => r.pools.map(deployPool)) : [],
     writable && can(page, "models:read") ? listModels(ctx).then((r) => r.models) : [],
   ]);
   return (

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../server/http/route.ts";
 import { deploymentNameStatus } from "../../../services/orchestration/deployments.ts";
-import { NameCheck } from "../../../views/deployments.tsx";
+import { NameCheck } from "./_deploy-form.tsx";
 
 export const GET = route({
   access: "deployments:read",

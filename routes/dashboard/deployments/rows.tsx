@@ -1,8 +1,8 @@
 import type { DeploymentState } from "../../../db/schema/deployments.ts";
-import { filtersOf, ListQuery, pageSize } from "../../../server/dashboard/deployments.ts";
 import { route } from "../../../server/http/route.ts";
 import { pageOfDeployments } from "../../../services/orchestration/deployments.ts";
-import { DeploymentRows } from "../../../views/deployments.tsx";
+import { filtersOf, ListQuery, pageSize } from "./_form.ts";
+import { DeploymentRows } from "./_view.tsx";
 
 export const GET = route({
   access: "deployments:read",

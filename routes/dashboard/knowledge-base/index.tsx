@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../../server/dashboard/form.ts";
-import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
-import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { createCollection, listCollections } from "../../../services/knowledge-base/collections.ts";
-import { CollectionsPage } from "../../../views/knowledge-base.tsx";
 import { CreateCollectionBody } from "../../filtration/_schemas/knowledge-base.ts";
+import { attempt, parseForm } from "../_shared/form.ts";
+import { redirectWithNotice } from "../_shared/notice.ts";
+import { pageInfo } from "../_shared/page.ts";
+import { CollectionsPage } from "./_view.tsx";
 
 export const GET = route({
   access: "knowledge_base:read",

@@ -1,15 +1,10 @@
 import { t } from "elysia";
-import { csrfTokenOf } from "../../../server/dashboard/csrf.ts";
-import {
-  redirect,
-  safeNext,
-  secondFactorCookies,
-  sessionCookies,
-} from "../../../server/dashboard/session.ts";
 import { route } from "../../../server/http/route.ts";
 import { beginLogin } from "../../../services/auth/login.ts";
 import { AppError } from "../../../services/errors.ts";
-import { LoginPage } from "../../../views/login.tsx";
+import { csrfTokenOf } from "../_shared/csrf.ts";
+import { redirect, safeNext, secondFactorCookies, sessionCookies } from "../_shared/session.ts";
+import { LoginPage } from "./_view.tsx";
 
 export const GET = route({
   access: "public",

@@ -1,5 +1,8 @@
 import { t } from "elysia";
-import { csrfTokenOf } from "../../../server/dashboard/csrf.ts";
+import { route } from "../../../server/http/route.ts";
+import { completeLogin } from "../../../services/auth/login.ts";
+import { AppError } from "../../../services/errors.ts";
+import { csrfTokenOf } from "../_shared/csrf.ts";
 import {
   readCookie,
   redirect,
@@ -7,11 +10,8 @@ import {
   secondFactorCookie,
   secondFactorCookies,
   sessionCookies,
-} from "../../../server/dashboard/session.ts";
-import { route } from "../../../server/http/route.ts";
-import { completeLogin } from "../../../services/auth/login.ts";
-import { AppError } from "../../../services/errors.ts";
-import { SecondFactorPage } from "../../../views/login.tsx";
+} from "../_shared/session.ts";
+import { SecondFactorPage } from "./_view.tsx";
 
 export const GET = route({
   access: "public",

@@ -1,9 +1,9 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { deploymentInferenceLogs, recentInferenceLogs } from "../../../services/inference-logs/logs.ts";
 import { listDeployments } from "../../../services/orchestration/deployments.ts";
-import { InferenceLogsPage } from "../../../views/logs.tsx";
+import { pageInfo } from "../_shared/page.ts";
+import { InferenceLogsPage } from "./_view.tsx";
 
 export const GET = route({
   access: "logs:read",

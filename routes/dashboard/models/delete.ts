@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
 import { route } from "../../../server/http/route.ts";
 import { deleteModel } from "../../../services/orchestration/models.ts";
+import { redirectWithNotice } from "../_shared/notice.ts";
 
 export const POST = route({
   access: "models:write",

@@ -1,12 +1,12 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../../server/dashboard/form.ts";
-import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
-import { type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import type { RequestContext } from "../../../services/context.ts";
 import { listModels, registerModel } from "../../../services/orchestration/models.ts";
-import { ModelsPage, type ModelsPageProps } from "../../../views/models.tsx";
 import { RegisterModelBody } from "../../orchestration/_schemas/model.ts";
+import { attempt, parseForm } from "../_shared/form.ts";
+import { redirectWithNotice } from "../_shared/notice.ts";
+import { type PageInfo, pageInfo } from "../_shared/page.ts";
+import { ModelsPage, type ModelsPageProps } from "./_view.tsx";
 
 const render = async (ctx: RequestContext, page: PageInfo, extra: Partial<ModelsPageProps> = {}) => (
   <ModelsPage page={page} models={(await listModels(ctx)).models} {...extra} />

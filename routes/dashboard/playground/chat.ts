@@ -1,6 +1,6 @@
 // The playground's chat: the same lifecycle as POST /v1/chat/completions (guardrails, templates,
 // retrieval, rate limits and quota of the deployment), on behalf of the signed-in user instead of an
-// API key, always streamed (Server-Sent Events in the OpenAI chunk format) to views/dashboard.js.
+// API key, always streamed (Server-Sent Events in the OpenAI chunk format) to assets/dashboard.js.
 import { t } from "elysia";
 import { route } from "../../../server/http/route.ts";
 import { actorOf } from "../../../services/context.ts";

@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { listDeployments } from "../../../services/orchestration/deployments.ts";
-import { PlaygroundPage } from "../../../views/playground.tsx";
+import { pageInfo } from "../_shared/page.ts";
+import { PlaygroundPage } from "./_view.tsx";
 
 export const GET = route({
   access: "deployments:read",

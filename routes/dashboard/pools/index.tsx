@@ -1,12 +1,12 @@
 import { t } from "elysia";
-import { attempt, type FormValues, parseForm } from "../../../server/dashboard/form.ts";
-import { type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
-import { providerChoices } from "../../../server/dashboard/pools.ts";
 import { route } from "../../../server/http/route.ts";
 import { actorOf, type RequestContext } from "../../../services/context.ts";
 import { createPool, listPools } from "../../../services/orchestration/pools.ts";
-import { PoolsPage, type PoolsPageProps } from "../../../views/pools.tsx";
 import { CreatePoolBody } from "../../orchestration/_schemas/pool.ts";
+import { attempt, type FormValues, parseForm } from "../_shared/form.ts";
+import { type PageInfo, pageInfo } from "../_shared/page.ts";
+import { providerChoices } from "./_providers.ts";
+import { PoolsPage, type PoolsPageProps } from "./_view.tsx";
 
 async function render(ctx: RequestContext, page: PageInfo, extra: Partial<PoolsPageProps> = {}) {
   const [{ pools }, choices] = await Promise.all([listPools(ctx, actorOf(ctx).orgId), providerChoices(ctx)]);

@@ -1,7 +1,7 @@
 import { route } from "../../../server/http/route.ts";
 import { actorOf } from "../../../services/context.ts";
 import { listPools } from "../../../services/orchestration/pools.ts";
-import { PoolRows } from "../../../views/pools.tsx";
+import { PoolRows } from "./_view.tsx";
 
 export const GET = route({
   access: "pools:read",

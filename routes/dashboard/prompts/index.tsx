@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../../server/dashboard/form.ts";
-import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
-import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { createTemplate, listTemplates } from "../../../services/prompts/templates.ts";
-import { PromptsPage } from "../../../views/prompts.tsx";
 import { CreateTemplateBody } from "../../filtration/_schemas/prompts.ts";
+import { attempt, parseForm } from "../_shared/form.ts";
+import { redirectWithNotice } from "../_shared/notice.ts";
+import { pageInfo } from "../_shared/page.ts";
+import { PromptsPage } from "./_view.tsx";
 
 export const GET = route({
   access: "prompts:read",

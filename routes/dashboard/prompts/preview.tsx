@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { route } from "../../../server/http/route.ts";
 import { applyTemplate } from "../../../services/prompts/apply.ts";
 import { checkTemplateContent } from "../../../services/prompts/templates.ts";
-import { PreviewMessages } from "../../../views/prompts.tsx";
+import { PreviewMessages } from "./_view.tsx";
 
 const sample = {
   question: "How many weeks of parental leave do we get?",

@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { listProviderConfigs } from "../../../services/provider-configs/config.ts";
-import { ProvidersPage } from "../../../views/providers.tsx";
+import { pageInfo } from "../_shared/page.ts";
+import { ProvidersPage } from "./_view.tsx";
 
 export const GET = route({
   access: "providers:read",

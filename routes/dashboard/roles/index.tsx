@@ -1,10 +1,10 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../../server/dashboard/form.ts";
-import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
-import { usersPage } from "../../../server/dashboard/users.tsx";
 import { route } from "../../../server/http/route.ts";
 import { createRole } from "../../../services/rbac/roles.ts";
 import { CreateRoleBody } from "../../filtration/_schemas/rbac.ts";
+import { attempt, parseForm } from "../_shared/form.ts";
+import { redirectWithNotice } from "../_shared/notice.ts";
+import { usersPage } from "../users/_page.tsx";
 
 export const POST = route({
   access: "roles:write",

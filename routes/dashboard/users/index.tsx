@@ -1,10 +1,10 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../../server/dashboard/form.ts";
-import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
-import { usersPage } from "../../../server/dashboard/users.tsx";
 import { route } from "../../../server/http/route.ts";
 import { addUser } from "../../../services/rbac/users.ts";
 import { AddUserBody } from "../../filtration/_schemas/rbac.ts";
+import { attempt, parseForm } from "../_shared/form.ts";
+import { redirectWithNotice } from "../_shared/notice.ts";
+import { usersPage } from "./_page.tsx";
 
 export const GET = route({
   access: "users:read",

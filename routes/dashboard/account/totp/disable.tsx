@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { attempt } from "../../../../server/dashboard/form.ts";
-import { pageInfo } from "../../../../server/dashboard/page.ts";
-import { redirect } from "../../../../server/dashboard/session.ts";
 import { route } from "../../../../server/http/route.ts";
 import { me } from "../../../../services/auth/me.ts";
 import { disableTotp } from "../../../../services/auth/totp.ts";
-import { AccountPage } from "../../../../views/account.tsx";
+import { attempt } from "../../_shared/form.ts";
+import { pageInfo } from "../../_shared/page.ts";
+import { redirect } from "../../_shared/session.ts";
+import { AccountPage } from "../_view.tsx";
 
 export const POST = route({
   access: "authenticated",

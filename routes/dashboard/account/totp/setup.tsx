@@ -1,9 +1,9 @@
-import { pageInfo } from "../../../../server/dashboard/page.ts";
-import { qrDataUrl } from "../../../../server/dashboard/qr.ts";
 import { route } from "../../../../server/http/route.ts";
 import { me } from "../../../../services/auth/me.ts";
 import { setupTotp } from "../../../../services/auth/totp.ts";
-import { AccountPage } from "../../../../views/account.tsx";
+import { pageInfo } from "../../_shared/page.ts";
+import { AccountPage } from "../_view.tsx";
+import { qrDataUrl } from "./_qr.ts";
 
 export const POST = route({
   access: "authenticated",

@@ -1,12 +1,12 @@
 import { t } from "elysia";
-import { attempt } from "../../../../server/dashboard/form.ts";
-import { pageInfo } from "../../../../server/dashboard/page.ts";
-import { qrDataUrl } from "../../../../server/dashboard/qr.ts";
-import { redirect } from "../../../../server/dashboard/session.ts";
 import { route } from "../../../../server/http/route.ts";
 import { me } from "../../../../services/auth/me.ts";
 import { enableTotp } from "../../../../services/auth/totp.ts";
-import { AccountPage } from "../../../../views/account.tsx";
+import { attempt } from "../../_shared/form.ts";
+import { pageInfo } from "../../_shared/page.ts";
+import { redirect } from "../../_shared/session.ts";
+import { AccountPage } from "../_view.tsx";
+import { qrDataUrl } from "./_qr.ts";
 
 export const POST = route({
   access: "authenticated",

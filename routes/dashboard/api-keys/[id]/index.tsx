@@ -1,9 +1,9 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../../server/dashboard/page.ts";
 import { route } from "../../../../server/http/route.ts";
 import { apiKeyUsage } from "../../../../services/usage/key-usage.ts";
-import { ApiKeyUsagePage } from "../../../../views/api-key-usage.tsx";
-import { RangeQuery } from "../../_usage-query.ts";
+import { pageInfo } from "../../_shared/page.ts";
+import { RangeQuery } from "../../_shared/usage-query.ts";
+import { ApiKeyUsagePage } from "./_view.tsx";
 
 export const GET = route({
   access: "api_keys:read",

@@ -1,5 +1,5 @@
-import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { revokeApiKey } from "../../../../services/api-keys/keys.ts";
+import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({
   access: "api_keys:write",

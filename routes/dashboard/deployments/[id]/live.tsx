@@ -1,16 +1,14 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../../server/dashboard/page.ts";
 import { route } from "../../../../server/http/route.ts";
-import { getDeployment } from "../../../../services/orchestration/deployments.ts";
-import { DeploymentLive } from "../../../../views/deployments.tsx";
+import { DeploymentLive } from "./_live.tsx";
+import { loadDeploymentPage } from "./_page.ts";
 
 export const GET = route({
   access: "deployments:read",
   summary: "A deployment's state, actions, replicas and transitions (polled by its page)",
   html: true,
   params: t.Object({ id: t.String() }),
-  handler: async ({ ctx, params, request }) => {
-    const [page, d] = await Promise.all([pageInfo(ctx, request), getDeployment(ctx, params.id)]);
-    return <DeploymentLive page={page} d={d} />;
-  },
+  handler: async ({ ctx, params, request }) => (
+    <DeploymentLive {...(await loadDeploymentPage(ctx, request, params.id))} />
+  ),
 });

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { previewPrompt } from "../../../../services/prompts/preview.ts";
-import { PolicyPreview } from "../../../../views/policy-preview.tsx";
+import { PolicyPreview } from "./_preview.tsx";
 
 export const POST = route({
   access: "policies:read",

@@ -1,5 +1,5 @@
-import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { startDeployment } from "../../../../services/orchestration/deployments.ts";
+import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({
   access: "deployments:write",

@@ -1,5 +1,5 @@
-import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { deleteCollection } from "../../../../services/knowledge-base/collections.ts";
+import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({
   access: "knowledge_base:write",

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { collectionPage } from "../../../../server/dashboard/collection.tsx";
 import { route } from "../../../../server/http/route.ts";
+import { collectionPage } from "./_page.tsx";
 
 export const GET = route({
   access: "knowledge_base:read",

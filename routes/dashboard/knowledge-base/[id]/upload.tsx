@@ -1,12 +1,12 @@
 import { t } from "elysia";
-import { collectionPage } from "../../../../server/dashboard/collection.tsx";
-import { attempt } from "../../../../server/dashboard/form.ts";
 import { route } from "../../../../server/http/route.ts";
 import {
   type UploadedFile,
   uploadDocuments,
   uploadLimits,
 } from "../../../../services/knowledge-base/upload.ts";
+import { attempt } from "../../_shared/form.ts";
+import { collectionPage } from "./_page.tsx";
 
 export const POST = route({
   access: "knowledge_base:write",

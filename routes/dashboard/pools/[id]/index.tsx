@@ -1,9 +1,10 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../../server/dashboard/page.ts";
 import { route } from "../../../../server/http/route.ts";
 import { listDeployments } from "../../../../services/orchestration/deployments.ts";
 import { getPool, poolInventory } from "../../../../services/orchestration/pools.ts";
-import { PoolPage } from "../../../../views/pools.tsx";
+import { pageInfo } from "../../_shared/page.ts";
+import { poolModel } from "../_model.ts";
+import { PoolPage } from "../_view.tsx";
 
 export const GET = route({
   access: "pools:read",
@@ -13,7 +14,7 @@ export const GET = route({
   handler: async ({ ctx, params, request }) => {
     const [page, pool, inventory] = await Promise.all([
       pageInfo(ctx, request),
-      getPool(ctx, params.id),
+      getPool(ctx, params.id).then(poolModel),
       poolInventory(ctx, params.id),
     ]);
     const deployments = page.actor.permissions.has("deployments:read")

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { getPool, poolInventory } from "../../../../services/orchestration/pools.ts";
-import { PoolLive } from "../../../../views/pools.tsx";
+import { PoolLive } from "../_view.tsx";
 
 export const GET = route({
   access: "pools:read",

@@ -1,5 +1,5 @@
-import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { deleteTemplate } from "../../../../services/prompts/templates.ts";
+import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({
   access: "prompts:write",

@@ -1,13 +1,13 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../../../server/dashboard/form.ts";
-import { redirectWithNotice } from "../../../../server/dashboard/notice.ts";
-import { pageInfo } from "../../../../server/dashboard/page.ts";
 import { route } from "../../../../server/http/route.ts";
 import type { RequestContext } from "../../../../services/context.ts";
 import { getTemplate, listTemplateVersions, updateTemplate } from "../../../../services/prompts/templates.ts";
-import type { FormState } from "../../../../views/parts/form.tsx";
-import { PromptPage } from "../../../../views/prompts.tsx";
 import { CreateTemplateBody } from "../../../filtration/_schemas/prompts.ts";
+import { attempt, parseForm } from "../../_shared/form.ts";
+import { redirectWithNotice } from "../../_shared/notice.ts";
+import { pageInfo } from "../../_shared/page.ts";
+import type { FormState } from "../../_shared/parts/form.tsx";
+import { PromptPage } from "../_view.tsx";
 
 const params = t.Object({ id: t.String() });
 

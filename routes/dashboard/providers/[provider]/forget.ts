@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { redirect } from "../../../../server/dashboard/session.ts";
 import { route } from "../../../../server/http/route.ts";
 import { setProviderConfig } from "../../../../services/provider-configs/config.ts";
+import { redirect } from "../../_shared/session.ts";
 
 export const POST = route({
   access: "providers:write",

@@ -1,10 +1,10 @@
 import { t } from "elysia";
-import { attempt, type FieldErrors } from "../../../../server/dashboard/form.ts";
-import { pageInfo } from "../../../../server/dashboard/page.ts";
-import { redirect } from "../../../../server/dashboard/session.ts";
 import { route } from "../../../../server/http/route.ts";
 import { listProviderConfigs, setProviderConfig } from "../../../../services/provider-configs/config.ts";
-import { ProvidersPage } from "../../../../views/providers.tsx";
+import { attempt, type FieldErrors } from "../../_shared/form.ts";
+import { pageInfo } from "../../_shared/page.ts";
+import { redirect } from "../../_shared/session.ts";
+import { ProvidersPage } from "../_view.tsx";
 
 /** The form's fields as the service's input: credential_<name> fields, blank ones left out. */
 function inputOf(body: Record<string, unknown>): {

@@ -1,5 +1,5 @@
-import { recordAction } from "../../../../server/dashboard/notice.ts";
 import { removeUser } from "../../../../services/rbac/users.ts";
+import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({
   access: "users:write",

@@ -1,9 +1,9 @@
 import { t } from "elysia";
-import { attempt } from "../../../../server/dashboard/form.ts";
-import { redirectWithNotice } from "../../../../server/dashboard/notice.ts";
-import { usersPage } from "../../../../server/dashboard/users.tsx";
 import { route } from "../../../../server/http/route.ts";
 import { setUserRole } from "../../../../services/rbac/users.ts";
+import { attempt } from "../../_shared/form.ts";
+import { redirectWithNotice } from "../../_shared/notice.ts";
+import { usersPage } from "../_page.tsx";
 
 export const POST = route({
   access: "users:write",

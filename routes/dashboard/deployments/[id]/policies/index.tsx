@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { pageInfo } from "../../../../../server/dashboard/page.ts";
-import { renderPolicies } from "../../../../../server/dashboard/policies.tsx";
 import { route } from "../../../../../server/http/route.ts";
+import { pageInfo } from "../../../_shared/page.ts";
+import { renderPolicies } from "./_page.tsx";
 
 export const GET = route({
   access: "policies:read",

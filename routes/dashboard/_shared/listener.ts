@@ -1,0 +1,81 @@
+// The admin dashboard listener: the same gateway machinery as the APIs, with the session cookie as
+// credentials and sign-in instead of a JSON 401.
+
+import type { ServiceName } from "../../../server/config.ts";
+import { httpStatusOf } from "../../../server/error-table.ts";
+import { createGateway, type GatewayOptions } from "../../../server/http/gateway.ts";
+import { listen } from "../../../server/http/listen.ts";
+import { loadRouteFiles, loadRoutes } from "../../../server/http/loader.ts";
+import type { Listener } from "../../../server/listener.ts";
+import type { AppContext } from "../../../services/context.ts";
+import { checkCsrf, csrfTokenOf } from "./csrf.ts";
+import { errorPage } from "./error-page.tsx";
+import { accessTokenOf, refreshSession } from "./refresh.ts";
+import { redirect } from "./session.ts";
+
+/**
+ * Strict CSP: scripts and styles only from this origin (htmx is served from node_modules), so an
+ * injected inline <script> or on* attribute is refused by the browser even if escaping ever failed.
+ */
+export const dashboardSecurityHeaders: Record<string, string> = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "same-origin",
+  "cross-origin-opener-policy": "same-origin",
+  "permissions-policy": "camera=(), microphone=(), geolocation=()",
+};
+
+export async function buildDashboard(
+  app: AppContext,
+  readinessChecks: GatewayOptions["readinessChecks"] = {},
+) {
+  const own = await loadRouteFiles("dashboard");
+  const routes = [...(await loadRoutes("_common")), ...own.http].filter(
+    (r) => !r.path.startsWith("/openapi"),
+  );
+  return createGateway({
+    name: "dashboard",
+    app,
+    routes,
+    // The live log panel: the same log stream as the orchestration gateway's, on this origin so the
+    // session cookie and the CSP's connect-src 'self' apply.
+    sockets: own.ws,
+    title: "Admin dashboard",
+    description: "Server-rendered administration pages.",
+    docs: false,
+    readinessChecks,
+    responseHeaders: dashboardSecurityHeaders,
+    guardRequest: async (request, headers) => {
+      const refused = await checkCsrf(request, headers);
+      if (refused) return refused;
+      await refreshSession(app, request, headers);
+      return undefined;
+    },
+    credentials: (request) => ({ bearer: accessTokenOf(request) }),
+    formBodies: true,
+    renderProblem: (problem, request) => {
+      const url = new URL(request.url);
+      if (problem.code === "unauthenticated")
+        return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+      const status = httpStatusOf(problem);
+      const message =
+        problem.code === "internal" ? "An unexpected error occurred; it has been logged." : problem.message;
+      const html = errorPage({ status, message, csrf: csrfTokenOf(request) });
+      return new Response(html, {
+        status,
+        headers: { "content-type": "text/html; charset=utf-8", ...dashboardSecurityHeaders },
+      });
+    },
+  });
+}
+
+export async function startDashboard(
+  app: AppContext,
+  readinessChecks: GatewayOptions["readinessChecks"] = {},
+): Promise<Listener> {
+  const name: ServiceName = "dashboard";
+  return listen(app, name, app.config.ports.dashboard, await buildDashboard(app, readinessChecks));
+}

@@ -1,0 +1,108 @@
+import type { Me } from "../../../services/auth/me.ts";
+import type { TotpSetup } from "../../../services/auth/totp.ts";
+import { Layout } from "../_shared/layout.tsx";
+import type { PageInfo } from "../_shared/page.ts";
+import { Csrf, Field, FormProblem, type FormState } from "../_shared/parts/form.tsx";
+import { Badge, PageHeader } from "../_shared/parts/list.tsx";
+
+export interface AccountPageProps {
+  page: PageInfo;
+  me: Me;
+  /** A set-up in progress: the secret and its QR code (an SVG data URL rendered on the server). */
+  setup?: (TotpSetup & { qr: string }) | undefined;
+  form?: FormState;
+  notice?: string | undefined;
+}
+
+export function AccountPage({ page, me, setup, form = {}, notice }: AccountPageProps) {
+  const organization = page.organizations.find((o) => o.active)?.name ?? me.org_id;
+  return (
+    <Layout title="Account" page={page}>
+      <PageHeader title="Account and two-factor sign-in" />
+      {notice ? (
+        <p class="notice" role="status" safe>
+          {notice}
+        </p>
+      ) : null}
+      <section class="card">
+        <dl class="facts">
+          <dt>E-mail</dt>
+          <dd safe>{me.email}</dd>
+          <dt>Organization</dt>
+          <dd safe>{organization}</dd>
+          <dt>Role</dt>
+          <dd safe>{me.role}</dd>
+          <dt>Two-factor sign-in</dt>
+          <dd>
+            <Badge state={me.totp_enabled ? "on" : "off"} />
+          </dd>
+        </dl>
+      </section>
+      {me.totp_enabled ? (
+        <section class="card">
+          <h2>Turn two-factor sign-in off</h2>
+          <form
+            method="post"
+            action="/account/totp/disable"
+            data-confirm="Turn two-factor sign-in off? Your password alone will then sign you in."
+          >
+            <Csrf token={page.csrf} />
+            <CodeField label="A current code from your authenticator" form={form} />
+            <button type="submit" class="danger">
+              Turn off
+            </button>
+          </form>
+        </section>
+      ) : setup ? (
+        <section class="card">
+          <h2>Scan this code with your authenticator app</h2>
+          <img class="qr" src={setup.qr} alt="QR code of the two-factor secret" width="220" height="220" />
+          <p>
+            Or enter the secret by hand:{" "}
+            <code id="totp-secret" safe>
+              {setup.secret}
+            </code>
+          </p>
+          <form method="post" action="/account/totp/verify">
+            <Csrf token={page.csrf} />
+            {/* Shown again if the code is wrong; verification reads the secret stored on the server. */}
+            <input type="hidden" name="secret" value={setup.secret} />
+            <input type="hidden" name="otpauth_url" value={setup.otpauth_url} />
+            <CodeField label="The code your app shows now" form={form} autofocus />
+            <button type="submit">Verify and turn on</button>
+          </form>
+        </section>
+      ) : (
+        <section class="card">
+          <h2>Two-factor sign-in</h2>
+          <p>
+            With it on, signing in asks for a code from an authenticator app (any app speaking TOTP) after
+            your password.
+          </p>
+          <form method="post" action="/account/totp/setup">
+            <Csrf token={page.csrf} />
+            <button type="submit">Set up two-factor sign-in</button>
+          </form>
+        </section>
+      )}
+    </Layout>
+  );
+}
+
+/** The form's problem and the field of a code from the authenticator app. */
+function CodeField({ label, form, autofocus }: { label: string; form: FormState; autofocus?: boolean }) {
+  return (
+    <>
+      <FormProblem errors={form.errors} />
+      <Field
+        name="code"
+        label={label}
+        inputmode="numeric"
+        autocomplete="one-time-code"
+        required
+        autofocus={autofocus}
+        errors={form.errors}
+      />
+    </>
+  );
+}

@@ -1,0 +1,107 @@
+// One policy's card on a deployment's policies page: where its value comes from, its form (or the same
+// fields disabled for a reader), the note after a save and the button back to the organization's.
+import type { PolicyType } from "../../../../../db/schema/index.ts";
+import type { PolicyView } from "../../../../../services/policies/policies.ts";
+import type { FormValues } from "../../../_shared/form.ts";
+import { can, type PageInfo } from "../../../_shared/page.ts";
+import { Csrf, FormProblem, type FormState } from "../../../_shared/parts/form.tsx";
+import { ActionButton } from "../../../_shared/parts/list.tsx";
+import { scanners } from "./_fields.tsx";
+
+export interface DeploymentPoliciesProps {
+  page: PageInfo;
+  deployment: { id: string; name: string };
+  policies: Record<PolicyType, PolicyView>;
+  templates: { id: string; name: string }[];
+  collections: { id: string; name: string }[];
+  /** The organization's other deployments, by name: what the routing policy may name. */
+  otherDeployments: string[];
+  /** The policy just saved (the redirect's `?saved=`), to say so beside it. */
+  saved?: string | undefined;
+  /** A form sent with problems: its type, errors and the values as typed. */
+  failed?: { type: PolicyType; form: FormState } | undefined;
+}
+
+/** A policy's config as the flat values of its form (guardrails: `input_pii_action`, ...). */
+export function formValuesOf(type: PolicyType, config: Record<string, unknown>): FormValues {
+  if (type === "prompt") return { template_id: (config.template_id as string | null) ?? "" };
+  if (type === "routing") return { fallbacks: ((config.fallbacks as string[] | undefined) ?? []).join("\n") };
+  if (type !== "guardrails") return config;
+  const values: FormValues = {};
+  for (const stage of ["input", "output"] as const) {
+    const settings = (config[stage] ?? {}) as Record<string, unknown>;
+    for (const scanner of scanners[stage]) {
+      const s = (settings[scanner] ?? {}) as { action?: string; threshold?: number };
+      values[`${stage}_${scanner}_action`] = s.action ?? "off";
+      if (s.threshold !== undefined) values[`${stage}_${scanner}_threshold`] = String(s.threshold);
+    }
+    if (stage === "output") values.output_mode = (settings.mode as string | undefined) ?? "blocking";
+  }
+  return values;
+}
+
+const sourceText = {
+  deployment: "Set for this deployment",
+  organization: "Inherited from the organization",
+  default: "Not set: the default applies",
+} as const;
+
+export function PolicyCard(props: {
+  type: PolicyType;
+  title: string;
+  intro: string;
+  p: DeploymentPoliciesProps;
+  body: (form: FormState) => JSX.Element;
+}) {
+  const { type, p } = props;
+  const policy = p.policies[type];
+  const form: FormState =
+    p.failed?.type === type
+      ? p.failed.form
+      : { values: formValuesOf(type, policy.config as Record<string, unknown>) };
+  const writable = can(p.page, "policies:write");
+  const base = `/deployments/${p.deployment.id}/policies`;
+  return (
+    <section class="card policy-form" id={`policy-${type}`} aria-labelledby={`h-${type}`}>
+      <h2 id={`h-${type}`} safe>
+        {props.title}
+      </h2>
+      <p class="policy-source" data-source={policy.source}>
+        <span class={`badge ${policy.source === "deployment" ? "good" : "neutral"}`}>
+          {sourceText[policy.source]}
+        </span>{" "}
+        <span class="muted" safe>
+          {props.intro}
+        </span>
+      </p>
+      {p.saved === type ? (
+        <p class="notice" role="status">
+          Saved for this deployment; calls use it within a second.
+        </p>
+      ) : null}
+      {writable ? (
+        <form method="post" action={`${base}/${type}`}>
+          <Csrf token={p.page.csrf} />
+          <FormProblem errors={form.errors} />
+          {props.body(form)}
+          <div class="actions">
+            <button type="submit">Save for this deployment</button>
+          </div>
+        </form>
+      ) : (
+        <fieldset disabled class="field">
+          {props.body(form)}
+        </fieldset>
+      )}
+      {writable && policy.source === "deployment" ? (
+        <ActionButton
+          action={`${base}/${type}/reset`}
+          label="Use the organization's"
+          tone="secondary"
+          csrf={p.page.csrf}
+          confirm={`Remove this deployment's own ${props.title.toLowerCase()} policy? The organization's (or the default) applies again.`}
+        />
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,75 @@
+import { Layout } from "../_shared/layout.tsx";
+
+export interface LoginProps {
+  email?: string | undefined;
+  error?: string | undefined;
+  next?: string | undefined;
+  csrf: string;
+}
+
+/** Step one: e-mail and password. */
+export function LoginPage({ email, error, next, csrf }: LoginProps) {
+  return (
+    <Layout title="Sign in" csrf={csrf}>
+      <section class="card narrow">
+        <h1>Sign in</h1>
+        {error ? (
+          <p class="error" role="alert" safe>
+            {error}
+          </p>
+        ) : null}
+        <form method="post" action="/login">
+          <input type="hidden" name="next" value={next ?? "/"} />
+          <input type="hidden" name="_csrf" value={csrf} />
+          <label>
+            E-mail
+            <input type="email" name="email" required autocomplete="username" value={email ?? ""} autofocus />
+          </label>
+          <label>
+            Password
+            <input type="password" name="password" required autocomplete="current-password" />
+          </label>
+          <button type="submit">Sign in</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+/** Step two, when two-factor sign-in is on: the code alone (the password was checked in step one). */
+export function SecondFactorPage({ error, next, csrf }: Omit<LoginProps, "email">) {
+  return (
+    <Layout title="Two-factor sign-in" csrf={csrf}>
+      <section class="card narrow">
+        <h1>Two-factor sign-in</h1>
+        <p>Open your authenticator app and enter the 6-digit code it shows for the LLM platform.</p>
+        {error ? (
+          <p class="error" role="alert" safe>
+            {error}
+          </p>
+        ) : null}
+        <form method="post" action="/login/verify">
+          <input type="hidden" name="next" value={next ?? "/"} />
+          <input type="hidden" name="_csrf" value={csrf} />
+          <label>
+            Authenticator code
+            <input
+              type="text"
+              name="totp_code"
+              required
+              inputmode="numeric"
+              pattern="[0-9]{6}"
+              maxlength="6"
+              autocomplete="one-time-code"
+              autofocus
+            />
+          </label>
+          <button type="submit">Verify</button>
+        </form>
+        <p>
+          <a href="/login">Start again</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
