@@ -193,10 +193,15 @@ export function encodeGguf(metadata: [string, MetaValue][], tensors: Tensor[]): 
   return w.result();
 }
 
-/** Writes a GGUF file, making its folder first (a fresh installation has no DATA_DIR/models yet). */
-export function writeGgufFile(path: string, bytes: Uint8Array): void {
+/**
+ * Encodes and writes a GGUF file, making its folder first (a fresh installation has no
+ * DATA_DIR/models yet); returns its bytes.
+ */
+export function writeGguf(path: string, metadata: [string, MetaValue][], tensors: Tensor[]): Uint8Array {
+  const bytes = encodeGguf(metadata, tensors);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, bytes);
+  return bytes;
 }
 
 /**

@@ -19,13 +19,12 @@
  * the output matrix is then a per-token bias: zero for every token but the end-of-generation ones.
  */
 import {
-  encodeGguf,
   GGUF_ALIGNMENT,
   ggufCommandLine,
   type MetaValue,
   type Tensor,
   TOKEN_TYPE,
-  writeGgufFile,
+  writeGguf,
 } from "./gguf-writer.ts";
 
 export type TinyGgufOptions = {
@@ -246,8 +245,7 @@ export function writeTinyGguf(path: string, opts: TinyGgufOptions = {}): TinyGgu
   }
   const vocab = buildVocab();
   const tensors = buildTensors(o, vocab);
-  const bytes = encodeGguf(buildMetadata(o, vocab), tensors);
-  writeGgufFile(path, bytes);
+  const bytes = writeGguf(path, buildMetadata(o, vocab), tensors);
   return {
     path,
     bytes: bytes.length,

@@ -37,13 +37,12 @@
  */
 import { readFileSync } from "node:fs";
 import {
-  encodeGguf,
   GGUF_ALIGNMENT,
   ggufCommandLine,
   type MetaValue,
   type Tensor,
   TOKEN_TYPE,
-  writeGgufFile,
+  writeGguf,
 } from "./gguf-writer.ts";
 import { wordVectorsJsonPath } from "./word-vectors-package.ts";
 
@@ -291,8 +290,7 @@ export function writeWordVectorGguf(
   const o = withDefaults(opts);
   const { words, vectors, common } = sifVectors(source, o);
   const { tensors, nEmbd } = buildTensors(vectors, common, o);
-  const bytes = encodeGguf(buildMetadata(words, nEmbd, o), tensors);
-  writeGgufFile(path, bytes);
+  const bytes = writeGguf(path, buildMetadata(words, nEmbd, o), tensors);
   return {
     path,
     bytes: bytes.length,
