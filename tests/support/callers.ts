@@ -12,6 +12,14 @@ import {
   type TestApp,
 } from "./app.ts";
 
+/** A test app and one of its gateways' handler. */
+export async function startGateway(
+  name: "inference" | "filtration" | "orchestration" | "dashboard",
+): Promise<{ t: TestApp; handle: Handler }> {
+  const t = await startTestApp();
+  return { t, handle: (await gatewayHandler(t.app, name)).handle };
+}
+
 export interface Callers {
   t: TestApp;
   handle: Handler;
@@ -28,8 +36,7 @@ export interface Callers {
  * `<tag>-outsider@example.com` as the admin of a new organization `<tag>-other`.
  */
 export async function startWithCallers(tag: string): Promise<Callers> {
-  const t = await startTestApp();
-  const handle = (await gatewayHandler(t.app, "filtration")).handle;
+  const { t, handle } = await startGateway("filtration");
   const admin = (await loginAsAdmin(handle)).access_token;
   const viewer = (await createUser(t, handle, `${tag}-viewer@example.com`, "viewer")).access_token;
   const otherOrgId = await createOrganization(t, `${tag}-other`);
