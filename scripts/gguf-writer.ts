@@ -3,6 +3,8 @@
  * make-word-vector-gguf.ts): metadata of the few value types llama.cpp reads from them, and F32 or F16
  * tensors. Layout as in ggml/include/gguf.h: header, metadata, tensor infos, padding, then the aligned data.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 
 // GGUF value types (ggml/include/gguf.h).
 const GGUF_TYPE = { UINT32: 4, INT32: 5, FLOAT32: 6, BOOL: 7, STRING: 8, ARRAY: 9 } as const;
@@ -189,4 +191,41 @@ export function encodeGguf(metadata: [string, MetaValue][], tensors: Tensor[]): 
     w.pad(GGUF_ALIGNMENT);
   }
   return w.result();
+}
+
+/**
+ * Encodes and writes a GGUF file, making its folder first (a fresh installation has no
+ * DATA_DIR/models yet); returns its bytes.
+ */
+export function writeGguf(path: string, metadata: [string, MetaValue][], tensors: Tensor[]): Uint8Array {
+  const bytes = encodeGguf(metadata, tensors);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, bytes);
+  return bytes;
+}
+
+/**
+ * The command line of a script that writes one GGUF file: `<out.gguf>` and numeric flags (`flags`:
+ * option key to flag name), each value checked by `valid`. Exits printing `usage` when it is not that.
+ */
+export function ggufCommandLine<K extends string>(
+  usage: string,
+  flags: Record<K, string>,
+  valid: { test: (value: number) => boolean; what: string },
+): { out: string; options: Partial<Record<K, number>> } {
+  const args = process.argv.slice(2);
+  const options: Partial<Record<K, number>> = {};
+  for (const [key, name] of Object.entries(flags) as [K, string][]) {
+    const i = args.indexOf(name);
+    if (i < 0) continue;
+    const value = Number(args.splice(i, 2)[1]);
+    if (!valid.test(value)) throw new Error(`${name} takes ${valid.what}`);
+    options[key] = value;
+  }
+  const out = args[0];
+  if (!out || args.length > 1) {
+    console.error(usage);
+    process.exit(1);
+  }
+  return { out, options };
 }

@@ -18,9 +18,14 @@
  * attn_output and ffn_down is zero), so after the final RMS norm that coordinate is always positive. Column 0 of
  * the output matrix is then a per-token bias: zero for every token but the end-of-generation ones.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { encodeGguf, GGUF_ALIGNMENT, type MetaValue, type Tensor, TOKEN_TYPE } from "./gguf-writer.ts";
+import {
+  GGUF_ALIGNMENT,
+  ggufCommandLine,
+  type MetaValue,
+  type Tensor,
+  TOKEN_TYPE,
+  writeGguf,
+} from "./gguf-writer.ts";
 
 export type TinyGgufOptions = {
   /** Seed of the weight generator. Default 42. */
@@ -240,10 +245,7 @@ export function writeTinyGguf(path: string, opts: TinyGgufOptions = {}): TinyGgu
   }
   const vocab = buildVocab();
   const tensors = buildTensors(o, vocab);
-  const bytes = encodeGguf(buildMetadata(o, vocab), tensors);
-  // The README writes into DATA_DIR/models, which a fresh installation does not have yet.
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, bytes);
+  const bytes = writeGguf(path, buildMetadata(o, vocab), tensors);
   return {
     path,
     bytes: bytes.length,
@@ -254,24 +256,10 @@ export function writeTinyGguf(path: string, opts: TinyGgufOptions = {}): TinyGgu
 }
 
 if (import.meta.main) {
-  const args = process.argv.slice(2);
-  const flag = (name: string): number | undefined => {
-    const i = args.indexOf(name);
-    if (i < 0) return undefined;
-    const value = Number(args.splice(i, 2)[1]);
-    if (!Number.isFinite(value)) throw new Error(`${name} takes a number`);
-    return value;
-  };
-  const seed = flag("--seed");
-  const eogBias = flag("--eog-bias");
-  const out = args[0];
-  if (!out || args.length > 1) {
-    console.error("usage: bun scripts/make-tiny-gguf.ts <out.gguf> [--seed N] [--eog-bias X]");
-    process.exit(1);
-  }
-  const summary = writeTinyGguf(out, {
-    ...(seed === undefined ? {} : { seed }),
-    ...(eogBias === undefined ? {} : { eogBias }),
-  });
-  console.log(JSON.stringify(summary));
+  const { out, options } = ggufCommandLine(
+    "usage: bun scripts/make-tiny-gguf.ts <out.gguf> [--seed N] [--eog-bias X]",
+    { seed: "--seed", eogBias: "--eog-bias" },
+    { test: Number.isFinite, what: "a number" },
+  );
+  console.log(JSON.stringify(writeTinyGguf(out, options)));
 }

@@ -35,9 +35,15 @@
  * only; the package's list has no numbers and no single letters ("a", "x", "2" are unknown); punctuation
  * splits words as BERT does ("e-mail" is "e", "-", "mail").
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { encodeGguf, GGUF_ALIGNMENT, type MetaValue, type Tensor, TOKEN_TYPE } from "./gguf-writer.ts";
+import { readFileSync } from "node:fs";
+import {
+  GGUF_ALIGNMENT,
+  ggufCommandLine,
+  type MetaValue,
+  type Tensor,
+  TOKEN_TYPE,
+  writeGguf,
+} from "./gguf-writer.ts";
 import { wordVectorsJsonPath } from "./word-vectors-package.ts";
 
 export type WordVectorGgufOptions = {
@@ -284,9 +290,7 @@ export function writeWordVectorGguf(
   const o = withDefaults(opts);
   const { words, vectors, common } = sifVectors(source, o);
   const { tensors, nEmbd } = buildTensors(vectors, common, o);
-  const bytes = encodeGguf(buildMetadata(words, nEmbd, o), tensors);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, bytes);
+  const bytes = writeGguf(path, buildMetadata(words, nEmbd, o), tensors);
   return {
     path,
     bytes: bytes.length,
@@ -298,26 +302,10 @@ export function writeWordVectorGguf(
 }
 
 if (import.meta.main) {
-  const args = process.argv.slice(2);
-  const flag = (name: string): number | undefined => {
-    const i = args.indexOf(name);
-    if (i < 0) return undefined;
-    const value = Number(args.splice(i, 2)[1]);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} takes a positive integer`);
-    return value;
-  };
-  const maxWords = flag("--max-words");
-  const contextLength = flag("--context-length");
-  const out = args[0];
-  if (!out || args.length > 1) {
-    console.error(
-      "usage: bun scripts/make-word-vector-gguf.ts <out.gguf> [--max-words N] [--context-length N]",
-    );
-    process.exit(1);
-  }
-  const summary = writeWordVectorGguf(out, {
-    ...(maxWords === undefined ? {} : { maxWords }),
-    ...(contextLength === undefined ? {} : { contextLength }),
-  });
-  console.log(JSON.stringify(summary));
+  const { out, options } = ggufCommandLine(
+    "usage: bun scripts/make-word-vector-gguf.ts <out.gguf> [--max-words N] [--context-length N]",
+    { maxWords: "--max-words", contextLength: "--context-length" },
+    { test: (n) => Number.isInteger(n) && n > 0, what: "a positive integer" },
+  );
+  console.log(JSON.stringify(writeWordVectorGguf(out, options)));
 }

@@ -1,5 +1,8 @@
 // The deployment `configuration` keys every container engine understands, read once with their
-// types checked, so each engine maps the same keys onto its own flags.
+// types checked, so each engine maps the same keys onto its own flags; and the container spec
+// around each engine's own image, command and flags.
+import type { ContainerOptions, ContainerSpec } from "./engine.ts";
+
 export interface ContainerConfig {
   /** Tokens per sequence (prompt + output): `max_model_len` (alias `context_size`). */
   maxModelLen: number | undefined;
@@ -35,3 +38,32 @@ export const containerEnv = (config: ContainerConfig, env: Record<string, string
   ...(config.hfToken ? { HF_TOKEN: config.hfToken } : {}),
   ...env,
 });
+
+/**
+ * One replica's container of an engine image: its image, command and flags (from the configuration
+ * read once), listening on all interfaces of `port` (`hostFlag`, default `--host`), GET /health,
+ * HF_TOKEN and the provider's variables, the replica's GPUs.
+ */
+export function engineContainer(
+  opts: ContainerOptions,
+  engine: {
+    image: string;
+    command: string[];
+    port: number;
+    hostFlag?: string;
+    args: (config: ContainerConfig) => string[];
+    shmMib?: number;
+  },
+): ContainerSpec {
+  const config = containerConfig(opts.configuration);
+  return {
+    image: engine.image,
+    command: engine.command,
+    args: [...engine.args(config), engine.hostFlag ?? "--host", "0.0.0.0", "--port", String(engine.port)],
+    env: containerEnv(config, opts.env),
+    port: engine.port,
+    healthPath: "/health",
+    gpus: opts.gpus,
+    ...(engine.shmMib === undefined ? {} : { shmMib: engine.shmMib }),
+  };
+}

@@ -44,6 +44,9 @@ export async function callJsonApi(call: JsonCall): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
+/** One call of a keyed API, its answer typed by the caller (the API's documented shape). */
+export type KeyedCall = <T = unknown>(method: string, path: string, body?: unknown) => Promise<T>;
+
 /**
  * A REST API reached with one account key (`credentials.api_key`) at `settings.base_url`, or at the
  * provider's public address: a call function bound to them. Throws at once when the key is missing,
@@ -55,7 +58,7 @@ export function keyedJsonApi(options: {
   defaultBaseUrl: string;
   /** The authentication headers for the key. */
   authorize: (apiKey: string) => Record<string, string>;
-}): (method: string, path: string, body?: unknown) => Promise<unknown> {
+}): KeyedCall {
   const { provider, access } = options;
   const apiKey = access.credentials?.api_key;
   if (!apiKey) throw new Error(`the ${provider} provider configuration has no api_key credential`);
@@ -63,5 +66,6 @@ export function keyedJsonApi(options: {
     typeof access.settings.base_url === "string" ? access.settings.base_url : options.defaultBaseUrl;
   const baseUrl = base.replace(/\/+$/, "");
   const headers = options.authorize(apiKey);
-  return (method, path, body) => callJsonApi({ provider, baseUrl, method, path, headers, body });
+  return async <T>(method: string, path: string, body?: unknown) =>
+    (await callJsonApi({ provider, baseUrl, method, path, headers, body })) as T;
 }

@@ -67,6 +67,29 @@ export class InstanceAccounts {
     }
     return [...seen.values()];
   }
+
+  /**
+   * The instances this installation runs in each account (and in `more`), as `listOf` names them
+   * there (a replica id of undefined: not one of ours). An account that cannot be asked (an
+   * unreachable server, a bad key) must not hide the others' orphans: it counts as empty. Each
+   * instance's account is remembered, so its stop finds it.
+   */
+  async instances(
+    listOf: (
+      access: ProviderAccess,
+    ) => Promise<{ replicaId: string | undefined; providerInstanceId: string }[]>,
+    more: ProviderAccess[] = [],
+  ): Promise<{ replicaId: string; providerInstanceId: string }[]> {
+    const found: { replicaId: string; providerInstanceId: string }[] = [];
+    for (const access of [...(await this.accounts()), ...more]) {
+      for (const { replicaId, providerInstanceId } of await listOf(access).catch(() => [])) {
+        if (!replicaId) continue;
+        this.remember(providerInstanceId, access);
+        found.push({ replicaId, providerInstanceId });
+      }
+    }
+    return found;
+  }
 }
 
 /** The engine's container for one replica, with the heartbeat variables the worker reports with. */

@@ -6,13 +6,33 @@ import type { EngineId } from "../../db/schema/deployments.ts";
 import type { ProviderId } from "../../db/schema/pools.ts";
 import type { Engine } from "../engines/engine.ts";
 import type { ComputeProvider, ProviderAccess, ProviderCapabilities, ProviderResources } from "./provider.ts";
-import type { AccountDirectory } from "./remote-accounts.ts";
+import { type AccountDirectory, InstanceAccounts } from "./remote-accounts.ts";
 
 /** What the registry hands every remote provider. */
 export interface RemoteProviderOptions {
   engines: Partial<Record<EngineId, Engine>>;
   accounts: AccountDirectory;
 }
+
+/**
+ * What one remote provider's replica functions work with: the engines (for the containers), the
+ * organizations' accounts by instance, and what this process knows of each instance beyond its id
+ * (`State`, by provider instance id; gone after a restart, so each function copes without it).
+ */
+export interface RemoteReplicas<State> {
+  engines: Partial<Record<EngineId, Engine>>;
+  accounts: InstanceAccounts;
+  states: Map<string, State>;
+}
+
+export const remoteReplicas = <State>(
+  id: ProviderId,
+  options: RemoteProviderOptions,
+): RemoteReplicas<State> => ({
+  engines: options.engines,
+  accounts: new InstanceAccounts(id, options.accounts),
+  states: new Map(),
+});
 
 export const remoteCapabilities: ProviderCapabilities = {
   engines: ["vllm", "sglang", "tgi", "llama.cpp"],

@@ -1,5 +1,5 @@
 import { index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { at, createdAt, id } from "./_columns.ts";
+import { at, belongsTo, createdAt, id } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
 /**
@@ -11,9 +11,7 @@ export const apiKeys = pgTable(
   "api_keys",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     name: text("name").notNull(),
     /** SHA-256 of the whole key, hex. */
     keyHash: text("key_hash").notNull(),

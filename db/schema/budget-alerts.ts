@@ -1,5 +1,5 @@
-import { integer, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
-import { createdAt } from "./_columns.ts";
+import { integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
 /**
@@ -9,9 +9,7 @@ import { organizations } from "./organizations.ts";
 export const budgetAlerts = pgTable(
   "budget_alerts",
   {
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     /** `organization` or `api_key:<id>`. */
     budget: text("budget").notNull(),
     /** `day:YYYY-MM-DD` or `month:YYYY-MM` (UTC). */

@@ -1,5 +1,5 @@
-import { bigserial, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { createdAt } from "./_columns.ts";
+import { bigserial, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt } from "./_columns.ts";
 import { deployments } from "./deployments.ts";
 
 /** The last lines of each replica's stdout and stderr, persisted (bounded per deployment). */
@@ -7,9 +7,7 @@ export const deploymentLogs = pgTable(
   "deployment_logs",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
-    deploymentId: uuid("deployment_id")
-      .notNull()
-      .references(() => deployments.id, { onDelete: "cascade" }),
+    deploymentId: belongsTo("deployment_id", () => deployments.id),
     replica: integer("replica").notNull(),
     stream: text("stream", { enum: ["stdout", "stderr", "system"] }).notNull(),
     line: text("line").notNull(),

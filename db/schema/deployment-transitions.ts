@@ -1,5 +1,5 @@
-import { index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { createdAt, id } from "./_columns.ts";
+import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt, id } from "./_columns.ts";
 import { deployments } from "./deployments.ts";
 
 /**
@@ -10,9 +10,7 @@ export const deploymentTransitions = pgTable(
   "deployment_transitions",
   {
     id: id(),
-    deploymentId: uuid("deployment_id")
-      .notNull()
-      .references(() => deployments.id, { onDelete: "cascade" }),
+    deploymentId: belongsTo("deployment_id", () => deployments.id),
     fromState: text("from_state"),
     toState: text("to_state").notNull(),
     reason: text("reason"),

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { doublePrecision, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { at, createdAt, id, updatedAt } from "./_columns.ts";
+import { at, belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 import { pools } from "./pools.ts";
 
@@ -18,9 +18,7 @@ export const deployments = pgTable(
   "deployments",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     /** The deployment name: the `model` of inference calls (the spec's `model_name`). */
     name: text("name").notNull(),
     modelVersion: text("model_version"),

@@ -1,5 +1,5 @@
-import { index, integer, pgTable, primaryKey, real, uuid } from "drizzle-orm/pg-core";
-import { createdAt } from "./_columns.ts";
+import { index, integer, pgTable, primaryKey, real } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt } from "./_columns.ts";
 import { deployments } from "./deployments.ts";
 import { knowledgeChunks } from "./knowledge-chunks.ts";
 import { knowledgeCollections } from "./knowledge-collections.ts";
@@ -13,16 +13,10 @@ import { knowledgeCollections } from "./knowledge-collections.ts";
 export const knowledgeChunkEmbeddings = pgTable(
   "knowledge_chunk_embeddings",
   {
-    chunkId: uuid("chunk_id")
-      .notNull()
-      .references(() => knowledgeChunks.id, { onDelete: "cascade" }),
-    deploymentId: uuid("deployment_id")
-      .notNull()
-      .references(() => deployments.id, { onDelete: "cascade" }),
+    chunkId: belongsTo("chunk_id", () => knowledgeChunks.id),
+    deploymentId: belongsTo("deployment_id", () => deployments.id),
     /** Copied from the chunk, so a search filters without joining the chunks first. */
-    collectionId: uuid("collection_id")
-      .notNull()
-      .references(() => knowledgeCollections.id, { onDelete: "cascade" }),
+    collectionId: belongsTo("collection_id", () => knowledgeCollections.id),
     dimensions: integer("dimensions").notNull(),
     embedding: real("embedding").array().notNull(),
     createdAt: createdAt(),

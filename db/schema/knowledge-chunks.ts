@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { customType, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { id } from "./_columns.ts";
+import { customType, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { belongsTo, id } from "./_columns.ts";
 import { knowledgeCollections } from "./knowledge-collections.ts";
 import { knowledgeDocuments } from "./knowledge-documents.ts";
 import { organizations } from "./organizations.ts";
@@ -16,15 +16,9 @@ export const knowledgeChunks = pgTable(
   "knowledge_chunks",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    collectionId: uuid("collection_id")
-      .notNull()
-      .references(() => knowledgeCollections.id, { onDelete: "cascade" }),
-    documentId: uuid("document_id")
-      .notNull()
-      .references(() => knowledgeDocuments.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
+    collectionId: belongsTo("collection_id", () => knowledgeCollections.id),
+    documentId: belongsTo("document_id", () => knowledgeDocuments.id),
     /** Position in the document, from 0. */
     ordinal: integer("ordinal").notNull(),
     heading: text("heading").notNull(),

@@ -1,14 +1,12 @@
-import { pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { createdAt, id, updatedAt } from "./_columns.ts";
+import { pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
 export const knowledgeCollections = pgTable(
   "knowledge_collections",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     name: text("name").notNull(),
     description: text("description"),
     createdAt: createdAt(),

@@ -1,5 +1,5 @@
-import { index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { createdAt, id } from "./_columns.ts";
+import { index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt, id } from "./_columns.ts";
 import { knowledgeCollections } from "./knowledge-collections.ts";
 import { organizations } from "./organizations.ts";
 
@@ -8,12 +8,8 @@ export const knowledgeDocuments = pgTable(
   "knowledge_documents",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    collectionId: uuid("collection_id")
-      .notNull()
-      .references(() => knowledgeCollections.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
+    collectionId: belongsTo("collection_id", () => knowledgeCollections.id),
     filename: text("filename").notNull(),
     contentType: text("content_type").notNull(),
     sizeBytes: integer("size_bytes").notNull(),

@@ -1,5 +1,5 @@
 import { index, pgTable, primaryKey, uuid } from "drizzle-orm/pg-core";
-import { createdAt } from "./_columns.ts";
+import { belongsTo, createdAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 import { roles } from "./roles.ts";
 import { users } from "./users.ts";
@@ -8,12 +8,8 @@ import { users } from "./users.ts";
 export const memberships = pgTable(
   "memberships",
   {
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    userId: belongsTo("user_id", () => users.id),
+    orgId: belongsTo("org_id", () => organizations.id),
     roleId: uuid("role_id")
       .notNull()
       .references(() => roles.id),

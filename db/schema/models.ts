@@ -1,5 +1,5 @@
-import { boolean, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { createdAt, id } from "./_columns.ts";
+import { boolean, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt, id } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
 /** The model registry: versions of a model, each with its backend and artifact. */
@@ -7,9 +7,7 @@ export const models = pgTable(
   "models",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     name: text("name").notNull(),
     version: text("version").notNull(),
     backend: text("backend").notNull(),

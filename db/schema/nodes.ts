@@ -1,5 +1,5 @@
-import { integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { at, createdAt, id } from "./_columns.ts";
+import { integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { at, belongsTo, createdAt, id } from "./_columns.ts";
 import { pools } from "./pools.ts";
 
 export const nodeStates = ["READY", "UNHEALTHY", "OFFLINE"] as const;
@@ -10,9 +10,7 @@ export const nodes = pgTable(
   "nodes",
   {
     id: id(),
-    poolId: uuid("pool_id")
-      .notNull()
-      .references(() => pools.id, { onDelete: "cascade" }),
+    poolId: belongsTo("pool_id", () => pools.id),
     provider: text("provider").notNull(),
     providerInstanceId: text("provider_instance_id").notNull(),
     gpuAllocated: integer("gpu_allocated").notNull().default(0),

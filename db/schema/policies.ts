@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { createdAt, id, updatedAt } from "./_columns.ts";
+import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { apiKeys } from "./api-keys.ts";
 import { deployments } from "./deployments.ts";
 import { organizations } from "./organizations.ts";
@@ -25,9 +25,7 @@ export const policies = pgTable(
   "policies",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     deploymentId: uuid("deployment_id").references(() => deployments.id, { onDelete: "cascade" }),
     /** A `budget` of one API key (both budgets apply: the key's and the organization's). */
     apiKeyId: uuid("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),

@@ -1,14 +1,5 @@
-import {
-  boolean,
-  doublePrecision,
-  integer,
-  jsonb,
-  pgTable,
-  text,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
-import { createdAt, id, updatedAt } from "./_columns.ts";
+import { boolean, doublePrecision, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
 export const poolStates = ["Provisioning", "Active", "Deleting", "Failed"] as const;
@@ -21,9 +12,7 @@ export const pools = pgTable(
   "pools",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     name: text("name").notNull(),
     ownerType: text("owner_type").notNull().default("org"),
     ownerId: text("owner_id").notNull(),

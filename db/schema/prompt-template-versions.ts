@@ -1,14 +1,12 @@
 import { integer, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
-import { createdAt } from "./_columns.ts";
+import { belongsTo, createdAt } from "./_columns.ts";
 import { promptTemplates } from "./prompt-templates.ts";
 
 /** Every version of a template, kept: an update adds a row, it never rewrites one. */
 export const promptTemplateVersions = pgTable(
   "prompt_template_versions",
   {
-    templateId: uuid("template_id")
-      .notNull()
-      .references(() => promptTemplates.id, { onDelete: "cascade" }),
+    templateId: belongsTo("template_id", () => promptTemplates.id),
     version: integer("version").notNull(),
     name: text("name").notNull(),
     systemPrompt: text("system_prompt"),

@@ -1,5 +1,5 @@
-import { integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { createdAt, id, updatedAt } from "./_columns.ts";
+import { integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
 /** A prompt template's stable identity; its content lives in prompt_template_versions. */
@@ -7,9 +7,7 @@ export const promptTemplates = pgTable(
   "prompt_templates",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     /** The latest version's name, unique in the organization. */
     name: text("name").notNull(),
     latestVersion: integer("latest_version").notNull().default(1),

@@ -1,5 +1,5 @@
-import { jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { createdAt, id, updatedAt } from "./_columns.ts";
+import { jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 import { providerIds } from "./pools.ts";
 
@@ -8,9 +8,7 @@ export const providerConfigs = pgTable(
   "provider_configs",
   {
     id: id(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     provider: text("provider", { enum: providerIds }).notNull(),
     /** Not secret: region, namespace, endpoints... */
     settings: jsonb("settings").$type<Record<string, unknown>>().notNull().default({}),

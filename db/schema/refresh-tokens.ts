@@ -1,5 +1,5 @@
 import { index, pgTable, uuid } from "drizzle-orm/pg-core";
-import { at, createdAt } from "./_columns.ts";
+import { at, belongsTo, createdAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 import { users } from "./users.ts";
 
@@ -12,12 +12,8 @@ export const refreshTokens = pgTable(
   {
     id: uuid("id").primaryKey(),
     familyId: uuid("family_id").notNull(),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    userId: belongsTo("user_id", () => users.id),
+    orgId: belongsTo("org_id", () => organizations.id),
     expiresAt: at("expires_at").notNull(),
     usedAt: at("used_at"),
     revokedAt: at("revoked_at"),

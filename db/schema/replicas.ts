@@ -1,5 +1,5 @@
-import { integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { at, createdAt, id, updatedAt } from "./_columns.ts";
+import { integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { at, belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { deployments } from "./deployments.ts";
 
 export const replicaStates = [
@@ -20,9 +20,7 @@ export const replicas = pgTable(
   "replicas",
   {
     id: id(),
-    deploymentId: uuid("deployment_id")
-      .notNull()
-      .references(() => deployments.id, { onDelete: "cascade" }),
+    deploymentId: belongsTo("deployment_id", () => deployments.id),
     index: integer("index").notNull(),
     state: text("state", { enum: replicaStates }).notNull().default("PENDING"),
     /** Base URL of the worker's OpenAI-compatible API, once it is up. */

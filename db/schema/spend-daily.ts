@@ -1,5 +1,5 @@
 import { bigint, date, doublePrecision, index, pgTable, unique, uuid } from "drizzle-orm/pg-core";
-import { updatedAt } from "./_columns.ts";
+import { belongsTo, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
 /**
@@ -10,9 +10,7 @@ import { organizations } from "./organizations.ts";
 export const spendDaily = pgTable(
   "spend_daily",
   {
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     apiKeyId: uuid("api_key_id"),
     deploymentId: uuid("deployment_id"),
     /** UTC day, YYYY-MM-DD. */

@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { createdAt } from "./_columns.ts";
+import { belongsTo, createdAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
 /**
@@ -12,9 +12,7 @@ export const storedResponses = pgTable(
   "stored_responses",
   {
     id: text("id").primaryKey(),
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     /** No foreign keys: a stored response outlives its key and its deployment, as logs do. */
     apiKeyId: uuid("api_key_id"),
     deploymentId: uuid("deployment_id"),

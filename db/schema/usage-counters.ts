@@ -1,14 +1,12 @@
-import { bigint, date, pgTable, primaryKey, uuid } from "drizzle-orm/pg-core";
-import { updatedAt } from "./_columns.ts";
+import { bigint, date, pgTable, primaryKey } from "drizzle-orm/pg-core";
+import { belongsTo, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
 /** What an organization used on one UTC day: the `quota` policy is checked against it. */
 export const usageCounters = pgTable(
   "usage_counters",
   {
-    orgId: uuid("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: belongsTo("org_id", () => organizations.id),
     /** UTC day, YYYY-MM-DD. */
     day: date("day", { mode: "string" }).notNull(),
     requests: bigint("requests", { mode: "number" }).notNull().default(0),

@@ -6,7 +6,6 @@ import { authorize } from "../../services/auth/authorize.ts";
 import type { Actor, AppContext } from "../../services/context.ts";
 import { AppError } from "../../services/errors.ts";
 import type { Access } from "../../services/permissions.ts";
-import { errorFields } from "../error-fields.ts";
 import { errorTable } from "../error-table.ts";
 import { checkJsonValue } from "../http/input.ts";
 

@@ -3,32 +3,20 @@
 // It wraps the application's services, outside the access interceptor, so refusals are counted too;
 // health and reflection are left out like the other interceptors.
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { Counter, Histogram, Registry } from "prom-client";
-import { latencyBuckets } from "../http/metrics.ts";
-
-type Labels = "grpc_type" | "grpc_service" | "grpc_method" | "grpc_code";
+import { Registry } from "prom-client";
+import { answerSeries } from "../http/metrics.ts";
 
 export class GrpcMetrics {
   readonly registry = new Registry();
-  readonly handled: Counter<Labels>;
-  readonly seconds: Histogram<Labels>;
-
-  constructor() {
-    const labelNames = ["grpc_type", "grpc_service", "grpc_method", "grpc_code"] as const;
-    this.handled = new Counter({
-      name: "grpc_server_handled_total",
-      help: "gRPC calls completed, by method and status code.",
-      labelNames,
-      registers: [this.registry],
-    });
-    this.seconds = new Histogram({
+  private readonly series = answerSeries(
+    this.registry,
+    ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
+    { name: "grpc_server_handled_total", help: "gRPC calls completed, by method and status code." },
+    {
       name: "grpc_server_handling_seconds",
       help: "Time to answer a gRPC call (to the last message of a server stream).",
-      labelNames,
-      buckets: latencyBuckets,
-      registers: [this.registry],
-    });
-  }
+    },
+  );
 
   interceptor(): Interceptor {
     return (next) => async (req) => {
@@ -40,8 +28,8 @@ export class GrpcMetrics {
       };
       const done = (code: Code | undefined) => {
         const all = { ...labels, grpc_code: code === undefined ? "OK" : Code[code] };
-        this.handled.inc(all);
-        this.seconds.observe(all, (performance.now() - started) / 1000);
+        this.series.count.inc(all);
+        this.series.seconds.observe(all, (performance.now() - started) / 1000);
       };
       let response: Awaited<ReturnType<typeof next>>;
       try {

@@ -97,28 +97,20 @@ export function createReflector(
 /** Serves both versions over the same descriptors: older grpcurl builds still ask v1alpha. */
 export function registerReflection(router: ConnectRouter, services: readonly DescService[]): void {
   const answer = createReflector(services);
-  router.service(ServerReflectionV1, {
-    async *serverReflectionInfo(requests) {
-      for await (const request of requests) {
-        yield {
-          validHost: request.host,
-          originalRequest: request,
-          messageResponse: answer(request.messageRequest),
-        };
-      }
-    },
-  });
-  router.service(ServerReflectionV1alpha, {
-    async *serverReflectionInfo(requests) {
-      for await (const request of requests) {
-        yield {
-          validHost: request.host,
-          originalRequest: request,
-          messageResponse: answer(request.messageRequest),
-        };
-      }
-    },
-  });
+  // Each request answered in turn, echoed back with its host as the protocol asks.
+  async function* serverReflectionInfo<R extends { host: string; messageRequest: ReflectionQuestion }>(
+    requests: AsyncIterable<R>,
+  ) {
+    for await (const request of requests) {
+      yield {
+        validHost: request.host,
+        originalRequest: request,
+        messageResponse: answer(request.messageRequest),
+      };
+    }
+  }
+  router.service(ServerReflectionV1, { serverReflectionInfo });
+  router.service(ServerReflectionV1alpha, { serverReflectionInfo });
 }
 
 /** The given files and all they import, transitively, each once, in first-seen order. */

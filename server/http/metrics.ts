@@ -17,38 +17,43 @@ export const latencyBuckets = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
 ];
 
+/** A counter of what was answered and a histogram of how long each answer took, under the same labels. */
+export function answerSeries<L extends string>(
+  registry: Registry,
+  labelNames: readonly L[],
+  counted: { name: string; help: string },
+  timed: { name: string; help: string },
+): { count: Counter<L>; seconds: Histogram<L> } {
+  return {
+    count: new Counter({ ...counted, labelNames, registers: [registry] }),
+    seconds: new Histogram({ ...timed, labelNames, buckets: latencyBuckets, registers: [registry] }),
+  };
+}
+
 /** What /metrics renders: the registries of one gateway (its own first). */
 export type RegistrySource = () => readonly Registry[];
 
 export class HttpMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<"gateway" | "method" | "route" | "status">;
-  private readonly duration: Histogram<"gateway" | "method" | "route" | "status">;
+  private readonly series = answerSeries(
+    this.registry,
+    ["gateway", "method", "route", "status"],
+    { name: "http_requests_total", help: "HTTP requests answered." },
+    {
+      name: "http_request_duration_seconds",
+      help: "Time from request to the last byte of the response (streamed answers included).",
+    },
+  );
 
   constructor(
     private readonly gateway: string,
     private readonly extra: RegistrySource = () => [],
-  ) {
-    const labelNames = ["gateway", "method", "route", "status"] as const;
-    this.requests = new Counter({
-      name: "http_requests_total",
-      help: "HTTP requests answered.",
-      labelNames,
-      registers: [this.registry],
-    });
-    this.duration = new Histogram({
-      name: "http_request_duration_seconds",
-      help: "Time from request to the last byte of the response (streamed answers included).",
-      labelNames,
-      buckets: latencyBuckets,
-      registers: [this.registry],
-    });
-  }
+  ) {}
 
   observe(method: string, route: string, status: number, seconds: number): void {
     const labels = { gateway: this.gateway, method, route, status };
-    this.requests.inc(labels);
-    this.duration.observe(labels, seconds);
+    this.series.count.inc(labels);
+    this.series.seconds.observe(labels, seconds);
   }
 
   readonly contentType = this.registry.contentType;

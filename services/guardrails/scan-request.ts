@@ -1,12 +1,10 @@
 // POST /internal/guardrails/scan: one text, or a conversation, checked against a guardrails policy:
 // the one given in the call, or else the deployment's own (its effective `guardrails` policy). No
 // policy, nothing on: allowed. Findings carry offsets (and the message index), never matched text.
-import { and, eq, isNull } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { deployments } from "../../db/schema/index.ts";
-import { invalid, notFound } from "../errors.ts";
+import { invalid } from "../errors.ts";
 import { type ChatMessage, textOf } from "../inference/messages.ts";
-import { uuidOr404 } from "../orchestration/ids.ts";
+import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { type Decision, evaluate } from "./evaluate.ts";
 import type { GuardrailsPolicy, Stage } from "./policy.ts";
@@ -37,20 +35,10 @@ const strength: Record<Decision, number> = { allow: 0, log: 1, redact: 2, block:
 async function policyFor(db: Executor, request: ScanRequest): Promise<GuardrailsPolicy | undefined> {
   if (request.config) return request.config;
   if (request.deployment_id === undefined) return undefined;
-  const id = uuidOr404(request.deployment_id, "deployment");
-  const [deployment] = await db
-    .select({ orgId: deployments.orgId })
-    .from(deployments)
-    .where(
-      and(
-        eq(deployments.id, id),
-        isNull(deployments.deletedAt),
-        ...(request.org_id ? [eq(deployments.orgId, request.org_id)] : []),
-      ),
-    )
-    .limit(1);
-  if (!deployment) throw notFound("deployment");
-  return (await effectivePolicies(db, deployment.orgId, id)).guardrails as GuardrailsPolicy | undefined;
+  const deployment = await liveDeploymentOrg(db, request.deployment_id, request.org_id);
+  return (await effectivePolicies(db, deployment.orgId, deployment.id)).guardrails as
+    | GuardrailsPolicy
+    | undefined;
 }
 
 export async function scanContent(ctx: { db: Executor }, request: ScanRequest): Promise<ScanResult> {

@@ -3,14 +3,13 @@
 // `rag` policy names collections, the passages that best answer the last user message, in the
 // template's {{context}} (or, without a template that asks for them, in a system message), each with
 // its document's name so the answer can cite it. Callers send nothing extra.
-import { and, eq, isNull } from "drizzle-orm";
-import { deployments } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { notFound } from "../errors.ts";
 import { type ChatMessage, textOf } from "../inference/messages.ts";
 import { type RetrievalNote, type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
 import { formatPassages } from "../knowledge-base/search.ts";
-import { isUuid, uuidOr404 } from "../orchestration/ids.ts";
+import { isUuid } from "../orchestration/ids.ts";
+import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { applyTemplate, type TemplateContent } from "./apply.ts";
 import { latestTemplateContent } from "./templates.ts";
@@ -58,23 +57,6 @@ export interface ProcessedPrompt {
 const contextInstruction =
   "Answer from the numbered passages below when they are relevant, and cite them by number and document name.";
 
-async function deploymentOrg(ctx: Pick<AppContext, "db">, deploymentId: string, orgId: string | undefined) {
-  const id = uuidOr404(deploymentId, "deployment");
-  const [deployment] = await ctx.db
-    .select({ orgId: deployments.orgId })
-    .from(deployments)
-    .where(
-      and(
-        eq(deployments.id, id),
-        isNull(deployments.deletedAt),
-        ...(orgId ? [eq(deployments.orgId, orgId)] : []),
-      ),
-    )
-    .limit(1);
-  if (!deployment) throw notFound("deployment");
-  return { id, orgId: deployment.orgId };
-}
-
 export async function processPrompt(
   ctx: Pick<AppContext, "db"> & Partial<Pick<AppContext, "log">>,
   input: ProcessPromptInput,
@@ -94,7 +76,7 @@ export async function processPrompt(
     input.deploymentId !== undefined &&
     (template === undefined || rag === undefined)
   ) {
-    const deployment = await deploymentOrg(ctx, input.deploymentId, orgId);
+    const deployment = await liveDeploymentOrg(ctx.db, input.deploymentId, orgId);
     orgId = deployment.orgId;
     const policies = await effectivePolicies(ctx.db, orgId, deployment.id);
     rag ??= policies.rag as Record<string, unknown> | undefined;

@@ -194,17 +194,17 @@ export async function updateTemplate(
   }
 }
 
+/** Joins a template to its latest version. */
+const isLatestVersion = and(
+  eq(promptTemplateVersions.templateId, promptTemplates.id),
+  eq(promptTemplateVersions.version, promptTemplates.latestVersion),
+);
+
 export async function listTemplates(ctx: RequestContext): Promise<{ templates: PromptTemplateView[] }> {
   const rows = await ctx.db
     .select({ template: promptTemplates, version: promptTemplateVersions })
     .from(promptTemplates)
-    .innerJoin(
-      promptTemplateVersions,
-      and(
-        eq(promptTemplateVersions.templateId, promptTemplates.id),
-        eq(promptTemplateVersions.version, promptTemplates.latestVersion),
-      ),
-    )
+    .innerJoin(promptTemplateVersions, isLatestVersion)
     .where(eq(promptTemplates.orgId, actorOf(ctx).orgId))
     .orderBy(asc(promptTemplates.name));
   return { templates: rows.map((r) => viewOf(r.template, r.version)) };
@@ -247,13 +247,7 @@ export async function latestTemplateContent(
   const rows = await db
     .select({ version: promptTemplateVersions })
     .from(promptTemplates)
-    .innerJoin(
-      promptTemplateVersions,
-      and(
-        eq(promptTemplateVersions.templateId, promptTemplates.id),
-        eq(promptTemplateVersions.version, promptTemplates.latestVersion),
-      ),
-    )
+    .innerJoin(promptTemplateVersions, isLatestVersion)
     .where(and(eq(promptTemplates.id, templateId), ...(orgId ? [eq(promptTemplates.orgId, orgId)] : [])))
     .limit(1);
   return rows[0]?.version;

@@ -4,14 +4,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, deployments } from "../../db/schema/index.ts";
 import { defaultOrgId, fieldsOf, insertDeployment } from "../management/support.ts";
-import {
-  call,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -19,8 +13,7 @@ let token: string;
 let deploymentId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
   token = (await loginAsAdmin(handle)).access_token;
   deploymentId = (await insertDeployment(t.app.db, await defaultOrgId(t.app.db), { name: "scaled" })).id;
 }, 60_000);

@@ -6,24 +6,14 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { adminEmail, adminPassword } from "../support/app.ts";
 import { totpCode } from "../support/totp-codes.ts";
-import {
-  type BrowserPlatform,
-  haveChromium,
-  newPage,
-  shot,
-  signIn,
-  startBrowserPlatform,
-} from "./browser.ts";
+import { type BrowserPlatform, haveChromium, newPage, shot, signIn, startSignedIn } from "./browser.ts";
 
 let bp: BrowserPlatform;
 let page: Page;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  bp = await startBrowserPlatform();
-  page = (await newPage(bp)).page;
-  page.on("dialog", (dialog) => void dialog.accept());
-  await signIn(page);
+  ({ bp, page } = await startSignedIn({ dialogs: "accept" }));
 }, 90_000);
 afterAll(async () => {
   await bp?.close();

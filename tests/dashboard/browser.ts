@@ -124,6 +124,25 @@ export async function signIn(
   await page.waitForURL((url) => !url.pathname.startsWith("/login"));
 }
 
+/**
+ * A fresh platform and a page signed in as the admin: what most browser tests start from. `dialogs`:
+ * "accept" accepts every confirmation; an array also collects their messages.
+ */
+export async function startSignedIn(
+  options: { dialogs?: "accept" | string[] } = {},
+): Promise<{ bp: BrowserPlatform; context: BrowserContext; page: Page }> {
+  const bp = await startBrowserPlatform();
+  const { context, page } = await newPage(bp);
+  const { dialogs } = options;
+  if (dialogs)
+    page.on("dialog", (dialog) => {
+      if (dialogs !== "accept") dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+  await signIn(page);
+  return { bp, context, page };
+}
+
 /** Saves a full-page screenshot as <name>.png for a person to look at. */
 export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true });

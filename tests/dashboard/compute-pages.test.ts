@@ -6,23 +6,14 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
-import {
-  type BrowserPlatform,
-  haveChromium,
-  newPage,
-  shot,
-  signIn,
-  startBrowserPlatform,
-} from "./browser.ts";
+import { type BrowserPlatform, haveChromium, shot, startSignedIn } from "./browser.ts";
 
 let bp: BrowserPlatform;
 let page: Page;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  bp = await startBrowserPlatform();
-  page = (await newPage(bp)).page;
-  await signIn(page);
+  ({ bp, page } = await startSignedIn());
 }, 90_000);
 afterAll(async () => {
   await bp?.close();

@@ -4,14 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { adminEmail, adminPassword } from "../support/app.ts";
-import {
-  type BrowserPlatform,
-  haveChromium,
-  newPage,
-  shot,
-  signIn,
-  startBrowserPlatform,
-} from "./browser.ts";
+import { type BrowserPlatform, haveChromium, newPage, shot, signIn, startSignedIn } from "./browser.ts";
 
 let bp: BrowserPlatform;
 let page: Page;
@@ -19,13 +12,7 @@ const dialogs: string[] = [];
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  bp = await startBrowserPlatform();
-  page = (await newPage(bp)).page;
-  page.on("dialog", (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.accept();
-  });
-  await signIn(page);
+  ({ bp, page } = await startSignedIn({ dialogs }));
 }, 90_000);
 afterAll(async () => {
   await bp?.close();

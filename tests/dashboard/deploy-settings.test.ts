@@ -4,14 +4,7 @@
 // endpoint is an OpenAI-compatible server started by this test.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import {
-  type BrowserPlatform,
-  haveChromium,
-  newPage,
-  shot,
-  signIn,
-  startBrowserPlatform,
-} from "./browser.ts";
+import { type BrowserPlatform, haveChromium, shot, startSignedIn } from "./browser.ts";
 import { adminToken } from "./deployment.ts";
 
 let bp: BrowserPlatform;
@@ -30,9 +23,7 @@ beforeAll(async () => {
       return Response.json({ error: { message: "not here" } }, { status: 404 });
     },
   });
-  bp = await startBrowserPlatform();
-  page = (await newPage(bp)).page;
-  await signIn(page);
+  ({ bp, page } = await startSignedIn());
 }, 120_000);
 
 afterAll(async () => {

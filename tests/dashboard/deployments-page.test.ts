@@ -6,14 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
-import {
-  type BrowserPlatform,
-  haveChromium,
-  newPage,
-  shot,
-  signIn,
-  startBrowserPlatform,
-} from "./browser.ts";
+import { type BrowserPlatform, haveChromium, shot, startSignedIn } from "./browser.ts";
 
 let bp: BrowserPlatform;
 let page: Page;
@@ -21,13 +14,7 @@ const dialogs: string[] = [];
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  bp = await startBrowserPlatform();
-  page = (await newPage(bp)).page;
-  page.on("dialog", (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.accept();
-  });
-  await signIn(page);
+  ({ bp, page } = await startSignedIn({ dialogs }));
   await page.goto("/pools");
   await page.getByLabel("Name").fill("this-machine");
   await page.getByRole("button", { name: "Create pool" }).click();

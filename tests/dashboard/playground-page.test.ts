@@ -11,6 +11,7 @@ import {
   shot,
   signIn,
   startBrowserPlatform,
+  startSignedIn,
   watchAnswerGrowth,
 } from "./browser.ts";
 import { adminToken, runningTinyDeployment, stopDeployments } from "./deployment.ts";
@@ -20,9 +21,7 @@ let page: Page;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  bp = await startBrowserPlatform();
-  page = (await newPage(bp)).page;
-  await signIn(page);
+  ({ bp, page } = await startSignedIn());
 }, 90_000);
 afterAll(async () => {
   if (bp) await stopDeployments(bp).catch(() => {});

@@ -4,14 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { adminEmail, adminPassword } from "../support/app.ts";
-import {
-  type BrowserPlatform,
-  haveChromium,
-  newPage,
-  shot,
-  signIn,
-  startBrowserPlatform,
-} from "./browser.ts";
+import { type BrowserPlatform, haveChromium, shot, startSignedIn } from "./browser.ts";
 
 let bp: BrowserPlatform;
 let page: Page;
@@ -19,9 +12,7 @@ let context: BrowserContext;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  bp = await startBrowserPlatform();
-  ({ page, context } = await newPage(bp));
-  await signIn(page);
+  ({ bp, page, context } = await startSignedIn());
 }, 90_000);
 afterAll(async () => {
   await bp?.close();

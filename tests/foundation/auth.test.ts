@@ -2,23 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { SignJWT } from "jose";
 import { users } from "../../db/schema/index.ts";
-import {
-  adminEmail,
-  adminPassword,
-  call,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { adminEmail, adminPassword, call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
 }, 60_000);
 afterAll(() => t.close());
 

@@ -5,17 +5,9 @@ import { rowsOf } from "../../db/migrate.ts";
 import { apiKeys } from "../../db/schema/index.ts";
 import { LastUsedTracker } from "../../services/api-keys/last-used.ts";
 import { verifyApiKey } from "../../services/api-keys/verify.ts";
-import {
-  call,
-  createOrganization,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
-import { defaultOrgId, fieldsOf, insertDeployment } from "./support.ts";
+import { call, type Handler, type TestApp } from "../support/app.ts";
+import { startWithCallers } from "../support/callers.ts";
+import { fieldsOf, insertDeployment } from "./support.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -26,13 +18,7 @@ let orgId: string;
 let otherOrgId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
-  admin = (await loginAsAdmin(handle)).access_token;
-  viewer = (await createUser(t, handle, "keys-viewer@example.com", "viewer")).access_token;
-  otherOrgId = await createOrganization(t, "keys-other");
-  outsider = (await createUser(t, handle, "keys-outsider@example.com", "admin", otherOrgId)).access_token;
-  orgId = await defaultOrgId(t.app.db);
+  ({ t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("keys"));
 }, 60_000);
 afterAll(() => t.close());
 

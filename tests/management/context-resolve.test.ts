@@ -8,12 +8,11 @@ import {
   call,
   createOrganization,
   createUser,
-  gatewayHandler,
   type Handler,
   loginAsAdmin,
-  startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 import { defaultOrgId, insertDeployment } from "./support.ts";
 
 let t: TestApp;
@@ -28,8 +27,7 @@ let scopedKey: string;
 let outsiderKey: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
   admin = (await loginAsAdmin(handle)).access_token;
   const otherOrg = await createOrganization(t, "resolve-other");
   outsider = (await createUser(t, handle, "resolve-outsider@example.com", "admin", otherOrg)).access_token;

@@ -4,16 +4,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, knowledgeDocuments, promptTemplateVersions } from "../../db/schema/index.ts";
-import {
-  call,
-  createOrganization,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, type Handler, type TestApp } from "../support/app.ts";
+import { startWithCallers } from "../support/callers.ts";
 import { defaultOrgId, insertDeployment } from "./support.ts";
 
 let t: TestApp;
@@ -24,12 +16,7 @@ let outsider: string;
 let deploymentId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
-  admin = (await loginAsAdmin(handle)).access_token;
-  viewer = (await createUser(t, handle, "deletes-viewer@example.com", "viewer")).access_token;
-  const other = await createOrganization(t, "deletes-other");
-  outsider = (await createUser(t, handle, "deletes-outsider@example.com", "admin", other)).access_token;
+  ({ t, handle, admin, viewer, outsider } = await startWithCallers("deletes"));
   deploymentId = (await insertDeployment(t.app.db, await defaultOrgId(t.app.db), { name: "uses-things" })).id;
 }, 60_000);
 afterAll(() => t.close());

@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { inferenceLogs } from "../../db/schema/index.ts";
-import {
-  call,
-  createOrganization,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
-import { defaultOrgId, fieldsOf, insertDeployment } from "./support.ts";
+import { call, type Handler, type TestApp } from "../support/app.ts";
+import { startWithCallers } from "../support/callers.ts";
+import { fieldsOf, insertDeployment } from "./support.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -24,13 +16,7 @@ let second: string;
 let theirs: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
-  admin = (await loginAsAdmin(handle)).access_token;
-  viewer = (await createUser(t, handle, "logs-viewer@example.com", "viewer")).access_token;
-  otherOrgId = await createOrganization(t, "logs-other");
-  outsider = (await createUser(t, handle, "logs-outsider@example.com", "admin", otherOrgId)).access_token;
-  orgId = await defaultOrgId(t.app.db);
+  ({ t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("logs"));
   first = (await insertDeployment(t.app.db, orgId, { name: "logs-first" })).id;
   second = (await insertDeployment(t.app.db, orgId, { name: "logs-second" })).id;
   theirs = (await insertDeployment(t.app.db, otherOrgId, { name: "logs-theirs" })).id;

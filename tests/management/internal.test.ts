@@ -4,15 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { usageCounters } from "../../db/schema/index.ts";
 import { checkQuota, trackUsage, utcDay } from "../../services/usage/quota.ts";
-import {
-  call,
-  createOrganization,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, createOrganization, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 import { defaultOrgId, fieldsOf, insertDeployment } from "./support.ts";
 
 let t: TestApp;
@@ -24,8 +17,7 @@ let deploymentId: string;
 let templateId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
   admin = (await loginAsAdmin(handle)).access_token;
   orgId = await defaultOrgId(t.app.db);
   otherOrgId = await createOrganization(t, "internal-other");

@@ -3,16 +3,8 @@ import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { knowledgeDocuments } from "../../db/schema/index.ts";
 import { documentTypeOf } from "../../services/knowledge-base/document-types.ts";
-import {
-  call,
-  createOrganization,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, type Handler, type TestApp } from "../support/app.ts";
+import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";
 
 let t: TestApp;
@@ -22,12 +14,7 @@ let viewer: string;
 let outsider: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
-  admin = (await loginAsAdmin(handle)).access_token;
-  viewer = (await createUser(t, handle, "kb-viewer@example.com", "viewer")).access_token;
-  const other = await createOrganization(t, "kb-other");
-  outsider = (await createUser(t, handle, "kb-outsider@example.com", "admin", other)).access_token;
+  ({ t, handle, admin, viewer, outsider } = await startWithCallers("kb"));
 }, 60_000);
 afterAll(() => t.close());
 

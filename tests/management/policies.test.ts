@@ -2,17 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { knowledgeCollections, promptTemplates } from "../../db/schema/index.ts";
 import { effectivePolicies } from "../../services/policies/effective.ts";
 import { policyDefaults } from "../../services/policies/schemas.ts";
-import {
-  call,
-  createOrganization,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
-import { defaultOrgId, fieldsOf, insertDeployment } from "./support.ts";
+import { call, type Handler, type TestApp } from "../support/app.ts";
+import { startWithCallers } from "../support/callers.ts";
+import { fieldsOf, insertDeployment } from "./support.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -28,13 +20,7 @@ let templateId: string;
 let otherTemplateId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
-  admin = (await loginAsAdmin(handle)).access_token;
-  viewer = (await createUser(t, handle, "policy-viewer@example.com", "viewer")).access_token;
-  otherOrgId = await createOrganization(t, "policy-other");
-  outsider = (await createUser(t, handle, "policy-outsider@example.com", "admin", otherOrgId)).access_token;
-  orgId = await defaultOrgId(t.app.db);
+  ({ t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("policy"));
   deploymentId = (await insertDeployment(t.app.db, orgId, { name: "policy-dep" })).id;
   otherDeploymentId = (await insertDeployment(t.app.db, otherOrgId, { name: "policy-dep" })).id;
   const [collection] = await t.app.db

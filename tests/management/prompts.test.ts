@@ -2,16 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { promptTemplateVersions } from "../../db/schema/index.ts";
 import { applyTemplate } from "../../services/prompts/apply.ts";
-import {
-  call,
-  createOrganization,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, type Handler, type TestApp } from "../support/app.ts";
+import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";
 
 let t: TestApp;
@@ -21,12 +13,7 @@ let viewer: string;
 let outsider: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
-  admin = (await loginAsAdmin(handle)).access_token;
-  viewer = (await createUser(t, handle, "prompt-viewer@example.com", "viewer")).access_token;
-  const other = await createOrganization(t, "prompt-other");
-  outsider = (await createUser(t, handle, "prompt-outsider@example.com", "admin", other)).access_token;
+  ({ t, handle, admin, viewer, outsider } = await startWithCallers("prompt"));
 }, 60_000);
 afterAll(() => t.close());
 

@@ -4,17 +4,9 @@ import { rowsOf } from "../../db/migrate.ts";
 import { providerConfigs } from "../../db/schema/index.ts";
 import { open } from "../../services/crypto/secret-box.ts";
 import { maskSecret, providerCredentials } from "../../services/provider-configs/config.ts";
-import {
-  call,
-  createOrganization,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
-import { defaultOrgId, fieldsOf } from "./support.ts";
+import { call, type Handler, type TestApp } from "../support/app.ts";
+import { startWithCallers } from "../support/callers.ts";
+import { fieldsOf } from "./support.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -28,13 +20,7 @@ const apiKey = "nos_live_5cA9dE0fB1a2C3d4E5f6";
 const walletKey = "wallet-secret-0123456789abcdef";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
-  admin = (await loginAsAdmin(handle)).access_token;
-  viewer = (await createUser(t, handle, "prov-viewer@example.com", "viewer")).access_token;
-  otherOrgId = await createOrganization(t, "prov-other");
-  outsider = (await createUser(t, handle, "prov-outsider@example.com", "admin", otherOrgId)).access_token;
-  orgId = await defaultOrgId(t.app.db);
+  ({ t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("prov"));
 }, 60_000);
 afterAll(() => t.close());
 

@@ -11,9 +11,9 @@ import {
   gatewayHandler,
   type Handler,
   loginAsAdmin,
-  startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -24,8 +24,7 @@ let orgId: string;
 let token: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "dashboard")).handle;
+  ({ t, handle } = await startGateway("dashboard"));
   filtration = (await gatewayHandler(t.app, "filtration")).handle;
   const first = await handle(new Request("http://localhost/login"));
   csrf = /llmp_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1] ?? "";

@@ -1,15 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { auditLogs } from "../../db/schema/index.ts";
-import {
-  call,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -17,8 +10,7 @@ let admin: Awaited<ReturnType<typeof loginAsAdmin>>;
 let orgId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
   admin = await loginAsAdmin(handle);
   orgId = admin.user.org_id;
   // 30 records at known times, oldest first, two actors, two actions, both outcomes.

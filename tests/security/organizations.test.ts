@@ -4,11 +4,10 @@ import {
   call,
   createOrganization,
   createUser,
-  gatewayHandler,
   type Handler,
-  startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -17,8 +16,7 @@ let stranger: string;
 let user: Awaited<ReturnType<typeof createUser>>;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
   other = await createOrganization(t, "other");
   stranger = await createOrganization(t, "stranger");
   user = await createUser(t, handle, "member@example.com", "viewer");

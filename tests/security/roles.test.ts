@@ -2,23 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, memberships, roles } from "../../db/schema/index.ts";
 import { allPermissions, permissionCatalog } from "../../services/permissions.ts";
-import {
-  call,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
 let admin: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
   admin = (await loginAsAdmin(handle)).access_token;
 }, 60_000);
 afterAll(() => t.close());

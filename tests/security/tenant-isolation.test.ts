@@ -7,12 +7,11 @@ import {
   call,
   createOrganization,
   createUser,
-  gatewayHandler,
   type Handler,
   loginAsAdmin,
-  startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -21,8 +20,7 @@ let userA: Awaited<ReturnType<typeof createUser>>;
 let adminB: Awaited<ReturnType<typeof createUser>>;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
   adminA = await loginAsAdmin(handle);
   userA = await createUser(t, handle, "alice@a.example", "developer");
   const created = await call(handle, "POST", "/admin/roles", {

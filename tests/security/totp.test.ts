@@ -10,9 +10,9 @@ import {
   createUser,
   gatewayHandler,
   type Handler,
-  startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 import { oathtoolAvailable, rfc6238, oathtool as runOathtool, totpCode } from "../support/totp-codes.ts";
 
 const oathtool = totpCode;
@@ -23,8 +23,7 @@ let handle: Handler;
 let now: number;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
   now = Math.floor(Date.now() / 30_000) * 30 + 5; // early in a step
   t.app.clock = () => new Date(now * 1000);
 }, 60_000);

@@ -10,14 +10,14 @@ import {
   startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
 let admin: Awaited<ReturnType<typeof loginAsAdmin>>;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration"));
   admin = await loginAsAdmin(handle);
 }, 60_000);
 afterAll(() => t.close());

@@ -3,7 +3,7 @@
 // downloaded by the server itself (--model-url for an http(s) URL, -hf for a Hugging Face
 // `owner/repo[:quant]`) or read from a path inside the container (-m). It answers to the deployment
 // name (--alias) on port 8080 and says GET /health once the model is loaded (adapters/engines/README.md).
-import { containerConfig, containerEnv, flag } from "../container-config.ts";
+import { engineContainer, flag } from "../container-config.ts";
 import type { ContainerOptions, ContainerSpec } from "../engine.ts";
 
 export const llamaServerPort = 8080;
@@ -15,12 +15,12 @@ function modelArgs(source: string): string[] {
 }
 
 export function llamaCppContainer(opts: ContainerOptions): ContainerSpec {
-  const config = containerConfig(opts.configuration);
   const parallel = opts.configuration.parallel;
-  return {
+  return engineContainer(opts, {
     image: opts.gpus > 0 ? "ghcr.io/ggml-org/llama.cpp:server-cuda" : "ghcr.io/ggml-org/llama.cpp:server",
     command: ["/app/llama-server"],
-    args: [
+    port: llamaServerPort,
+    args: (config) => [
       ...modelArgs(opts.modelSource),
       "--alias",
       opts.modelName,
@@ -30,14 +30,6 @@ export function llamaCppContainer(opts: ContainerOptions): ContainerSpec {
       // The model's own Jinja chat template: llama-server's tool calling (tools, tool_choice, tool messages)
       // works only with it.
       "--jinja",
-      "--host",
-      "0.0.0.0",
-      "--port",
-      String(llamaServerPort),
     ],
-    env: containerEnv(config, opts.env),
-    port: llamaServerPort,
-    healthPath: "/health",
-    gpus: opts.gpus,
-  };
+  });
 }

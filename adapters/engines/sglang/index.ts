@@ -2,7 +2,7 @@
 // pages give it (adapters/engines/README.md): `python3 -m sglang.launch_server` with the model path,
 // the served name, tensor parallelism over the replica's GPUs, listening on all interfaces of port
 // 30000; GET /health.
-import { containerConfig, containerEnv, flag } from "../container-config.ts";
+import { engineContainer, flag } from "../container-config.ts";
 import type { Engine } from "../engine.ts";
 
 export const sglangPort = 30000;
@@ -10,12 +10,12 @@ export const sglangPort = 30000;
 export const sglangEngine: Engine = {
   id: "sglang",
   healthPath: "/health",
-  container(opts) {
-    const config = containerConfig(opts.configuration);
-    return {
+  container: (opts) =>
+    engineContainer(opts, {
       image: "lmsysorg/sglang:latest",
       command: ["python3", "-m", "sglang.launch_server"],
-      args: [
+      port: sglangPort,
+      args: (config) => [
         "--model-path",
         opts.modelSource,
         "--served-model-name",
@@ -26,17 +26,8 @@ export const sglangEngine: Engine = {
         ...flag("--tool-call-parser", config.toolCallParser),
         "--tp",
         String(Math.max(1, opts.gpus)),
-        "--host",
-        "0.0.0.0",
-        "--port",
-        String(sglangPort),
       ],
-      env: containerEnv(config, opts.env),
-      port: sglangPort,
-      healthPath: "/health",
-      gpus: opts.gpus,
       // SGLang's compose file runs with the host's IPC; a pod gets a memory-backed /dev/shm instead.
       shmMib: 16_384,
-    };
-  },
+    }),
 };

@@ -4,7 +4,7 @@
 // GPU, port 80 as in the image's documented `-p 8080:80`. TGI serves the OpenAI Messages API at
 // /v1/chat/completions; the served name is the model id, which the gateway does not rely on (it
 // routes by deployment). GET /health.
-import { containerConfig, containerEnv, flag } from "../container-config.ts";
+import { engineContainer, flag } from "../container-config.ts";
 import type { Engine } from "../engine.ts";
 
 export const tgiPort = 80;
@@ -12,29 +12,21 @@ export const tgiPort = 80;
 export const tgiEngine: Engine = {
   id: "tgi",
   healthPath: "/health",
-  container(opts) {
-    const config = containerConfig(opts.configuration);
-    return {
+  container: (opts) =>
+    engineContainer(opts, {
       image: "ghcr.io/huggingface/text-generation-inference:latest",
       command: ["text-generation-launcher"],
-      args: [
+      port: tgiPort,
+      hostFlag: "--hostname",
+      args: (config) => [
         "--model-id",
         opts.modelSource,
         ...flag("--max-total-tokens", config.maxModelLen),
         ...flag("--max-input-length", config.maxModelLen && Math.max(1, config.maxModelLen - 1)),
         ...flag("--quantize", config.quantization),
         ...(opts.gpus > 1 ? ["--num-shard", String(opts.gpus)] : []),
-        "--hostname",
-        "0.0.0.0",
-        "--port",
-        String(tgiPort),
       ],
-      env: containerEnv(config, opts.env),
-      port: tgiPort,
-      healthPath: "/health",
-      gpus: opts.gpus,
       // TGI's README runs the image with --shm-size 1g (NCCL between shards).
       shmMib: 1024,
-    };
-  },
+    }),
 };

@@ -1,6 +1,6 @@
 // Akash's transport: the Console API's managed-wallet deployment routes
 // (https://console-api.akash.network), header `x-api-key`, bodies and answers wrapped in `{data}`.
-import { keyedJsonApi } from "../json-api.ts";
+import { type KeyedCall, keyedJsonApi } from "../json-api.ts";
 import type { ProviderAccess } from "../provider.ts";
 
 export const defaultAkashBaseUrl = "https://console-api.akash.network";
@@ -46,7 +46,7 @@ export interface AkashDeployment {
 export { ProviderApiError as AkashError } from "../json-api.ts";
 
 export class AkashClient {
-  private readonly call: ReturnType<typeof keyedJsonApi>;
+  private readonly call: KeyedCall;
 
   constructor(access: ProviderAccess) {
     this.call = keyedJsonApi({
@@ -58,7 +58,8 @@ export class AkashClient {
   }
 
   private async request<T>(method: string, path: string, data?: unknown): Promise<T> {
-    const answer = (await this.call(method, path, data)) as { data?: T } | undefined;
+    // The Console API wraps every answer in `data`.
+    const answer = await this.call<{ data?: T } | undefined>(method, path, data);
     return answer?.data as T;
   }
 

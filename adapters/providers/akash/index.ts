@@ -3,8 +3,7 @@
 // endpoint. Credentials: the organization's provider configuration for akash
 // (`credentials.api_key`; settings `base_url`, `akt_price_usd`, `deposit_usd`, `bid_wait_s`).
 import type { ComputeProvider } from "../provider.ts";
-import { InstanceAccounts } from "../remote-accounts.ts";
-import { createRemoteProvider, type RemoteProviderOptions } from "../remote-provider.ts";
+import { createRemoteProvider, type RemoteProviderOptions, remoteReplicas } from "../remote-provider.ts";
 import { AkashClient } from "./client.ts";
 import { readAkashLogs } from "./logs.ts";
 import {
@@ -15,8 +14,7 @@ import {
 } from "./replicas.ts";
 
 export function createAkashProvider(options: RemoteProviderOptions): ComputeProvider {
-  const accounts = new InstanceAccounts("akash", options.accounts);
-  const states = new Map<string, AkashReplicaState>();
+  const replicas = remoteReplicas<AkashReplicaState>("akash", options);
   return createRemoteProvider({
     id: "akash",
     summary:
@@ -30,9 +28,9 @@ export function createAkashProvider(options: RemoteProviderOptions): ComputeProv
       "Akash prices come as bids once a deployment is created; the pool's allowed_gpu_types go into the SDL and its max_cost_per_hour filters the bids.",
       "Configure credentials.api_key (Akash Console API key) and, to price uakt bids, settings.akt_price_usd.",
     ],
-    startReplica: (spec) => startAkashReplica(options.engines, accounts, states, spec),
-    stopReplica: (handle) => stopAkashReplica(accounts, states, handle),
-    inspectReplica: (handle, spec) => inspectAkashReplica(accounts, states, handle, spec),
-    readLogs: async (handle, cursor) => readAkashLogs(states, handle, cursor),
+    startReplica: (spec) => startAkashReplica(replicas, spec),
+    stopReplica: (handle) => stopAkashReplica(replicas, handle),
+    inspectReplica: (handle, spec) => inspectAkashReplica(replicas, handle, spec),
+    readLogs: async (handle, cursor) => readAkashLogs(replicas, handle, cursor),
   });
 }

@@ -1,10 +1,10 @@
 // What the adapter saw of a replica at Akash (deployment created, bids, lease, failures) as its log
 // lines. The container's own output stays at the provider: the Console API does not relay it.
 import type { LogChunk, ReplicaHandle } from "../provider.ts";
-import type { AkashReplicaState } from "./replicas.ts";
+import type { AkashReplicas } from "./replicas.ts";
 
 export function readAkashLogs(
-  states: Map<string, AkashReplicaState>,
+  { states }: AkashReplicas,
   handle: ReplicaHandle,
   cursor: string | undefined,
 ): LogChunk {

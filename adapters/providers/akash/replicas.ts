@@ -2,10 +2,9 @@
 // 30-60 s, so each inspection moves it on: bids -> the cheapest one under the ceiling -> lease
 // (which sends the manifest) -> the lease's service URI as the endpoint. Close on terminate, and on
 // a failure, so no escrow keeps paying a provider for nothing.
-import type { EngineId } from "../../../db/schema/deployments.ts";
-import type { Engine } from "../../engines/engine.ts";
 import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
-import { containerFor, type InstanceAccounts, instanceName } from "../remote-accounts.ts";
+import { containerFor, instanceName } from "../remote-accounts.ts";
+import type { RemoteReplicas } from "../remote-provider.ts";
 import { chooseBid } from "./bids.ts";
 import { AkashClient, AkashError } from "./client.ts";
 import { usdPerHour } from "./pricing.ts";
@@ -30,10 +29,10 @@ export const akashGpuModel = (name: string) =>
     .filter((w) => w && w !== "nvidia" && w !== "geforce")
     .join("");
 
+export type AkashReplicas = RemoteReplicas<AkashReplicaState>;
+
 export async function startAkashReplica(
-  engines: Partial<Record<EngineId, Engine>>,
-  accounts: InstanceAccounts,
-  states: Map<string, AkashReplicaState>,
+  { engines, accounts, states }: AkashReplicas,
   spec: ReplicaSpec,
 ): Promise<ReplicaHandle> {
   const client = new AkashClient(spec.access);
@@ -57,8 +56,7 @@ export async function startAkashReplica(
 }
 
 export async function stopAkashReplica(
-  accounts: InstanceAccounts,
-  states: Map<string, AkashReplicaState>,
+  { accounts, states }: AkashReplicas,
   handle: ReplicaHandle,
 ): Promise<void> {
   const client = new AkashClient(await accounts.of(handle));
@@ -73,8 +71,7 @@ export async function stopAkashReplica(
 }
 
 export async function inspectAkashReplica(
-  accounts: InstanceAccounts,
-  states: Map<string, AkashReplicaState>,
+  { accounts, states }: AkashReplicas,
   handle: ReplicaHandle,
   spec: ReplicaSpec,
 ): Promise<ReplicaObservation> {

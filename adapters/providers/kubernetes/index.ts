@@ -4,8 +4,7 @@
 // `cluster-dns`), `proxy_url`, `gpu_label`, `gpu_prices_per_hour` (README "Kubernetes"); prices come
 // only from the operator's `gpu_prices_per_hour` (prices.ts).
 import type { ComputeProvider } from "../provider.ts";
-import { InstanceAccounts } from "../remote-accounts.ts";
-import { createRemoteProvider, type RemoteProviderOptions } from "../remote-provider.ts";
+import { createRemoteProvider, type RemoteProviderOptions, remoteReplicas } from "../remote-provider.ts";
 import { inClusterAccess, kubeApi, kubeFailure } from "./client.ts";
 import { readKubernetesLogs } from "./logs.ts";
 import {
@@ -18,8 +17,7 @@ import {
 import { kubernetesResources } from "./resources.ts";
 
 export function createKubernetesProvider(options: RemoteProviderOptions): ComputeProvider {
-  const accounts = new InstanceAccounts("kubernetes", options.accounts);
-  const states = new Map<string, KubernetesReplicaState>();
+  const replicas = remoteReplicas<KubernetesReplicaState>("kubernetes", options);
   return createRemoteProvider({
     id: "kubernetes",
     summary: "A Kubernetes cluster: a Deployment and a Service per replica, GPUs as nvidia.com/gpu",
@@ -35,11 +33,10 @@ export function createKubernetesProvider(options: RemoteProviderOptions): Comput
       const chosen = access?.credentials?.kubeconfig ? access : inClusterAccess()[0];
       return chosen ? kubernetesResources(chosen) : undefined;
     },
-    startReplica: (spec) => startKubernetesReplica(options.engines, accounts, states, spec),
-    stopReplica: (handle) => stopKubernetesReplica(accounts, states, handle),
-    inspectReplica: (handle, spec) =>
-      inspectKubernetesReplica(options.engines, accounts, states, handle, spec),
-    readLogs: (handle, cursor) => readKubernetesLogs(accounts, handle, cursor),
-    listInstances: () => listKubernetesInstances(accounts, inClusterAccess),
+    startReplica: (spec) => startKubernetesReplica(replicas, spec),
+    stopReplica: (handle) => stopKubernetesReplica(replicas, handle),
+    inspectReplica: (handle, spec) => inspectKubernetesReplica(replicas, handle, spec),
+    readLogs: (handle, cursor) => readKubernetesLogs(replicas.accounts, handle, cursor),
+    listInstances: () => listKubernetesInstances(replicas.accounts, inClusterAccess),
   });
 }

@@ -4,10 +4,9 @@
 // the replica's pods: none yet or Pending -> starting; an image that cannot be pulled -> failed with
 // the kubelet's reason; Running and Ready -> ready at the endpoint `settings.endpoint_mode` gives.
 import type { V1Pod } from "@kubernetes/client-node";
-import type { EngineId } from "../../../db/schema/deployments.ts";
-import type { Engine } from "../../engines/engine.ts";
 import type { ProviderAccess, ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { containerFor, gpuMatches, type InstanceAccounts } from "../remote-accounts.ts";
+import type { RemoteReplicas } from "../remote-provider.ts";
 import { accessOf, isNotFound, type KubeApi, kubeApi, kubeFailure } from "./client.ts";
 import { deploymentManifest, labelKeys, labelsOf, serviceManifest } from "./manifests.ts";
 import { gpuPricesOf, replicaCost } from "./prices.ts";
@@ -19,6 +18,8 @@ export interface KubernetesReplicaState {
   /** From settings.gpu_prices_per_hour, when it prices the replica's GPUs. */
   costPerHour?: number | null;
 }
+
+export type KubernetesReplicas = RemoteReplicas<KubernetesReplicaState>;
 
 export const gpuLabelOf = (settings: Readonly<Record<string, unknown>>) =>
   typeof settings.gpu_label === "string" && settings.gpu_label
@@ -64,9 +65,7 @@ function checkCost(
 }
 
 export async function startKubernetesReplica(
-  engines: Partial<Record<EngineId, Engine>>,
-  accounts: InstanceAccounts,
-  states: Map<string, KubernetesReplicaState>,
+  { engines, accounts, states }: KubernetesReplicas,
   spec: ReplicaSpec,
 ): Promise<ReplicaHandle> {
   const api = kubeApi(spec.access);
@@ -111,8 +110,7 @@ function ignoreConflict(error: unknown) {
 }
 
 export async function stopKubernetesReplica(
-  accounts: InstanceAccounts,
-  states: Map<string, KubernetesReplicaState>,
+  { accounts, states }: KubernetesReplicas,
   handle: ReplicaHandle,
 ): Promise<void> {
   const name = handle.providerInstanceId;
@@ -185,9 +183,7 @@ export function endpointOf(api: KubeApi, access: ProviderAccess, name: string, p
 }
 
 export async function inspectKubernetesReplica(
-  engines: Partial<Record<EngineId, Engine>>,
-  accounts: InstanceAccounts,
-  states: Map<string, KubernetesReplicaState>,
+  { engines, accounts, states }: KubernetesReplicas,
   handle: ReplicaHandle,
   spec: ReplicaSpec,
 ): Promise<ReplicaObservation> {
@@ -228,34 +224,22 @@ export async function inspectKubernetesReplica(
   };
 }
 
-export async function listKubernetesInstances(
+export const listKubernetesInstances = (
   accounts: InstanceAccounts,
   inClusterAccess: () => ProviderAccess[],
-): Promise<{ replicaId: string; providerInstanceId: string }[]> {
-  const found: { replicaId: string; providerInstanceId: string }[] = [];
-  for (const access of [...(await accounts.accounts()), ...inClusterAccess()]) {
-    // One organization's unreachable cluster must not hide the others' orphans.
-    const api = (() => {
-      try {
-        return kubeApi(access);
-      } catch {
-        return undefined;
-      }
-    })();
-    if (!api) continue;
-    const list = await api.apps
-      .listNamespacedDeployment({
-        namespace: api.namespace,
-        labelSelector: `${labelKeys.installation}=${accounts.installation}`,
-      })
-      .catch(() => ({ items: [] }));
-    for (const d of list.items) {
+) =>
+  accounts.instances(async (access) => {
+    const api = kubeApi(access);
+    const list = await api.apps.listNamespacedDeployment({
+      namespace: api.namespace,
+      labelSelector: `${labelKeys.installation}=${accounts.installation}`,
+    });
+    return list.items.flatMap((d) => {
       const name = d.metadata?.name;
       const replicaId = d.metadata?.labels?.[labelKeys.replica];
-      if (!name || !replicaId || name !== objectNameOf(accounts.installation, replicaId)) continue;
-      accounts.remember(name, access);
-      found.push({ replicaId, providerInstanceId: name });
-    }
-  }
-  return found;
-}
+      // Only what this installation named for one of its replicas.
+      return name && replicaId && name === objectNameOf(accounts.installation, replicaId)
+        ? [{ replicaId, providerInstanceId: name }]
+        : [];
+    });
+  }, inClusterAccess());

@@ -1,6 +1,6 @@
 // Nosana's transport: the deployment manager API behind the dashboard
 // (https://dashboard.k8s.prd.nos.ci/api), `Authorization: Bearer <api key>`.
-import { keyedJsonApi } from "../json-api.ts";
+import { type KeyedCall, keyedJsonApi } from "../json-api.ts";
 import type { ProviderAccess } from "../provider.ts";
 
 export const defaultNosanaBaseUrl = "https://dashboard.k8s.prd.nos.ci/api";
@@ -68,19 +68,15 @@ export interface JobDefinition {
 export { ProviderApiError as NosanaError } from "../json-api.ts";
 
 export class NosanaClient {
-  private readonly call: ReturnType<typeof keyedJsonApi>;
+  private readonly request: KeyedCall;
 
   constructor(access: ProviderAccess) {
-    this.call = keyedJsonApi({
+    this.request = keyedJsonApi({
       provider: "nosana",
       access,
       defaultBaseUrl: defaultNosanaBaseUrl,
       authorize: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
     });
-  }
-
-  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return (await this.call(method, path, body)) as T;
   }
 
   markets = () => this.request<NosanaMarket[]>("GET", "/markets/");

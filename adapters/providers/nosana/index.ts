@@ -3,21 +3,18 @@
 // (`credentials.api_key`; `settings.base_url` for another endpoint). Per CONTRACTS, the default
 // provider once those credentials are configured.
 import type { ComputeProvider } from "../provider.ts";
-import { InstanceAccounts } from "../remote-accounts.ts";
-import { createRemoteProvider, type RemoteProviderOptions } from "../remote-provider.ts";
+import { createRemoteProvider, type RemoteProviderOptions, remoteReplicas } from "../remote-provider.ts";
 import { NosanaClient } from "./client.ts";
 import { readNosanaLogs } from "./logs.ts";
 import {
   inspectNosanaReplica,
   listNosanaInstances,
-  type NosanaIds,
   startNosanaReplica,
   stopNosanaReplica,
 } from "./replicas.ts";
 
 export function createNosanaProvider(options: RemoteProviderOptions): ComputeProvider {
-  const accounts = new InstanceAccounts("nosana", options.accounts);
-  const ids: NosanaIds = new Map();
+  const replicas = remoteReplicas<string>("nosana", options);
   return createRemoteProvider({
     id: "nosana",
     summary: "Nosana GPU network: one Nosana deployment per replica, on the market of the pool's GPU type",
@@ -40,10 +37,10 @@ export function createNosanaProvider(options: RemoteProviderOptions): ComputePro
         })),
       };
     },
-    startReplica: (spec) => startNosanaReplica(options.engines, accounts, ids, spec),
-    stopReplica: (handle) => stopNosanaReplica(accounts, ids, handle),
-    inspectReplica: (handle, spec) => inspectNosanaReplica(accounts, ids, handle, spec),
-    readLogs: (handle, cursor) => readNosanaLogs(accounts, ids, handle, cursor),
-    listInstances: () => listNosanaInstances(accounts, ids),
+    startReplica: (spec) => startNosanaReplica(replicas, spec),
+    stopReplica: (handle) => stopNosanaReplica(replicas, handle),
+    inspectReplica: (handle, spec) => inspectNosanaReplica(replicas, handle, spec),
+    readLogs: (handle, cursor) => readNosanaLogs(replicas, handle, cursor),
+    listInstances: () => listNosanaInstances(replicas),
   });
 }

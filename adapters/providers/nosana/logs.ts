@@ -2,13 +2,11 @@
 // The cursor is how many events were already read; "end" (a replica adopted after a restart)
 // skips what was there before.
 import type { LogChunk, ReplicaHandle } from "../provider.ts";
-import type { InstanceAccounts } from "../remote-accounts.ts";
 import { NosanaClient, NosanaError, type NosanaEvent } from "./client.ts";
-import { type NosanaIds, nosanaIdOf } from "./replicas.ts";
+import { type NosanaReplicas, nosanaIdOf } from "./replicas.ts";
 
 export async function readNosanaLogs(
-  accounts: InstanceAccounts,
-  ids: NosanaIds,
+  { accounts, states: ids }: NosanaReplicas,
   handle: ReplicaHandle,
   cursor: string | undefined,
 ): Promise<LogChunk> {

@@ -4,10 +4,9 @@
 // own deployment id is looked up by name once and remembered. Stop on terminate, then delete, so
 // nothing is left at Nosana that could cost money.
 
-import type { EngineId } from "../../../db/schema/deployments.ts";
-import type { Engine } from "../../engines/engine.ts";
 import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
-import { containerFor, type InstanceAccounts, instanceName, replicaIdOfName } from "../remote-accounts.ts";
+import { containerFor, instanceName, replicaIdOfName } from "../remote-accounts.ts";
+import type { RemoteReplicas } from "../remote-provider.ts";
 import { NosanaClient, type NosanaDeployment, NosanaError, type NosanaMarket } from "./client.ts";
 import { jobDefinitionOf } from "./job-definition.ts";
 import { chooseMarket } from "./markets.ts";
@@ -16,9 +15,7 @@ import { chooseMarket } from "./markets.ts";
 const defaultTimeoutMinutes = 60;
 
 export async function startNosanaReplica(
-  engines: Partial<Record<EngineId, Engine>>,
-  accounts: InstanceAccounts,
-  ids: NosanaIds,
+  { engines, accounts, states: ids }: NosanaReplicas,
   spec: ReplicaSpec,
 ): Promise<ReplicaHandle> {
   const client = new NosanaClient(spec.access);
@@ -52,6 +49,8 @@ export async function startNosanaReplica(
 
 /** Nosana deployment ids by instance name, as far as this process has seen them. */
 export type NosanaIds = Map<string, string>;
+/** What the replica functions work with; the state of an instance is its Nosana deployment id. */
+export type NosanaReplicas = RemoteReplicas<string>;
 
 /** The Nosana deployment id of an instance name; undefined when Nosana holds none of that name. */
 export async function nosanaIdOf(
@@ -72,8 +71,7 @@ const isLive = (d: NosanaDeployment) =>
   !["STOPPED", "ARCHIVED", "ERROR", "INSUFFICIENT_FUNDS"].includes(d.status);
 
 export async function stopNosanaReplica(
-  accounts: InstanceAccounts,
-  ids: NosanaIds,
+  { accounts, states: ids }: NosanaReplicas,
   handle: ReplicaHandle,
 ): Promise<void> {
   const client = new NosanaClient(await accounts.of(handle));
@@ -99,8 +97,7 @@ export async function stopNosanaReplica(
 }
 
 export async function inspectNosanaReplica(
-  accounts: InstanceAccounts,
-  ids: NosanaIds,
+  { accounts, states: ids }: NosanaReplicas,
   handle: ReplicaHandle,
   spec: ReplicaSpec,
 ): Promise<ReplicaObservation> {
@@ -155,21 +152,11 @@ async function lastError(client: NosanaClient, id: string): Promise<string> {
   return (failing.at(-1) ?? events.at(-1))?.message ?? "no reason given";
 }
 
-export async function listNosanaInstances(
-  accounts: InstanceAccounts,
-  ids: NosanaIds,
-): Promise<{ replicaId: string; providerInstanceId: string }[]> {
-  const found: { replicaId: string; providerInstanceId: string }[] = [];
-  for (const access of await accounts.accounts()) {
-    // One organization's bad key must not hide the others' orphans.
-    const listed = await new NosanaClient(access).listDeployments().catch(() => []);
-    for (const d of listed) {
-      const replicaId = replicaIdOfName(accounts.installation, d.name);
-      if (!replicaId || d.status === "ARCHIVED") continue;
-      accounts.remember(d.name, access);
-      ids.set(d.name, d.id);
-      found.push({ replicaId, providerInstanceId: d.name });
-    }
-  }
-  return found;
-}
+export const listNosanaInstances = ({ accounts, states: ids }: NosanaReplicas) =>
+  accounts.instances(async (access) =>
+    (await new NosanaClient(access).listDeployments()).map((d) => {
+      const replicaId = d.status === "ARCHIVED" ? undefined : replicaIdOfName(accounts.installation, d.name);
+      if (replicaId) ids.set(d.name, d.id);
+      return { replicaId, providerInstanceId: d.name };
+    }),
+  );

@@ -2,8 +2,7 @@
 // and asynchronous requests). Settings: `base_url` (the API server); credentials: `token` (a
 // service-account token, sent as Bearer). Deployment configuration: `use_spot`, `cpus`.
 import type { ComputeProvider } from "../provider.ts";
-import { InstanceAccounts } from "../remote-accounts.ts";
-import { createRemoteProvider, type RemoteProviderOptions } from "../remote-provider.ts";
+import { createRemoteProvider, type RemoteProviderOptions, remoteReplicas } from "../remote-provider.ts";
 import { SkyPilotClient } from "./client.ts";
 import { readSkyPilotLogs } from "./logs.ts";
 import {
@@ -15,8 +14,7 @@ import {
 } from "./replicas.ts";
 
 export function createSkyPilotProvider(options: RemoteProviderOptions): ComputeProvider {
-  const accounts = new InstanceAccounts("skypilot", options.accounts);
-  const states = new Map<string, SkyPilotReplicaState>();
+  const replicas = remoteReplicas<SkyPilotReplicaState>("skypilot", options);
   return createRemoteProvider({
     id: "skypilot",
     summary:
@@ -29,10 +27,10 @@ export function createSkyPilotProvider(options: RemoteProviderOptions): ComputeP
       "SkyPilot chooses the cloud, region and instance for the pool's allowed_gpu_types (any of them, cheapest first); use_spot in a deployment's configuration asks for spot instances.",
       "Configure settings.base_url (the SkyPilot API server) and credentials.token.",
     ],
-    startReplica: (spec) => startSkyPilotReplica(options.engines, accounts, states, spec),
-    stopReplica: (handle) => stopSkyPilotReplica(accounts, states, handle),
-    inspectReplica: (handle, spec) => inspectSkyPilotReplica(options.engines, accounts, states, handle, spec),
-    readLogs: (handle, cursor) => readSkyPilotLogs(accounts, states, handle, cursor),
-    listInstances: () => listSkyPilotInstances(accounts),
+    startReplica: (spec) => startSkyPilotReplica(replicas, spec),
+    stopReplica: (handle) => stopSkyPilotReplica(replicas, handle),
+    inspectReplica: (handle, spec) => inspectSkyPilotReplica(replicas, handle, spec),
+    readLogs: (handle, cursor) => readSkyPilotLogs(replicas, handle, cursor),
+    listInstances: () => listSkyPilotInstances(replicas.accounts),
   });
 }

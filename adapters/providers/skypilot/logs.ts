@@ -2,13 +2,11 @@
 // lines, read through GET /api/stream. The cursor counts lines already read; a cluster adopted
 // after a restart has no launch request known here, so it shows none.
 import type { LogChunk, ReplicaHandle } from "../provider.ts";
-import type { InstanceAccounts } from "../remote-accounts.ts";
 import { SkyPilotClient } from "./client.ts";
-import type { SkyPilotReplicaState } from "./replicas.ts";
+import type { SkyPilotReplicas } from "./replicas.ts";
 
 export async function readSkyPilotLogs(
-  accounts: InstanceAccounts,
-  states: Map<string, SkyPilotReplicaState>,
+  { accounts, states }: SkyPilotReplicas,
   handle: ReplicaHandle,
   cursor: string | undefined,
 ): Promise<LogChunk> {

@@ -4,10 +4,9 @@
 // (INIT, UP), its endpoint for the engine's port and its cost. The task asks SkyPilot for
 // max_hourly_cost; servers that ignore it are caught here: a cluster costing more an hour than the
 // pool's max_cost_per_hour is taken down and the replica fails saying so. Terminate takes the cluster down and waits for it.
-import type { EngineId } from "../../../db/schema/deployments.ts";
-import type { Engine } from "../../engines/engine.ts";
 import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { containerFor, type InstanceAccounts } from "../remote-accounts.ts";
+import type { RemoteReplicas } from "../remote-provider.ts";
 import { failureOf, SkyPilotClient } from "./client.ts";
 import { taskOf } from "./task.ts";
 
@@ -19,6 +18,8 @@ export interface SkyPilotReplicaState {
   /** The last ready observation and when it was made (each one costs three API server requests). */
   ready?: { observation: ReplicaObservation; at: number };
 }
+
+export type SkyPilotReplicas = RemoteReplicas<SkyPilotReplicaState>;
 
 /** How long a ready cluster is not asked again (`settings.poll_interval_s`, default 10 s). */
 const pollIntervalMs = (settings: Readonly<Record<string, unknown>>) =>
@@ -32,9 +33,7 @@ export const replicaIdOfCluster = (installation: string, name: string) =>
     : undefined;
 
 export async function startSkyPilotReplica(
-  engines: Partial<Record<EngineId, Engine>>,
-  accounts: InstanceAccounts,
-  states: Map<string, SkyPilotReplicaState>,
+  { engines, accounts, states }: SkyPilotReplicas,
   spec: ReplicaSpec,
 ): Promise<ReplicaHandle> {
   const client = new SkyPilotClient(spec.access);
@@ -47,8 +46,7 @@ export async function startSkyPilotReplica(
 }
 
 export async function stopSkyPilotReplica(
-  accounts: InstanceAccounts,
-  states: Map<string, SkyPilotReplicaState>,
+  { accounts, states }: SkyPilotReplicas,
   handle: ReplicaHandle,
 ): Promise<void> {
   const client = new SkyPilotClient(await accounts.of(handle));
@@ -60,9 +58,7 @@ export async function stopSkyPilotReplica(
 }
 
 export async function inspectSkyPilotReplica(
-  engines: Partial<Record<EngineId, Engine>>,
-  accounts: InstanceAccounts,
-  states: Map<string, SkyPilotReplicaState>,
+  { engines, accounts, states }: SkyPilotReplicas,
   handle: ReplicaHandle,
   spec: ReplicaSpec,
 ): Promise<ReplicaObservation> {
@@ -120,19 +116,10 @@ export async function inspectSkyPilotReplica(
   return observation;
 }
 
-export async function listSkyPilotInstances(
-  accounts: InstanceAccounts,
-): Promise<{ replicaId: string; providerInstanceId: string }[]> {
-  const found: { replicaId: string; providerInstanceId: string }[] = [];
-  for (const access of await accounts.accounts()) {
-    // One organization's unreachable server or bad token must not hide the others' orphans.
-    const records = await new SkyPilotClient(access).status(null).catch(() => []);
-    for (const record of records) {
-      const replicaId = replicaIdOfCluster(accounts.installation, record.name);
-      if (!replicaId) continue;
-      accounts.remember(record.name, access);
-      found.push({ replicaId, providerInstanceId: record.name });
-    }
-  }
-  return found;
-}
+export const listSkyPilotInstances = (accounts: InstanceAccounts) =>
+  accounts.instances(async (access) =>
+    (await new SkyPilotClient(access).status(null)).map((record) => ({
+      replicaId: replicaIdOfCluster(accounts.installation, record.name),
+      providerInstanceId: record.name,
+    })),
+  );
