@@ -124,3 +124,11 @@ export const filtersOf = (query: { status?: string; name?: string; page?: number
   name: query.name?.trim() || undefined,
   page: query.page ?? 1,
 });
+
+/** The filters (and a page) as the query string of the list's links and polled rows. */
+export const filtersQuery = (f: DeploymentFilters, page = f.page) =>
+  new URLSearchParams({
+    ...(f.status ? { status: f.status } : {}),
+    ...(f.name ? { name: f.name } : {}),
+    ...(page > 1 ? { page: String(page) } : {}),
+  }).toString();

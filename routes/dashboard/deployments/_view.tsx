@@ -5,15 +5,8 @@ import { can, type PageInfo } from "../_shared/page.ts";
 import { Field, FilterForm, type FormState, Select } from "../_shared/parts/form.tsx";
 import { Ago, Badge, EmptyState, PageHeader, Pager, Table } from "../_shared/parts/list.tsx";
 import { DeployForm } from "./_deploy-form.tsx";
-import type { DeploymentFilters } from "./_form.ts";
+import { type DeploymentFilters, filtersQuery } from "./_form.ts";
 import { busyStates, type DeployPool, money, readyOf } from "./_model.ts";
-
-export const filtersQuery = (f: DeploymentFilters, page = f.page) =>
-  new URLSearchParams({
-    ...(f.status ? { status: f.status } : {}),
-    ...(f.name ? { name: f.name } : {}),
-    ...(page > 1 ? { page: String(page) } : {}),
-  }).toString();
 
 /** The table's rows; polled every 2 s while one of them is busy (its badge moves without a reload). */
 export function DeploymentRows({
