@@ -50,7 +50,7 @@ async function policyFor(db: Executor, request: ScanRequest): Promise<Guardrails
     )
     .limit(1);
   if (!deployment) throw notFound("deployment");
-  return (await effectivePolicies(db, deployment.orgId, id)).guardrails as GuardrailsPolicy | undefined;
+  return (await effectivePolicies(db, deployment.orgId, id)).guardrails;
 }
 
 export async function scanContent(ctx: { db: Executor }, request: ScanRequest): Promise<ScanResult> {

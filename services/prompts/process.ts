@@ -97,7 +97,7 @@ export async function processPrompt(
     const deployment = await deploymentOrg(ctx, input.deploymentId, orgId);
     orgId = deployment.orgId;
     const policies = await effectivePolicies(ctx.db, orgId, deployment.id);
-    rag ??= policies.rag as Record<string, unknown> | undefined;
+    rag ??= policies.rag;
     const policyTemplate = input.templateId === undefined ? policies.prompt?.template_id : undefined;
     // The policy's template was checked when set; a template since gone leaves the messages as they are.
     if (policyTemplate) template = await loadTemplate(policyTemplate, orgId);
