@@ -13,11 +13,11 @@ import { can, type PageInfo, pageInfo } from "../../../server/dashboard/page.ts"
 import { redirect } from "../../../server/dashboard/session.ts";
 import { route } from "../../../server/http/route.ts";
 import { actorOf, type RequestContext } from "../../../services/context.ts";
+import { DeployRequest } from "../../../services/orchestration/deploy-request.ts";
 import { deploy, pageOfDeployments } from "../../../services/orchestration/deployments.ts";
 import { listModels } from "../../../services/orchestration/models.ts";
 import { listPools } from "../../../services/orchestration/pools.ts";
 import { DeploymentsPage, type DeploymentsPageProps } from "../../../views/deployments.tsx";
-import { DeployRequest } from "../../orchestration/_schemas/deployment.ts";
 
 async function render(
   ctx: RequestContext,
