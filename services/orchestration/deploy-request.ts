@@ -5,6 +5,7 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { maxPricePerMillion, priceProblem } from "../spend/prices.ts";
+import { Nullable } from "../typebox.ts";
 import type { Problems } from "./validation.ts";
 
 export const maxReplicas = 32;
@@ -18,7 +19,7 @@ export const PricePerMillion = T.Number({
     "Neither price set: a request costs its share of estimated_cost_per_hour (docs/observability.md)",
 });
 
-const NullablePrice = T.Optional(T.Union([PricePerMillion, T.Null()]));
+const NullablePrice = T.Optional(Nullable(PricePerMillion));
 
 export const DeployRequest = T.Object({
   model_name: T.String({ description: "The deployment's unique name: the `model` of inference calls" }),

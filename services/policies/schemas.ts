@@ -3,7 +3,7 @@
 import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import type { PolicyType } from "../../db/schema/index.ts";
+import { type PolicyType, policyTypes } from "../../db/schema/index.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
 
 const strict = { additionalProperties: false } as const;
@@ -226,6 +226,14 @@ export const AutoscalingConfig = T.Object(
   },
   strict,
 );
+
+/** The `policy_type` of a policy's URL (the management API and the dashboard's policy pages). */
+export const PolicyTypeParams = T.Object({
+  policy_type: T.Union(
+    policyTypes.map((p) => T.Literal(p)),
+    { description: "rate_limit, quota, guardrails, rag, prompt, routing, budget or autoscaling" },
+  ),
+});
 
 export const policySchemas = {
   rate_limit: RateLimitConfig,

@@ -3,10 +3,10 @@ import { attempt, type FormValues, parseForm } from "../../../server/dashboard/f
 import { can, type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { createApiKey, listApiKeys } from "../../../services/api-keys/keys.ts";
+import { CreateApiKeyBody } from "../../../services/api-keys/requests.ts";
 import type { RequestContext } from "../../../services/context.ts";
 import { listDeployments } from "../../../services/orchestration/deployments.ts";
 import { ApiKeysPage, type ApiKeysPageProps } from "../../../views/api-keys.tsx";
-import { CreateApiKeyBody } from "../../filtration/_schemas/api-keys.ts";
 
 async function render(ctx: RequestContext, page: PageInfo, extra: Partial<ApiKeysPageProps> = {}) {
   const [{ api_keys }, deployments] = await Promise.all([

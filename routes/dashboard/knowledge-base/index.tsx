@@ -4,8 +4,8 @@ import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
 import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import { createCollection, listCollections } from "../../../services/knowledge-base/collections.ts";
+import { CreateCollectionBody } from "../../../services/knowledge-base/requests.ts";
 import { CollectionsPage } from "../../../views/knowledge-base.tsx";
-import { CreateCollectionBody } from "../../filtration/_schemas/knowledge-base.ts";
 
 export const GET = route({
   access: "knowledge_base:read",

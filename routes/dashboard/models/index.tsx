@@ -5,8 +5,8 @@ import { type PageInfo, pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
 import type { RequestContext } from "../../../services/context.ts";
 import { listModels, registerModel } from "../../../services/orchestration/models.ts";
+import { RegisterModelBody } from "../../../services/orchestration/requests.ts";
 import { ModelsPage, type ModelsPageProps } from "../../../views/models.tsx";
-import { RegisterModelBody } from "../../orchestration/_schemas/model.ts";
 
 const render = async (ctx: RequestContext, page: PageInfo, extra: Partial<ModelsPageProps> = {}) => (
   <ModelsPage page={page} models={(await listModels(ctx)).models} {...extra} />

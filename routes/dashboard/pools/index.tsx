@@ -5,8 +5,8 @@ import { providerChoices } from "../../../server/dashboard/pools.ts";
 import { route } from "../../../server/http/route.ts";
 import { actorOf, type RequestContext } from "../../../services/context.ts";
 import { createPool, listPools } from "../../../services/orchestration/pools.ts";
+import { CreatePoolBody } from "../../../services/orchestration/requests.ts";
 import { PoolsPage, type PoolsPageProps } from "../../../views/pools.tsx";
-import { CreatePoolBody } from "../../orchestration/_schemas/pool.ts";
 
 async function render(ctx: RequestContext, page: PageInfo, extra: Partial<PoolsPageProps> = {}) {
   const [{ pools }, choices] = await Promise.all([listPools(ctx, actorOf(ctx).orgId), providerChoices(ctx)]);

@@ -3,9 +3,9 @@ import { attempt, parseForm } from "../../../server/dashboard/form.ts";
 import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
 import { pageInfo } from "../../../server/dashboard/page.ts";
 import { route } from "../../../server/http/route.ts";
+import { CreateTemplateBody } from "../../../services/prompts/requests.ts";
 import { createTemplate, listTemplates } from "../../../services/prompts/templates.ts";
 import { PromptsPage } from "../../../views/prompts.tsx";
-import { CreateTemplateBody } from "../../filtration/_schemas/prompts.ts";
 
 export const GET = route({
   access: "prompts:read",

@@ -3,8 +3,8 @@ import { attempt, parseForm } from "../../../server/dashboard/form.ts";
 import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
 import { usersPage } from "../../../server/dashboard/users.tsx";
 import { route } from "../../../server/http/route.ts";
+import { CreateRoleBody } from "../../../services/rbac/requests.ts";
 import { createRole } from "../../../services/rbac/roles.ts";
-import { CreateRoleBody } from "../../filtration/_schemas/rbac.ts";
 
 export const POST = route({
   access: "roles:write",

@@ -3,8 +3,8 @@ import { attempt, parseForm } from "../../../server/dashboard/form.ts";
 import { redirectWithNotice } from "../../../server/dashboard/notice.ts";
 import { usersPage } from "../../../server/dashboard/users.tsx";
 import { route } from "../../../server/http/route.ts";
+import { AddUserBody } from "../../../services/rbac/requests.ts";
 import { addUser } from "../../../services/rbac/users.ts";
-import { AddUserBody } from "../../filtration/_schemas/rbac.ts";
 
 export const GET = route({
   access: "users:read",

@@ -4,10 +4,10 @@ import { redirectWithNotice } from "../../../../server/dashboard/notice.ts";
 import { pageInfo } from "../../../../server/dashboard/page.ts";
 import { route } from "../../../../server/http/route.ts";
 import type { RequestContext } from "../../../../services/context.ts";
+import { CreateTemplateBody } from "../../../../services/prompts/requests.ts";
 import { getTemplate, listTemplateVersions, updateTemplate } from "../../../../services/prompts/templates.ts";
 import type { FormState } from "../../../../views/parts/form.tsx";
 import { PromptPage } from "../../../../views/prompts.tsx";
-import { CreateTemplateBody } from "../../../filtration/_schemas/prompts.ts";
 
 const params = t.Object({ id: t.String() });
 

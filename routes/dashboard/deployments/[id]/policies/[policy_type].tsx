@@ -5,7 +5,7 @@ import { configFromForm, renderPolicies } from "../../../../../server/dashboard/
 import { redirect } from "../../../../../server/dashboard/session.ts";
 import { route } from "../../../../../server/http/route.ts";
 import { setPolicy } from "../../../../../services/policies/policies.ts";
-import { PolicyTypeParams } from "../../../../filtration/_schemas/policies.ts";
+import { PolicyTypeParams } from "../../../../../services/policies/schemas.ts";
 
 export const POST = route({
   access: "policies:write",

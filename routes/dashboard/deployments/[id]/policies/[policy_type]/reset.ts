@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { redirectWithNotice } from "../../../../../../server/dashboard/notice.ts";
 import { route } from "../../../../../../server/http/route.ts";
 import { deletePolicy } from "../../../../../../services/policies/policies.ts";
-import { PolicyTypeParams } from "../../../../../filtration/_schemas/policies.ts";
+import { PolicyTypeParams } from "../../../../../../services/policies/schemas.ts";
 
 export const POST = route({
   access: "policies:write",
