@@ -103,7 +103,7 @@ interface Placement {
   engine: EngineId;
   replicaCount: number;
   gpuPerReplica: number;
-  configuration: Record<string, unknown>;
+  configuration: NonNullable<DeployInput["configuration"]>;
   source: string | null;
 }
 
