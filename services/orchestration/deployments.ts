@@ -61,20 +61,25 @@ interface CheckedRequest {
 }
 
 /** Step 1: the request against its schema (services/orchestration/deploy-request.ts) and the caller. */
-function checkRequest(actor: Actor, raw: DeployInput): CheckedRequest {
+function checkRequest(actor: Actor, input: DeployInput): CheckedRequest {
   const problems = new Problems();
-  // The routes and the form have validated already; gRPC has not, so the same schema is checked here.
-  if (!checkDeployRequest(raw, problems)) problems.throwIfAny();
-  const input = raw;
-  const name = input.model_name.trim();
-  if (name === "") problems.add("model_name", "is required");
-  else if (!deploymentNamePattern.test(name)) {
-    problems.add("model_name", "letters, digits and . _ : / -, at most 128, starting with a letter or digit");
+  // The routes and the form have validated already; gRPC has not, so the same schema is checked here,
+  // and what it cannot say is added to the same answer (every bad field in one 400).
+  checkDeployRequest(input, problems);
+  const name = typeof input.model_name === "string" ? input.model_name.trim() : "";
+  // A field the schema has named already is not named twice.
+  if (!problems.has("model_name")) {
+    if (name === "") problems.add("model_name", "is required");
+    else if (!deploymentNamePattern.test(name))
+      problems.add(
+        "model_name",
+        "letters, digits and . _ : / -, at most 128, starting with a letter or digit",
+      );
   }
-  if (!input.pool_id) problems.add("pool_id", "is required");
-  if (!input.image.trim()) problems.add("image", "is required");
+  if (!input.pool_id && !problems.has("pool_id")) problems.add("pool_id", "is required");
+  if (!problems.has("image") && !input.image?.trim()) problems.add("image", "is required");
   const workloadType = input.workload_type || "inference";
-  if (!(workloadTypes as readonly string[]).includes(workloadType)) {
+  if (!problems.has("workload_type") && !(workloadTypes as readonly string[]).includes(workloadType)) {
     problems.add("workload_type", `must be one of ${workloadTypes.join(", ")}`);
   }
   if (input.org_id && input.org_id !== actor.orgId)
