@@ -11,6 +11,7 @@ import type {
   Resolution,
   Unresolved,
 } from "../../services/inference/port.ts";
+import type { GuardrailsPolicyConfig, RagPolicy } from "../../services/policies/schemas.ts";
 import { fromWire, type StoredResponseWire, toWire } from "../../services/responses/wire.ts";
 
 export interface HttpFiltrationOptions {
@@ -31,8 +32,9 @@ interface ResolvedBody {
   valid: true;
   deployment: { id: string; name: string };
   endpoints: string[];
-  guardrail_config: Record<string, unknown>;
-  rag_config: Record<string, unknown>;
+  /** {} when no policy applies. */
+  guardrail_config: GuardrailsPolicyConfig;
+  rag_config: RagPolicy | { collection_ids?: undefined };
   rate_limit: InferenceContext["rateLimit"] | null;
   quota: InferenceContext["quota"] | null;
   prompt: InferenceContext["prompt"] | null;
@@ -46,7 +48,7 @@ interface ResolvedBody {
   cold_start?: InferenceContext["coldStart"];
 }
 
-const nonEmpty = (o: Record<string, unknown>) => (Object.keys(o).length > 0 ? o : undefined);
+const nonEmpty = <T extends object>(o: T): T | undefined => (Object.keys(o).length > 0 ? o : undefined);
 
 export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
   const base = options.baseUrl.replace(/\/+$/, "");
@@ -141,7 +143,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           rateLimit: body.rate_limit ?? undefined,
           quota: body.quota ?? undefined,
           guardrails: nonEmpty(body.guardrail_config),
-          rag: nonEmpty(body.rag_config),
+          rag: body.rag_config.collection_ids ? body.rag_config : undefined,
           prompt: body.prompt ?? undefined,
           classifierEndpoints: body.classifier_endpoints,
           ...(body.fallbacks?.length ? { fallbacks: body.fallbacks } : {}),

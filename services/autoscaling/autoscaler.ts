@@ -16,7 +16,7 @@ import {
 import type { AppContext } from "../context.ts";
 import { poolRoom } from "../orchestration/pool-size.ts";
 import { recordScaleDecision } from "../orchestration/state-machine.ts";
-import type { AutoscalingPolicy } from "../policies/schemas.ts";
+import { storedConfig } from "../policies/schemas.ts";
 import { providerAccess } from "../provider-configs/access.ts";
 import { type Bounds, decide, needOf, type Window } from "./decide.ts";
 import { withDefaults } from "./defaults.ts";
@@ -108,7 +108,7 @@ export function createAutoscaler(
       let changed = false;
       const now = ctx.clock();
       for (const { config, deployment: d, pool } of rows) {
-        const settings = withDefaults(config as AutoscalingPolicy);
+        const settings = withDefaults(storedConfig("autoscaling", config));
         const current = loads.get(d.id) ?? idle;
         let window = windows.get(d.id);
         if (!window) {

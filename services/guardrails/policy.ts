@@ -1,25 +1,11 @@
-import type { ClassifierConfig } from "../policies/schemas.ts";
-import type { ScannerConfig } from "./scanner.ts";
+import type { GuardrailsPolicyConfig } from "../policies/schemas.ts";
 
-// The `guardrails` policy of CONTRACTS (/management/config/guardrails). A scanner left out is off.
-export interface InputGuardrails {
-  pii?: ScannerConfig;
-  toxicity?: ScannerConfig;
-  prompt_injection?: ScannerConfig;
-  /** Asks a deployment (a guard model) of the organization; asynchronous, so not a Scanner. */
-  classifier?: ClassifierConfig;
-}
-
-export interface OutputGuardrails {
-  pii?: ScannerConfig;
-  toxicity?: ScannerConfig;
-  /** blocking: the response is scanned before the caller sees it; async: scanned after, logged only. */
-  mode?: "blocking" | "async";
-}
-
-export interface GuardrailsPolicy {
-  input?: InputGuardrails;
-  output?: OutputGuardrails;
-}
+// The `guardrails` policy of CONTRACTS (/management/config/guardrails), typed from its schema
+// (services/policies/schemas.ts). A scanner left out is off; the input's `classifier` asks a deployment
+// (a guard model) of the organization, asynchronously, so it is not a Scanner. The output's `mode`:
+// blocking scans the response before the caller sees it, async scans after and logs only.
+export type GuardrailsPolicy = GuardrailsPolicyConfig;
+export type InputGuardrails = NonNullable<GuardrailsPolicy["input"]>;
+export type OutputGuardrails = NonNullable<GuardrailsPolicy["output"]>;
 
 export type Stage = "input" | "output";

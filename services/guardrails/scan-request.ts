@@ -36,9 +36,7 @@ async function policyFor(db: Executor, request: ScanRequest): Promise<Guardrails
   if (request.config) return request.config;
   if (request.deployment_id === undefined) return undefined;
   const deployment = await liveDeploymentOrg(db, request.deployment_id, request.org_id);
-  return (await effectivePolicies(db, deployment.orgId, deployment.id)).guardrails as
-    | GuardrailsPolicy
-    | undefined;
+  return (await effectivePolicies(db, deployment.orgId, deployment.id)).guardrails;
 }
 
 export async function scanContent(ctx: { db: Executor }, request: ScanRequest): Promise<ScanResult> {

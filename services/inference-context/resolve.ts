@@ -119,8 +119,8 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     endpoints,
     rateLimit: policies.rate_limit,
     quota: policies.quota,
-    guardrails: policies.guardrails as Record<string, unknown> | undefined,
-    rag: policies.rag as Record<string, unknown> | undefined,
+    guardrails: policies.guardrails,
+    rag: policies.rag,
     // A prompt policy of `template_id: null` switches the organization's template off for this deployment.
     prompt: policies.prompt?.template_id ? { template_id: policies.prompt.template_id } : undefined,
     ...(isPriced(price) ? { price } : {}),

@@ -6,7 +6,6 @@
 import { replicaError } from "../../adapters/upstream/refusal.ts";
 import { relaySse, type StreamChunk, type Usage } from "../../adapters/upstream/sse-relay.ts";
 import { AppError } from "../errors.ts";
-import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";
 import { classify } from "./classifier.ts";
@@ -95,7 +94,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       }
       messages = checked.messages;
     }
-    const classifier = (context.guardrails as GuardrailsPolicy | undefined)?.input?.classifier;
+    const classifier = context.guardrails?.input?.classifier;
     if (classifier && classifier.action !== "off") {
       const lastUser = messages.findLast((m) => m.role === "user");
       const verdict = await request.step("classifier", () =>

@@ -41,8 +41,7 @@ export class StreamBlocked extends Error {
   }
 }
 
-export function requestGuard(raw: Record<string, unknown>): RequestGuard | undefined {
-  const policy = raw as GuardrailsPolicy;
+export function requestGuard(policy: GuardrailsPolicy): RequestGuard | undefined {
   const inputOn = stageConfigs(policy, "input").length > 0;
   const outputOn = stageConfigs(policy, "output").length > 0;
   if (!inputOn && !outputOn) return undefined;

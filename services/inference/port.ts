@@ -1,6 +1,7 @@
 // What the inference gateway needs from the filtration side. Two implementations: in process (the
 // gateways share a process: plain function calls, no HTTP) and over HTTP to FILTRATION_URL's
 // /internal/* endpoints with X-Internal-API-Key (the gateways run apart).
+import type { GuardrailsPolicyConfig, QuotaPolicy, RagPolicy, RateLimitPolicy } from "../policies/schemas.ts";
 import type { ApplicableBudgets, BudgetStanding } from "../spend/budgets.ts";
 import type { DeploymentPrice } from "../spend/prices.ts";
 import type { ChatMessage } from "./messages.ts";
@@ -15,15 +16,7 @@ export type Unresolved =
   | "model_not_allowed"
   | "deployment_unavailable";
 
-export interface RateLimitPolicy {
-  requests_per_minute?: number;
-  tokens_per_minute?: number;
-  on_store_error?: "open" | "closed";
-}
-export interface QuotaPolicy {
-  requests_per_day?: number;
-  tokens_per_day?: number;
-}
+export type { QuotaPolicy, RateLimitPolicy };
 
 export interface InferenceContext {
   orgId: string;
@@ -38,8 +31,8 @@ export interface InferenceContext {
   rateLimit: RateLimitPolicy | undefined;
   quota: QuotaPolicy | undefined;
   /** The deployment's guardrails policy (CONTRACTS), or undefined when none applies. */
-  guardrails: Record<string, unknown> | undefined;
-  rag: Record<string, unknown> | undefined;
+  guardrails: GuardrailsPolicyConfig | undefined;
+  rag: RagPolicy | undefined;
   prompt: { template_id: string } | undefined;
   /** Ready replicas of the guardrails policy's classifier deployment, when it names one. */
   classifierEndpoints?: string[] | undefined;

@@ -18,10 +18,17 @@ import {
 } from "../../db/schema/index.ts";
 import { isUniqueViolation } from "../../db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
-import { actorOf, type RequestContext } from "../context.ts";
+import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
 import { checkPrice } from "../spend/prices.ts";
 import { traced } from "../telemetry/tracing.ts";
+import {
+  checkDeployRequest,
+  type DeployAnswer,
+  type DeployInput,
+  maxReplicas,
+  workloadTypes,
+} from "./deploy-request.ts";
 import { uuidOr404 } from "./ids.ts";
 import { checkContainerSource, checkModelSource, normalizeModelSource } from "./model-source.ts";
 import { assertPoolHasRoom } from "./pool-size.ts";
@@ -32,24 +39,6 @@ import { upstreamEndpointProblems } from "./upstream-endpoints.ts";
 import { Problems } from "./validation.ts";
 import { type DeploymentView, deploymentView } from "./views.ts";
 
-export interface DeployInput {
-  model_name: string;
-  model_version?: string | undefined;
-  replicas?: number | undefined;
-  gpu_per_replica?: number | undefined;
-  pool_id: string;
-  workload_type?: string | undefined;
-  engine?: string | undefined;
-  configuration?: Record<string, unknown> | undefined;
-  owner_id?: string | undefined;
-  org_id?: string | undefined;
-  inference_model?: string | undefined;
-  image: string;
-  /** What a million tokens cost, in the operator's currency (services/spend/prices.ts). */
-  input_price_per_million?: number | null | undefined;
-  output_price_per_million?: number | null | undefined;
-}
-
 export interface PriceInput {
   deployment_id: string;
   /** null clears the price; left out keeps it. */
@@ -59,58 +48,84 @@ export interface PriceInput {
 
 /** CONTRACTS: the deployment name, the `model` of inference calls. */
 export const deploymentNamePattern = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
-export const maxReplicas = 32;
-export const workloadTypes = ["inference"] as const;
+export { type DeployInput, maxReplicas, workloadTypes };
 
 const isInt = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n);
 
-async function deployNow(
-  ctx: RequestContext,
-  input: DeployInput,
-): Promise<{ deployment_id: string; status: "DEPLOYING" }> {
-  const actor = actorOf(ctx);
+/** What the request says once checked: the trimmed name and the workload type, defaulted. */
+interface CheckedRequest {
+  input: DeployInput;
+  name: string;
+  workloadType: string;
+}
+
+/** Step 1: the request against its schema (services/orchestration/deploy-request.ts) and the caller. */
+function checkRequest(actor: Actor, input: DeployInput): CheckedRequest {
   const problems = new Problems();
-  const name = input.model_name?.trim() ?? "";
-  if (name === "") problems.add("model_name", "is required");
-  else if (!deploymentNamePattern.test(name)) {
-    problems.add("model_name", "letters, digits and . _ : / -, at most 128, starting with a letter or digit");
+  // The routes and the form have validated already; gRPC has not, so the same schema is checked here,
+  // and what it cannot say is added to the same answer (every bad field in one 400).
+  checkDeployRequest(input, problems);
+  const name = typeof input.model_name === "string" ? input.model_name.trim() : "";
+  // A field the schema has named already is not named twice.
+  if (!problems.has("model_name")) {
+    if (name === "") problems.add("model_name", "is required");
+    else if (!deploymentNamePattern.test(name))
+      problems.add(
+        "model_name",
+        "letters, digits and . _ : / -, at most 128, starting with a letter or digit",
+      );
   }
-  if (!input.pool_id) problems.add("pool_id", "is required");
-  if (!input.image?.trim()) problems.add("image", "is required");
-  if (
-    input.replicas !== undefined &&
-    (!isInt(input.replicas) || input.replicas < 1 || input.replicas > maxReplicas)
-  ) {
-    problems.add("replicas", `must be an integer from 1 to ${maxReplicas}`);
-  }
-  if (input.gpu_per_replica !== undefined && (!isInt(input.gpu_per_replica) || input.gpu_per_replica < 0)) {
-    problems.add("gpu_per_replica", "must be an integer, 0 or more");
-  }
+  if (!input.pool_id && !problems.has("pool_id")) problems.add("pool_id", "is required");
+  if (!problems.has("image") && !input.image?.trim()) problems.add("image", "is required");
   const workloadType = input.workload_type || "inference";
-  if (!(workloadTypes as readonly string[]).includes(workloadType)) {
+  if (!problems.has("workload_type") && !(workloadTypes as readonly string[]).includes(workloadType)) {
     problems.add("workload_type", `must be one of ${workloadTypes.join(", ")}`);
   }
   if (input.org_id && input.org_id !== actor.orgId)
     problems.add("org_id", "must be your active organization's id");
-  checkPrice(problems, "input_price_per_million", input.input_price_per_million);
-  checkPrice(problems, "output_price_per_million", input.output_price_per_million);
-  const configuration = input.configuration ?? {};
   problems.throwIfAny();
+  return { input, name, workloadType };
+}
 
+/** Step 2: the organization's pool it names (404 otherwise), open to deployments, and its provider. */
+async function targetPool(ctx: RequestContext, actor: Actor, poolId: string) {
   const pool = await ctx.db
     .select()
     .from(pools)
-    .where(and(eq(pools.id, uuidOr404(input.pool_id, "pool")), eq(pools.orgId, actor.orgId)))
+    .where(and(eq(pools.id, uuidOr404(poolId, "pool")), eq(pools.orgId, actor.orgId)))
     .limit(1)
     .then((rows) => rows[0]);
   if (!pool) throw notFound("pool");
   assertPoolAcceptsDeployments(pool);
-  const provider = providerNamed(ctx, pool.provider, "pool_id");
+  return { pool, provider: providerNamed(ctx, pool.provider, "pool_id") };
+}
 
+type Provider = ReturnType<typeof providerNamed>;
+
+/** What the provider will run: the engine, the replica and GPU counts, the model source. */
+interface Placement {
+  engine: EngineId;
+  replicaCount: number;
+  gpuPerReplica: number;
+  configuration: NonNullable<DeployInput["configuration"]>;
+  source: string | null;
+}
+
+const isEngineId = (engine: string): engine is EngineId => (engineIds as readonly string[]).includes(engine);
+
+/** Step 3: what the pool's provider can run of this request; every problem named at once. */
+async function placementOf(
+  ctx: RequestContext,
+  actor: Actor,
+  provider: Provider,
+  input: DeployInput,
+): Promise<Placement> {
+  const problems = new Problems();
+  const configuration = input.configuration ?? {};
   const engine = input.engine || provider.capabilities.engines[0];
-  if (!engine || !(engineIds as readonly string[]).includes(engine)) {
+  if (!engine || !isEngineId(engine)) {
     problems.add("engine", `unknown engine "${engine ?? ""}" (known: ${engineIds.join(", ")})`);
-  } else if (!engines[engine as EngineId] || !provider.capabilities.engines.includes(engine as EngineId)) {
+  } else if (!engines[engine] || !provider.capabilities.engines.includes(engine)) {
     problems.add(
       "engine",
       `the ${provider.id} provider runs ${provider.capabilities.engines.join(", ") || "no engine"}, not ${engine}`,
@@ -131,7 +146,22 @@ async function deployNow(
     provider.upstreamEndpoints?.(configuration) ?? [],
   ))
     problems.add(p.field, p.message);
-  let source: string | null = input.inference_model?.trim() || null;
+  const source = await modelSourceOf(ctx, actor, provider, input.inference_model, problems);
+  problems.throwIfAny();
+  // No problem was added, so the engine is a known one.
+  if (!engine || !isEngineId(engine)) throw new AppError("internal", "engine checked above");
+  return { engine, replicaCount, gpuPerReplica, configuration, source };
+}
+
+/** The model the provider loads (a file it must be able to read) or runs (a container source). */
+async function modelSourceOf(
+  ctx: RequestContext,
+  actor: Actor,
+  provider: Provider,
+  given: string | undefined,
+  problems: Problems,
+): Promise<string | null> {
+  let source: string | null = given?.trim() || null;
   const needsFile = provider.capabilities.needsModelFile;
   if (needsFile && !source)
     problems.add("inference_model", `is required: the model the ${provider.id} provider loads`);
@@ -147,11 +177,19 @@ async function deployNow(
       for (const f of fields) problems.add(f.field, f.message);
     }
   }
-  problems.throwIfAny();
+  return source;
+}
 
+async function deployNow(ctx: RequestContext, raw: DeployInput): Promise<DeployAnswer> {
+  const actor = actorOf(ctx);
+  const { input, name, workloadType } = checkRequest(actor, raw);
+  const { pool, provider } = await targetPool(ctx, actor, input.pool_id);
+  const placement = await placementOf(ctx, actor, provider, input);
+
+  // Step 4: the row, its first transition and the audit entry, in one transaction.
   const result = await mutate(ctx, "deployment.create", { type: "deployment" }, async (tx) => {
     await assertNameFree(tx, actor.orgId, name);
-    await assertPoolHasRoom(tx, pool.id, replicaCount);
+    await assertPoolHasRoom(tx, pool.id, placement.replicaCount);
     const now = ctx.clock();
     const [row] = await tx
       .insert(deployments)
@@ -160,13 +198,13 @@ async function deployNow(
         name,
         modelVersion: input.model_version || null,
         poolId: pool.id,
-        engine: engine as EngineId,
+        engine: placement.engine,
         workloadType,
-        inferenceModel: source,
+        inferenceModel: placement.source,
         image: input.image.trim(),
-        replicas: replicaCount,
-        gpuPerReplica,
-        configuration,
+        replicas: placement.replicaCount,
+        gpuPerReplica: placement.gpuPerReplica,
+        configuration: placement.configuration,
         ownerId: input.owner_id || actor.userId,
         inputPricePerMillion: input.input_price_per_million ?? null,
         outputPricePerMillion: input.output_price_per_million ?? null,
@@ -186,7 +224,7 @@ async function deployNow(
     return {
       result: { deployment_id: created.id, status: "DEPLOYING" as const },
       target: { type: "deployment", id: created.id },
-      details: { name, pool_id: pool.id, engine, replicas: replicaCount },
+      details: { name, pool_id: pool.id, engine: placement.engine, replicas: placement.replicaCount },
     };
   });
   ctx.orchestration.kick();

@@ -8,6 +8,11 @@ export class Problems {
     this.list.push({ field, message });
   }
 
+  /** Whether a problem with `field` is already named. */
+  has(field: string): boolean {
+    return this.list.some((p) => p.field === field);
+  }
+
   throwIfAny(): void {
     if (this.list.length === 0) return;
     throw new AppError("validation_error", this.list.map((p) => `${p.field}: ${p.message}`).join("; "), {

@@ -4,9 +4,9 @@
 import { and, eq, isNull, or } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { type PolicyType, policies } from "../../db/schema/index.ts";
-import type { PolicyConfigs } from "./schemas.ts";
+import { type EffectivePolicies, storedConfigs } from "./schemas.ts";
 
-export type EffectivePolicies = Partial<PolicyConfigs>;
+export type { EffectivePolicies };
 
 export async function effectivePolicies(
   db: Executor,
@@ -26,13 +26,11 @@ export async function effectivePolicies(
           : isNull(policies.deploymentId),
       ),
     );
-  const chosen = new Map<PolicyType, { own: boolean; config: Record<string, unknown> }>();
+  const chosen = new Map<PolicyType, { own: boolean; config: unknown }>();
   for (const row of rows) {
     const own = row.deploymentId !== null;
     const seen = chosen.get(row.type);
     if (!seen || (own && !seen.own)) chosen.set(row.type, { own, config: row.config });
   }
-  const result: Record<string, unknown> = {};
-  for (const [type, { config }] of chosen) result[type] = config;
-  return result as EffectivePolicies;
+  return storedConfigs(Object.fromEntries([...chosen].map(([type, { config }]) => [type, config])));
 }

@@ -22,7 +22,15 @@ import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { uuidOr404 } from "../orchestration/ids.ts";
 import { Problems } from "../orchestration/validation.ts";
-import { configProblems, type PolicyConfigs, policyDefaults } from "./schemas.ts";
+import {
+  configProblems,
+  type PolicyConfig,
+  type PolicyConfigs,
+  policyDefaults,
+  type StoredPolicy,
+  storedConfig,
+  storedPolicy,
+} from "./schemas.ts";
 
 export type PolicySource = "deployment" | "organization" | "default";
 
@@ -31,7 +39,8 @@ export interface PolicyView {
   deployment_id: string | null;
   /** Budgets only: the API key the budget is for, null for the organization's. */
   api_key_id?: string | null;
-  config: Record<string, unknown>;
+  /** The type's config; `{}` for a default that sets nothing. */
+  config: PolicyConfig<PolicyType> | Record<string, never>;
   /** null when nothing is set (the defaults apply). */
   updated_at: string | null;
   source: PolicySource;
@@ -64,11 +73,14 @@ function scopeProblems(type: PolicyType, scope: PolicyScope): void {
   problems.throwIfAny();
 }
 
+const isPolicyType = (value: string): value is PolicyType =>
+  (policyTypes as readonly string[]).includes(value);
+
 export function policyTypeOf(value: string): PolicyType {
-  if (!(policyTypes as readonly string[]).includes(value)) {
+  if (!isPolicyType(value)) {
     throw invalid("policy_type", `unknown policy type; known: ${policyTypes.join(", ")}`);
   }
-  return value as PolicyType;
+  return value;
 }
 
 const scopeOf = (orgId: string, type: PolicyType, scope: ResolvedScope): SQL =>
@@ -87,7 +99,7 @@ const viewOf = (row: PolicyRow, asked: ResolvedScope): PolicyView => ({
   policy_type: row.policyType,
   deployment_id: asked.deploymentId,
   ...keyOf(row.policyType, asked),
-  config: row.config,
+  config: storedConfig(row.policyType, row.config),
   updated_at: row.updatedAt.toISOString(),
   source: row.deploymentId || row.apiKeyId ? "deployment" : "organization",
 });
@@ -156,7 +168,7 @@ function defaultView(policyType: PolicyType, scoped: ResolvedScope): PolicyView 
     policy_type: policyType,
     deployment_id: scoped.deploymentId,
     ...keyOf(policyType, scoped),
-    config: policyDefaults[policyType] as Record<string, unknown>,
+    config: policyDefaults[policyType],
     updated_at: null,
     source: "default",
   };
@@ -168,14 +180,13 @@ async function referenceProblems(
   db: Executor,
   orgId: string,
   deploymentId: string | null,
-  type: PolicyType,
-  config: unknown,
+  policy: StoredPolicy,
 ): Promise<FieldProblem[]> {
-  if (type === "routing" && deploymentId) {
-    return fallbackProblems(db, orgId, deploymentId, (config as PolicyConfigs["routing"]).fallbacks);
+  if (policy.policy_type === "routing" && deploymentId) {
+    return fallbackProblems(db, orgId, deploymentId, policy.config.fallbacks);
   }
-  if (type === "rag") {
-    const ids = [...new Set((config as PolicyConfigs["rag"]).collection_ids.map((id) => id.toLowerCase()))];
+  if (policy.policy_type === "rag") {
+    const ids = [...new Set(policy.config.collection_ids.map((id) => id.toLowerCase()))];
     if (ids.length === 0) return [];
     const found = await db
       .select({ id: knowledgeCollections.id })
@@ -190,10 +201,9 @@ async function referenceProblems(
       ];
     }
   }
-  if (type === "autoscaling")
-    return autoscalingProblems(ctx, db, deploymentId, config as PolicyConfigs["autoscaling"]);
-  if (type === "prompt") {
-    const id = (config as PolicyConfigs["prompt"]).template_id;
+  if (policy.policy_type === "autoscaling") return autoscalingProblems(ctx, db, deploymentId, policy.config);
+  if (policy.policy_type === "prompt") {
+    const id = policy.config.template_id;
     if (id === null) return [];
     const [found] = await db
       .select({ id: promptTemplates.id })
@@ -285,12 +295,14 @@ export async function setPolicy(
       },
     ]);
   }
-  const config = input.config as Record<string, unknown>;
+  // Checked above: from here on the config is its type's.
+  const policy = storedPolicy({ policyType, config: input.config });
+  const { config } = policy;
   scopeProblems(policyType, input);
   const view = await mutate(ctx, "policy.update", { type: "policy", id: policyType }, async (tx) => {
     const scoped = await resolveScope(tx, actor.orgId, policyType, input);
     const { deploymentId, apiKeyId } = scoped;
-    throwProblems(await referenceProblems(ctx, tx, actor.orgId, deploymentId, policyType, config));
+    throwProblems(await referenceProblems(ctx, tx, actor.orgId, deploymentId, policy));
     const now = ctx.clock();
     const [row] = await tx
       .insert(policies)
@@ -327,7 +339,7 @@ export async function setPolicy(
       },
     };
   });
-  if (policyType === "rag") await startEmbedding(ctx, actor.orgId, config as PolicyConfigs["rag"]);
+  if (policy.policy_type === "rag") await startEmbedding(ctx, actor.orgId, policy.config);
   // The reconciler applies min and max at its next pass; sooner when it runs in this process.
   if (policyType === "autoscaling") ctx.orchestration.kick();
   return view;

@@ -1,9 +1,10 @@
 // The config of each policy type (CONTRACTS, Policies), one TypeBox schema each. Unknown fields are
 // refused, so a misspelt limit is a 400 rather than a limit silently not applied.
 import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import type { PolicyType } from "../../db/schema/index.ts";
-import type { FieldProblem } from "../errors.ts";
+import { type PolicyType, policyTypes } from "../../db/schema/index.ts";
+import { AppError, type FieldProblem } from "../errors.ts";
 
 const strict = { additionalProperties: false } as const;
 const uuid = T.String({
@@ -226,6 +227,14 @@ export const AutoscalingConfig = T.Object(
   strict,
 );
 
+/** The `policy_type` of a policy's URL (the management API and the dashboard's policy pages). */
+export const PolicyTypeParams = T.Object({
+  policy_type: T.Union(
+    policyTypes.map((p) => T.Literal(p)),
+    { description: "rate_limit, quota, guardrails, rag, prompt, routing, budget or autoscaling" },
+  ),
+});
+
 export const policySchemas = {
   rate_limit: RateLimitConfig,
   quota: QuotaConfig,
@@ -237,24 +246,64 @@ export const policySchemas = {
   autoscaling: AutoscalingConfig,
 } satisfies Record<PolicyType, TSchema>;
 
-export type RateLimitPolicy = Static<typeof RateLimitConfig>;
-export type QuotaPolicy = Static<typeof QuotaConfig>;
-export type GuardrailsPolicyConfig = Static<typeof GuardrailsConfig>;
+/** Each policy type's config, derived from its schema: the one place these types are written. */
+// `["static"]` is what Static<> reads, written so for a generic K too (storedConfig narrows to it).
+export type PolicyConfig<K extends PolicyType> = (typeof policySchemas)[K]["static"];
+export type PolicyConfigs = { [K in PolicyType]: PolicyConfig<K> };
+export type RateLimitPolicy = PolicyConfigs["rate_limit"];
+export type QuotaPolicy = PolicyConfigs["quota"];
+export type GuardrailsPolicyConfig = PolicyConfigs["guardrails"];
 export type ClassifierConfig = Static<typeof ClassifierScanner>;
-export type RagPolicy = Static<typeof RagConfig>;
-export type PromptPolicy = Static<typeof PromptConfig>;
-export type RoutingPolicy = Static<typeof RoutingConfig>;
-export type BudgetPolicy = Static<typeof BudgetConfig>;
-export type AutoscalingPolicy = Static<typeof AutoscalingConfig>;
-export interface PolicyConfigs {
-  rate_limit: RateLimitPolicy;
-  quota: QuotaPolicy;
-  guardrails: GuardrailsPolicyConfig;
-  rag: RagPolicy;
-  prompt: PromptPolicy;
-  routing: RoutingPolicy;
-  budget: BudgetPolicy;
-  autoscaling: AutoscalingPolicy;
+export type RagPolicy = PolicyConfigs["rag"];
+export type PromptPolicy = PolicyConfigs["prompt"];
+export type RoutingPolicy = PolicyConfigs["routing"];
+export type BudgetPolicy = PolicyConfigs["budget"];
+export type AutoscalingPolicy = PolicyConfigs["autoscaling"];
+
+/** A stored policy: its type and that type's config, so a switch on `policy_type` narrows the config. */
+export type StoredPolicy<K extends PolicyType = PolicyType> = {
+  [P in K]: { policy_type: P; config: PolicyConfig<P> };
+}[K];
+
+// Compiled once: loading a policy is on the inference gateway's path (through the context resolve).
+const checks: { [K in PolicyType]: TypeCheck<(typeof policySchemas)[K]> } = {
+  rate_limit: TypeCompiler.Compile(RateLimitConfig),
+  quota: TypeCompiler.Compile(QuotaConfig),
+  guardrails: TypeCompiler.Compile(GuardrailsConfig),
+  rag: TypeCompiler.Compile(RagConfig),
+  prompt: TypeCompiler.Compile(PromptConfig),
+  routing: TypeCompiler.Compile(RoutingConfig),
+  budget: TypeCompiler.Compile(BudgetConfig),
+  autoscaling: TypeCompiler.Compile(AutoscalingConfig),
+};
+
+/**
+ * A config read back from the database, checked against its type's schema once, where it is loaded, so
+ * every reader after gets the typed value. Configs are validated before they are written
+ * (configProblems); one that no longer matches (a schema tightened since, a hand edit) is an error
+ * to fix, not a value to guess at.
+ */
+export function storedConfig<K extends PolicyType>(type: K, config: unknown): PolicyConfig<K> {
+  const check: TypeCheck<(typeof policySchemas)[K]> = checks[type];
+  if (check.Check(config)) return config;
+  throw new AppError("internal", `the stored ${type} policy does not match its schema; set it again`);
+}
+
+/** The policies that apply to one deployment, at most one of each type (services/policies/effective.ts). */
+const EffectivePoliciesSchema = T.Partial(T.Object(policySchemas));
+export type EffectivePolicies = Static<typeof EffectivePoliciesSchema>;
+const effectiveCheck = TypeCompiler.Compile(EffectivePoliciesSchema);
+
+/** storedConfig for every type at once: `configs` keyed by policy type. */
+export function storedConfigs(configs: { [type: string]: unknown }): EffectivePolicies {
+  if (effectiveCheck.Check(configs)) return configs;
+  const [type = "policy"] = (effectiveCheck.Errors(configs).First()?.path ?? "").split("/").filter(Boolean);
+  throw new AppError("internal", `the stored ${type} policy does not match its schema; set it again`);
+}
+
+/** A policy row as services read it: its config checked and typed by its policy type. */
+export function storedPolicy<K extends PolicyType>(row: { policyType: K; config: unknown }): StoredPolicy<K> {
+  return { policy_type: row.policyType, config: storedConfig(row.policyType, row.config) };
 }
 
 const off = { action: "off" } as const;
@@ -279,28 +328,35 @@ export const policyDefaults: { [K in keyof PolicyConfigs]: PolicyConfigs[K] | Re
 
 /** Every problem of `config` against its type's schema, named `config.<path>`, first message per field. */
 export function configProblems(type: PolicyType, config: unknown): FieldProblem[] {
+  const seen = schemaProblems(type, config);
+  if (seen.size === 0) meaningProblems(storedPolicy({ policyType: type, config }), seen);
+  return [...seen].map(([field, message]) => ({ field, message }));
+}
+
+function schemaProblems(type: PolicyType, config: unknown): Map<string, string> {
   const seen = new Map<string, string>();
   for (const error of Value.Errors(policySchemas[type], config)) {
     const field = ["config", ...error.path.split("/").filter((s) => s !== "")].join(".");
     if (!seen.has(field)) seen.set(field, error.message);
   }
-  // What the shape allows but the meaning does not: masking a span cannot make an insult or an
-  // injection safe, so only pii may redact.
-  if (type === "guardrails" && seen.size === 0) {
-    const g = config as GuardrailsPolicyConfig;
-    for (const stage of ["input", "output"] as const) {
-      for (const scanner of ["toxicity", "prompt_injection"] as const) {
-        const settings = (g[stage] as Record<string, { action?: string } | undefined> | undefined)?.[scanner];
-        if (settings?.action === "redact") {
-          seen.set(`config.${stage}.${scanner}.action`, "redact is for pii only; use log or block");
-        }
-      }
+  return seen;
+}
+
+/** What the shape allows but the meaning does not. */
+function meaningProblems(policy: StoredPolicy, seen: Map<string, string>): void {
+  if (policy.policy_type === "guardrails") {
+    // Masking a span cannot make an insult or an injection safe, so only pii may redact.
+    const { input, output } = policy.config;
+    const redacting: [string, { action: string } | undefined][] = [
+      ["input.toxicity", input?.toxicity],
+      ["input.prompt_injection", input?.prompt_injection],
+      ["output.toxicity", output?.toxicity],
+    ];
+    for (const [path, settings] of redacting) {
+      if (settings?.action === "redact")
+        seen.set(`config.${path}.action`, "redact is for pii only; use log or block");
     }
   }
-  if (type === "autoscaling" && seen.size === 0) {
-    const a = config as AutoscalingPolicy;
-    if (a.min_replicas > a.max_replicas)
-      seen.set("config.min_replicas", "must not be more than max_replicas");
-  }
-  return [...seen].map(([field, message]) => ({ field, message }));
+  if (policy.policy_type === "autoscaling" && policy.config.min_replicas > policy.config.max_replicas)
+    seen.set("config.min_replicas", "must not be more than max_replicas");
 }

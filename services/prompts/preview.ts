@@ -27,9 +27,7 @@ export async function previewPrompt(
   const { orgId } = actorOf(ctx);
   const deployment = await deploymentOfOrg(ctx.db, orgId, deploymentId);
   const policies = await effectivePolicies(ctx.db, orgId, deployment.id);
-  const guard = policies.guardrails
-    ? requestGuard(policies.guardrails as Record<string, unknown>)
-    : undefined;
+  const guard = policies.guardrails ? requestGuard(policies.guardrails) : undefined;
   const checked = guard?.input(messages) ?? { messages, decision: { action: "allow", findings: [] } };
   if (checked.blockedBy)
     return { messages: [], blocked_by: checked.blockedBy, guardrails: checked.decision, retrieval: null };
@@ -38,7 +36,7 @@ export async function previewPrompt(
     orgId,
     deploymentId: deployment.id,
     templateId: policies.prompt?.template_id ?? undefined,
-    rag: policies.rag as Record<string, unknown> | undefined,
+    rag: policies.rag,
     policiesResolved: true,
   });
   return {

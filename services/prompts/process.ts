@@ -11,6 +11,7 @@ import { formatPassages } from "../knowledge-base/search.ts";
 import { isUuid } from "../orchestration/ids.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
+import type { RagPolicy } from "../policies/schemas.ts";
 import { applyTemplate, type TemplateContent } from "./apply.ts";
 import { latestTemplateContent } from "./templates.ts";
 
@@ -22,7 +23,7 @@ export interface ProcessPromptInput {
   orgId?: string | undefined;
   deploymentId?: string | undefined;
   /** The deployment's effective `rag` policy, when the caller has it already (the gateway does). */
-  rag?: Record<string, unknown> | undefined;
+  rag?: RagPolicy | undefined;
   /**
    * The caller resolved the deployment's policies already (the inference gateway's context): `rag` and
    * `templateId` are all there is, so the deployment's policies are not read again.
@@ -37,14 +38,13 @@ export type TemplateLoader = (
 ) => Promise<TemplateContent | undefined>;
 
 /** The search a `rag` policy asks for; undefined when it names no collection. */
-export function retrievalOf(rag: Record<string, unknown> | undefined): RetrievalOptions | undefined {
-  const ids = rag?.collection_ids;
-  if (!Array.isArray(ids) || ids.length === 0) return undefined;
+export function retrievalOf(rag: RagPolicy | undefined): RetrievalOptions | undefined {
+  if (!rag || rag.collection_ids.length === 0) return undefined;
   return {
-    collectionIds: ids.filter((id): id is string => typeof id === "string" && isUuid(id)),
-    topK: typeof rag?.top_k === "number" ? rag.top_k : 4,
-    minScore: typeof rag?.min_score === "number" ? rag.min_score : 0,
-    embeddingDeployment: typeof rag?.embedding_deployment === "string" ? rag.embedding_deployment : undefined,
+    collectionIds: rag.collection_ids,
+    topK: rag.top_k ?? 4,
+    minScore: rag.min_score ?? 0,
+    embeddingDeployment: rag.embedding_deployment,
   };
 }
 
@@ -79,7 +79,7 @@ export async function processPrompt(
     const deployment = await liveDeploymentOrg(ctx.db, input.deploymentId, orgId);
     orgId = deployment.orgId;
     const policies = await effectivePolicies(ctx.db, orgId, deployment.id);
-    rag ??= policies.rag as Record<string, unknown> | undefined;
+    rag ??= policies.rag;
     const policyTemplate = input.templateId === undefined ? policies.prompt?.template_id : undefined;
     // The policy's template was checked when set; a template since gone leaves the messages as they are.
     if (policyTemplate) template = await loadTemplate(policyTemplate, orgId);

@@ -8,7 +8,7 @@ import { policies, spendDaily } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { invalid } from "../errors.ts";
 import { isUuid } from "../orchestration/ids.ts";
-import type { BudgetPolicy } from "../policies/schemas.ts";
+import { type BudgetPolicy, storedConfig } from "../policies/schemas.ts";
 import { type BudgetPeriod, firstDayOfMonth, utcDayOf } from "./periods.ts";
 
 type Ctx = Pick<AppContext, "clock"> & { db: Executor };
@@ -63,8 +63,9 @@ export async function applicableBudgets(
     );
   const result: ApplicableBudgets = {};
   for (const row of rows) {
-    if (row.apiKeyId) result.api_key = row.config as BudgetPolicy;
-    else result.organization = row.config as BudgetPolicy;
+    const budget = storedConfig("budget", row.config);
+    if (row.apiKeyId) result.api_key = budget;
+    else result.organization = budget;
   }
   return result;
 }

@@ -45,9 +45,12 @@ export function costOf(price: DeploymentPrice | undefined, usage: PricedUsage): 
 /** Largest accepted price per million tokens: far above any real price, small enough for doubles. */
 export const maxPricePerMillion = 1_000_000;
 
+/** What a price out of range is told, at deploy (services/orchestration/deploy-request.ts) or later. */
+export const priceProblem = `must be a number from 0 to ${maxPricePerMillion} (per million tokens), or null`;
+
 /** A price per million tokens given at deploy or later: null clears it, undefined leaves it. */
 export function checkPrice(problems: Problems, field: string, value: unknown): void {
   if (value === undefined || value === null) return;
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > maxPricePerMillion)
-    problems.add(field, `must be a number from 0 to ${maxPricePerMillion} (per million tokens), or null`);
+    problems.add(field, priceProblem);
 }

@@ -2,13 +2,14 @@
 // spell out what it hid. Without a guardrail they pass untouched (tests/inference/gateway-end-to-end.test.ts).
 import { expect, test } from "bun:test";
 import type { StreamChunk } from "../../adapters/upstream/sse-relay.ts";
+import type { GuardrailsPolicy } from "../../services/guardrails/policy.ts";
 import { requestGuard } from "../../services/inference/guard.ts";
 
 const tokens = (text: string) => ({
   content: [...text].map((c) => ({ token: c, logprob: -0.1, bytes: [...Buffer.from(c)], top_logprobs: [] })),
   refusal: null,
 });
-const pii = { output: { pii: { action: "redact" }, mode: "blocking" } };
+const pii: GuardrailsPolicy = { output: { pii: { action: "redact" }, mode: "blocking" } };
 
 test("a blocking stream guardrail drops the chunks' logprobs", () => {
   const output = requestGuard(pii)?.output(true);

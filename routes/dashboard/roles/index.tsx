@@ -1,10 +1,10 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { createRole } from "../../../services/rbac/roles.ts";
-import { CreateRoleBody } from "../../filtration/_schemas/rbac.ts";
 import { attempt, parseForm } from "../_shared/form.ts";
 import { redirectWithNotice } from "../_shared/notice.ts";
 import { usersPage } from "../users/_page.tsx";
+import { route } from "../../../server/http/route.ts";
+import { CreateRoleBody } from "../../../services/rbac/requests.ts";
+import { createRole } from "../../../services/rbac/roles.ts";
 
 export const POST = route({
   access: "roles:write",

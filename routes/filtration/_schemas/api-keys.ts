@@ -22,10 +22,3 @@ export const CreatedApiKey = t.Object({
   created_at: timestamp,
   expires_at: t.Nullable(timestamp),
 });
-
-/** The body of POST /management/api-keys, and the dashboard's create form. */
-export const CreateApiKeyBody = t.Object({
-  name: t.String({ minLength: 1, maxLength: 100 }),
-  deployment_ids: t.Optional(t.Array(t.String({ format: "uuid" }), { maxItems: 100 })),
-  expires_at: t.Optional(t.String({ format: "date-time" })),
-});

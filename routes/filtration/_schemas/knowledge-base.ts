@@ -17,9 +17,3 @@ export const KnowledgeDocument = t.Object({
   content_sha256: t.String(),
   created_at: t.String({ format: "date-time" }),
 });
-
-/** The body of POST /management/knowledge-base/collections, and the dashboard's form. */
-export const CreateCollectionBody = t.Object({
-  name: t.String({ minLength: 1, maxLength: 100 }),
-  description: t.Optional(t.String({ maxLength: 1000 })),
-});

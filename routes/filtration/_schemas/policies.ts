@@ -1,12 +1,4 @@
 import { t } from "elysia";
-import { policyTypes } from "../../../db/schema/policies.ts";
-
-export const PolicyTypeParams = t.Object({
-  policy_type: t.Union(
-    policyTypes.map((p) => t.Literal(p)),
-    { description: "rate_limit, quota, guardrails, rag, prompt, routing, budget or autoscaling" },
-  ),
-});
 
 export const Policy = t.Object({
   policy_type: t.String(),

@@ -9,13 +9,3 @@ export const PromptTemplate = t.Object({
   created_at: t.String({ format: "date-time" }),
   updated_at: t.String({ format: "date-time", description: "When this version was made" }),
 });
-
-export const TemplateName = t.String({ minLength: 1, maxLength: 200 });
-export const TemplateText = t.String({ maxLength: 100_000 });
-
-/** The body of POST /management/prompts, and the dashboard's template form. */
-export const CreateTemplateBody = t.Object({
-  name: TemplateName,
-  system_prompt: t.Optional(t.Nullable(TemplateText)),
-  user_template: t.Optional(t.Nullable(TemplateText)),
-});

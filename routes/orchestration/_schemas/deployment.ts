@@ -1,12 +1,6 @@
 import { t } from "elysia";
-
-const PricePerMillion = t.Number({
-  minimum: 0,
-  maximum: 1_000_000,
-  description:
-    "What a million tokens cost, in the currency you bill in: each request's `cost` in the inference log. " +
-    "Neither price set: a request costs its share of estimated_cost_per_hour (docs/observability.md)",
-});
+import { deploymentStates, desiredStates } from "../../../db/schema/index.ts";
+import { PricePerMillion } from "../../../services/orchestration/deploy-request.ts";
 
 export const DeploymentId = t.Object({
   deployment_id: t.String({ minLength: 1, description: "The deployment's id" }),
@@ -42,8 +36,14 @@ const Transition = t.Object({
 export const Deployment = t.Object({
   deployment_id: t.String(),
   model_name: t.String({ description: "The deployment name: the `model` of inference calls" }),
-  status: t.String({ description: "DEPLOYING, RUNNING, STOPPING, STOPPED or FAILED" }),
-  desired_state: t.String({ description: "running or stopped: what the reconciler drives toward" }),
+  status: t.Union(
+    deploymentStates.map((s) => t.Literal(s)),
+    { description: "DEPLOYING, RUNNING, STOPPING, STOPPED or FAILED" },
+  ),
+  desired_state: t.Union(
+    desiredStates.map((s) => t.Literal(s)),
+    { description: "running or stopped: what the reconciler drives toward" },
+  ),
   failure_reason: t.Nullable(t.String()),
   model_version: t.Nullable(t.String()),
   pool_id: t.String(),
@@ -73,38 +73,6 @@ export const Deployment = t.Object({
   ),
   created_at: t.String({ format: "date-time" }),
   updated_at: t.String({ format: "date-time" }),
-});
-
-/** The create request of the specification (POST /deployment/deploy and POST /management/deployments). */
-export const DeployRequest = t.Object({
-  model_name: t.String({ description: "The deployment's unique name: the `model` of inference calls" }),
-  model_version: t.Optional(t.String()),
-  replicas: t.Optional(t.Integer({ minimum: 1, description: "Default 1 (external: one per endpoint)" })),
-  gpu_per_replica: t.Optional(t.Integer({ minimum: 0 })),
-  pool_id: t.String({ description: "The target compute pool" }),
-  workload_type: t.Optional(t.String({ description: "inference" })),
-  engine: t.Optional(
-    t.String({
-      description: "llama.cpp (local) or openai-compatible (external); default: the pool provider's first",
-    }),
-  ),
-  configuration: t.Optional(
-    t.Record(t.String(), t.Unknown(), {
-      description: "local: threads, parallel, context_size; external: endpoints (URLs), api_key",
-    }),
-  ),
-  owner_id: t.Optional(t.String()),
-  org_id: t.Optional(t.String()),
-  inference_model: t.Optional(
-    t.String({
-      description: "Model source: path, file:// or http(s):// URL of a GGUF file, or registry://name/version",
-    }),
-  ),
-  image: t.String({
-    description: "Container image (recorded; the local provider runs the engine's worker)",
-  }),
-  input_price_per_million: t.Optional(t.Nullable(PricePerMillion)),
-  output_price_per_million: t.Optional(t.Nullable(PricePerMillion)),
 });
 
 /** POST /deployment/price: change a deployment's token prices. */

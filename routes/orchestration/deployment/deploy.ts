@@ -1,13 +1,12 @@
-import { t } from "elysia";
 import { route } from "../../../server/http/route.ts";
+import { DeployAnswer, DeployRequest } from "../../../services/orchestration/deploy-request.ts";
 import { deploy } from "../../../services/orchestration/deployments.ts";
-import { DeployRequest } from "../_schemas/deployment.ts";
 
 export const POST = route({
   access: "deployments:write",
   summary: "Deploy a model on a pool (status DEPLOYING; poll the status until RUNNING)",
   body: DeployRequest,
-  response: t.Object({ deployment_id: t.String(), status: t.String() }),
+  response: DeployAnswer,
   status: 201,
   handler: ({ ctx, body }) => deploy(ctx, body),
 });

@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
+import { AddUserBody } from "../../../../services/rbac/requests.ts";
 import { addUser, listUsers } from "../../../../services/rbac/users.ts";
-import { AddUserBody, OrganizationUser } from "../../_schemas/rbac.ts";
+import { OrganizationUser } from "../../_schemas/rbac.ts";
 
 export const GET = route({
   access: "users:read",

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
+import { RagConfig } from "../../../../services/policies/schemas.ts";
 import { processPrompt } from "../../../../services/prompts/process.ts";
 import { RetrievalNote } from "../../_schemas/inference-logs.ts";
 import { Messages, Uuid } from "../../_schemas/internal.ts";
@@ -17,7 +18,8 @@ export const POST = route({
   body: t.Object({
     messages: Messages,
     template_id: t.Optional(t.String({ maxLength: 64 })),
-    rag_config: t.Optional(t.Record(t.String(), t.Unknown())),
+    // The deployment's effective rag policy, as the context resolve gave it.
+    rag_config: t.Optional(RagConfig),
     deployment_id: t.Optional(t.String({ maxLength: 64 })),
     org_id: t.Optional(Uuid),
     policies_resolved: t.Optional(

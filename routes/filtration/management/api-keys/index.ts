@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { createApiKey, listApiKeys } from "../../../../services/api-keys/keys.ts";
-import { ApiKey, CreateApiKeyBody, CreatedApiKey } from "../../_schemas/api-keys.ts";
+import { CreateApiKeyBody } from "../../../../services/api-keys/requests.ts";
+import { ApiKey, CreatedApiKey } from "../../_schemas/api-keys.ts";
 
 export const GET = route({
   access: "api_keys:read",

@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
 import { deletePolicy, getPolicy, setPolicy } from "../../../../services/policies/policies.ts";
-import { configDescription, Policy, PolicyTypeParams } from "../../_schemas/policies.ts";
+import { PolicyTypeParams } from "../../../../services/policies/schemas.ts";
+import { configDescription, Policy } from "../../_schemas/policies.ts";
 
 const scope = t.Object({
   deployment_id: t.Optional(

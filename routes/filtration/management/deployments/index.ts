@@ -3,8 +3,9 @@
 // (its reconciler picks the change up on its next pass).
 import { t } from "elysia";
 import { route } from "../../../../server/http/route.ts";
+import { DeployAnswer, DeployRequest } from "../../../../services/orchestration/deploy-request.ts";
 import { deploy, listDeployments } from "../../../../services/orchestration/deployments.ts";
-import { Deployment, DeployRequest } from "../../../orchestration/_schemas/deployment.ts";
+import { Deployment } from "../../../orchestration/_schemas/deployment.ts";
 
 export const GET = route({
   access: "deployments:read",
@@ -17,7 +18,7 @@ export const POST = route({
   access: "deployments:write",
   summary: "Create a deployment (status DEPLOYING; poll its details until RUNNING)",
   body: DeployRequest,
-  response: t.Object({ deployment_id: t.String(), status: t.String() }),
+  response: DeployAnswer,
   status: 201,
   handler: ({ ctx, body }) => deploy(ctx, body),
 });
