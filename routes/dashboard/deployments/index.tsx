@@ -1,5 +1,14 @@
 import { t } from "elysia";
 import type { DeploymentState } from "../../../db/schema/deployments.ts";
+import { route } from "../../../server/http/route.ts";
+import { actorOf, type RequestContext } from "../../../services/context.ts";
+import { DeployRequest } from "../../../services/orchestration/deploy-request.ts";
+import { deploy, pageOfDeployments } from "../../../services/orchestration/deployments.ts";
+import { listModels } from "../../../services/orchestration/models.ts";
+import { listPools } from "../../../services/orchestration/pools.ts";
+import { attempt, parseForm } from "../_shared/form.ts";
+import { can, type PageInfo, pageInfo } from "../_shared/page.ts";
+import { redirect } from "../_shared/session.ts";
 import {
   type DeploymentFilters,
   deployFormErrors,
@@ -8,15 +17,6 @@ import {
   ListQuery,
   pageSize,
 } from "./_form.ts";
-import { attempt, parseForm } from "../_shared/form.ts";
-import { can, type PageInfo, pageInfo } from "../_shared/page.ts";
-import { redirect } from "../_shared/session.ts";
-import { route } from "../../../server/http/route.ts";
-import { actorOf, type RequestContext } from "../../../services/context.ts";
-import { DeployRequest } from "../../../services/orchestration/deploy-request.ts";
-import { deploy, pageOfDeployments } from "../../../services/orchestration/deployments.ts";
-import { listModels } from "../../../services/orchestration/models.ts";
-import { listPools } from "../../../services/orchestration/pools.ts";
 import { deployPool } from "./_model.ts";
 import { DeploymentsPage, type DeploymentsPageProps } from "./_view.tsx";
 

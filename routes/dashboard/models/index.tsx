@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../_shared/form.ts";
-import { redirectWithNotice } from "../_shared/notice.ts";
-import { type PageInfo, pageInfo } from "../_shared/page.ts";
 import { route } from "../../../server/http/route.ts";
 import type { RequestContext } from "../../../services/context.ts";
 import { listModels, registerModel } from "../../../services/orchestration/models.ts";
 import { RegisterModelBody } from "../../../services/orchestration/requests.ts";
+import { attempt, parseForm } from "../_shared/form.ts";
+import { redirectWithNotice } from "../_shared/notice.ts";
+import { type PageInfo, pageInfo } from "../_shared/page.ts";
 import { ModelsPage, type ModelsPageProps } from "./_view.tsx";
 
 const render = async (ctx: RequestContext, page: PageInfo, extra: Partial<ModelsPageProps> = {}) => (

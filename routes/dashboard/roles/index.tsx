@@ -1,10 +1,10 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../_shared/form.ts";
-import { redirectWithNotice } from "../_shared/notice.ts";
-import { usersPage } from "../users/_page.tsx";
 import { route } from "../../../server/http/route.ts";
 import { CreateRoleBody } from "../../../services/rbac/requests.ts";
 import { createRole } from "../../../services/rbac/roles.ts";
+import { attempt, parseForm } from "../_shared/form.ts";
+import { redirectWithNotice } from "../_shared/notice.ts";
+import { usersPage } from "../users/_page.tsx";
 
 export const POST = route({
   access: "roles:write",

@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { attempt, parseForm } from "../../_shared/form.ts";
-import { redirectWithNotice } from "../../_shared/notice.ts";
-import { pageInfo } from "../../_shared/page.ts";
 import { route } from "../../../../server/http/route.ts";
 import type { RequestContext } from "../../../../services/context.ts";
 import { CreateTemplateBody } from "../../../../services/prompts/requests.ts";
 import { getTemplate, listTemplateVersions, updateTemplate } from "../../../../services/prompts/templates.ts";
+import { attempt, parseForm } from "../../_shared/form.ts";
+import { redirectWithNotice } from "../../_shared/notice.ts";
+import { pageInfo } from "../../_shared/page.ts";
 import type { FormState } from "../../_shared/parts/form.tsx";
 import { PromptPage } from "../_view.tsx";
 

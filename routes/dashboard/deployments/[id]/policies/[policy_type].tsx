@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { attempt } from "../../../_shared/form.ts";
-import { pageInfo } from "../../../_shared/page.ts";
-import { configFromForm, renderPolicies } from "./_page.tsx";
-import { redirect } from "../../../_shared/session.ts";
 import { route } from "../../../../../server/http/route.ts";
 import { setPolicy } from "../../../../../services/policies/policies.ts";
 import { PolicyTypeParams } from "../../../../../services/policies/schemas.ts";
+import { attempt } from "../../../_shared/form.ts";
+import { pageInfo } from "../../../_shared/page.ts";
+import { redirect } from "../../../_shared/session.ts";
+import { configFromForm, renderPolicies } from "./_page.tsx";
 
 export const POST = route({
   access: "policies:write",
