@@ -19,6 +19,7 @@ import type { FiltrationPort } from "../services/inference/port.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "../services/inference/runtime.ts";
 import { inProcessFiltration } from "../services/inference-context/in-process-port.ts";
 import { writingToSharedDatabase } from "../services/inference-context/shared-database-writes.ts";
+import { createKnowledgeRuntime } from "../services/knowledge-base/runtime.ts";
 import { createOrchestrationRuntime } from "../services/orchestration/runtime.ts";
 import type { Config } from "./config.ts";
 import { httpStatusOf } from "./error-table.ts";
@@ -41,6 +42,7 @@ export function createAppContext({ db, config, log, tracer }: AppParts): AppCont
     tracer,
     lastUsed: new LastUsedTracker(db, log),
     orchestration: createOrchestrationRuntime({ db, config }),
+    knowledge: createKnowledgeRuntime(db, log),
   };
 }
 

@@ -20,6 +20,7 @@ import { throttledWarning } from "../observability/throttled-log.ts";
 import type { Tracer } from "../telemetry/tracing.ts";
 import { Batcher, registerBatchCounters } from "./batcher.ts";
 import { type RequestGuard, requestGuard } from "./guard.ts";
+import { InputScanCache } from "./input-scan-cache.ts";
 import { InferenceMetrics, replicaLabel } from "./metrics.ts";
 import type {
   BudgetStanding,
@@ -143,6 +144,8 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
   const logs = batcher<InferenceLogEntry>("inference logs", (batch) => port.writeLogs(batch));
   const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch));
   const metrics = new InferenceMetrics();
+  // A conversation's earlier messages come again with every turn: their input scans are kept.
+  const inputScans = new InputScanCache();
   const timeouts = { connectMs: 3000, firstByteMs: 300_000, firstByteStreamMs: 60_000 };
   const health = new ReplicaHealth({
     ...defaultReplicaHealth,
@@ -207,7 +210,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     budget: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
     logs,
     usage,
-    guard: requestGuard,
+    guard: (policy) => requestGuard(policy, inputScans),
     timeouts,
     statusOf: options.statusOf,
     metrics,

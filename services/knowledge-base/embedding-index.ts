@@ -80,34 +80,45 @@ export async function embedMissingPassages(
   }
 }
 
-const runs = new Map<string, Promise<void>>();
-const lastQuietRun = new Map<string, number>();
+/**
+ * The background runs of one process: one per deployment and collections at a time, and none again
+ * within the quiet period of a run that found nothing to do. Built by the composition root
+ * (services/knowledge-base/runtime.ts).
+ */
+export class EmbeddingScheduler {
+  readonly #runs = new Map<string, Promise<void>>();
+  readonly #lastQuietRun = new Map<string, number>();
 
-/** Starts embedding the collections' missing passages in the background, unless a run is under way. */
-export function scheduleEmbedding(
-  db: Database,
-  target: EmbeddingTarget,
-  collectionIds: string[],
-  log?: Logger,
-  embed: Embed = embedderFor(target),
-): Promise<void> {
-  const key = `${target.deploymentId}:${[...collectionIds].sort().join(",")}`;
-  const running = runs.get(key);
-  if (running) return running;
-  if (Date.now() - (lastQuietRun.get(key) ?? 0) < quietMs) return Promise.resolve();
-  const run = embedMissingPassages(db, target.deploymentId, collectionIds, embed)
-    .then((embedded) => {
-      if (embedded === 0) lastQuietRun.set(key, Date.now());
-      else log?.info("passages embedded", { deployment_id: target.deploymentId, passages: embedded });
-    })
-    .catch((error: unknown) => {
-      lastQuietRun.set(key, Date.now());
-      log?.warn("embedding passages failed; retried on a later question", {
-        deployment_id: target.deploymentId,
-        error,
-      });
-    })
-    .finally(() => runs.delete(key));
-  runs.set(key, run);
-  return run;
+  constructor(
+    private readonly db: Database,
+    private readonly log?: Logger,
+  ) {}
+
+  /** Starts embedding the collections' missing passages in the background, unless a run is under way. */
+  schedule(
+    target: EmbeddingTarget,
+    collectionIds: string[],
+    embed: Embed = embedderFor(target),
+  ): Promise<void> {
+    const key = `${target.deploymentId}:${[...collectionIds].sort().join(",")}`;
+    const running = this.#runs.get(key);
+    if (running) return running;
+    if (Date.now() - (this.#lastQuietRun.get(key) ?? 0) < quietMs) return Promise.resolve();
+    const { log } = this;
+    const run = embedMissingPassages(this.db, target.deploymentId, collectionIds, embed)
+      .then((embedded) => {
+        if (embedded === 0) this.#lastQuietRun.set(key, Date.now());
+        else log?.info("passages embedded", { deployment_id: target.deploymentId, passages: embedded });
+      })
+      .catch((error: unknown) => {
+        this.#lastQuietRun.set(key, Date.now());
+        log?.warn("embedding passages failed; retried on a later question", {
+          deployment_id: target.deploymentId,
+          error,
+        });
+      })
+      .finally(() => this.#runs.delete(key));
+    this.#runs.set(key, run);
+    return run;
+  }
 }
