@@ -175,7 +175,7 @@ if (modelPath) {
     t.app.db,
     deploymentId,
     [collection],
-    embedderFor(located.target),
+    embedderFor(located.target, t.app.knowledge.balancer),
   );
   const [probe] = await embedTexts({
     endpoints: located.target.endpoints,

@@ -3,6 +3,7 @@
 // when a policy names the deployment and again by questions that use it, so passages uploaded later
 // join the vector ranking shortly after; one run per deployment and collections at a time.
 import { and, asc, eq, inArray, notExists, sql } from "drizzle-orm";
+import type { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
 import { embedTexts } from "../../adapters/upstream/embed.ts";
 import type { Database } from "../../db/client.ts";
 import { knowledgeChunkEmbeddings, knowledgeChunks } from "../../db/schema/index.ts";
@@ -24,9 +25,15 @@ const quietMs = 5_000;
 
 export type Embed = (texts: string[]) => Promise<Float32Array[]>;
 
-export function embedderFor(target: EmbeddingTarget): Embed {
+export function embedderFor(target: EmbeddingTarget, balancer?: InFlightBalancer): Embed {
   return (texts) =>
-    embedTexts({ endpoints: target.endpoints, model: target.name, texts, timeoutMs: batchTimeoutMs });
+    embedTexts({
+      endpoints: target.endpoints,
+      model: target.name,
+      texts,
+      timeoutMs: batchTimeoutMs,
+      balancer,
+    });
 }
 
 /** Embeds every passage of the collections the deployment has not embedded yet; returns how many. */
@@ -91,6 +98,7 @@ export class EmbeddingScheduler {
 
   constructor(
     private readonly db: Database,
+    private readonly balancer: InFlightBalancer,
     private readonly log?: Logger,
   ) {}
 
@@ -98,7 +106,7 @@ export class EmbeddingScheduler {
   schedule(
     target: EmbeddingTarget,
     collectionIds: string[],
-    embed: Embed = embedderFor(target),
+    embed: Embed = embedderFor(target, this.balancer),
   ): Promise<void> {
     const key = `${target.deploymentId}:${[...collectionIds].sort().join(",")}`;
     const running = this.#runs.get(key);

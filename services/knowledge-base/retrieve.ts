@@ -96,6 +96,7 @@ export async function retrieve(
       model: name,
       texts: [question],
       timeoutMs: questionTimeoutMs,
+      balancer: knowledge.balancer,
     })) as [Float32Array];
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);

@@ -1,7 +1,8 @@
 // What the knowledge base keeps for the life of its process: the vector ranking (which engine, the
-// memory engine's matrices) and the background embedding runs. Built once by the composition root
+// memory engine's matrices), the background embedding runs and the balancer over embedding replicas. Built once by the composition root
 // (server/compose.ts) and carried on the AppContext, so several platforms in one process (the test
 // suite) each have their own.
+import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
 import type { Database } from "../../db/client.ts";
 import type { Logger } from "../context.ts";
 import { EmbeddingScheduler } from "./embedding-index.ts";
@@ -19,8 +20,11 @@ declare module "../context.ts" {
 export interface KnowledgeRuntime {
   vectors: VectorSearch;
   embedding: EmbeddingScheduler;
+  /** Spreads questions and passages to embed over an embedding deployment's replicas. */
+  balancer: InFlightBalancer;
 }
 
 export function createKnowledgeRuntime(db: Database, log?: Logger): KnowledgeRuntime {
-  return { vectors: new VectorSearch(db), embedding: new EmbeddingScheduler(db, log) };
+  const balancer = new InFlightBalancer();
+  return { vectors: new VectorSearch(db), embedding: new EmbeddingScheduler(db, balancer, log), balancer };
 }

@@ -8,6 +8,7 @@ import type { AppContext } from "../context.ts";
 import { providerAccounts } from "../provider-configs/access.ts";
 import { LogHub } from "./logs.ts";
 import { ModelFetcher } from "./model-source.ts";
+import { poolOfNodeToken } from "./node-token.ts";
 
 // The orchestration runtime adds itself to what every service receives, as the inference runtime
 // does, so that services/context.ts (which the runtime's own parts import) does not import it back.
@@ -31,6 +32,11 @@ export class OrchestrationRuntime {
   /** Wakes the reconciler now rather than at its next tick; a no-op when none runs here. */
   kick(): void {
     this.#wake?.();
+  }
+
+  /** Is this bearer a pool's node token? The "node" access of the HTTP guard and gRPC interceptor asks. */
+  async acceptsNodeToken(ctx: AppContext, token: string): Promise<boolean> {
+    return (await poolOfNodeToken(ctx, token)) !== undefined;
   }
 
   /** The reconciler of this process says how to wake it; the function returned ends that. */
