@@ -13,7 +13,7 @@ import { redisLoadStore } from "../adapters/redis/load-reports.ts";
 import type { Database } from "../db/client.ts";
 import { LastUsedTracker } from "../services/api-keys/last-used.ts";
 import { databaseLoadStore } from "../services/autoscaling/database-load.ts";
-import { type LoadStore, processLoadStore } from "../services/autoscaling/load.ts";
+import { InProcessLoadStore, type LoadStore } from "../services/autoscaling/load.ts";
 import type { AppContext, Logger } from "../services/context.ts";
 import type { FiltrationPort } from "../services/inference/port.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "../services/inference/runtime.ts";
@@ -30,10 +30,12 @@ export interface AppParts {
   config: Config;
   log: Logger;
   tracer?: AppContext["tracer"];
+  /** Where load reports meet the autoscaler (default: this process's memory). */
+  load?: LoadStore;
 }
 
 /** What every service receives, without the inference runtime (scripts, tests, the filtration side). */
-export function createAppContext({ db, config, log, tracer }: AppParts): AppContext {
+export function createAppContext({ db, config, log, tracer, load }: AppParts): AppContext {
   return {
     db,
     config,
@@ -41,7 +43,7 @@ export function createAppContext({ db, config, log, tracer }: AppParts): AppCont
     clock: () => new Date(),
     tracer,
     lastUsed: new LastUsedTracker(db, log),
-    orchestration: createOrchestrationRuntime({ db, config }),
+    orchestration: createOrchestrationRuntime({ db, config }, load),
     knowledge: createKnowledgeRuntime(db, log),
   };
 }
@@ -63,8 +65,8 @@ export interface Composition {
 /** The whole process: the AppContext, with the inference runtime when this process runs inference. */
 export function composeApp(infra: Infrastructure): Composition {
   const { database, config, log, tracing, redis } = infra;
-  const base = createAppContext({ db: database.db, config, log, tracer: tracing?.tracer });
   const load = loadStoreOf(infra);
+  const base = createAppContext({ db: database.db, config, log, tracer: tracing?.tracer, load });
   if (!config.services.has("inference")) return { app: base, load };
   const inference: InferenceRuntime = createInferenceRuntime({
     // The filtration side sees the context without the inference runtime: it needs none.
@@ -83,7 +85,7 @@ export function composeApp(infra: Infrastructure): Composition {
 
 function loadStoreOf({ redis, config, database }: Infrastructure): LoadStore {
   if (redis) return redisLoadStore(redis);
-  return config.databaseUrl ? databaseLoadStore(database.db) : processLoadStore;
+  return config.databaseUrl ? databaseLoadStore(database.db) : new InProcessLoadStore();
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   type ReplicaHealthOptions,
 } from "../../adapters/upstream/replica-health.ts";
 import { ColdStartGate } from "../autoscaling/cold-start.ts";
-import { type LoadStore, processLoadStore } from "../autoscaling/load.ts";
+import { InProcessLoadStore, type LoadStore } from "../autoscaling/load.ts";
 import { LoadReporter } from "../autoscaling/load-reporter.ts";
 import type { Logger } from "../context.ts";
 import type { AppError } from "../errors.ts";
@@ -81,7 +81,7 @@ export interface RuntimeOptions {
   tracing?: InferenceTracing | undefined;
   /** Passive health of replicas (REPLICA_FAILURE_THRESHOLD, REPLICA_PROBE_INTERVAL_MS…). */
   replicaHealth?: Partial<ReplicaHealthSettings> | undefined;
-  /** The shared load store (default: this process's memory). */
+  /** The shared load store (default: a memory of its own, which no autoscaler reads). */
   load?: LoadStore | undefined;
   loadReportIntervalMs?: number | undefined;
   /** A request waits for a replica: the orchestrator of this process, if any, looks at once. */
@@ -165,7 +165,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
   });
   registerBatchCounters(metrics.registry, { logs, usage });
   const load = new LoadReporter({
-    store: options.load ?? processLoadStore,
+    store: options.load ?? new InProcessLoadStore(),
     log,
     intervalMs: options.loadReportIntervalMs,
     onDemand: options.onDemand,

@@ -4,6 +4,7 @@
 // several platforms in one process (the test suite) each have their own.
 
 import { createProviders, type ProviderRegistry } from "../../adapters/providers/index.ts";
+import { InProcessLoadStore, type LoadStore } from "../autoscaling/load.ts";
 import type { AppContext } from "../context.ts";
 import { providerAccounts } from "../provider-configs/access.ts";
 import { LogHub } from "./logs.ts";
@@ -27,6 +28,8 @@ export class OrchestrationRuntime {
     /** Replaceable as a whole: tests swap in fakes, as a new orchestration process would start afresh. */
     public providers: ProviderRegistry,
     readonly models: ModelFetcher,
+    /** Where the inference gateways' load reports meet the autoscaler (services/autoscaling/load.ts). */
+    readonly load: LoadStore,
   ) {}
 
   /** Wakes the reconciler now rather than at its next tick; a no-op when none runs here. */
@@ -48,9 +51,14 @@ export class OrchestrationRuntime {
   }
 }
 
-export function createOrchestrationRuntime(ctx: Pick<AppContext, "db" | "config">): OrchestrationRuntime {
+/** `load`: the shared store the composition root chose (Redis, PostgreSQL), else this process's memory. */
+export function createOrchestrationRuntime(
+  ctx: Pick<AppContext, "db" | "config">,
+  load: LoadStore = new InProcessLoadStore(),
+): OrchestrationRuntime {
   return new OrchestrationRuntime(
     createProviders({ dataDir: ctx.config.dataDir, accounts: providerAccounts(ctx) }),
     new ModelFetcher(ctx.config.modelSources),
+    load,
   );
 }
