@@ -1,8 +1,9 @@
 // The composition root: every long-lived object of a process is built here, once, and handed to
 // what needs it on the AppContext. Nothing is looked up later by key or patched in after the fact:
-// the orchestration runtime (providers, log hub, model downloads, the reconciler's wake-up), the
-// API-key use tracker, the load store, and the inference runtime (caches, limiter, balancer,
-// batchers) when this process runs the inference gateway. server/platform.ts opens what these
+// the orchestration runtime (providers, log hub, model downloads, the reconciler's wake-up, the
+// load store), the knowledge runtime (vector ranking, embedding runs), the API-key use tracker,
+// and the inference runtime (caches, limiter, balancer, batchers) when this process runs the
+// inference gateway. server/platform.ts opens what these
 // stand on (database, Redis, tracing), composes, then binds the listeners; tests compose the same
 // way through tests/support/app.ts.
 
@@ -57,9 +58,8 @@ export interface Infrastructure {
 }
 
 export interface Composition {
+  /** Carries the orchestration runtime, whose load store is where the gateways' reports meet the autoscaler. */
   app: AppContext;
-  /** Where the gateways' load reports meet the orchestrator (services/autoscaling/load.ts). */
-  load: LoadStore;
 }
 
 /** The whole process: the AppContext, with the inference runtime when this process runs inference. */
@@ -67,7 +67,7 @@ export function composeApp(infra: Infrastructure): Composition {
   const { database, config, log, tracing, redis } = infra;
   const load = loadStoreOf(infra);
   const base = createAppContext({ db: database.db, config, log, tracer: tracing?.tracer, load });
-  if (!config.services.has("inference")) return { app: base, load };
+  if (!config.services.has("inference")) return { app: base };
   const inference: InferenceRuntime = createInferenceRuntime({
     // The filtration side sees the context without the inference runtime: it needs none.
     port: filtrationPortOf(infra, base),
@@ -80,7 +80,7 @@ export function composeApp(infra: Infrastructure): Composition {
     onDemand: () => base.orchestration.kick(),
     spillDir: join(config.dataDir, "spill"),
   });
-  return { app: withInference(base, inference), load };
+  return { app: withInference(base, inference) };
 }
 
 function loadStoreOf({ redis, config, database }: Infrastructure): LoadStore {
