@@ -19,7 +19,6 @@ import { embedTexts } from "../adapters/upstream/embed.ts";
 import { embedderFor, embedMissingPassages } from "../services/knowledge-base/embedding-index.ts";
 import { locateEmbeddingDeployment, retrieve } from "../services/knowledge-base/retrieve.ts";
 import { fullTextSearch, type Passage } from "../services/knowledge-base/search.ts";
-import { vectorEngineOf, vectorSearch } from "../services/knowledge-base/vector-search.ts";
 import { startLlamaWorker, type TinyWorker } from "../tests/fakes/support/tiny-worker.ts";
 import { insertDeployment } from "../tests/management/support.ts";
 import { call, gatewayHandler, loginAsAdmin, startTestApp } from "../tests/support/app.ts";
@@ -176,7 +175,7 @@ if (modelPath) {
     t.app.db,
     deploymentId,
     [collection],
-    embedderFor(located.target),
+    embedderFor(located.target, t.app.knowledge.balancer),
   );
   const [probe] = await embedTexts({
     endpoints: located.target.endpoints,
@@ -187,7 +186,7 @@ if (modelPath) {
   embedding = {
     seconds: (performance.now() - t0) / 1000,
     passages,
-    engine: await vectorEngineOf(t.app.db),
+    engine: await t.app.knowledge.vectors.engine(),
     dims: probe?.length ?? 0,
   };
   methods.vector = async (question) => {
@@ -197,7 +196,7 @@ if (modelPath) {
       texts: [question],
       timeoutMs: 10_000,
     });
-    return vectorSearch(t.app.db, {
+    return t.app.knowledge.vectors.search({
       deploymentId,
       collectionIds: [collection],
       query: query as Float32Array,
@@ -205,7 +204,7 @@ if (modelPath) {
     });
   };
   methods.fused = async (question) =>
-    (await retrieve(t.app.db, orgId, question, { ...options, embeddingDeployment: "embedder" })).passages;
+    (await retrieve(t.app, orgId, question, { ...options, embeddingDeployment: "embedder" })).passages;
 }
 
 const results: Record<string, { recall5: number; recall1: number; p50: number; p99: number }> = {};

@@ -1,8 +1,9 @@
 // The composition root: every long-lived object of a process is built here, once, and handed to
 // what needs it on the AppContext. Nothing is looked up later by key or patched in after the fact:
-// the orchestration runtime (providers, log hub, model downloads, the reconciler's wake-up), the
-// API-key use tracker, the load store, and the inference runtime (caches, limiter, balancer,
-// batchers) when this process runs the inference gateway. server/platform.ts opens what these
+// the orchestration runtime (providers, log hub, model downloads, the reconciler's wake-up, the
+// load store), the knowledge runtime (vector ranking, embedding runs), the API-key use tracker,
+// and the inference runtime (caches, limiter, balancer, batchers) when this process runs the
+// inference gateway. server/platform.ts opens what these
 // stand on (database, Redis, tracing), composes, then binds the listeners; tests compose the same
 // way through tests/support/app.ts.
 
@@ -13,12 +14,13 @@ import { redisLoadStore } from "../adapters/redis/load-reports.ts";
 import type { Database } from "../db/client.ts";
 import { LastUsedTracker } from "../services/api-keys/last-used.ts";
 import { databaseLoadStore } from "../services/autoscaling/database-load.ts";
-import { type LoadStore, processLoadStore } from "../services/autoscaling/load.ts";
+import { InProcessLoadStore, type LoadStore } from "../services/autoscaling/load.ts";
 import type { AppContext, Logger } from "../services/context.ts";
 import type { FiltrationPort } from "../services/inference/port.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "../services/inference/runtime.ts";
 import { inProcessFiltration } from "../services/inference-context/in-process-port.ts";
 import { writingToSharedDatabase } from "../services/inference-context/shared-database-writes.ts";
+import { createKnowledgeRuntime } from "../services/knowledge-base/runtime.ts";
 import { createOrchestrationRuntime } from "../services/orchestration/runtime.ts";
 import type { Config } from "./config.ts";
 import { httpStatusOf } from "./error-table.ts";
@@ -29,10 +31,12 @@ export interface AppParts {
   config: Config;
   log: Logger;
   tracer?: AppContext["tracer"];
+  /** Where load reports meet the autoscaler (default: this process's memory). */
+  load?: LoadStore;
 }
 
 /** What every service receives, without the inference runtime (scripts, tests, the filtration side). */
-export function createAppContext({ db, config, log, tracer }: AppParts): AppContext {
+export function createAppContext({ db, config, log, tracer, load }: AppParts): AppContext {
   return {
     db,
     config,
@@ -40,7 +44,8 @@ export function createAppContext({ db, config, log, tracer }: AppParts): AppCont
     clock: () => new Date(),
     tracer,
     lastUsed: new LastUsedTracker(db, log),
-    orchestration: createOrchestrationRuntime({ db, config }),
+    orchestration: createOrchestrationRuntime({ db, config }, load),
+    knowledge: createKnowledgeRuntime(db, log),
   };
 }
 
@@ -53,17 +58,16 @@ export interface Infrastructure {
 }
 
 export interface Composition {
+  /** Carries the orchestration runtime, whose load store is where the gateways' reports meet the autoscaler. */
   app: AppContext;
-  /** Where the gateways' load reports meet the orchestrator (services/autoscaling/load.ts). */
-  load: LoadStore;
 }
 
 /** The whole process: the AppContext, with the inference runtime when this process runs inference. */
 export function composeApp(infra: Infrastructure): Composition {
   const { database, config, log, tracing, redis } = infra;
-  const base = createAppContext({ db: database.db, config, log, tracer: tracing?.tracer });
   const load = loadStoreOf(infra);
-  if (!config.services.has("inference")) return { app: base, load };
+  const base = createAppContext({ db: database.db, config, log, tracer: tracing?.tracer, load });
+  if (!config.services.has("inference")) return { app: base };
   const inference: InferenceRuntime = createInferenceRuntime({
     // The filtration side sees the context without the inference runtime: it needs none.
     port: filtrationPortOf(infra, base),
@@ -76,12 +80,12 @@ export function composeApp(infra: Infrastructure): Composition {
     onDemand: () => base.orchestration.kick(),
     spillDir: join(config.dataDir, "spill"),
   });
-  return { app: withInference(base, inference), load };
+  return { app: withInference(base, inference) };
 }
 
 function loadStoreOf({ redis, config, database }: Infrastructure): LoadStore {
   if (redis) return redisLoadStore(redis);
-  return config.databaseUrl ? databaseLoadStore(database.db) : processLoadStore;
+  return config.databaseUrl ? databaseLoadStore(database.db) : new InProcessLoadStore();
 }
 
 /**

@@ -42,7 +42,7 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   const tracing: Tracing | undefined = tracingSettings ? startTracing(tracingSettings) : undefined;
   if (tracingSettings) log.info("tracing on", { otlp_traces_url: tracingSettings.url });
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
-  const { app, load } = composeApp({ database, config, log, tracing, redis });
+  const { app } = composeApp({ database, config, log, tracing, redis });
   const readinessChecks: Record<string, () => Promise<void>> = {};
   if (redis) readinessChecks.redis = () => redis.ping();
 
@@ -76,7 +76,6 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
       listeners.push(await bound("grpc", config, () => startGrpc(app, grpcMetrics)));
       reconciler = startReconciler(app, {
         heartbeatUrl: `${orchestrationUrl(config, http.port)}/inventory/heartbeat`,
-        load,
       });
     }
     if (run("inference"))

@@ -2,11 +2,14 @@
 // replicas share the load instead of the first one taking it all. With a ReplicaHealth, replicas out
 // of rotation are passed over, unless every one left is out: then the least busy of them is tried
 // anyway (Envoy's "panic" routing), so a wrong verdict never turns into an outage of its own.
+import type { ReachedEndpoints } from "./connect-probe.ts";
 import type { ReplicaHealth } from "./replica-health.ts";
 
 export class InFlightBalancer {
   private readonly inflight = new Map<string, number>();
   private turn = 0;
+  /** Endpoints that answered lately skip the connect probe (connect-probe.ts). */
+  readonly reached: ReachedEndpoints = new Map();
 
   constructor(readonly health?: ReplicaHealth | undefined) {}
 

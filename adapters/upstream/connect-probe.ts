@@ -1,9 +1,12 @@
 // fetch() has no connect time-out of its own. Before sending to an endpoint not reached recently, a TCP
 // connect with a deadline tells a dead replica from a slow one, so the request can go elsewhere.
 // Endpoints that answered within the last seconds skip it: the hot path pays nothing under load.
+// What was reached when is kept by the balancer of the runtime that sends (InFlightBalancer.reached).
 
-const recentlyReached = new Map<string, number>();
 const trustMs = 10_000;
+
+/** When each endpoint last answered or accepted a connection. */
+export type ReachedEndpoints = Map<string, number>;
 
 export class ConnectFailure extends Error {
   constructor(
@@ -14,11 +17,15 @@ export class ConnectFailure extends Error {
   }
 }
 
-export function markReached(endpoint: string, now = Date.now()): void {
+export function markReached(recentlyReached: ReachedEndpoints, endpoint: string, now = Date.now()): void {
   recentlyReached.set(endpoint, now);
 }
 
-export async function ensureReachable(endpoint: string, timeoutMs: number): Promise<void> {
+export async function ensureReachable(
+  recentlyReached: ReachedEndpoints,
+  endpoint: string,
+  timeoutMs: number,
+): Promise<void> {
   const seen = recentlyReached.get(endpoint);
   if (seen !== undefined && Date.now() - seen < trustMs) return;
   const url = new URL(endpoint);
@@ -48,5 +55,5 @@ export async function ensureReachable(endpoint: string, timeoutMs: number): Prom
       reject(new ConnectFailure(endpoint, error.message));
     });
   });
-  markReached(endpoint);
+  markReached(recentlyReached, endpoint);
 }

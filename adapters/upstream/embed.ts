@@ -4,8 +4,6 @@
 import { InFlightBalancer } from "./balancer.ts";
 import { sendUpstream } from "./send.ts";
 
-const balancer = new InFlightBalancer();
-
 export interface EmbedRequest {
   endpoints: readonly string[];
   /** The deployment's name, as its replicas know the model. */
@@ -13,12 +11,14 @@ export interface EmbedRequest {
   texts: string[];
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /** Spreads the requests of a process over the replicas (the knowledge runtime's); default: this call's own. */
+  balancer?: InFlightBalancer | undefined;
 }
 
 export async function embedTexts(request: EmbedRequest): Promise<Float32Array[]> {
   const deadline = AbortSignal.timeout(request.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
-  const upstream = await sendUpstream(balancer, {
+  const upstream = await sendUpstream(request.balancer ?? new InFlightBalancer(), {
     endpoints: request.endpoints,
     path: "/embeddings",
     body: JSON.stringify({ model: request.model, input: request.texts }),

@@ -44,7 +44,7 @@ export async function sendUpstream(
     request.signal.addEventListener("abort", onClientAbort, { once: true });
     const timer = setTimeout(() => controller.abort(timedOut), request.firstByteTimeoutMs);
     try {
-      await ensureReachable(endpoint, request.connectTimeoutMs);
+      await ensureReachable(balancer.reached, endpoint, request.connectTimeoutMs);
       const response = await fetch(`${endpoint.replace(/\/$/, "")}${request.path}`, {
         method: "POST",
         headers: {
@@ -56,7 +56,7 @@ export async function sendUpstream(
         signal: controller.signal,
       });
       clearTimeout(timer);
-      markReached(endpoint);
+      markReached(balancer.reached, endpoint);
       balancer.report(endpoint, response.status < 500);
       return {
         response,

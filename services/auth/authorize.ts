@@ -19,13 +19,6 @@ export interface Authorization {
   internal?: boolean;
 }
 
-/** Verifies a pool's node token; installed by the orchestration services. */
-export type NodeTokenCheck = (ctx: AppContext, token: string) => Promise<boolean>;
-let nodeTokenCheck: NodeTokenCheck | undefined;
-export function useNodeTokenCheck(check: NodeTokenCheck): void {
-  nodeTokenCheck = check;
-}
-
 const internalKeyMatches = (ctx: AppContext, key: string | undefined) =>
   key !== undefined && secretsEqual(key, ctx.config.internalApiKey);
 
@@ -42,7 +35,9 @@ export async function authorize(
       throw new AppError("unauthenticated", "missing or invalid internal API key");
     case "node":
       if (internalKeyMatches(ctx, credentials.internalKey)) return { internal: true };
-      if (credentials.bearer && nodeTokenCheck && (await nodeTokenCheck(ctx, credentials.bearer))) return {};
+      // A pool's node token: the orchestration runtime the composition root built knows them.
+      if (credentials.bearer && (await ctx.orchestration.acceptsNodeToken(ctx, credentials.bearer)))
+        return {};
       throw new AppError("unauthenticated", "missing or invalid node token");
     default: {
       if (!credentials.bearer) throw new AppError("unauthenticated", "missing bearer token");

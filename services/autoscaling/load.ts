@@ -56,5 +56,3 @@ export class InProcessLoadStore implements LoadStore {
     return sums;
   }
 }
-
-export const processLoadStore = new InProcessLoadStore();

@@ -6,7 +6,7 @@ import { evaluate, stageConfigs } from "../guardrails/evaluate.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { Finding } from "../guardrails/scanner.ts";
 import { createStreamScanner } from "../guardrails/stream-scan.ts";
-import { evaluateInput } from "./input-scan-cache.ts";
+import type { InputScanCache } from "./input-scan-cache.ts";
 import { type ChatMessage, textOf } from "./messages.ts";
 
 export interface GuardDecision {
@@ -41,7 +41,11 @@ export class StreamBlocked extends Error {
   }
 }
 
-export function requestGuard(policy: GuardrailsPolicy): RequestGuard | undefined {
+/** `inputScans`: the inference runtime's cache of recent input evaluations; without it each is scanned. */
+export function requestGuard(
+  policy: GuardrailsPolicy,
+  inputScans?: InputScanCache,
+): RequestGuard | undefined {
   const inputOn = stageConfigs(policy, "input").length > 0;
   const outputOn = stageConfigs(policy, "output").length > 0;
   if (!inputOn && !outputOn) return undefined;
@@ -55,7 +59,8 @@ export function requestGuard(policy: GuardrailsPolicy): RequestGuard | undefined
       const checked = messages.map((message, index) => {
         if (message.role === "assistant") return message;
         // The conversation so far comes again with every turn: its messages are evaluated once.
-        const result = evaluateInput(textOf(message), policy);
+        const text = textOf(message);
+        const result = inputScans ? inputScans.evaluate(text, policy) : evaluate(text, policy, "input");
         for (const f of result.findings) decision.findings.push({ ...f, message: index });
         if (rank(result.action) > rank(decision.action)) decision.action = result.action;
         if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";

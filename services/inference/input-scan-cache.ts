@@ -12,29 +12,36 @@ const MAX_CHARS = 8 * 1024 * 1024;
 /** Longer texts are scanned each time: keeping them would evict many conversations. */
 const MAX_TEXT = 64 * 1024;
 
-const entries = new Map<string, Evaluation>();
-let chars = 0;
+/**
+ * The recent input evaluations of one process, held by the inference runtime (runtime.ts), which the
+ * composition root builds once.
+ */
+export class InputScanCache {
+  readonly #entries = new Map<string, Evaluation>();
+  #chars = 0;
 
-/** `evaluate(text, policy, "input")`, given again from memory for a text and policy seen recently. */
-export function evaluateInput(text: string, policy: GuardrailsPolicy): Evaluation {
-  if (text.length > MAX_TEXT) return evaluate(text, policy, "input");
-  const key = `${JSON.stringify(policy.input ?? null)}\u0000${text}`;
-  const known = entries.get(key);
-  if (known !== undefined) {
-    // Most recently used last: Map keeps insertion order.
-    entries.delete(key);
-    entries.set(key, known);
-    return known;
+  /** `evaluate(text, policy, "input")`, given again from memory for a text and policy seen recently. */
+  evaluate(text: string, policy: GuardrailsPolicy): Evaluation {
+    if (text.length > MAX_TEXT) return evaluate(text, policy, "input");
+    const entries = this.#entries;
+    const key = `${JSON.stringify(policy.input ?? null)}\u0000${text}`;
+    const known = entries.get(key);
+    if (known !== undefined) {
+      // Most recently used last: Map keeps insertion order.
+      entries.delete(key);
+      entries.set(key, known);
+      return known;
+    }
+    const result = frozen(evaluate(text, policy, "input"));
+    entries.set(key, result);
+    this.#chars += key.length;
+    for (const [old] of entries) {
+      if (entries.size <= MAX_ENTRIES && this.#chars <= MAX_CHARS) break;
+      entries.delete(old);
+      this.#chars -= old.length;
+    }
+    return result;
   }
-  const result = frozen(evaluate(text, policy, "input"));
-  entries.set(key, result);
-  chars += key.length;
-  for (const [old] of entries) {
-    if (entries.size <= MAX_ENTRIES && chars <= MAX_CHARS) break;
-    entries.delete(old);
-    chars -= old.length;
-  }
-  return result;
 }
 
 /** A kept result is shared by later requests: nobody may change it. */
@@ -43,10 +50,4 @@ function frozen(e: Evaluation): Evaluation {
   Object.freeze(e.findings);
   if (e.blockedBy) Object.freeze(e.blockedBy);
   return Object.freeze(e);
-}
-
-/** Forgets every kept evaluation (tests). */
-export function clearInputScanCache(): void {
-  entries.clear();
-  chars = 0;
 }

@@ -10,7 +10,7 @@ import {
   type ReplicaHealthOptions,
 } from "../../adapters/upstream/replica-health.ts";
 import { ColdStartGate } from "../autoscaling/cold-start.ts";
-import { type LoadStore, processLoadStore } from "../autoscaling/load.ts";
+import { InProcessLoadStore, type LoadStore } from "../autoscaling/load.ts";
 import { LoadReporter } from "../autoscaling/load-reporter.ts";
 import type { Logger } from "../context.ts";
 import type { AppError } from "../errors.ts";
@@ -20,6 +20,7 @@ import { throttledWarning } from "../observability/throttled-log.ts";
 import type { Tracer } from "../telemetry/tracing.ts";
 import { Batcher, registerBatchCounters } from "./batcher.ts";
 import { type RequestGuard, requestGuard } from "./guard.ts";
+import { InputScanCache } from "./input-scan-cache.ts";
 import { InferenceMetrics, replicaLabel } from "./metrics.ts";
 import type {
   BudgetStanding,
@@ -80,7 +81,7 @@ export interface RuntimeOptions {
   tracing?: InferenceTracing | undefined;
   /** Passive health of replicas (REPLICA_FAILURE_THRESHOLD, REPLICA_PROBE_INTERVAL_MS…). */
   replicaHealth?: Partial<ReplicaHealthSettings> | undefined;
-  /** The shared load store (default: this process's memory). */
+  /** The shared load store (default: a memory of its own, which no autoscaler reads). */
   load?: LoadStore | undefined;
   loadReportIntervalMs?: number | undefined;
   /** A request waits for a replica: the orchestrator of this process, if any, looks at once. */
@@ -143,6 +144,8 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
   const logs = batcher<InferenceLogEntry>("inference logs", (batch) => port.writeLogs(batch));
   const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch));
   const metrics = new InferenceMetrics();
+  // A conversation's earlier messages come again with every turn: their input scans are kept.
+  const inputScans = new InputScanCache();
   const timeouts = { connectMs: 3000, firstByteMs: 300_000, firstByteStreamMs: 60_000 };
   const health = new ReplicaHealth({
     ...defaultReplicaHealth,
@@ -162,7 +165,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
   });
   registerBatchCounters(metrics.registry, { logs, usage });
   const load = new LoadReporter({
-    store: options.load ?? processLoadStore,
+    store: options.load ?? new InProcessLoadStore(),
     log,
     intervalMs: options.loadReportIntervalMs,
     onDemand: options.onDemand,
@@ -207,7 +210,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     budget: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
     logs,
     usage,
-    guard: requestGuard,
+    guard: (policy) => requestGuard(policy, inputScans),
     timeouts,
     statusOf: options.statusOf,
     metrics,

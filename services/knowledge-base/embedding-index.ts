@@ -3,6 +3,7 @@
 // when a policy names the deployment and again by questions that use it, so passages uploaded later
 // join the vector ranking shortly after; one run per deployment and collections at a time.
 import { and, asc, eq, inArray, notExists, sql } from "drizzle-orm";
+import type { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
 import { embedTexts } from "../../adapters/upstream/embed.ts";
 import type { Database } from "../../db/client.ts";
 import { knowledgeChunkEmbeddings, knowledgeChunks } from "../../db/schema/index.ts";
@@ -24,9 +25,15 @@ const quietMs = 5_000;
 
 export type Embed = (texts: string[]) => Promise<Float32Array[]>;
 
-export function embedderFor(target: EmbeddingTarget): Embed {
+export function embedderFor(target: EmbeddingTarget, balancer?: InFlightBalancer): Embed {
   return (texts) =>
-    embedTexts({ endpoints: target.endpoints, model: target.name, texts, timeoutMs: batchTimeoutMs });
+    embedTexts({
+      endpoints: target.endpoints,
+      model: target.name,
+      texts,
+      timeoutMs: batchTimeoutMs,
+      balancer,
+    });
 }
 
 /** Embeds every passage of the collections the deployment has not embedded yet; returns how many. */
@@ -80,34 +87,46 @@ export async function embedMissingPassages(
   }
 }
 
-const runs = new Map<string, Promise<void>>();
-const lastQuietRun = new Map<string, number>();
+/**
+ * The background runs of one process: one per deployment and collections at a time, and none again
+ * within the quiet period of a run that found nothing to do. Built by the composition root
+ * (services/knowledge-base/runtime.ts).
+ */
+export class EmbeddingScheduler {
+  readonly #runs = new Map<string, Promise<void>>();
+  readonly #lastQuietRun = new Map<string, number>();
 
-/** Starts embedding the collections' missing passages in the background, unless a run is under way. */
-export function scheduleEmbedding(
-  db: Database,
-  target: EmbeddingTarget,
-  collectionIds: string[],
-  log?: Logger,
-  embed: Embed = embedderFor(target),
-): Promise<void> {
-  const key = `${target.deploymentId}:${[...collectionIds].sort().join(",")}`;
-  const running = runs.get(key);
-  if (running) return running;
-  if (Date.now() - (lastQuietRun.get(key) ?? 0) < quietMs) return Promise.resolve();
-  const run = embedMissingPassages(db, target.deploymentId, collectionIds, embed)
-    .then((embedded) => {
-      if (embedded === 0) lastQuietRun.set(key, Date.now());
-      else log?.info("passages embedded", { deployment_id: target.deploymentId, passages: embedded });
-    })
-    .catch((error: unknown) => {
-      lastQuietRun.set(key, Date.now());
-      log?.warn("embedding passages failed; retried on a later question", {
-        deployment_id: target.deploymentId,
-        error,
-      });
-    })
-    .finally(() => runs.delete(key));
-  runs.set(key, run);
-  return run;
+  constructor(
+    private readonly db: Database,
+    private readonly balancer: InFlightBalancer,
+    private readonly log?: Logger,
+  ) {}
+
+  /** Starts embedding the collections' missing passages in the background, unless a run is under way. */
+  schedule(
+    target: EmbeddingTarget,
+    collectionIds: string[],
+    embed: Embed = embedderFor(target, this.balancer),
+  ): Promise<void> {
+    const key = `${target.deploymentId}:${[...collectionIds].sort().join(",")}`;
+    const running = this.#runs.get(key);
+    if (running) return running;
+    if (Date.now() - (this.#lastQuietRun.get(key) ?? 0) < quietMs) return Promise.resolve();
+    const { log } = this;
+    const run = embedMissingPassages(this.db, target.deploymentId, collectionIds, embed)
+      .then((embedded) => {
+        if (embedded === 0) this.#lastQuietRun.set(key, Date.now());
+        else log?.info("passages embedded", { deployment_id: target.deploymentId, passages: embedded });
+      })
+      .catch((error: unknown) => {
+        this.#lastQuietRun.set(key, Date.now());
+        log?.warn("embedding passages failed; retried on a later question", {
+          deployment_id: target.deploymentId,
+          error,
+        });
+      })
+      .finally(() => this.#runs.delete(key));
+    this.#runs.set(key, run);
+    return run;
+  }
 }

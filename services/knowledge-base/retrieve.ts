@@ -9,9 +9,9 @@ import type { Database } from "../../db/client.ts";
 import { deployments } from "../../db/schema/index.ts";
 import type { Logger } from "../context.ts";
 import { readyEndpoints } from "../orchestration/deployments.ts";
-import { type EmbeddingTarget, scheduleEmbedding } from "./embedding-index.ts";
+import type { EmbeddingTarget } from "./embedding-index.ts";
+import type { KnowledgeRuntime } from "./runtime.ts";
 import { candidatesFor, choosePassages, fullTextSearch, type Passage, type SearchOptions } from "./search.ts";
-import { vectorSearch } from "./vector-search.ts";
 
 export interface RetrievalOptions extends SearchOptions {
   /** The name of a RUNNING deployment that serves /v1/embeddings. */
@@ -47,13 +47,20 @@ export async function locateEmbeddingDeployment(db: Database, orgId: string, nam
   return { ok: true, target: { deploymentId: deployment.id, name, endpoints } };
 }
 
+/** What retrieval needs of the process: the database, the knowledge runtime, a log. */
+export interface RetrievalContext {
+  db: Database;
+  knowledge: KnowledgeRuntime;
+  log?: Logger | undefined;
+}
+
 export async function retrieve(
-  db: Database,
+  ctx: RetrievalContext,
   orgId: string,
   question: string,
   options: RetrievalOptions,
-  log?: Logger,
 ): Promise<{ passages: Passage[]; note: RetrievalNote }> {
+  const { db, knowledge, log } = ctx;
   const name = options.embeddingDeployment;
   const answer = (passages: Passage[], fallback?: string) => ({
     passages,
@@ -80,7 +87,7 @@ export async function retrieve(
   const located = await locateEmbeddingDeployment(db, orgId, name);
   if (!located.ok) return fullText(located.reason);
   const { target } = located;
-  void scheduleEmbedding(db, target, options.collectionIds, log);
+  void knowledge.embedding.schedule(target, options.collectionIds);
 
   let query: Float32Array;
   try {
@@ -89,12 +96,13 @@ export async function retrieve(
       model: name,
       texts: [question],
       timeoutMs: questionTimeoutMs,
+      balancer: knowledge.balancer,
     })) as [Float32Array];
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return fullText(`the embedding deployment ${name} did not embed the question: ${why}`);
   }
-  const vector = await vectorSearch(db, {
+  const vector = await knowledge.vectors.search({
     deploymentId: target.deploymentId,
     collectionIds: options.collectionIds,
     query,

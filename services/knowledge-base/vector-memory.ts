@@ -16,7 +16,6 @@ interface Matrix {
 
 /** Matrices kept, least recently used dropped first: each is rows × dimensions × 4 bytes. */
 const maxMatrices = 32;
-const matrices = new Map<string, Matrix>();
 
 async function stampOf(db: Database, deploymentId: string, collectionIds: string[]): Promise<string> {
   const [row] = await db
@@ -33,6 +32,7 @@ async function stampOf(db: Database, deploymentId: string, collectionIds: string
 
 async function matrixOf(
   db: Database,
+  matrices: Map<string, Matrix>,
   deploymentId: string,
   collectionIds: string[],
   dimensions: number,
@@ -64,13 +64,32 @@ async function matrixOf(
   return matrix;
 }
 
-/** The `limit` passages most similar to `query` (unit vectors: dot product), best first. */
-export async function memoryRanking(
+/** The matrices of one process and database, built by the composition root (runtime.ts). */
+export class MemoryVectors {
+  readonly #matrices = new Map<string, Matrix>();
+
+  constructor(private readonly db: Database) {}
+
+  /** The `limit` passages most similar to `query` (unit vectors: dot product), best first. */
+  rank(options: RankingOptions): Promise<{ chunkId: string; score: number }[]> {
+    return memoryRanking(this.db, this.#matrices, options);
+  }
+}
+
+interface RankingOptions {
+  deploymentId: string;
+  collectionIds: string[];
+  query: Float32Array;
+  limit: number;
+}
+
+async function memoryRanking(
   db: Database,
-  options: { deploymentId: string; collectionIds: string[]; query: Float32Array; limit: number },
+  matrices: Map<string, Matrix>,
+  options: RankingOptions,
 ): Promise<{ chunkId: string; score: number }[]> {
   const { query, limit } = options;
-  const m = await matrixOf(db, options.deploymentId, options.collectionIds, query.length);
+  const m = await matrixOf(db, matrices, options.deploymentId, options.collectionIds, query.length);
   const best: { index: number; score: number }[] = [];
   for (let row = 0; row < m.chunkIds.length; row++) {
     let score = 0;

@@ -6,26 +6,41 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database, Executor } from "../../db/client.ts";
 import { knowledgeChunkEmbeddings, knowledgeChunks, knowledgeDocuments } from "../../db/schema/index.ts";
 import type { Passage } from "./search.ts";
-import { memoryRanking } from "./vector-memory.ts";
+import { MemoryVectors } from "./vector-memory.ts";
 
 export type VectorEngine = "pgvector" | "memory";
 
-const engines = new WeakMap<object, Promise<VectorEngine>>();
-
 /**
- * pgvector when it is there or can be created (once per database handle), memory otherwise. Not
- * within a transaction: a refused CREATE EXTENSION would abort it.
+ * Vector ranking for one process and database: which engine ranks (found once), and the memory
+ * engine's matrices. Built by the composition root (services/knowledge-base/runtime.ts).
  */
-export function vectorEngineOf(db: Database): Promise<VectorEngine> {
-  let engine = engines.get(db);
-  if (!engine) {
-    engine = db
+export class VectorSearch {
+  #engine: Promise<VectorEngine> | undefined;
+  readonly #memory: MemoryVectors;
+
+  constructor(private readonly db: Database) {
+    this.#memory = new MemoryVectors(db);
+  }
+
+  /**
+   * pgvector when it is there or can be created (asked once), memory otherwise. Not within a
+   * transaction: a refused CREATE EXTENSION would abort it.
+   */
+  engine(): Promise<VectorEngine> {
+    this.#engine ??= this.db
       .execute(sql`create extension if not exists vector`)
       .then((): VectorEngine => "pgvector")
       .catch((): VectorEngine => "memory");
-    engines.set(db, engine);
+    return this.#engine;
   }
-  return engine;
+
+  async search(options: VectorSearchOptions): Promise<Passage[]> {
+    if (options.collectionIds.length === 0) return [];
+    const engine = options.engine ?? (await this.engine());
+    return engine === "pgvector"
+      ? pgvectorSearch(this.db, options)
+      : memorySearch(this.db, this.#memory, options);
+  }
 }
 
 const vectorLiteral = (vector: ArrayLike<number>) => `[${Array.from(vector).join(",")}]`;
@@ -38,20 +53,13 @@ const passageColumns = {
   text: knowledgeChunks.text,
 };
 
-export async function vectorSearch(
-  db: Database,
-  options: {
-    deploymentId: string;
-    collectionIds: string[];
-    query: Float32Array;
-    limit: number;
-    /** Memory even where pgvector exists (to compare them); default: pgvector when there is one. */
-    engine?: VectorEngine;
-  },
-): Promise<Passage[]> {
-  if (options.collectionIds.length === 0) return [];
-  const engine = options.engine ?? (await vectorEngineOf(db));
-  return engine === "pgvector" ? pgvectorSearch(db, options) : memorySearch(db, options);
+export interface VectorSearchOptions {
+  deploymentId: string;
+  collectionIds: string[];
+  query: Float32Array;
+  limit: number;
+  /** Memory even where pgvector exists (to compare them); default: pgvector when there is one. */
+  engine?: VectorEngine;
 }
 
 async function pgvectorSearch(
@@ -79,9 +87,10 @@ async function pgvectorSearch(
 
 async function memorySearch(
   db: Database,
+  memory: MemoryVectors,
   options: { deploymentId: string; collectionIds: string[]; query: Float32Array; limit: number },
 ): Promise<Passage[]> {
-  const ranked = await memoryRanking(db, options);
+  const ranked = await memory.rank(options);
   if (ranked.length === 0) return [];
   const rows = await db
     .select(passageColumns)

@@ -11,7 +11,6 @@ import {
   pools,
   replicas,
 } from "../../db/schema/index.ts";
-import { useNodeTokenCheck } from "../auth/authorize.ts";
 import type { AppContext, RequestContext } from "../context.ts";
 import { AppError, invalid } from "../errors.ts";
 import { isUuid } from "./ids.ts";
@@ -163,7 +162,3 @@ export async function retireStaleNodes(ctx: AppContext): Promise<RetiredNode[]> 
   }
   return retired;
 }
-
-// The "node" access of the HTTP guard and gRPC interceptor asks this whether a bearer is a pool's
-// node token; installed as soon as the inventory service is loaded.
-useNodeTokenCheck(async (ctx, token) => (await poolOfNodeToken(ctx, token)) !== undefined);

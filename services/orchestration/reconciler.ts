@@ -7,7 +7,7 @@
 // A log pump beside it copies replica output into the log hub (live stream and deployment_logs).
 
 import { createAutoscaler } from "../autoscaling/autoscaler.ts";
-import { type LoadStore, processLoadStore } from "../autoscaling/load.ts";
+import type { LoadStore } from "../autoscaling/load.ts";
 import type { AppContext, Logger } from "../context.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";
 import type { PassDeps, PassSettings, Tracked } from "./deployment-pass.ts";
@@ -30,7 +30,7 @@ export interface ReconcilerOptions {
   orphanScanMs?: number;
   /** How long a replica scaled away stays up out of rotation before it stops (default 5 s). */
   drainMs?: number;
-  /** Where the inference gateways report load, for autoscaling (default: this process's memory). */
+  /** Where the inference gateways report load, for autoscaling (default: the orchestration runtime's). */
   load?: LoadStore | undefined;
 }
 
@@ -136,7 +136,7 @@ export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}
 function passRunner(deps: PassDeps, log: Logger, options: ReconcilerOptions) {
   const { ctx, runtime } = deps;
   const orphanScanMs = options.orphanScanMs ?? 5000;
-  const autoscaler = createAutoscaler(ctx, options.load ?? processLoadStore, () => runtime.providers);
+  const autoscaler = createAutoscaler(ctx, options.load ?? ctx.orchestration.load, () => runtime.providers);
   let lastOrphanScan = 0;
   let settling = false;
 

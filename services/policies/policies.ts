@@ -17,7 +17,6 @@ import {
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { type FieldProblem, invalid, notFound } from "../errors.ts";
-import { scheduleEmbedding } from "../knowledge-base/embedding-index.ts";
 import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { uuidOr404 } from "../orchestration/ids.ts";
@@ -350,11 +349,9 @@ async function startEmbedding(ctx: RequestContext, orgId: string, rag: PolicyCon
   if (!rag.embedding_deployment || rag.collection_ids.length === 0) return;
   const located = await locateEmbeddingDeployment(ctx.db, orgId, rag.embedding_deployment);
   if (located.ok)
-    void scheduleEmbedding(
-      ctx.db,
+    void ctx.knowledge.embedding.schedule(
       located.target,
       rag.collection_ids.map((id) => id.toLowerCase()),
-      ctx.log,
     );
 }
 

@@ -58,7 +58,7 @@ const contextInstruction =
   "Answer from the numbered passages below when they are relevant, and cite them by number and document name.";
 
 export async function processPrompt(
-  ctx: Pick<AppContext, "db"> & Partial<Pick<AppContext, "log">>,
+  ctx: Pick<AppContext, "db" | "knowledge"> & Partial<Pick<AppContext, "log">>,
   input: ProcessPromptInput,
   loadTemplate: TemplateLoader = (id, org) => latestTemplateContent(ctx.db, id, org),
 ): Promise<ProcessedPrompt> {
@@ -88,9 +88,7 @@ export async function processPrompt(
   const retrieval = retrievalOf(rag);
   const lastUser = input.messages.findLast((m) => m.role === "user");
   const found =
-    retrieval && orgId && lastUser
-      ? await retrieve(ctx.db, orgId, textOf(lastUser), retrieval, ctx.log)
-      : undefined;
+    retrieval && orgId && lastUser ? await retrieve(ctx, orgId, textOf(lastUser), retrieval) : undefined;
   const context = formatPassages(found?.passages ?? []);
 
   const asksForContext = template?.userTemplate?.includes("{{context}}") ?? false;

@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { and, count, eq } from "drizzle-orm";
 import { embedTexts } from "../../adapters/upstream/embed.ts";
 import { inferenceLogs, knowledgeChunkEmbeddings, knowledgeChunks } from "../../db/schema/index.ts";
-import { vectorEngineOf, vectorSearch } from "../../services/knowledge-base/vector-search.ts";
 import { startTinyWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
@@ -110,11 +109,11 @@ test("a passage's own text is its nearest neighbour, with pgvector and in memory
     timeoutMs: 10_000,
   })) as [Float32Array];
   const options = { deploymentId: embedderId, collectionIds: [collection], query, limit: 3 };
-  const engines = [await vectorEngineOf(g.o.t.app.db), "memory" as const];
+  const engines = [await g.o.t.app.knowledge.vectors.engine(), "memory" as const];
   // PGlite always has pgvector; the machine's PostgreSQL may not, and then both runs scan in memory.
   if (!usingPostgres) expect(engines[0]).toBe("pgvector");
   for (const engine of engines) {
-    const found = await vectorSearch(g.o.t.app.db, { ...options, engine });
+    const found = await g.o.t.app.knowledge.vectors.search({ ...options, engine });
     expect(found[0]?.chunkId).toBe(chunk.id);
     expect(found[0]?.score).toBeCloseTo(1, 3);
     expect(found.length).toBe(3);
@@ -170,7 +169,7 @@ test("passages uploaded later are embedded after the next question, without anyo
     timeoutMs: 10_000,
   })) as [Float32Array];
   const search = () =>
-    vectorSearch(g.o.t.app.db, {
+    g.o.t.app.knowledge.vectors.search({
       deploymentId: embedderId,
       collectionIds: [collection],
       query,

@@ -16,6 +16,8 @@ export function inProcessInference(app: AppContext, options: Partial<RuntimeOpti
     redis: undefined,
     log: app.log,
     statusOf: (error) => errorTable[error.code].status,
+    // The reports meet the autoscaler of this platform, as the composition root arranges.
+    load: app.orchestration.load,
     ...options,
   });
 }
