@@ -1,0 +1,54 @@
+// The input guardrails of the gateway benchmark's "lifecycle on" policy (PII redact, toxicity and
+// prompt-injection block, classifiers at their defaults) on its 1 KB benign prompt, each call with a
+// new nonce: CPU µs per evaluation, the median of 7 runs of 20,000, and each scanner's share.
+//   bun bench/scan-1kb.ts [--iterations 20000]
+import { parseArgs } from "node:util";
+import { evaluate } from "../services/guardrails/evaluate.ts";
+import type { GuardrailsPolicy } from "../services/guardrails/policy.ts";
+import { scanners } from "../services/guardrails/registry.ts";
+
+const { values } = parseArgs({ options: { iterations: { type: "string", default: "20000" } } });
+const iterations = Number(values.iterations);
+
+export const benchPrompt = (
+  "Request NONCE. Please summarise the following notes from our planning meeting in three short bullet points. " +
+  "The team agreed to move the quarterly review to the second week of the month so that the finance " +
+  "figures are final before we discuss them. Marketing will prepare a draft of the spring campaign " +
+  "with two alternative slogans, and the design group will test both with a small panel of customers. " +
+  "Engineering reported that the new search page is faster on older phones and asked for more time to " +
+  "finish the accessibility review before launch. Support noted fewer tickets about password resets " +
+  "since the last release, and suggested that the help article on invoices be rewritten in plainer " +
+  "language. We closed by listing open questions for next week: the hiring plan for the data team, the " +
+  "budget for the conference in May, and whether the office should stay open on the public holiday. "
+).slice(0, 1024);
+
+const policy: GuardrailsPolicy = {
+  input: { pii: { action: "redact" }, toxicity: { action: "block" }, prompt_injection: { action: "block" } },
+};
+const texts = Array.from({ length: 1024 }, (_, i) =>
+  benchPrompt.replace("NONCE", `${1 + (i & 1)}-${i * 37}`),
+);
+
+function perCall(run: (text: string) => unknown): number {
+  const runs: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    // CPU time, not wall time: the machine is shared, and a descheduled thread uses none.
+    const t0 = process.cpuUsage();
+    for (let i = 0; i < iterations; i++) run(texts[i & 1023] as string);
+    const used = process.cpuUsage(t0);
+    runs.push((used.user + used.system) / iterations);
+  }
+  runs.sort((a, b) => a - b);
+  return runs[3] as number;
+}
+
+if (import.meta.main) main();
+function main() {
+const result = evaluate(texts[0] as string, policy, "input");
+console.log(`decision: ${result.action}, findings: ${result.findings.length}`);
+console.log(`all three (evaluate): ${perCall((t) => evaluate(t, policy, "input")).toFixed(2)} µs`);
+for (const id of ["prompt_injection", "pii", "toxicity"] as const) {
+  const config = policy.input?.[id] as { action: "block" };
+  console.log(`  ${id}: ${perCall((t) => scanners[id].scan(t, config)).toFixed(2)} µs`);
+}
+}
