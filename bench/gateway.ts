@@ -580,7 +580,9 @@ async function main() {
     for (const setup of setups) {
       const cpuBefore = setup.pid ? cpuSeconds(setup.pid()) : 0;
       const r = await setup.run();
-      const cpu = setup.pid ? ((cpuSeconds(setup.pid()) - cpuBefore) * 1e6) / Math.max(1, r.requests) : Number.NaN;
+      const cpu = setup.pid
+        ? ((cpuSeconds(setup.pid()) - cpuBefore) * 1e6) / Math.max(1, r.requests)
+        : Number.NaN;
       rps.set(setup.name, r);
       const mem = setup.pid ? rssMiB(setup.pid()) : undefined;
       const row = results.get(setup.name) ?? {

@@ -7,7 +7,11 @@ import { evaluate } from "../services/guardrails/evaluate.ts";
 import type { GuardrailsPolicy } from "../services/guardrails/policy.ts";
 import { scanners } from "../services/guardrails/registry.ts";
 
-const { values } = parseArgs({ options: { iterations: { type: "string", default: "20000" } } });
+const { values } = parseArgs({
+  options: { iterations: { type: "string", default: "20000" } },
+  strict: false,
+  args: import.meta.main ? process.argv.slice(2) : [],
+});
 const iterations = Number(values.iterations);
 
 export const benchPrompt = (
@@ -44,11 +48,11 @@ function perCall(run: (text: string) => unknown): number {
 
 if (import.meta.main) main();
 function main() {
-const result = evaluate(texts[0] as string, policy, "input");
-console.log(`decision: ${result.action}, findings: ${result.findings.length}`);
-console.log(`all three (evaluate): ${perCall((t) => evaluate(t, policy, "input")).toFixed(2)} µs`);
-for (const id of ["prompt_injection", "pii", "toxicity"] as const) {
-  const config = policy.input?.[id] as { action: "block" };
-  console.log(`  ${id}: ${perCall((t) => scanners[id].scan(t, config)).toFixed(2)} µs`);
-}
+  const result = evaluate(texts[0] as string, policy, "input");
+  console.log(`decision: ${result.action}, findings: ${result.findings.length}`);
+  console.log(`all three (evaluate): ${perCall((t) => evaluate(t, policy, "input")).toFixed(2)} µs`);
+  for (const id of ["prompt_injection", "pii", "toxicity"] as const) {
+    const config = policy.input?.[id] as { action: "block" };
+    console.log(`  ${id}: ${perCall((t) => scanners[id].scan(t, config)).toFixed(2)} µs`);
+  }
 }

@@ -110,7 +110,8 @@ export function scorersFor(models: readonly LinearModel[]): ((text: string) => n
   };
   return models.map((model, m) => (text: string) => {
     const count = sumsOf(text);
-    const z = model.bias + (model.scale * (sums[m] as number)) / Math.sqrt(Math.max(count, model.minCount, 1));
+    const z =
+      model.bias + (model.scale * (sums[m] as number)) / Math.sqrt(Math.max(count, model.minCount, 1));
     return 1 / (1 + Math.exp(-z));
   });
 }
