@@ -9,6 +9,7 @@
 // prom-client metric on a gateway's own registry for what only that gateway does.
 import { Counter, Histogram, Registry } from "prom-client";
 import { processRegistry } from "../../services/observability/counters.ts";
+import { SeriesCache } from "../../services/observability/metric-series.ts";
 
 export { processRegistry };
 
@@ -24,6 +25,9 @@ export class HttpMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<"gateway" | "method" | "route" | "status">;
   private readonly duration: Histogram<"gateway" | "method" | "route" | "status">;
+  // Each request's two series, found once per method, route and status (metric-series.ts).
+  private readonly requestSeries: SeriesCache;
+  private readonly durationSeries: SeriesCache;
 
   constructor(
     private readonly gateway: string,
@@ -43,12 +47,15 @@ export class HttpMetrics {
       buckets: latencyBuckets,
       registers: [this.registry],
     });
+    this.requestSeries = new SeriesCache(this.requests);
+    this.durationSeries = new SeriesCache(this.duration);
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const labels = { gateway: this.gateway, method, route, status };
-    this.requests.inc(labels);
-    this.duration.observe(labels, seconds);
+    const key = `${method} ${status} ${route}`;
+    const labels = () => ({ gateway: this.gateway, method, route, status });
+    this.requestSeries.get(key, labels).inc();
+    this.durationSeries.get(key, labels).observe(seconds);
   }
 
   readonly contentType = this.registry.contentType;
