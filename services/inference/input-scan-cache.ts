@@ -14,11 +14,22 @@ const MAX_TEXT = 64 * 1024;
 
 const entries = new Map<string, Evaluation>();
 let chars = 0;
+// The input policy's part of the key, written once per policy object (a deployment's context keeps
+// its policy object while it is cached), not once per message.
+const policyKeys = new WeakMap<GuardrailsPolicy, string>();
+const policyKeyOf = (policy: GuardrailsPolicy): string => {
+  let key = policyKeys.get(policy);
+  if (key === undefined) {
+    key = JSON.stringify(policy.input ?? null);
+    policyKeys.set(policy, key);
+  }
+  return key;
+};
 
 /** `evaluate(text, policy, "input")`, given again from memory for a text and policy seen recently. */
 export function evaluateInput(text: string, policy: GuardrailsPolicy): Evaluation {
   if (text.length > MAX_TEXT) return evaluate(text, policy, "input");
-  const key = `${JSON.stringify(policy.input ?? null)}\u0000${text}`;
+  const key = `${policyKeyOf(policy)}\u0000${text}`;
   const known = entries.get(key);
   if (known !== undefined) {
     // Most recently used last: Map keeps insertion order.
