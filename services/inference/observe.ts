@@ -152,12 +152,15 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
         if (client) endFailed(client, error);
         throw error;
       }
-      const { hostname, port } = urlOf(upstream.endpoint);
-      client?.setAttributes({
-        [ATTR_SERVER_ADDRESS]: hostname,
-        [ATTR_SERVER_PORT]: port,
-        "http.response.status_code": upstream.response.status,
-      });
+      if (client) {
+        // Parsed only for a span: an untraced request does not pay for the URL.
+        const { hostname, port } = urlOf(upstream.endpoint);
+        client.setAttributes({
+          [ATTR_SERVER_ADDRESS]: hostname,
+          [ATTR_SERVER_PORT]: port,
+          "http.response.status_code": upstream.response.status,
+        });
+      }
       const release = upstream.release;
       let released = false;
       return {
