@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { benchPrompt as prompt } from "./prompts.ts";
 
 const { values } = parseArgs({
   options: {
@@ -288,19 +289,6 @@ async function dropDatabase(url: string): Promise<void> {
   await admin.unsafe(`drop database if exists "${new URL(url).pathname.slice(1)}" with (force)`);
   await admin.end();
 }
-
-// A 1 KB prompt of ordinary prose: the guardrails scan all of it and find nothing to block.
-const prompt = (
-  "Request NONCE. Please summarise the following notes from our planning meeting in three short bullet points. " +
-  "The team agreed to move the quarterly review to the second week of the month so that the finance " +
-  "figures are final before we discuss them. Marketing will prepare a draft of the spring campaign " +
-  "with two alternative slogans, and the design group will test both with a small panel of customers. " +
-  "Engineering reported that the new search page is faster on older phones and asked for more time to " +
-  "finish the accessibility review before launch. Support noted fewer tickets about password resets " +
-  "since the last release, and suggested that the help article on invoices be rewritten in plainer " +
-  "language. We closed by listing open questions for next week: the hiring plan for the data team, the " +
-  "budget for the conference in May, and whether the office should stay open on the public holiday. "
-).slice(0, 1024);
 
 /** A new NONCE in each request's prompt (see the wrk script). */
 const unique = (body: string) => body.replace("NONCE", crypto.randomUUID().slice(0, 13));

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { evaluate } from "../services/guardrails/evaluate.ts";
 import type { GuardrailsPolicy } from "../services/guardrails/policy.ts";
 import { scanners } from "../services/guardrails/registry.ts";
+import { benchPrompt } from "./prompts.ts";
 
 const { values } = parseArgs({
   options: { iterations: { type: "string", default: "20000" } },
@@ -13,18 +14,6 @@ const { values } = parseArgs({
   args: import.meta.main ? process.argv.slice(2) : [],
 });
 const iterations = Number(values.iterations);
-
-export const benchPrompt = (
-  "Request NONCE. Please summarise the following notes from our planning meeting in three short bullet points. " +
-  "The team agreed to move the quarterly review to the second week of the month so that the finance " +
-  "figures are final before we discuss them. Marketing will prepare a draft of the spring campaign " +
-  "with two alternative slogans, and the design group will test both with a small panel of customers. " +
-  "Engineering reported that the new search page is faster on older phones and asked for more time to " +
-  "finish the accessibility review before launch. Support noted fewer tickets about password resets " +
-  "since the last release, and suggested that the help article on invoices be rewritten in plainer " +
-  "language. We closed by listing open questions for next week: the hiring plan for the data team, the " +
-  "budget for the conference in May, and whether the office should stay open on the public holiday. "
-).slice(0, 1024);
 
 const policy: GuardrailsPolicy = {
   input: { pii: { action: "redact" }, toxicity: { action: "block" }, prompt_injection: { action: "block" } },
