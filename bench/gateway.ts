@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { benchPrompt as prompt } from "./prompts.ts";
 
 const { values } = parseArgs({
   options: {
@@ -42,6 +43,10 @@ const { values } = parseArgs({
     profile: { type: "string" },
     /** Extra environment of the platform process, KEY=VALUE (repeatable), e.g. LOG_LEVEL=warn. */
     env: { type: "string", multiple: true, default: [] },
+    /** Only the platform rows whose name contains one of these (comma-separated), e.g. "lifecycle off". */
+    only: { type: "string" },
+    /** Skip the traced platform process (and its rows). */
+    "skip-tracing": { type: "boolean", default: false },
   },
 });
 const duration = Number(values.duration);
@@ -98,6 +103,12 @@ function spawn(cmd: string[], env: Record<string, string> = {}, logName?: string
   return proc;
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssMiB(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0);
@@ -112,6 +123,8 @@ interface WrkResult {
   p90: number;
   p99: number;
   errors: number;
+  /** Requests completed in the run. */
+  requests: number;
 }
 
 const toMs = (value: string) => {
@@ -162,6 +175,7 @@ async function wrk(
     );
   return {
     rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0),
+    requests: Number(out.match(/(\d+) requests in/)?.[1] ?? 0),
     p50: pct("50"),
     p90: pct("90"),
     p99: pct("99"),
@@ -275,19 +289,6 @@ async function dropDatabase(url: string): Promise<void> {
   await admin.unsafe(`drop database if exists "${new URL(url).pathname.slice(1)}" with (force)`);
   await admin.end();
 }
-
-// A 1 KB prompt of ordinary prose: the guardrails scan all of it and find nothing to block.
-const prompt = (
-  "Request NONCE. Please summarise the following notes from our planning meeting in three short bullet points. " +
-  "The team agreed to move the quarterly review to the second week of the month so that the finance " +
-  "figures are final before we discuss them. Marketing will prepare a draft of the spring campaign " +
-  "with two alternative slogans, and the design group will test both with a small panel of customers. " +
-  "Engineering reported that the new search page is faster on older phones and asked for more time to " +
-  "finish the accessibility review before launch. Support noted fewer tickets about password resets " +
-  "since the last release, and suggested that the help article on invoices be rewritten in plainer " +
-  "language. We closed by listing open questions for next week: the hiring plan for the data team, the " +
-  "budget for the conference in May, and whether the office should stay open on the public holiday. "
-).slice(0, 1024);
 
 /** A new NONCE in each request's prompt (see the wrk script). */
 const unique = (body: string) => body.replace("NONCE", crypto.randomUUID().slice(0, 13));
@@ -521,9 +522,11 @@ async function main() {
     const label = store === "embedded" ? "embedded" : "PostgreSQL + Redis";
     const plain = await startPlatformProcess(platforms.length, store, undefined);
     platforms.push(plain);
-    const traced = await startPlatformProcess(platforms.length, store, sink);
-    platforms.push(traced);
-    setups.push(
+    const traced = values["skip-tracing"]
+      ? undefined
+      : await startPlatformProcess(platforms.length, store, sink);
+    if (traced) platforms.push(traced);
+    const rows: Setup[] = [
       {
         name: `this platform, ${label}, lifecycle on`,
         run: (seconds) => wrk(plain.gatewayUrl, chatBody("bench-on"), plain.auth, seconds),
@@ -534,27 +537,52 @@ async function main() {
         run: (seconds) => wrk(plain.gatewayUrl, chatBody("bench-off"), plain.auth, seconds),
         pid: () => plain.proc.pid,
       },
-      {
+    ];
+    if (traced)
+      rows.push({
         name: `this platform, ${label}, lifecycle on + tracing on`,
         run: (seconds) => wrk(traced.gatewayUrl, chatBody("bench-on"), traced.auth, seconds),
         pid: () => traced.proc.pid,
-      },
-    );
+      });
+    const only = values.only?.split(",").filter(Boolean);
+    setups.push(...rows.filter((row) => !only || only.some((o) => row.name.includes(o))));
   }
 
   // A warm-up of each setup first (JIT, connection pools, caches), not counted.
   for (const setup of setups) await setup.run(2);
   const results = new Map<
     string,
-    { rps: number[]; ratio: number[]; p50: number[]; p99: number[]; errors: number; memory: string }
+    {
+      rps: number[];
+      ratio: number[];
+      p50: number[];
+      p99: number[];
+      /** The process's CPU time per request, µs. */
+      cpu: number[];
+      errors: number;
+      memory: string;
+    }
   >();
   for (let round = 0; round < rounds; round++) {
     const rps = new Map<string, WrkResult>();
     for (const setup of setups) {
+      const cpuBefore = setup.pid ? cpuSeconds(setup.pid()) : 0;
       const r = await setup.run();
+      const cpu = setup.pid
+        ? ((cpuSeconds(setup.pid()) - cpuBefore) * 1e6) / Math.max(1, r.requests)
+        : Number.NaN;
       rps.set(setup.name, r);
       const mem = setup.pid ? rssMiB(setup.pid()) : undefined;
-      const row = results.get(setup.name) ?? { rps: [], ratio: [], p50: [], p99: [], errors: 0, memory: "" };
+      const row = results.get(setup.name) ?? {
+        rps: [],
+        ratio: [],
+        p50: [],
+        p99: [],
+        cpu: [],
+        errors: 0,
+        memory: "",
+      };
+      row.cpu.push(cpu);
       row.rps.push(r.rps);
       row.p50.push(r.p50);
       row.p99.push(r.p99);
@@ -562,7 +590,7 @@ async function main() {
       if (mem) row.memory = `${mem.rss} MB (peak ${mem.peak})`;
       results.set(setup.name, row);
       console.log(
-        `round ${round + 1}: ${setup.name}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
+        `round ${round + 1}: ${setup.name}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, CPU ${cpu.toFixed(0)} µs/request`,
       );
     }
     const bareRps = rps.get(setups[1]?.name as string)?.rps ?? Number.NaN;
@@ -571,14 +599,14 @@ async function main() {
   }
 
   console.log(
-    `\n| setup | requests/s (median of ${rounds}) | of the bare proxy, same round | p50 ms | p99 ms | errors | resident memory after |`,
+    `\n| setup | requests/s (median of ${rounds}) | of the bare proxy, same round | p50 ms | p99 ms | CPU µs/request | errors | resident memory after |`,
   );
-  console.log("|---|---:|---:|---:|---:|---:|---|");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
   for (const setup of setups) {
     const r = results.get(setup.name);
     if (!r) continue;
     console.log(
-      `| ${setup.name} | ${Math.round(median(r.rps)).toLocaleString("en")} | ${median(r.ratio).toFixed(2)} | ${median(r.p50).toFixed(2)} | ${median(r.p99).toFixed(2)} | ${r.errors} | ${r.memory || "-"} |`,
+      `| ${setup.name} | ${Math.round(median(r.rps)).toLocaleString("en")} | ${median(r.ratio).toFixed(2)} | ${median(r.p50).toFixed(2)} | ${median(r.p99).toFixed(2)} | ${Number.isNaN(median(r.cpu)) ? "-" : median(r.cpu).toFixed(0)} | ${r.errors} | ${r.memory || "-"} |`,
     );
   }
   const portkeyBun = results.get("(c) Portkey 1.15.2 run with Bun");

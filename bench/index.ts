@@ -3,7 +3,7 @@
 import { basename } from "node:path";
 
 const scripts = [...new Bun.Glob("*.ts").scanSync({ cwd: import.meta.dir })]
-  .filter((f) => f !== "index.ts" && !f.endsWith("-metrics.ts"))
+  .filter((f) => f !== "index.ts" && f !== "prompts.ts" && !f.endsWith("-metrics.ts"))
   .map((f) => basename(f, ".ts"))
   .sort();
 

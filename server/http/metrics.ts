@@ -9,6 +9,7 @@
 // prom-client metric on a gateway's own registry for what only that gateway does.
 import { Counter, Histogram, Registry } from "prom-client";
 import { processRegistry } from "../../services/observability/counters.ts";
+import { SeriesCache } from "../../services/observability/metric-series.ts";
 
 export { processRegistry };
 
@@ -44,6 +45,9 @@ export class HttpMetrics {
       help: "Time from request to the last byte of the response (streamed answers included).",
     },
   );
+  // Each request's two series, found once per method, route and status (metric-series.ts).
+  private readonly requestSeries = new SeriesCache(this.series.count);
+  private readonly durationSeries = new SeriesCache(this.series.seconds);
 
   constructor(
     private readonly gateway: string,
@@ -51,9 +55,10 @@ export class HttpMetrics {
   ) {}
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const labels = { gateway: this.gateway, method, route, status };
-    this.series.count.inc(labels);
-    this.series.seconds.observe(labels, seconds);
+    const key = `${method} ${status} ${route}`;
+    const labels = () => ({ gateway: this.gateway, method, route, status });
+    this.requestSeries.get(key, labels).inc();
+    this.durationSeries.get(key, labels).observe(seconds);
   }
 
   readonly contentType = this.registry.contentType;

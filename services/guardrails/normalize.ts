@@ -52,6 +52,8 @@ export interface Normalized {
   text: string;
   /** map[i] = index in the original text of normalized character i; null when it is i itself. */
   map: Int32Array | null;
+  /** The text is the input's toLowerCase() (nothing else was folded). */
+  lowered?: boolean;
 }
 
 const NON_ASCII = /[^\t-~]/; // anything outside tab..tilde (ASCII; other controls take the slow path too)
@@ -137,7 +139,8 @@ export function normalize(input: string): Normalized {
 function fold(input: string): Normalized {
   if (!NON_ASCII.test(input)) {
     const lower = input.toLowerCase();
-    return { text: LEET_NEAR_LETTER.test(lower) ? unleet(lower) : lower, map: null };
+    const text = LEET_NEAR_LETTER.test(lower) ? unleet(lower) : lower;
+    return { text, map: null, lowered: text === lower };
   }
   // Folding never more than triples a character (NFKD of ligatures, e.g. U+FB03 "ffi").
   ensure(input.length * 3 + 8);

@@ -336,6 +336,23 @@ export class Trigrams {
   has(trigram: number): boolean {
     return this.seen[trigram] === this.stamp;
   }
+
+  /** has(t) is seenTable[t] === currentStamp (for the prefilters' inner loop). */
+  get seenTable(): Uint32Array {
+    return this.seen;
+  }
+
+  get currentStamp(): number {
+    return this.stamp;
+  }
+
+  /**
+   * `same` is `indexed` with only the case of letters changed (its lower case): its trigrams are the
+   * same, so when `indexed` is the text indexed last, the index serves `same` without a new pass.
+   */
+  alias(indexed: string, same: string): void {
+    if (this.text === indexed) this.text = same;
+  }
 }
 
 /** Decides from a text's trigrams whether a pattern can match it. */
@@ -365,23 +382,35 @@ export function prefilterOf(re: RegExp): Prefilter {
   if (clauses.length === 0) return ALWAYS;
   // The most selective clause first: most texts fail there.
   clauses.sort((a, b) => score(new Set(b)) - score(new Set(a)));
-  const grams = clauses.map((c) => c.map((l) => Int32Array.from(trigramsOfLiteral(l))));
+  // One flat array, read in order: per clause its literal count, then per literal its trigram count
+  // and trigrams (nested arrays of arrays cost a pointer chase each; this runs ~150 times a scan).
+  const flat: number[] = [];
+  for (const clause of clauses) {
+    flat.push(clause.length);
+    for (const literal of clause) {
+      const trigrams = trigramsOfLiteral(literal);
+      flat.push(trigrams.length, ...trigrams);
+    }
+  }
+  const code = Int32Array.from(flat);
   return {
     clauses,
     mayMatch(index: Trigrams): boolean {
-      for (let k = 0; k < grams.length; k++) {
-        const clause = grams[k] as Int32Array[];
+      const seen = index.seenTable;
+      const stamp = index.currentStamp;
+      let at = 0;
+      for (let k = 0; k < clauses.length; k++) {
+        const literals = code[at++] as number;
         let found = false;
-        for (let j = 0; j < clause.length && !found; j++) {
-          const literal = clause[j] as Int32Array;
-          let all = true;
-          for (let t = 0; t < literal.length; t++) {
-            if (!index.has(literal[t] as number)) {
-              all = false;
-              break;
-            }
+        for (let j = 0; j < literals; j++) {
+          const length = code[at++] as number;
+          const end = at + length;
+          if (!found) {
+            let t = at;
+            while (t < end && seen[code[t] as number] === stamp) t++;
+            found = t === end;
           }
-          found = all;
+          at = end;
         }
         if (!found) return false;
       }

@@ -12,6 +12,18 @@ const MAX_CHARS = 8 * 1024 * 1024;
 /** Longer texts are scanned each time: keeping them would evict many conversations. */
 const MAX_TEXT = 64 * 1024;
 
+// The input policy's part of the key, written once per policy object (a deployment's context keeps
+// its policy object while it is cached), not once per message. A memo of a value, not process state.
+const policyKeys = new WeakMap<GuardrailsPolicy, string>();
+const policyKeyOf = (policy: GuardrailsPolicy): string => {
+  let key = policyKeys.get(policy);
+  if (key === undefined) {
+    key = JSON.stringify(policy.input ?? null);
+    policyKeys.set(policy, key);
+  }
+  return key;
+};
+
 /**
  * The recent input evaluations of one process, held by the inference runtime (runtime.ts), which the
  * composition root builds once.
@@ -24,7 +36,7 @@ export class InputScanCache {
   evaluate(text: string, policy: GuardrailsPolicy): Evaluation {
     if (text.length > MAX_TEXT) return evaluate(text, policy, "input");
     const entries = this.#entries;
-    const key = `${JSON.stringify(policy.input ?? null)}\u0000${text}`;
+    const key = `${policyKeyOf(policy)}\u0000${text}`;
     const known = entries.get(key);
     if (known !== undefined) {
       // Most recently used last: Map keeps insertion order.

@@ -6,6 +6,7 @@
 // host:port. Never a key, a user's text or a request id: a request whose deployment is unknown (a bad
 // key, an unknown model) is counted with deployment="".
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { SeriesCache } from "../observability/metric-series.ts";
 
 /** gen_ai.operation.name of each inference endpoint. */
 export type GenAiOperation = "chat" | "embeddings" | "text_completion" | "generate_content";
@@ -33,6 +34,18 @@ export class InferenceMetrics {
   readonly inFlight: Gauge<Deployment>;
   readonly fallbacks: Counter<Deployment | "served_by">;
   readonly replicasOut: Gauge<"replica">;
+  /** The per-request series, found once each and updated in place (metric-series.ts). */
+  readonly series: Record<
+    | "requests"
+    | "duration"
+    | "timeToFirstToken"
+    | "tokens"
+    | "upstream"
+    | "admission"
+    | "guardrails"
+    | "inFlight",
+    SeriesCache
+  >;
 
   constructor() {
     const registers = [this.registry];
@@ -101,6 +114,16 @@ export class InferenceMetrics {
       labelNames: ["replica"],
       registers,
     });
+    this.series = {
+      requests: new SeriesCache(this.requests),
+      duration: new SeriesCache(this.duration),
+      timeToFirstToken: new SeriesCache(this.timeToFirstToken),
+      tokens: new SeriesCache(this.tokens),
+      upstream: new SeriesCache(this.upstream),
+      admission: new SeriesCache(this.admission),
+      guardrails: new SeriesCache(this.guardrails),
+      inFlight: new SeriesCache(this.inFlight),
+    };
   }
 }
 

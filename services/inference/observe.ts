@@ -62,6 +62,9 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
   const started = performance.now();
   let firstTokenMs: number | undefined;
   let labels = unknownDeployment;
+  // The series cache's key of the deployment's labels: both values, as either may repeat.
+  let deploymentKey = "\u0000";
+  const series = metrics.series;
   let admitted = false;
   const span: Span | undefined = tracer?.startSpan(
     `${meta.operation} ${meta.model}`,
@@ -108,7 +111,9 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
     },
     resolved(context) {
       labels = { deployment: context.deployment.name, deployment_id: context.deployment.id };
-      metrics.inFlight.inc(labels);
+      deploymentKey = `${labels.deployment_id}\u0000${labels.deployment}`;
+      const deployment = labels;
+      series.inFlight.get(deploymentKey, () => deployment).inc();
       admitted = true;
       span?.setAttributes({
         "llm.deployment.id": context.deployment.id,
@@ -116,7 +121,10 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
       });
     },
     admission(check, allowed) {
-      metrics.admission.inc({ ...labels, check, decision: allowed ? "allow" : "reject" });
+      const decision = allowed ? "allow" : "reject";
+      series.admission
+        .get(`${deploymentKey}\u0000${check}\u0000${decision}`, () => ({ ...labels, check, decision }))
+        .inc();
     },
     firstToken() {
       firstTokenMs ??= performance.now();
@@ -144,12 +152,15 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
         if (client) endFailed(client, error);
         throw error;
       }
-      const { hostname, port } = urlOf(upstream.endpoint);
-      client?.setAttributes({
-        [ATTR_SERVER_ADDRESS]: hostname,
-        [ATTR_SERVER_PORT]: port,
-        "http.response.status_code": upstream.response.status,
-      });
+      if (client) {
+        // Parsed only for a span: an untraced request does not pay for the URL.
+        const { hostname, port } = urlOf(upstream.endpoint);
+        client.setAttributes({
+          [ATTR_SERVER_ADDRESS]: hostname,
+          [ATTR_SERVER_PORT]: port,
+          "http.response.status_code": upstream.response.status,
+        });
+      }
       const release = upstream.release;
       let released = false;
       return {
@@ -159,10 +170,14 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
           released = true;
           release();
           const ok = upstream.response.ok;
-          metrics.upstream.observe(
-            { ...labels, replica: replicaLabel(upstream.endpoint), outcome: ok ? "ok" : "error" },
-            (performance.now() - sent) / 1000,
-          );
+          const outcome = ok ? "ok" : "error";
+          series.upstream
+            .get(`${deploymentKey}\u0000${upstream.endpoint}\u0000${outcome}`, () => ({
+              ...labels,
+              replica: replicaLabel(upstream.endpoint),
+              outcome,
+            }))
+            .observe((performance.now() - sent) / 1000);
           if (!client) return;
           if (!ok) client.setAttribute(ATTR_ERROR_TYPE, String(upstream.response.status));
           client.end();
@@ -174,18 +189,34 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
       const outcome = error ? "error" : "ok";
       const errorCode = error ? answeredCode(error) : "";
       const operation = meta.operation;
-      metrics.requests.inc({ ...labels, operation, outcome, error_code: errorCode });
-      metrics.duration.observe({ ...labels, operation, outcome }, (now - started) / 1000);
-      if (admitted) metrics.inFlight.dec(labels);
+      const key = `${deploymentKey}\u0000${operation}`;
+      series.requests
+        .get(`${key}\u0000${outcome}\u0000${errorCode}`, () => ({
+          ...labels,
+          operation,
+          outcome,
+          error_code: errorCode,
+        }))
+        .inc();
+      series.duration
+        .get(`${key}\u0000${outcome}`, () => ({ ...labels, operation, outcome }))
+        .observe((now - started) / 1000);
+      if (admitted) series.inFlight.get(deploymentKey, () => labels).dec();
       if (!error && operation !== "embeddings") {
-        metrics.timeToFirstToken.observe({ ...labels, operation }, ((firstTokenMs ?? now) - started) / 1000);
+        series.timeToFirstToken
+          .get(key, () => ({ ...labels, operation }))
+          .observe(((firstTokenMs ?? now) - started) / 1000);
       }
       if (usage) {
-        metrics.tokens.observe({ ...labels, operation, type: "input" }, usage.prompt_tokens);
+        series.tokens
+          .get(`${key}\u0000input`, () => ({ ...labels, operation, type: "input" }))
+          .observe(usage.prompt_tokens);
         if (operation !== "embeddings")
-          metrics.tokens.observe({ ...labels, operation, type: "output" }, usage.completion_tokens);
+          series.tokens
+            .get(`${key}\u0000output`, () => ({ ...labels, operation, type: "output" }))
+            .observe(usage.completion_tokens);
       }
-      recordGuardrails(runtime, labels, entry);
+      recordGuardrails(runtime, labels, deploymentKey, entry);
       if (!span) return;
       span.setAttributes({ [ATTR_GEN_AI_RESPONSE_MODEL]: labels.deployment || meta.model });
       if (usage) {
@@ -206,25 +237,28 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
 function recordGuardrails(
   runtime: InferenceRuntime,
   labels: DeploymentLabels,
+  deploymentKey: string,
   entry: InferenceLogEntry,
 ): void {
+  const count = (stage: string, scanner: string, action: string) =>
+    runtime.metrics.series.guardrails
+      .get(`${deploymentKey}\u0000${stage}\u0000${scanner}\u0000${action}`, () => ({
+        ...labels,
+        stage,
+        scanner,
+        action,
+      }))
+      .inc();
   const { guardrails } = entry;
   for (const stage of ["input", "output"] as const) {
     const decision = guardrails[stage] as { action: string; findings: { scanner: string }[] } | undefined;
     if (!decision) continue;
     const scanners = new Set(decision.findings.map((f) => f.scanner));
     if (scanners.size === 0) scanners.add("none");
-    for (const scanner of scanners)
-      runtime.metrics.guardrails.inc({ ...labels, stage, scanner, action: decision.action });
+    for (const scanner of scanners) count(stage, scanner, decision.action);
   }
   const classifier = guardrails.classifier as { action: string } | undefined;
-  if (classifier)
-    runtime.metrics.guardrails.inc({
-      ...labels,
-      stage: "input",
-      scanner: "classifier",
-      action: classifier.action,
-    });
+  if (classifier) count("input", "classifier", classifier.action);
 }
 
 function urlOf(endpoint: string): { hostname: string; port: number } {

@@ -58,7 +58,20 @@ export function featureBuckets(text: string): { out: Int32Array; count: number }
   const buf = buffer;
 
   let count = 0;
-  for (let i = 0; i + CHAR_MIN <= n; i++) {
+  // Every position with a whole 5-gram after it: its 3-, 4- and 5-gram, unrolled (the hot loop of
+  // a scan); the last positions below.
+  let i = 0;
+  for (; i + CHAR_MAX <= n; i++) {
+    let h = Math.imul(BASIS ^ (buf[i] as number), PRIME);
+    h = Math.imul(h ^ (buf[i + 1] as number), PRIME);
+    h = Math.imul(h ^ (buf[i + 2] as number), PRIME);
+    out[count++] = (h ^ (h >>> 15)) & MASK;
+    h = Math.imul(h ^ (buf[i + 3] as number), PRIME);
+    out[count++] = (h ^ (h >>> 15)) & MASK;
+    h = Math.imul(h ^ (buf[i + 4] as number), PRIME);
+    out[count++] = (h ^ (h >>> 15)) & MASK;
+  }
+  for (; i + CHAR_MIN <= n; i++) {
     let h = BASIS;
     const last = Math.min(n, i + CHAR_MAX);
     for (let k = i; k < last; k++) {

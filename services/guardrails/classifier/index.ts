@@ -7,13 +7,22 @@
 // benign instructions and questions). `classifier_threshold: 1` turns the classifier off.
 import { join } from "node:path";
 import type { Finding, Scanner, ScannerConfig } from "../scanner.ts";
-import { type LinearModel, loadModel, scorerFor } from "./model.ts";
+import { type LinearModel, loadModel, scorersFor } from "./model.ts";
 
 export const promptInjectionModel = loadModel(join(import.meta.dir, "prompt-injection.bin"));
 export const toxicityModel = loadModel(join(import.meta.dir, "toxicity.bin"));
+// Both models score a text in one pass over its n-grams (model.ts scorersFor).
+const [promptInjectionScore, toxicityScore] = scorersFor([promptInjectionModel, toxicityModel]) as [
+  (text: string) => number,
+  (text: string) => number,
+];
+const scorers = new Map<LinearModel, (text: string) => number>([
+  [promptInjectionModel, promptInjectionScore],
+  [toxicityModel, toxicityScore],
+]);
 
 export function withClassifier(patterns: Scanner, model: LinearModel): Scanner {
-  const score = scorerFor(model);
+  const score = scorers.get(model) ?? (scorersFor([model])[0] as (text: string) => number);
   return {
     id: patterns.id,
     defaultThreshold: patterns.defaultThreshold,
@@ -32,6 +41,6 @@ export function withClassifier(patterns: Scanner, model: LinearModel): Scanner {
 
 /** The classifier's probability alone (for the bench and the held-out tests). */
 export const classifierScores = {
-  prompt_injection: scorerFor(promptInjectionModel),
-  toxicity: scorerFor(toxicityModel),
+  prompt_injection: promptInjectionScore,
+  toxicity: toxicityScore,
 };

@@ -132,6 +132,8 @@ function analyse(text: string, depth: number, hits: Hit[]): number {
   );
 
   const norm = normalize(text);
+  // Trigram classes fold case: the index of the text (collect above) is that of its lower case.
+  if (norm.lowered) sharedTrigrams.alias(text, norm.text);
   const phrases = (signals: readonly Signal[], scanned: string, as?: InjectionType) =>
     collect(signals, scanned, (s, start, end) => {
       const [from, to] = originalSpan(text, norm, start, end);
