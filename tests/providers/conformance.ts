@@ -29,7 +29,7 @@ import {
   status,
   stopProviderTest,
   terminate,
-  until,
+  untilExplained,
 } from "./support.ts";
 
 /** What the shared tests and a provider's own tests work on, filled before the first test. */
@@ -141,7 +141,7 @@ export function providerConformance<F extends { stop(): void }>(f: ProviderFixtu
         pool_id: run.poolId,
         ...(f.deployment?.(run) ?? { gpu_per_replica: 1 }),
       });
-      const running = await until(p, run.id, "RUNNING");
+      const running = await untilExplained(p, run.id, "RUNNING");
       console.log(`${f.provider} deploy -> RUNNING: ${((Date.now() - started) / 1000).toFixed(2)} s`);
       const replica = running.observed_replicas[0];
       expect(replica.endpoint).toEqual(endpoint(replica));
