@@ -8,10 +8,10 @@ import { createAkashProvider } from "../../adapters/providers/akash/index.ts";
 import { type FakeAkash, startFakeAkash } from "../fakes/akash/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool } from "../orchestration/support.ts";
-import { remoteProviderConformance } from "./conformance.ts";
+import { providerConformance } from "./conformance.ts";
 import { activePool, configureProvider, deployFailing } from "./support.ts";
 
-remoteProviderConformance<FakeAkash>({
+providerConformance<FakeAkash>({
   provider: "akash",
   create: (accounts) => createAkashProvider({ engines: testEngines, accounts }),
   startFake: (p) => startFakeAkash({ workerHost: new URL(p.worker.url).host }),

@@ -1,14 +1,17 @@
-// What every remote provider must do, checked the same way for each: a provider's test file declares
-// its fixture (the adapter, a fake of the provider's API whose running replicas are the real tiny
-// llama.cpp worker, and what to look for in that fake) and calls remoteProviderConformance. The
-// shared sequence follows one deployment: deploy -> RUNNING, its price, a chat completion through the
+// What every provider must do, checked the same way for each: a provider's test file declares its
+// fixture (the adapter; for a remote provider, a fake of its API whose running replicas are the real
+// tiny llama.cpp worker; for `local`, a view of this machine's worker processes; what to look for
+// there) and calls providerConformance. The shared sequence follows one deployment: deploy -> RUNNING,
+// its price (or, for a provider without prices, that it reports none), a chat completion through the
 // inference gateway, its logs, scaling to 2 and back, a restart of the orchestration adopting what
 // runs (and stopping this installation's orphans, never another's), terminate leaving nothing at
 // the provider. A provider's own tests go in its file, at the points named in the fixture.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import type { ComputeProvider, ReplicaSpec } from "../../adapters/providers/provider.ts";
 import { type AccountDirectory, noAccounts } from "../../adapters/providers/remote-accounts.ts";
 import type { ProviderId } from "../../db/schema/pools.ts";
+import { replicas } from "../../db/schema/replicas.ts";
 import { providerAccounts } from "../../services/provider-configs/access.ts";
 import { eventually } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
@@ -26,7 +29,7 @@ import {
   status,
   stopProviderTest,
   terminate,
-  until,
+  untilExplained,
 } from "./support.ts";
 
 /** What the shared tests and a provider's own tests work on, filled before the first test. */
@@ -44,27 +47,36 @@ export type InspectSpec = Partial<Omit<ReplicaSpec, "placement">> & {
   placement?: Partial<ReplicaSpec["placement"]>;
 };
 
-export interface RemoteProviderFixture<F extends { stop(): void }> {
+export interface ProviderFixture<F extends { stop(): void }> {
   provider: ProviderId;
-  create(accounts: AccountDirectory): ComputeProvider;
-  /** The fake of the provider's API, its running replicas pointing at the tiny worker. */
+  /** The adapter, as a (re)started orchestration process of the test's platform creates it. */
+  create(accounts: AccountDirectory, p: ProviderTest): ComputeProvider;
+  /**
+   * The fake of the provider's API, its running replicas pointing at the tiny worker (for `local`,
+   * what finds this installation's workers on the machine); `stop` also ends what it started.
+   */
   startFake(p: ProviderTest): F;
   /** The organization's account and, unless a `beforeDeploy` test makes it, the pool. */
   setUp?(run: ConformanceRun<F>): Promise<void>;
   /** What the provider holds for this installation, by kind (one of each per replica). */
   held(fake: F): Record<string, number>;
+  /** The shared deployment's body beyond its model name and pool (default: one GPU a replica). */
+  deployment?(run: ConformanceRun<F>): Record<string, unknown>;
   deployed: {
     title: string;
-    /** The replica's endpoint (default: the tiny worker's). */
-    endpoint?(run: ConformanceRun<F>, replica: Any): string;
+    /** The replica's endpoint, or its form when the provider picks it (default: the tiny worker's). */
+    endpoint?(run: ConformanceRun<F>, replica: Any): string | RegExp;
     /** What the provider was asked to create for the replica. */
     check(run: ConformanceRun<F>, replica: Any): void | Promise<void>;
   };
-  /** The price a fresh adapter reads for the running replica. */
+  /**
+   * What a fresh adapter reads for the running replica: its price, or "none" for a provider without
+   * prices (its capabilities say so, and it reports no cost).
+   */
   price?: {
     title: string;
     spec(run: ConformanceRun<F>): InspectSpec;
-    costPerHour: number;
+    costPerHour: number | "none";
     also?(run: ConformanceRun<F>): Promise<void>;
   };
   /** A line of the deployment's logs that comes from the provider. */
@@ -99,14 +111,17 @@ const instanceIds = (d: Any): string[] => d.observed_replicas.map((r: Any) => r.
  * Registers the shared tests (and the platform's start and stop around the file's tests) and returns
  * the run, so the provider's file can use the same platform and fake in tests of its own.
  */
-export function remoteProviderConformance<F extends { stop(): void }>(
-  f: RemoteProviderFixture<F>,
-): ConformanceRun<F> {
+export function providerConformance<F extends { stop(): void }>(f: ProviderFixture<F>): ConformanceRun<F> {
   const run = {} as ConformanceRun<F>;
+  const create = (accounts: AccountDirectory) => f.create(accounts, run.p);
+  const endpoint = (replica: Any) => {
+    const expected = f.deployed.endpoint?.(run, replica) ?? `${run.p.worker.url}/v1`;
+    return typeof expected === "string" ? expected : expect.stringMatching(expected);
+  };
   beforeAll(async () => {
     run.p = await startProviderTest();
     run.fake = f.startFake(run.p);
-    freshProviders(run.p.o, f.provider, f.create);
+    freshProviders(run.p.o, f.provider, create);
     await f.setUp?.(run);
   }, 90_000);
   afterAll(async () => {
@@ -121,11 +136,15 @@ export function remoteProviderConformance<F extends { stop(): void }>(
       const { p } = run;
       await poolActive(p, run.poolId);
       const started = Date.now();
-      run.id = await deploy(p, { model_name: modelName, pool_id: run.poolId, gpu_per_replica: 1 });
-      const running = await until(p, run.id, "RUNNING");
+      run.id = await deploy(p, {
+        model_name: modelName,
+        pool_id: run.poolId,
+        ...(f.deployment?.(run) ?? { gpu_per_replica: 1 }),
+      });
+      const running = await untilExplained(p, run.id, "RUNNING");
       console.log(`${f.provider} deploy -> RUNNING: ${((Date.now() - started) / 1000).toFixed(2)} s`);
       const replica = running.observed_replicas[0];
-      expect(replica.endpoint).toBe(f.deployed.endpoint?.(run, replica) ?? `${p.worker.url}/v1`);
+      expect(replica.endpoint).toEqual(endpoint(replica));
       expect(f.held(run.fake)).toEqual(each(f.held(run.fake), 1));
       await f.deployed.check(run, replica);
     }, 60_000);
@@ -134,18 +153,31 @@ export function remoteProviderConformance<F extends { stop(): void }>(
     if (price) {
       test(price.title, async () => {
         // A fresh adapter, as after a restart: what it reads comes from the provider's API alone.
-        const provider = f.create(noAccounts);
-        const d = await status(run.p, run.id);
+        const provider = create(noAccounts);
+        const replica = (await status(run.p, run.id)).observed_replicas[0];
+        const providerInstanceId = replica.provider_instance_id;
+        // The replica's id, as the reconciler gives it (the local provider checks it is its worker's).
+        const [row] = await run.p.o.t.app.db
+          .select({ id: replicas.id })
+          .from(replicas)
+          .where(eq(replicas.providerInstanceId, providerInstanceId));
         const seen = await provider.inspectReplica(
-          { replicaId: "r", providerInstanceId: d.observed_replicas[0].provider_instance_id, endpoint: null },
+          { replicaId: row?.id ?? "", providerInstanceId, endpoint: null },
           // Only the fields the adapter reads to inspect a replica.
           price.spec(run) as ReplicaSpec,
         );
-        expect(seen).toEqual({
-          phase: "ready",
-          endpoint: `${run.p.worker.url}/v1`,
-          costPerHour: price.costPerHour,
-        });
+        expect(replica.endpoint).toEqual(endpoint(replica));
+        expect(provider.capabilities.pricing).toBe(price.costPerHour !== "none");
+        if (price.costPerHour === "none") {
+          expect(seen).toEqual({ phase: "ready", endpoint: replica.endpoint });
+          expect("costPerHour" in seen).toBe(false);
+        } else {
+          expect(seen).toEqual({
+            phase: "ready",
+            endpoint: replica.endpoint,
+            costPerHour: price.costPerHour,
+          });
+        }
         await price.also?.(run);
       });
     }
@@ -208,7 +240,7 @@ export function remoteProviderConformance<F extends { stop(): void }>(
       await p.reconciler.stop();
       const orphans = f.restart.orphans;
       const planted = await orphans?.plant(run, providerAccounts(p.o.t.app).installation);
-      freshProviders(p.o, f.provider, f.create);
+      freshProviders(p.o, f.provider, create);
       p.reconciler = startTestReconciler(p);
       if (orphans && planted) {
         await eventually(async () => !orphans.has(fake, planted.ours), 20_000, "the orphan stopped");

@@ -12,7 +12,7 @@ import { type FakeKubernetes, startFakeKubernetes } from "../fakes/kubernetes/se
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
-import { type ConformanceRun, remoteProviderConformance } from "./conformance.ts";
+import { type ConformanceRun, providerConformance } from "./conformance.ts";
 import {
   type Any,
   activePool,
@@ -36,7 +36,7 @@ const configureCluster = (run: ConformanceRun<FakeKubernetes>, gpuPrices?: Recor
     { kubeconfig: run.fake.kubeconfig() },
   );
 
-remoteProviderConformance<FakeKubernetes>({
+providerConformance<FakeKubernetes>({
   provider: "kubernetes",
   create: (accounts) => createKubernetesProvider({ engines: testEngines, accounts }),
   startFake: (p) => startFakeKubernetes({ workerUrl: p.worker.url }),

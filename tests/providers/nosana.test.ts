@@ -12,7 +12,7 @@ import { type FakeNosana, startFakeNosana } from "../fakes/nosana/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
-import { remoteProviderConformance } from "./conformance.ts";
+import { providerConformance } from "./conformance.ts";
 import { type Any, activePool, configureProvider, deployFailing, poolActive, status } from "./support.ts";
 
 let nodeToken: string;
@@ -33,7 +33,7 @@ async function createAtNosana(fake: FakeNosana, name: string): Promise<Response>
   });
 }
 
-const run = remoteProviderConformance<FakeNosana>({
+const run = providerConformance<FakeNosana>({
   provider: "nosana",
   create: (accounts) => createNosanaProvider({ engines: testEngines, accounts }),
   startFake: (p) => startFakeNosana({ workerUrl: p.worker.url }),

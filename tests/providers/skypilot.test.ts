@@ -9,10 +9,10 @@ import { createSkyPilotProvider } from "../../adapters/providers/skypilot/index.
 import { type FakeSkyPilot, startFakeSkyPilot } from "../fakes/skypilot/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";
-import { remoteProviderConformance } from "./conformance.ts";
+import { providerConformance } from "./conformance.ts";
 import { activePool, configureProvider, deploy, deployFailing, terminate, until } from "./support.ts";
 
-remoteProviderConformance<FakeSkyPilot>({
+providerConformance<FakeSkyPilot>({
   provider: "skypilot",
   create: (accounts) => createSkyPilotProvider({ engines: testEngines, accounts }),
   startFake: (p) => startFakeSkyPilot({ workerHost: new URL(p.worker.url).host }),

@@ -143,8 +143,13 @@ export async function terminate(p: ProviderTest, id: string) {
     body: { deployment_id: id },
   });
   if (res.status !== 200) throw new Error(`terminate: ${res.status} ${JSON.stringify(res.body)}`);
+  return untilExplained(p, id, "STOPPED");
+}
+
+/** `until`, failing with the deployment's status and logs (what went wrong on the way). */
+export async function untilExplained(p: ProviderTest, id: string, state: string): Promise<Any> {
   try {
-    return await until(p, id, "STOPPED");
+    return await until(p, id, state);
   } catch (error) {
     const d = await status(p, id);
     const logs = await call(p.o.orchestration, "GET", `/deployment/logs/${id}`, { token: p.o.token });
