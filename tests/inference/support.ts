@@ -50,7 +50,8 @@ export async function startGatewayTest(
     replicaHealth?: RuntimeOptions["replicaHealth"];
   } = {},
 ): Promise<GatewayTest> {
-  const o = await startOrchestrationTest();
+  // Every gateway of the test platform traces when the test traces (the context is built with it).
+  const o = await startOrchestrationTest({}, { tracer: options.tracing?.tracer });
   const redis = options.redis && redisUrl ? new RedisClient(redisUrl) : undefined;
   const runtime = createInferenceRuntime({
     port: options.port ? await options.port(o) : inProcessFiltration(o.t.app),

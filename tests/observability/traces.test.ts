@@ -20,7 +20,6 @@ beforeAll(async () => {
   receiver = startOtlpReceiver();
   tracing = startTracing({ url: receiver.url, serviceName: "gateway-under-test", exportDelayMs: 50 });
   g = await startGatewayTest({ tracing: { tracer: tracing.tracer, captureContent: false } });
-  g.o.t.app.tracer = tracing.tracer;
   await setPolicy(g, "rate_limit", { requests_per_minute: 1000 });
   await setPolicy(g, "quota", { requests_per_day: 1000 });
   await setPolicy(g, "guardrails", {

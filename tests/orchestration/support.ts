@@ -19,8 +19,11 @@ export interface OrchestrationTest {
   userId: string;
 }
 
-export async function startOrchestrationTest(env: Record<string, string> = {}): Promise<OrchestrationTest> {
-  const t = await startTestApp(env);
+export async function startOrchestrationTest(
+  env: Record<string, string> = {},
+  parts: Parameters<typeof startTestApp>[1] = {},
+): Promise<OrchestrationTest> {
+  const t = await startTestApp(env, parts);
   const { handle: filtration } = await gatewayHandler(t.app, "filtration");
   const { handle: orchestration } = await gatewayHandler(t.app, "orchestration");
   const session = await loginAsAdmin(filtration);

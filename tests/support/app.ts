@@ -35,10 +35,18 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   });
 }
 
-export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Record<string, string> = {},
+  parts: { tracer?: AppContext["tracer"] } = {},
+): Promise<TestApp> {
   const database = await freshDatabase();
   const config = testConfig(overrides);
-  const app = createAppContext({ db: database.handle.db, config, log: createLogger(config.logLevel) });
+  const app = createAppContext({
+    db: database.handle.db,
+    config,
+    log: createLogger(config.logLevel),
+    tracer: parts.tracer,
+  });
   await bootstrap(app);
   return {
     app,
