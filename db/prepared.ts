@@ -8,6 +8,7 @@ import { PGlite, protocol } from "@electric-sql/pglite";
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Executor } from "./client.ts";
+import { rowsOf } from "./migrate.ts";
 
 const dialect = new PgDialect();
 /** Per PGlite instance: the name each statement text was prepared under. */
@@ -24,18 +25,16 @@ const concat = (parts: Uint8Array[]): Uint8Array => {
 };
 
 /**
- * Runs a statement whose parameters are all strings (or null), for its effect only. On PGlite it is
- * prepared the first time its text is seen and run in a transaction of its own (so it waits for, and
- * never runs inside, another caller's transaction); elsewhere it is `db.execute`.
+ * Runs a statement whose parameters are all strings (or null) and returns its rows, every value as
+ * PostgreSQL's text (or null). On PGlite it is prepared the first time its text is seen and run in a
+ * transaction of its own (so it waits for, and never runs inside, another caller's transaction);
+ * elsewhere it is `db.execute`.
  */
-export async function executePrepared(db: Executor, statement: SQL): Promise<void> {
+export async function executePrepared(db: Executor, statement: SQL): Promise<Record<string, unknown>[]> {
   const client = (db as { $client?: unknown }).$client;
   const query = dialect.sqlToQuery(statement);
   const strings = query.params.every((p) => p === null || typeof p === "string");
-  if (!(client instanceof PGlite) || !strings) {
-    await db.execute(statement);
-    return;
-  }
+  if (!(client instanceof PGlite) || !strings) return rowsOf(await db.execute(statement));
   let names = prepared.get(client);
   if (!names) {
     names = new Map();
@@ -43,7 +42,7 @@ export async function executePrepared(db: Executor, statement: SQL): Promise<voi
   }
   const known = names.get(query.sql);
   const name = known ?? `llmp_prepared_${names.size + 1}`;
-  await client.transaction(() =>
+  return client.transaction(() =>
     client.runExclusive(async () => {
       if (!known) {
         await client.execProtocol(
@@ -54,14 +53,33 @@ export async function executePrepared(db: Executor, statement: SQL): Promise<voi
         );
         names.set(query.sql, name);
       }
-      await client.execProtocol(
+      const { messages } = await client.execProtocol(
         concat([
           protocol.serialize.bind({ statement: name, values: query.params as (string | null)[] }),
+          protocol.serialize.describe({ type: "P" }),
           protocol.serialize.execute({}),
           protocol.serialize.sync(),
         ]),
         { syncToFs: false },
       );
+      return rowsFrom(messages);
     }),
   );
+}
+
+/** The rows of a bound statement's messages, keyed by column name; values as text. */
+function rowsFrom(messages: { name: string }[]): Record<string, unknown>[] {
+  let columns: string[] = [];
+  const rows: Record<string, unknown>[] = [];
+  for (const message of messages) {
+    if (message.name === "rowDescription")
+      columns = (message as InstanceType<typeof protocol.messages.RowDescriptionMessage>).fields.map(
+        (f) => f.name,
+      );
+    else if (message.name === "dataRow") {
+      const fields = (message as InstanceType<typeof protocol.messages.DataRowMessage>).fields;
+      rows.push(Object.fromEntries(columns.map((c, i) => [c, fields[i] ?? null])));
+    }
+  }
+  return rows;
 }
