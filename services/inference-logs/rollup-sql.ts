@@ -167,17 +167,18 @@ export function rollUpBatch(
     keyMinutes: new Map(),
     keyHours: new Map(),
   } as Record<"minutes" | "hours" | "keyMinutes" | "keyHours", Map<string, Group>>;
+  const targets = [
+    [tables.minutes, minuteMs, false],
+    [tables.hours, hourMs, false],
+    [tables.keyMinutes, minuteMs, true],
+    [tables.keyHours, hourMs, true],
+  ] as const;
   for (const row of rows) {
     if (row.org_id === null) continue;
     const time = Date.parse(row.created_at);
     const lb = bucketOf(row.latency_ms);
     const tb = row.ttft_ms === null ? -1 : bucketOf(row.ttft_ms);
-    for (const [table, width, keyed] of [
-      [tables.minutes, minuteMs, false],
-      [tables.hours, hourMs, false],
-      [tables.keyMinutes, minuteMs, true],
-      [tables.keyHours, hourMs, true],
-    ] as const) {
+    for (const [table, width, keyed] of targets) {
       if (keyed && row.api_key_id === null) continue;
       const at = time - (((time % width) + width) % width);
       const apiKeyId = keyed ? row.api_key_id : null;
