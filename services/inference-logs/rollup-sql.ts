@@ -124,12 +124,8 @@ export interface LogRow {
   created_at: string;
 }
 
-/** One row of a rollup, added up from a batch's logs before they reach the database. */
-interface Group {
-  org_id: string;
-  api_key_id: string | null;
-  deployment_id: string | null;
-  at: string;
+/** The figures of a rollup row, as its columns are named. */
+export interface RollupFigures {
   requests: number;
   errors_4xx: number;
   errors_5xx: number;
@@ -140,6 +136,14 @@ interface Group {
   latency_max_ms: number;
   ttft_buckets: number[];
   ttft_max_ms: number;
+}
+
+/** One row of a rollup, added up from a batch's logs before they reach the database. */
+interface Group extends RollupFigures {
+  org_id: string;
+  api_key_id: string | null;
+  deployment_id: string | null;
+  at: string;
 }
 
 /** The histogram bucket of a value, as PostgreSQL's width_bucket(value, bounds) numbers it. */
