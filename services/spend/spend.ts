@@ -1,10 +1,10 @@
 // Spend: what each organization's calls cost, per API key, deployment and UTC day. The usage reports
-// of the inference gateway bump spend_daily in the same batch as the quota's usage_counters
-// (services/usage/quota.ts), one atomic upsert, so gateways reporting at once never lose a cost.
+// of the inference gateway bump spend_daily in the same statement as the quota's usage_counters
+// (services/usage/quota.ts), atomic upserts, so gateways reporting at once never lose a cost.
 // GET /management/spend reads it grouped by deployment, API key or day.
-import { and, asc, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { apiKeys, deployments, spendDaily } from "../../db/schema/index.ts";
+import { apiKeys, deployments, organizations, spendDaily } from "../../db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { Problems } from "../orchestration/validation.ts";
 import { utcDayOf } from "./periods.ts";
@@ -18,41 +18,57 @@ export interface SpendReport {
   cost: number;
 }
 
-/** Adds a batch of requests to the day's spend, one row per organization, key and deployment. */
-export async function recordSpend(db: Executor, day: string, reports: SpendReport[]): Promise<void> {
-  const rows = new Map<string, typeof spendDaily.$inferInsert>();
+/**
+ * The upsert that adds a batch of requests to the day's spend, one row per organization, key and
+ * deployment (added up here), for trackUsage's statement (services/usage/quota.ts). Organizations that
+ * do not exist are skipped; rows are locked in key order, so batches meeting on rows never deadlock.
+ */
+export function upsertSpend(day: string, reports: SpendReport[]): SQL {
+  const rows = new Map<string, SpendRow>();
   for (const r of reports) {
     const id = `${r.orgId}\n${r.apiKeyId ?? ""}\n${r.deploymentId ?? ""}`;
-    const row = rows.get(id) ?? {
-      orgId: r.orgId,
-      apiKeyId: r.apiKeyId ?? null,
-      deploymentId: r.deploymentId ?? null,
-      day,
-      requests: 0,
-      promptTokens: 0,
-      completionTokens: 0,
-      cost: 0,
-    };
-    row.requests = (row.requests ?? 0) + 1;
-    row.promptTokens = (row.promptTokens ?? 0) + Math.max(0, Math.round(r.promptTokens));
-    row.completionTokens = (row.completionTokens ?? 0) + Math.max(0, Math.round(r.completionTokens));
-    row.cost = (row.cost ?? 0) + Math.max(0, r.cost);
-    rows.set(id, row);
+    let row = rows.get(id);
+    if (!row) {
+      row = {
+        org_id: r.orgId,
+        api_key_id: r.apiKeyId ?? null,
+        deployment_id: r.deploymentId ?? null,
+        day,
+        requests: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cost: 0,
+      };
+      rows.set(id, row);
+    }
+    row.requests += 1;
+    row.prompt_tokens += Math.max(0, Math.round(r.promptTokens));
+    row.completion_tokens += Math.max(0, Math.round(r.completionTokens));
+    row.cost += Math.max(0, r.cost);
   }
-  if (rows.size === 0) return;
-  await db
-    .insert(spendDaily)
-    .values([...rows.values()])
-    .onConflictDoUpdate({
-      target: [spendDaily.orgId, spendDaily.apiKeyId, spendDaily.deploymentId, spendDaily.day],
-      set: {
-        requests: sql`${spendDaily.requests} + excluded.requests`,
-        promptTokens: sql`${spendDaily.promptTokens} + excluded.prompt_tokens`,
-        completionTokens: sql`${spendDaily.completionTokens} + excluded.completion_tokens`,
-        cost: sql`${spendDaily.cost} + excluded.cost`,
-        updatedAt: sql`now()`,
-      },
-    });
+  return sql`insert into ${spendDaily} as s (org_id, api_key_id, deployment_id, day, requests, prompt_tokens,
+      completion_tokens, cost)
+    select g.org_id, g.api_key_id, g.deployment_id, g.day, g.requests, g.prompt_tokens, g.completion_tokens, g.cost
+    from json_to_recordset(${JSON.stringify([...rows.values()])}::json) as g(org_id uuid, api_key_id uuid,
+      deployment_id uuid, day date, requests bigint, prompt_tokens bigint, completion_tokens bigint,
+      cost double precision)
+    where exists (select 1 from ${organizations} o where o.id = g.org_id)
+    order by g.org_id, g.api_key_id, g.deployment_id
+    on conflict on constraint spend_daily_key do update set requests = s.requests + excluded.requests,
+      prompt_tokens = s.prompt_tokens + excluded.prompt_tokens,
+      completion_tokens = s.completion_tokens + excluded.completion_tokens,
+      cost = s.cost + excluded.cost, updated_at = now()`;
+}
+
+interface SpendRow {
+  org_id: string;
+  api_key_id: string | null;
+  deployment_id: string | null;
+  day: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
 }
 
 export const spendGroupings = ["deployment", "api_key", "day"] as const;

@@ -17,7 +17,7 @@ import {
 import { type ApiKeyView, apiKeyView } from "../api-keys/keys.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { notFound } from "../errors.ts";
-import { bucketOrigin } from "../inference-logs/rollup-sql.ts";
+import { bucketOrigin, type RollupFigures } from "../inference-logs/rollup-sql.ts";
 import { uuidOr404 } from "../orchestration/ids.ts";
 import { addHistogram, emptyHistogram, type Histogram } from "./histogram.ts";
 
@@ -89,19 +89,9 @@ export function addPoint(into: UsagePoint, from: UsagePoint): void {
   addHistogram(into.ttft, from.ttft);
 }
 
-interface BucketRow {
+interface BucketRow extends RollupFigures {
   deployment_id: string | null;
   at_s: number;
-  requests: number;
-  errors_4xx: number;
-  errors_5xx: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost: number;
-  latency_buckets: number[];
-  latency_max_ms: number;
-  ttft_buckets: number[];
-  ttft_max_ms: number;
 }
 
 const summed = (column: string) =>

@@ -3,15 +3,16 @@
 // one atomic upsert, so concurrent reporters never lose an increment. The same reports carry each
 // request's cost: spend per key and deployment (services/spend) is bumped with them, and the budget
 // alerts they cross are raised.
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
+import { executePrepared } from "../../db/prepared.ts";
 import { organizations, usageCounters } from "../../db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { invalid } from "../errors.ts";
 import { isUuid } from "../orchestration/ids.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { raiseBudgetAlerts } from "../spend/alerts.ts";
-import { recordSpend } from "../spend/spend.ts";
+import { upsertSpend } from "../spend/spend.ts";
 
 export interface UsageReport {
   orgId: string;
@@ -39,10 +40,17 @@ const nextUtcMidnight = (at: Date) =>
   new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1)).toISOString();
 
 /** Adds reports to today's counters: one upsert for the whole batch. Unknown organizations are skipped. */
-export async function trackUsage(ctx: Ctx, reports: UsageReport[]): Promise<{ tracked: number }> {
-  if (reports.length === 0) return { tracked: 0 };
-  for (const [i, r] of reports.entries())
+export async function trackUsage(ctx: Ctx, given: UsageReport[]): Promise<{ tracked: number }> {
+  if (given.length === 0) return { tracked: 0 };
+  for (const [i, r] of given.entries())
     if (!isUuid(r.orgId)) throw invalid(`records.${i}.org_id`, "is not a UUID");
+  // Ids as the database writes them, so one organization, key or deployment is one row of a batch.
+  const reports = given.map((r) => ({
+    ...r,
+    orgId: r.orgId.toLowerCase(),
+    apiKeyId: r.apiKeyId?.toLowerCase(),
+    deploymentId: r.deploymentId?.toLowerCase(),
+  }));
   const day = utcDay(ctx.clock());
   const byOrg = new Map<string, { requests: number; prompt: number; completion: number }>();
   for (const r of reports) {
@@ -52,44 +60,39 @@ export async function trackUsage(ctx: Ctx, reports: UsageReport[]): Promise<{ tr
     sum.completion += Math.max(0, Math.round(r.completionTokens));
     byOrg.set(r.orgId, sum);
   }
-  const known = await ctx.db
-    .select({ id: organizations.id })
-    .from(organizations)
-    .where(inArray(organizations.id, [...byOrg.keys()]));
-  const rows = known.map(({ id }) => {
-    const s = byOrg.get(id) as { requests: number; prompt: number; completion: number };
-    return {
-      orgId: id,
-      day,
-      requests: s.requests,
-      promptTokens: s.prompt,
-      completionTokens: s.completion,
-      totalTokens: s.prompt + s.completion,
-    };
-  });
-  if (rows.length === 0) return { tracked: 0 };
-  const knownIds = new Set(known.map((k) => k.id));
-  const counted = reports.filter((r) => knownIds.has(r.orgId));
-  await recordSpend(
-    ctx.db,
+  const counters = [...byOrg].map(([orgId, s]) => ({
+    org_id: orgId,
     day,
-    counted.map((r) => ({ ...r, cost: Number.isFinite(r.cost) ? (r.cost as number) : 0 })),
+    requests: s.requests,
+    prompt_tokens: s.prompt,
+    completion_tokens: s.completion,
+    total_tokens: s.prompt + s.completion,
+  }));
+  // One statement (prepared once on PGlite): the spend rows and the counters, for the organizations
+  // that exist; it returns those, so their reports are the ones counted and checked against budgets.
+  const known = await executePrepared(
+    ctx.db,
+    sql`with spend as (${upsertSpend(
+      day,
+      reports.map((r) => ({ ...r, cost: Number.isFinite(r.cost) ? (r.cost as number) : 0 })),
+    )})
+    insert into ${usageCounters} as u (org_id, day, requests, prompt_tokens, completion_tokens, total_tokens)
+    select c.org_id, c.day, c.requests, c.prompt_tokens, c.completion_tokens, c.total_tokens
+    from json_to_recordset(${JSON.stringify(counters)}::json) as c(org_id uuid, day date, requests bigint,
+      prompt_tokens bigint, completion_tokens bigint, total_tokens bigint)
+    where exists (select 1 from ${organizations} o where o.id = c.org_id)
+    order by c.org_id
+    on conflict (org_id, day) do update set requests = u.requests + excluded.requests,
+      prompt_tokens = u.prompt_tokens + excluded.prompt_tokens,
+      completion_tokens = u.completion_tokens + excluded.completion_tokens,
+      total_tokens = u.total_tokens + excluded.total_tokens, updated_at = now()
+    returning u.org_id`,
   );
-  await ctx.db
-    .insert(usageCounters)
-    .values(rows)
-    .onConflictDoUpdate({
-      target: [usageCounters.orgId, usageCounters.day],
-      set: {
-        requests: sql`${usageCounters.requests} + excluded.requests`,
-        promptTokens: sql`${usageCounters.promptTokens} + excluded.prompt_tokens`,
-        completionTokens: sql`${usageCounters.completionTokens} + excluded.completion_tokens`,
-        totalTokens: sql`${usageCounters.totalTokens} + excluded.total_tokens`,
-        updatedAt: sql`now()`,
-      },
-    });
+  if (known.length === 0) return { tracked: 0 };
+  const knownIds = new Set(known.map((k) => String(k.org_id)));
+  const counted = reports.filter((r) => knownIds.has(r.orgId));
   await raiseBudgetAlerts(ctx, counted);
-  return { tracked: rows.reduce((n, r) => n + r.requests, 0) };
+  return { tracked: counted.length };
 }
 
 /** Today's use of an organization. */
