@@ -18,9 +18,9 @@ import {
   gatewayHandler,
   type Handler,
   loginAsAdmin,
-  startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 const pools = "llmplatform.orchestration.v1.ComputePoolManagerService";
 let t: TestApp;
@@ -32,8 +32,7 @@ let client: TestClient;
 let admin: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  filtration = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle: filtration } = await startGateway("filtration"));
   orchestration = (await gatewayHandler(t.app, "orchestration")).handle;
   dashboard = (await gatewayHandler(t.app, "dashboard")).handle;
   server = await startTestServer(

@@ -15,8 +15,9 @@ import {
 /** A test app and one of its gateways' handler. */
 export async function startGateway(
   name: "inference" | "filtration" | "orchestration" | "dashboard",
+  env: Record<string, string> = {},
 ): Promise<{ t: TestApp; handle: Handler }> {
-  const t = await startTestApp();
+  const t = await startTestApp(env);
   return { t, handle: (await gatewayHandler(t.app, name)).handle };
 }
 
