@@ -11,16 +11,8 @@ import type { GrpcServer } from "../../server/grpc/server.ts";
 import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import { accessTokenSeconds, signToken } from "../../services/auth/tokens.ts";
 import { startTestServer, TestClient } from "../grpc/support.ts";
-import {
-  adminPassword,
-  call,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  type TestApp,
-} from "../support/app.ts";
-import { startGateway } from "../support/callers.ts";
+import { adminPassword, call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateways } from "../support/callers.ts";
 
 const pools = "llmplatform.orchestration.v1.ComputePoolManagerService";
 let t: TestApp;
@@ -32,9 +24,9 @@ let client: TestClient;
 let admin: string;
 
 beforeAll(async () => {
-  ({ t, handle: filtration } = await startGateway("filtration"));
-  orchestration = (await gatewayHandler(t.app, "orchestration")).handle;
-  dashboard = (await gatewayHandler(t.app, "dashboard")).handle;
+  let handlers: Record<"filtration" | "orchestration" | "dashboard", Handler>;
+  ({ t, handlers } = await startGateways(["filtration", "orchestration", "dashboard"]));
+  ({ filtration, orchestration, dashboard } = handlers);
   server = await startTestServer(
     (router) => registerGrpcServices(router, t.app),
     [accessInterceptor(t.app, grpcMethodAccess)],
