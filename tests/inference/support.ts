@@ -4,6 +4,7 @@
 
 import { RedisClient } from "bun";
 import { and, eq } from "drizzle-orm";
+import { httpFiltration } from "../../adapters/filtration/http-port.ts";
 import type { RedisCommands } from "../../adapters/redis/client.ts";
 import { auditLogs, inferenceLogs, type PolicyType } from "../../db/schema/index.ts";
 import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
@@ -39,6 +40,22 @@ export interface GatewayTest {
 }
 
 export const redisUrl = process.env.REDIS_URL || undefined;
+
+/**
+ * A `port` for startGatewayTest: the filtration gateway listening apart on a free port and reached over
+ * HTTP, as a gateway running on its own reaches it; `listening` is given its listener (to stop it).
+ */
+export const filtrationOverHttp =
+  (listening: (filtration: Listener) => void, options: { timeoutMs?: number } = {}) =>
+  async (o: OrchestrationTest): Promise<FiltrationPort> => {
+    const filtration = listen(o.t.app, "filtration", 0, await buildHttpGateway(o.t.app, "filtration"));
+    listening(filtration);
+    return httpFiltration({
+      baseUrl: `http://127.0.0.1:${filtration.port}`,
+      internalApiKey: o.t.config.internalApiKey,
+      ...options,
+    });
+  };
 
 export async function startGatewayTest(
   options: {
