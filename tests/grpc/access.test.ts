@@ -1,11 +1,9 @@
 // The access interceptor: the gRPC twin of the HTTP guard, with the same tokens and permissions.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
 import type { GrpcServer } from "../../server/grpc/server.ts";
-import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import { createUser, gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
-import { startTestServer, TestClient } from "./support.ts";
+import { startPlatformGrpc, TestClient } from "./support.ts";
 
 const pools = "llmplatform.orchestration.v1.ComputePoolManagerService";
 let t: TestApp;
@@ -19,10 +17,7 @@ beforeAll(async () => {
   const { handle } = await gatewayHandler(t.app, "filtration");
   adminToken = (await loginAsAdmin(handle)).access_token;
   viewerToken = (await createUser(t, handle, "viewer@example.com", "viewer")).access_token;
-  server = await startTestServer(
-    (router) => registerGrpcServices(router, t.app),
-    [accessInterceptor(t.app, grpcMethodAccess)],
-  );
+  server = await startPlatformGrpc(t.app);
   client = new TestClient(server.port);
 }, 60_000);
 afterAll(async () => {

@@ -1,12 +1,10 @@
 // gRPC calls counted by method and status code, refusals included, shown on /metrics.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
 import { GrpcMetrics } from "../../server/grpc/metrics-interceptor.ts";
 import type { GrpcServer } from "../../server/grpc/server.ts";
-import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import { buildHttpGateway } from "../../server/http/listen.ts";
-import { startTestServer, TestClient } from "../grpc/support.ts";
+import { startPlatformGrpc, TestClient } from "../grpc/support.ts";
 import { gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
 import { parseMetrics, promtool, sampleSum } from "./support.ts";
 
@@ -20,10 +18,7 @@ const metrics = new GrpcMetrics();
 beforeAll(async () => {
   t = await startTestApp();
   token = (await loginAsAdmin((await gatewayHandler(t.app, "filtration")).handle)).access_token;
-  server = await startTestServer(
-    (router) => registerGrpcServices(router, t.app),
-    [metrics.interceptor(), accessInterceptor(t.app, grpcMethodAccess)],
-  );
+  server = await startPlatformGrpc(t.app, [metrics.interceptor()]);
   client = new TestClient(server.port);
 }, 60_000);
 afterAll(async () => {

@@ -6,11 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
 import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
-import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
 import type { GrpcServer } from "../../server/grpc/server.ts";
-import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import { accessTokenSeconds, signToken } from "../../services/auth/tokens.ts";
-import { startTestServer, TestClient } from "../grpc/support.ts";
+import { startPlatformGrpc, TestClient } from "../grpc/support.ts";
 import { adminPassword, call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
 
@@ -27,10 +25,7 @@ beforeAll(async () => {
   let handlers: Record<"filtration" | "orchestration" | "dashboard", Handler>;
   ({ t, handlers } = await startGateways(["filtration", "orchestration", "dashboard"]));
   ({ filtration, orchestration, dashboard } = handlers);
-  server = await startTestServer(
-    (router) => registerGrpcServices(router, t.app),
-    [accessInterceptor(t.app, grpcMethodAccess)],
-  );
+  server = await startPlatformGrpc(t.app);
   client = new TestClient(server.port);
   admin = (await loginAsAdmin(filtration)).access_token;
 }, 60_000);
