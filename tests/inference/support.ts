@@ -4,6 +4,7 @@
 
 import { RedisClient } from "bun";
 import { and, eq } from "drizzle-orm";
+import OpenAI from "openai";
 import { httpFiltration } from "../../adapters/filtration/http-port.ts";
 import type { RedisCommands } from "../../adapters/redis/client.ts";
 import { auditLogs, inferenceLogs, type PolicyType } from "../../db/schema/index.ts";
@@ -23,6 +24,10 @@ import { inProcessFiltration } from "../../services/inference-context/in-process
 import { insertDeployment } from "../management/support.ts";
 import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
+
+/** The official openai SDK pointed at the gateway with the test's key, without retries. */
+export const openAiClient = (g: GatewayTest) =>
+  new OpenAI({ apiKey: g.key, baseURL: `${g.url}/v1`, maxRetries: 0 });
 
 export interface GatewayTest {
   o: OrchestrationTest;
