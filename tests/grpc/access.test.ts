@@ -1,13 +1,12 @@
 // The access interceptor: the gRPC twin of the HTTP guard, with the same tokens and permissions.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import type { GrpcServer } from "../../server/grpc/server.ts";
 import { createUser, gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
-import { startPlatformGrpc, TestClient } from "./support.ts";
+import { connectPlatformGrpc, type TestClient } from "./support.ts";
 
 const pools = "llmplatform.orchestration.v1.ComputePoolManagerService";
 let t: TestApp;
-let server: GrpcServer;
+let closeGrpc: (() => Promise<void>) | undefined;
 let client: TestClient;
 let adminToken: string;
 let viewerToken: string;
@@ -17,12 +16,10 @@ beforeAll(async () => {
   const { handle } = await gatewayHandler(t.app, "filtration");
   adminToken = (await loginAsAdmin(handle)).access_token;
   viewerToken = (await createUser(t, handle, "viewer@example.com", "viewer")).access_token;
-  server = await startPlatformGrpc(t.app);
-  client = new TestClient(server.port);
+  ({ client, close: closeGrpc } = await connectPlatformGrpc(t.app));
 }, 60_000);
 afterAll(async () => {
-  client.raw.close();
-  await server.close(1000);
+  await closeGrpc?.();
   await t.close();
 });
 

@@ -60,6 +60,22 @@ export function startPlatformGrpc(app: AppContext, first: Interceptor[] = []): P
   );
 }
 
+/** startPlatformGrpc and a client of it; `close` ends both. */
+export async function connectPlatformGrpc(
+  app: AppContext,
+  first: Interceptor[] = [],
+): Promise<{ client: TestClient; close(): Promise<void> }> {
+  const server = await startPlatformGrpc(app, first);
+  const client = new TestClient(server.port);
+  return {
+    client,
+    async close() {
+      client.raw.close();
+      await server.close(1000);
+    },
+  };
+}
+
 /** Typed calls on a grpc-js client; responses are plain objects in the proto's snake_case. */
 export class TestClient {
   readonly raw: grpc.Client;

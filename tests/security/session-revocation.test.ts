@@ -6,9 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
 import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
-import type { GrpcServer } from "../../server/grpc/server.ts";
 import { accessTokenSeconds, signToken } from "../../services/auth/tokens.ts";
-import { startPlatformGrpc, TestClient } from "../grpc/support.ts";
+import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
 import { adminPassword, call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
 
@@ -17,7 +16,7 @@ let t: TestApp;
 let filtration: Handler;
 let orchestration: Handler;
 let dashboard: Handler;
-let server: GrpcServer;
+let closeGrpc: (() => Promise<void>) | undefined;
 let client: TestClient;
 let admin: string;
 
@@ -25,13 +24,11 @@ beforeAll(async () => {
   let handlers: Record<"filtration" | "orchestration" | "dashboard", Handler>;
   ({ t, handlers } = await startGateways(["filtration", "orchestration", "dashboard"]));
   ({ filtration, orchestration, dashboard } = handlers);
-  server = await startPlatformGrpc(t.app);
-  client = new TestClient(server.port);
+  ({ client, close: closeGrpc } = await connectPlatformGrpc(t.app));
   admin = (await loginAsAdmin(filtration)).access_token;
 }, 60_000);
 afterAll(async () => {
-  client?.raw.close();
-  await server?.close(1000);
+  await closeGrpc?.();
   await t?.close();
 });
 
