@@ -12,7 +12,8 @@ import { sql } from "drizzle-orm";
 import { rowsOf } from "../db/migrate.ts";
 import { apiKeys, deployments, deploymentTransitions, pools, replicas } from "../db/schema/index.ts";
 import { rollUpWrittenLogs } from "../services/inference-logs/rollup-sql.ts";
-import { adminEmail, adminPassword, gatewayHandler, startTestApp } from "../tests/support/app.ts";
+import { gatewayHandler, startTestApp } from "../tests/support/app.ts";
+import { signInToDashboard } from "../tests/support/dashboard.ts";
 import { usingPostgres } from "../tests/support/database.ts";
 
 const { values } = parseArgs({
@@ -28,19 +29,7 @@ const overview = values.pages !== "lists";
 
 const t = await startTestApp();
 const { handle } = await gatewayHandler(t.app, "dashboard");
-const first = await handle(new Request("http://localhost/login"));
-const csrf = /llmp_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1] ?? "";
-const login = await handle(
-  new Request("http://localhost/login", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: `llmp_csrf=${csrf}` },
-    body: new URLSearchParams({ email: adminEmail, password: adminPassword, _csrf: csrf }).toString(),
-  }),
-);
-const cookie = `${login.headers
-  .getSetCookie()
-  .map((c) => c.split(";")[0])
-  .join("; ")}; llmp_csrf=${csrf}`;
+const { cookie } = await signInToDashboard(handle);
 const [defaultOrg] = rowsOf<{ id: string }>(
   await t.app.db.execute(sql`select id from organizations where name = 'default'`),
 );

@@ -110,18 +110,6 @@ try {
     JSON.stringify({ deploy_to_running_s: Number(deploySeconds.toFixed(2)), max_tokens: maxTokens, results }),
   );
 } finally {
-  if (deploymentId) {
-    await api(orchestration, "/deployment/terminate", { deployment_id: deploymentId }, token).catch(() => {});
-    for (let i = 0; i < 100; i++) {
-      const d = await api<{ status: string }>(
-        orchestration,
-        `/deployment/status/${deploymentId}`,
-        undefined,
-        token,
-      );
-      if (d.status === "STOPPED" || d.status === "FAILED") break;
-      await Bun.sleep(100);
-    }
-  }
+  if (deploymentId) await bench.terminate(deploymentId, token);
   await bench.stop();
 }

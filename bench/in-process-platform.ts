@@ -49,11 +49,28 @@ export async function startBenchPlatform(options: {
       })
     ).access_token;
 
+  /** Terminates a deployment and waits (up to about 10 s) until it is STOPPED or FAILED. */
+  async function terminate(deploymentId: string, token: string): Promise<void> {
+    const orchestration = url("orchestration");
+    await api(orchestration, "/deployment/terminate", { deployment_id: deploymentId }, token).catch(() => {});
+    for (let i = 0; i < 100; i++) {
+      const d = await api<{ status: string }>(
+        orchestration,
+        `/deployment/status/${deploymentId}`,
+        undefined,
+        token,
+      ).catch(() => ({ status: "STOPPED" }));
+      if (d.status === "STOPPED" || d.status === "FAILED") break;
+      await Bun.sleep(100);
+    }
+  }
+
   return {
     dataDir,
     url,
     api,
     signIn,
+    terminate,
     async stop() {
       await platform.stop(1000);
       rmSync(dataDir, { recursive: true, force: true });

@@ -2,54 +2,31 @@
 // form (a bad one refused beside its field); the deployment's page says when it is scaled to zero and
 // lists each decision with its replica counts and reason.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
 import { recordScaleDecision } from "../../services/orchestration/state-machine.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
-import {
-  adminEmail,
-  adminPassword,
-  call,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, gatewayHandler, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
+import { postForm, signInToDashboard } from "../support/dashboard.ts";
 
 let t: TestApp;
 let dashboard: Handler;
 let filtration: Handler;
 let cookie: string;
 let id: string;
-const csrf = "test-csrf-token";
+let csrf: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  dashboard = (await gatewayHandler(t.app, "dashboard")).handle;
+  ({ t, handle: dashboard } = await startGateway("dashboard"));
   filtration = (await gatewayHandler(t.app, "filtration")).handle;
   id = (await insertDeployment(t.app.db, await defaultOrgId(t.app.db), { name: "elastic" })).id;
-  const login = await post("/login", { email: adminEmail, password: adminPassword });
-  expect(login.status).toBe(303);
-  const session = login.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  cookie = `${csrfCookie}=${csrf}; ${session}`;
+  let status: number;
+  ({ status, csrf, cookie } = await signInToDashboard(dashboard));
+  expect(status).toBe(303);
 }, 60_000);
 afterAll(() => t.close());
 
-function post(path: string, fields: Record<string, string>) {
-  return dashboard(
-    new Request(`http://localhost${path}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        cookie: cookie ?? `${csrfCookie}=${csrf}`,
-      },
-      body: new URLSearchParams({ ...fields, _csrf: csrf }).toString(),
-    }),
-  );
-}
+const post = (path: string, fields: Record<string, string>) =>
+  postForm(dashboard, path, { ...fields, _csrf: csrf }, cookie);
 const page = async (path: string) =>
   (await dashboard(new Request(`http://localhost${path}`, { headers: { cookie } }))).text();
 

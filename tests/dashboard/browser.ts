@@ -1,7 +1,7 @@
 // The dashboard as a person uses it: the platform started as a real process on its embedded defaults
 // (PGlite in a new data directory, no Redis), and Debian's Chromium driven by playwright-core. Every
 // page a test visits can be saved with `shot`, into tests/.artifacts/screenshots/, to be looked at.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -174,3 +174,17 @@ export async function watchAnswerGrowth(page: Page): Promise<void> {
 
 export const answerGrowth = (page: Page): Promise<number[]> =>
   page.evaluate(() => (window as unknown as { growth: number[] }).growth);
+
+/** What axe-core finds on the page against WCAG 2.1 A and AA, one line a rule: `rule: targets`. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
+  const result = await page.evaluate(() =>
+    // biome-ignore lint/suspicious/noExplicitAny: axe is injected into the page at run time.
+    (window as any).axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+    }),
+  );
+  return (result as { violations: { id: string; nodes: { target: string[] }[] }[] }).violations.map(
+    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+  );
+}

@@ -5,7 +5,8 @@ import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
 import { adminEmail, adminPassword } from "../support/app.ts";
 import type { BrowserPlatform } from "./browser.ts";
 
-async function json(url: string, method: string, body?: unknown, token?: string) {
+/** A JSON request to one of the platform's HTTP APIs; throws unless the answer is 2xx. */
+export async function apiJson(url: string, method: string, body?: unknown, token?: string) {
   const response = await fetch(url, {
     method,
     headers: {
@@ -21,7 +22,7 @@ async function json(url: string, method: string, body?: unknown, token?: string)
 }
 
 export async function adminToken(bp: BrowserPlatform): Promise<string> {
-  const login = await json(`${bp.filtrationUrl}/auth/login`, "POST", {
+  const login = await apiJson(`${bp.filtrationUrl}/auth/login`, "POST", {
     email: adminEmail,
     password: adminPassword,
   });
@@ -33,13 +34,13 @@ export async function runningTinyDeployment(bp: BrowserPlatform, name: string): 
   const token = await adminToken(bp);
   const modelPath = join(bp.dataDir, "models", "tiny.gguf");
   writeTinyGguf(modelPath, { eogBias: -30 });
-  const pool = await json(
+  const pool = await apiJson(
     `${bp.orchestrationUrl}/deployment/createpool`,
     "POST",
     { pool_name: `pool-${crypto.randomUUID().slice(0, 6)}`, provider: "local" },
     token,
   );
-  const deployed = await json(
+  const deployed = await apiJson(
     `${bp.orchestrationUrl}/deployment/deploy`,
     "POST",
     {
@@ -54,7 +55,7 @@ export async function runningTinyDeployment(bp: BrowserPlatform, name: string): 
   const id = deployed.deployment_id as string;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const status = await json(`${bp.orchestrationUrl}/deployment/status/${id}`, "GET", undefined, token);
+    const status = await apiJson(`${bp.orchestrationUrl}/deployment/status/${id}`, "GET", undefined, token);
     if (status.status === "RUNNING") return id;
     if (status.status === "FAILED") throw new Error(`deployment failed: ${JSON.stringify(status)}`);
     if (Date.now() > deadline) throw new Error(`deployment not RUNNING in 60 s: ${status.status}`);
@@ -65,9 +66,9 @@ export async function runningTinyDeployment(bp: BrowserPlatform, name: string): 
 /** Stops the platform's deployments so their workers do not outlive the test. */
 export async function stopDeployments(bp: BrowserPlatform): Promise<void> {
   const token = await adminToken(bp);
-  const list = await json(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
+  const list = await apiJson(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
   for (const d of list.deployments ?? []) {
-    await json(
+    await apiJson(
       `${bp.orchestrationUrl}/deployment/terminate`,
       "POST",
       { deployment_id: d.deployment_id },
@@ -76,7 +77,7 @@ export async function stopDeployments(bp: BrowserPlatform): Promise<void> {
   }
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const l = await json(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
+    const l = await apiJson(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
     if ((l.deployments as { status: string }[]).every((d) => d.status === "STOPPED")) return;
     await Bun.sleep(250);
   }

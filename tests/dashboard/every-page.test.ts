@@ -5,37 +5,19 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { dashboardSecurityHeaders } from "../../routes/dashboard/_shared/listener.ts";
 import { loadRoutes } from "../../server/http/loader.ts";
-import {
-  adminEmail,
-  adminPassword,
-  gatewayHandler,
-  type Handler,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import type { Handler, TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
+import { signInToDashboard } from "../support/dashboard.ts";
 
 let t: TestApp;
 let handle: Handler;
 let cookie: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "dashboard")).handle;
-  const first = await handle(new Request("http://localhost/login"));
-  const csrf = /llmp_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1] ?? "";
-  const login = await handle(
-    new Request("http://localhost/login", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: `llmp_csrf=${csrf}` },
-      body: new URLSearchParams({ email: adminEmail, password: adminPassword, _csrf: csrf }).toString(),
-    }),
-  );
-  const session = login.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
+  ({ t, handle } = await startGateway("dashboard"));
+  let session: string;
+  ({ session, cookie } = await signInToDashboard(handle));
   expect(session).toContain("llmp_session=");
-  cookie = `${session}; llmp_csrf=${csrf}`;
 }, 60_000);
 afterAll(() => t.close());
 

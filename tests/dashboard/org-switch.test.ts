@@ -9,38 +9,23 @@ import {
   gatewayHandler,
   type Handler,
   loginAsAdmin,
-  startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
+import { csrfOf, postForm, sessionOf } from "../support/dashboard.ts";
 
 let t: TestApp;
 let dashboard: Handler;
 let csrf: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  dashboard = (await gatewayHandler(t.app, "dashboard")).handle;
-  const first = await dashboard(new Request("http://localhost/login"));
-  csrf = /llmp_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1] ?? "";
+  ({ t, handle: dashboard } = await startGateway("dashboard"));
+  csrf = csrfOf(await dashboard(new Request("http://localhost/login")));
 }, 60_000);
 afterAll(() => t.close());
 
 const post = (path: string, fields: Record<string, string>, cookie = "") =>
-  dashboard(
-    new Request(`http://localhost${path}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        cookie: `llmp_csrf=${csrf}${cookie ? `; ${cookie}` : ""}`,
-      },
-      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-    }),
-  );
-const sessionOf = (res: Response) =>
-  res.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
+  postForm(dashboard, path, { _csrf: csrf, ...fields }, `llmp_csrf=${csrf}${cookie ? `; ${cookie}` : ""}`);
 const get = (path: string, cookie: string) =>
   dashboard(new Request(`http://localhost${path}`, { headers: { cookie: `llmp_csrf=${csrf}; ${cookie}` } }));
 

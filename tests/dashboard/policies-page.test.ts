@@ -13,7 +13,7 @@ import {
   signIn,
   startBrowserPlatform,
 } from "./browser.ts";
-import { adminToken, runningTinyDeployment, stopDeployments } from "./deployment.ts";
+import { adminToken, apiJson, runningTinyDeployment, stopDeployments } from "./deployment.ts";
 
 let bp: BrowserPlatform;
 let page: Page;
@@ -22,17 +22,7 @@ let templateId: string;
 let collectionId: string;
 let token: string;
 
-async function api(method: string, url: string, body?: unknown) {
-  const r = await fetch(url, {
-    method,
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field.
-  const parsed: any = await r.json();
-  if (!r.ok) throw new Error(`${method} ${url}: ${r.status} ${JSON.stringify(parsed)}`);
-  return parsed;
-}
+const api = (method: string, url: string, body?: unknown) => apiJson(url, method, body, token);
 
 beforeAll(async () => {
   if (!haveChromium) return;

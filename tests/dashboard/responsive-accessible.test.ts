@@ -4,10 +4,9 @@
 // pool, a collection, a template). Then keyboard focus survives the deployment page's polling refresh,
 // and the outcome of a change (a live region) receives focus.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import type { Page } from "playwright-core";
 import { loadRoutes } from "../../server/http/loader.ts";
 import {
+  axeViolations,
   type BrowserPlatform,
   haveChromium,
   newPage,
@@ -15,22 +14,13 @@ import {
   signIn,
   startBrowserPlatform,
 } from "./browser.ts";
-import { adminToken, runningTinyDeployment, stopDeployments } from "./deployment.ts";
-
-const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+import { adminToken, apiJson, runningTinyDeployment, stopDeployments } from "./deployment.ts";
 
 let bp: BrowserPlatform;
 const ids: Record<string, string> = {};
 
-async function post(url: string, token: string, body: unknown): Promise<{ id: string }> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as { id: string };
-}
+const post = (url: string, token: string, body: unknown): Promise<{ id: string }> =>
+  apiJson(url, "POST", body, token);
 
 beforeAll(async () => {
   if (!haveChromium) return;
@@ -77,19 +67,6 @@ async function pagePaths(): Promise<string[]> {
       (p) => !p.startsWith("/assets") && !p.startsWith("/login") && !/\/(live|rows|name-check)$/.test(p),
     )
     .map((p) => p.replace(":id", idFor[p.split("/")[1] as string] ?? "missing"));
-}
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(() =>
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected into the page at run time.
-    (window as any).axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
-    }),
-  );
-  return (result as { violations: { id: string; nodes: { target: string[] }[] }[] }).violations.map(
-    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-  );
 }
 
 describe.skipIf(!haveChromium)("every page at 1280 and 390 px", () => {

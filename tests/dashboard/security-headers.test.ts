@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { dashboardSecurityHeaders } from "../../routes/dashboard/_shared/listener.ts";
-import { gatewayHandler, type Handler, startTestApp, type TestApp } from "../support/app.ts";
+import { gatewayHandler, type Handler, type TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  handle = (await gatewayHandler(t.app, "dashboard")).handle;
+  ({ t, handle } = await startGateway("dashboard"));
 }, 60_000);
 afterAll(() => t.close());
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { gatewayHandler, type Handler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import { gatewayHandler, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let dashboard: Handler;
 let api: Handler;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  dashboard = (await gatewayHandler(t.app, "dashboard")).handle;
+  ({ t, handle: dashboard } = await startGateway("dashboard"));
   api = (await gatewayHandler(t.app, "filtration")).handle;
 }, 60_000);
 afterAll(() => t.close());

@@ -1,15 +1,12 @@
 // The access interceptor: the gRPC twin of the HTTP guard, with the same tokens and permissions.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
-import type { GrpcServer } from "../../server/grpc/server.ts";
-import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import { createUser, gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
-import { startTestServer, TestClient } from "./support.ts";
+import { connectPlatformGrpc, type TestClient } from "./support.ts";
 
 const pools = "llmplatform.orchestration.v1.ComputePoolManagerService";
 let t: TestApp;
-let server: GrpcServer;
+let closeGrpc: (() => Promise<void>) | undefined;
 let client: TestClient;
 let adminToken: string;
 let viewerToken: string;
@@ -19,15 +16,10 @@ beforeAll(async () => {
   const { handle } = await gatewayHandler(t.app, "filtration");
   adminToken = (await loginAsAdmin(handle)).access_token;
   viewerToken = (await createUser(t, handle, "viewer@example.com", "viewer")).access_token;
-  server = await startTestServer(
-    (router) => registerGrpcServices(router, t.app),
-    [accessInterceptor(t.app, grpcMethodAccess)],
-  );
-  client = new TestClient(server.port);
+  ({ client, close: closeGrpc } = await connectPlatformGrpc(t.app));
 }, 60_000);
 afterAll(async () => {
-  client.raw.close();
-  await server.close(1000);
+  await closeGrpc?.();
   await t.close();
 });
 

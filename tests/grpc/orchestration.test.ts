@@ -1,9 +1,7 @@
 // The orchestration gRPC services through @grpc/grpc-js, backed by the same services as HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
 import type { GrpcServer } from "../../server/grpc/server.ts";
-import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
 import {
   eventually,
@@ -12,7 +10,7 @@ import {
   startOrchestrationTest,
 } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
-import { failureOf, startTestServer, TestClient } from "./support.ts";
+import { failureOf, startPlatformGrpc, TestClient } from "./support.ts";
 
 const pools = "llmplatform.orchestration.v1.ComputePoolManagerService";
 const registry = "llmplatform.orchestration.v1.ModelRegistryService";
@@ -26,10 +24,7 @@ let upstream: ReturnType<typeof fakeOpenAIServer>;
 
 beforeAll(async () => {
   o = await startOrchestrationTest();
-  server = await startTestServer(
-    (router) => registerGrpcServices(router, o.t.app),
-    [accessInterceptor(o.t.app, grpcMethodAccess)],
-  );
+  server = await startPlatformGrpc(o.t.app);
   client = new TestClient(server.port);
   reconciler = startReconciler(o.t.app, { intervalMs: 100 });
   upstream = fakeOpenAIServer();

@@ -4,8 +4,11 @@ import { join } from "node:path";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
 import { registerUnimplemented } from "../../server/grpc/orchestration-stubs";
 import { type GrpcServer, startGrpcServer } from "../../server/grpc/server";
+import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
+import type { AppContext } from "../../services/context.ts";
 
 export const ORCHESTRATION_SERVICE_NAMES = [
   "llmplatform.orchestration.v1.ComputePoolManagerService",
@@ -47,6 +50,30 @@ export function startTestServer(
   interceptors?: Interceptor[],
 ): Promise<GrpcServer> {
   return startGrpcServer({ host: "127.0.0.1", port: 0, routes, interceptors });
+}
+
+/** The platform's gRPC services on a free port behind its access interceptor (after `first`, if given). */
+export function startPlatformGrpc(app: AppContext, first: Interceptor[] = []): Promise<GrpcServer> {
+  return startTestServer(
+    (router) => registerGrpcServices(router, app),
+    [...first, accessInterceptor(app, grpcMethodAccess)],
+  );
+}
+
+/** startPlatformGrpc and a client of it; `close` ends both. */
+export async function connectPlatformGrpc(
+  app: AppContext,
+  first: Interceptor[] = [],
+): Promise<{ client: TestClient; close(): Promise<void> }> {
+  const server = await startPlatformGrpc(app, first);
+  const client = new TestClient(server.port);
+  return {
+    client,
+    async close() {
+      client.raw.close();
+      await server.close(1000);
+    },
+  };
 }
 
 /** Typed calls on a grpc-js client; responses are plain objects in the proto's snake_case. */

@@ -1,16 +1,16 @@
 // POST /v1/completions: the legacy text-completions API, translated to the replica's chat endpoint,
 // through the same lifecycle as chat (key, guardrails, logs), read with the official openai SDK.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { call } from "../support/app.ts";
-import { type GatewayTest, loggedRequest, setPolicy, startGatewayTest } from "./support.ts";
+import { type GatewayTest, loggedRequest, openAiClient, setPolicy, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
 let client: OpenAI;
 
 beforeAll(async () => {
   g = await startGatewayTest();
-  client = new OpenAI({ apiKey: g.key, baseURL: `${g.url}/v1`, maxRetries: 0 });
+  client = openAiClient(g);
 }, 30_000);
 afterAll(() => g.close(), 30_000);
 

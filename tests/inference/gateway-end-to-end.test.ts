@@ -2,92 +2,25 @@
 // to a real llama.cpp worker of the tiny model, with the official openai SDK.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import Ajv from "ajv";
 import OpenAI from "openai";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
-import { withInference } from "../../server/compose.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import type { Listener } from "../../server/platform.ts";
-import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
 import { weather } from "../engines/worker-support.ts";
-import {
-  createPool,
-  eventually,
-  type OrchestrationTest,
-  startOrchestrationTest,
-} from "../orchestration/support.ts";
+import { eventually, type OrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
-import { inProcessInference } from "../support/inference.ts";
+import { startTinyDeployment, type TinyDeployment } from "./tiny-deployment.ts";
 
+let tiny: TinyDeployment;
 let o: OrchestrationTest;
-let reconciler: Reconciler;
-let orchestration: Listener;
-let inference: Listener;
 let apiKey: string;
+let baseUrl: string;
 
 beforeAll(async () => {
-  o = await startOrchestrationTest();
-  o.t.app = withInference(o.t.app, inProcessInference(o.t.app));
-  orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
-  inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
-  reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, restartBaseMs: 200 });
-  const modelPath = join(o.t.config.dataDir, "models", "tiny.gguf");
-  // A context long enough for a tool call's prompt and arguments (the tools tests below).
-  writeTinyGguf(modelPath, { contextLength: 4096 });
-  const pool = await createPool(o, { provider: "local" });
-  const deployed = await call(o.orchestration, "POST", "/deployment/deploy", {
-    token: o.token,
-    body: {
-      model_name: "tiny-chat",
-      pool_id: pool.pool_id,
-      engine: "llama.cpp",
-      image: "llama.cpp",
-      inference_model: modelPath,
-    },
-  });
-  expect(deployed.status).toBe(201);
-  const id = deployed.body.deployment_id as string;
-  await eventually(
-    async () => {
-      const s = await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token });
-      return s.body.status === "RUNNING";
-    },
-    60_000,
-    "deployment RUNNING",
-  );
-  const key = await call(o.filtration, "POST", "/management/api-keys", {
-    token: o.token,
-    body: { name: "e2e" },
-  });
-  expect(key.status).toBe(201);
-  apiKey = key.body.key;
+  tiny = await startTinyDeployment();
+  ({ o, apiKey, baseUrl } = tiny);
 }, 120_000);
+afterAll(() => tiny?.close(), 60_000);
 
-afterAll(async () => {
-  const list = await call(o.orchestration, "GET", "/deployment/deployments", { token: o.token });
-  for (const d of list.body.deployments ?? []) {
-    await call(o.orchestration, "POST", "/deployment/terminate", {
-      token: o.token,
-      body: { deployment_id: d.deployment_id },
-    });
-  }
-  await eventually(
-    async () => {
-      const l = await call(o.orchestration, "GET", "/deployment/deployments", { token: o.token });
-      return (l.body.deployments as { status: string }[]).every((d) => d.status === "STOPPED");
-    },
-    30_000,
-    "deployments stopped",
-  );
-  await reconciler.stop();
-  await o.t.app.inference?.close();
-  await inference.stop(1000);
-  await orchestration.stop(1000);
-  await o.t.close();
-}, 60_000);
-
-const client = () => new OpenAI({ apiKey, baseURL: `http://127.0.0.1:${inference.port}/v1`, maxRetries: 0 });
+const client = () => new OpenAI({ apiKey, baseURL: baseUrl, maxRetries: 0 });
 
 test("a chat completion through the gateway parses with the openai SDK, and usage adds up", async () => {
   const answer = await client().chat.completions.create({
@@ -130,7 +63,7 @@ test("embeddings through the gateway reach the real engine with the openai SDK, 
   expect(res.data[0]?.embedding.length).toBeGreaterThan(8);
   expect(res.data[0]?.embedding).not.toEqual(res.data[1]?.embedding);
   expect(res.usage.prompt_tokens).toBeGreaterThan(0);
-  const refused = await fetch(`http://127.0.0.1:${inference.port}/v1/embeddings`, {
+  const refused = await fetch(`${baseUrl}/embeddings`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: "Bearer sk-nope" },
     body: JSON.stringify({ model: "tiny-chat", input: "x" }),
@@ -152,7 +85,7 @@ test("embeddings through the gateway reach the real engine with the openai SDK, 
 test("a bad key is 401 invalid_api_key and an unknown model 404 model_not_found, in the OpenAI shape", async () => {
   const bad = new OpenAI({
     apiKey: "sk-not-a-key",
-    baseURL: `http://127.0.0.1:${inference.port}/v1`,
+    baseURL: baseUrl,
     maxRetries: 0,
   });
   const unauthorized = await bad.chat.completions
@@ -179,7 +112,7 @@ test("a revoked key is refused by the gateway within one second", async () => {
   });
   const doomed = new OpenAI({
     apiKey: key.body.key,
-    baseURL: `http://127.0.0.1:${inference.port}/v1`,
+    baseURL: baseUrl,
     maxRetries: 0,
   });
   const ask = () =>

@@ -2,13 +2,20 @@
 // the gateway, with in-process counters and with Redis, and one limit holds across two gateway
 // processes that share Redis (each running apart, resolving contexts over HTTP from filtration).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { httpFiltration } from "../../adapters/filtration/http-port.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
 import { StoreFailureGuard } from "../../services/limits/limiter.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
-import { chat, createKey, type GatewayTest, redisUrl, setPolicy, startGatewayTest } from "./support.ts";
+import {
+  chat,
+  createKey,
+  filtrationOverHttp,
+  type GatewayTest,
+  redisUrl,
+  setPolicy,
+  startGatewayTest,
+} from "./support.ts";
 
 const N = 37;
 
@@ -96,14 +103,12 @@ describe("the filtration side unreachable (gateway running apart)", () => {
   let filtration: Listener;
   beforeAll(async () => {
     g = await startGatewayTest({
-      port: async (o) => {
-        filtration = listen(o.t.app, "filtration", 0, await buildHttpGateway(o.t.app, "filtration"));
-        return httpFiltration({
-          baseUrl: `http://127.0.0.1:${filtration.port}`,
-          internalApiKey: o.t.config.internalApiKey,
-          timeoutMs: 500,
-        });
-      },
+      port: filtrationOverHttp(
+        (l) => {
+          filtration = l;
+        },
+        { timeoutMs: 500 },
+      ),
     });
   }, 30_000);
   afterAll(() => g.close(), 30_000);

@@ -8,14 +8,14 @@ import type { Listener } from "../../server/platform.ts";
 import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
 import { otherTenant } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
-import { type GatewayTest, setPolicy, startGatewayTest } from "./support.ts";
+import { type GatewayTest, openAiClient, setPolicy, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
 let client: OpenAI;
 
 beforeAll(async () => {
   g = await startGatewayTest();
-  client = new OpenAI({ apiKey: g.key, baseURL: `${g.url}/v1`, maxRetries: 0 });
+  client = openAiClient(g);
 }, 30_000);
 afterEach(() => {
   g.stub.deltas = undefined;

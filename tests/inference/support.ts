@@ -4,6 +4,8 @@
 
 import { RedisClient } from "bun";
 import { and, eq } from "drizzle-orm";
+import OpenAI from "openai";
+import { httpFiltration } from "../../adapters/filtration/http-port.ts";
 import type { RedisCommands } from "../../adapters/redis/client.ts";
 import { auditLogs, inferenceLogs, type PolicyType } from "../../db/schema/index.ts";
 import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
@@ -23,6 +25,10 @@ import { insertDeployment } from "../management/support.ts";
 import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 
+/** The official openai SDK pointed at the gateway with the test's key, without retries. */
+export const openAiClient = (g: GatewayTest) =>
+  new OpenAI({ apiKey: g.key, baseURL: `${g.url}/v1`, maxRetries: 0 });
+
 export interface GatewayTest {
   o: OrchestrationTest;
   runtime: InferenceRuntime;
@@ -39,6 +45,22 @@ export interface GatewayTest {
 }
 
 export const redisUrl = process.env.REDIS_URL || undefined;
+
+/**
+ * A `port` for startGatewayTest: the filtration gateway listening apart on a free port and reached over
+ * HTTP, as a gateway running on its own reaches it; `listening` is given its listener (to stop it).
+ */
+export const filtrationOverHttp =
+  (listening: (filtration: Listener) => void, options: { timeoutMs?: number } = {}) =>
+  async (o: OrchestrationTest): Promise<FiltrationPort> => {
+    const filtration = listen(o.t.app, "filtration", 0, await buildHttpGateway(o.t.app, "filtration"));
+    listening(filtration);
+    return httpFiltration({
+      baseUrl: `http://127.0.0.1:${filtration.port}`,
+      internalApiKey: o.t.config.internalApiKey,
+      ...options,
+    });
+  };
 
 export async function startGatewayTest(
   options: {

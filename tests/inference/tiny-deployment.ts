@@ -6,11 +6,18 @@ import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
 import { withInference } from "../../server/compose.ts";
 import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import { startReconciler } from "../../services/orchestration/reconciler.ts";
-import { createPool, eventually, startOrchestrationTest } from "../orchestration/support.ts";
+import {
+  createPool,
+  eventually,
+  type OrchestrationTest,
+  startOrchestrationTest,
+} from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 import { inProcessInference } from "../support/inference.ts";
 
 export interface TinyDeployment {
+  /** The platform behind it (its administrator's token, its in-process gateways). */
+  o: OrchestrationTest;
   /** http://127.0.0.1:port/v1 of the inference gateway. */
   baseUrl: string;
   apiKey: string;
@@ -47,7 +54,9 @@ export async function startTinyDeployment(model = "tiny-chat"): Promise<TinyDepl
     token: o.token,
     body: { name: "tiny" },
   });
+  if (key.status !== 201) throw new Error(`api key: ${key.status} ${JSON.stringify(key.body)}`);
   return {
+    o,
     baseUrl: `http://127.0.0.1:${inference.port}/v1`,
     apiKey: key.body.key as string,
     model,

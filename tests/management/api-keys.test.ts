@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { rowsOf } from "../../db/migrate.ts";
 import { apiKeys } from "../../db/schema/index.ts";
 import { LastUsedTracker } from "../../services/api-keys/last-used.ts";
 import { verifyApiKey } from "../../services/api-keys/verify.ts";
-import { call, type Handler, type TestApp } from "../support/app.ts";
+import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf, insertDeployment } from "./support.ts";
 
-let t: TestApp;
-let handle: Handler;
-let admin: string;
-let viewer: string;
-let outsider: string;
-let orgId: string;
-let otherOrgId: string;
-
-beforeAll(async () => {
-  ({ t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("keys"));
-}, 60_000);
+const { t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("keys");
 afterAll(() => t.close());
 
 const create = (body: unknown, token = admin) =>

@@ -4,19 +4,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, knowledgeDocuments, promptTemplateVersions } from "../../db/schema/index.ts";
-import { call, type Handler, type TestApp } from "../support/app.ts";
+import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { defaultOrgId, insertDeployment } from "./support.ts";
 
-let t: TestApp;
-let handle: Handler;
-let admin: string;
-let viewer: string;
-let outsider: string;
+const { t, handle, admin, viewer, outsider } = await startWithCallers("deletes");
 let deploymentId: string;
 
 beforeAll(async () => {
-  ({ t, handle, admin, viewer, outsider } = await startWithCallers("deletes"));
   deploymentId = (await insertDeployment(t.app.db, await defaultOrgId(t.app.db), { name: "uses-things" })).id;
 }, 60_000);
 afterAll(() => t.close());

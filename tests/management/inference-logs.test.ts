@@ -1,22 +1,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { inferenceLogs } from "../../db/schema/index.ts";
-import { call, type Handler, type TestApp } from "../support/app.ts";
+import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf, insertDeployment } from "./support.ts";
 
-let t: TestApp;
-let handle: Handler;
-let admin: string;
-let viewer: string;
-let outsider: string;
-let orgId: string;
-let otherOrgId: string;
+const { t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("logs");
 let first: string;
 let second: string;
 let theirs: string;
 
 beforeAll(async () => {
-  ({ t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("logs"));
   first = (await insertDeployment(t.app.db, orgId, { name: "logs-first" })).id;
   second = (await insertDeployment(t.app.db, orgId, { name: "logs-second" })).id;
   theirs = (await insertDeployment(t.app.db, otherOrgId, { name: "logs-theirs" })).id;

@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { knowledgeDocuments } from "../../db/schema/index.ts";
 import { documentTypeOf } from "../../services/knowledge-base/document-types.ts";
-import { call, type Handler, type TestApp } from "../support/app.ts";
+import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";
 
-let t: TestApp;
-let handle: Handler;
-let admin: string;
-let viewer: string;
-let outsider: string;
-
-beforeAll(async () => {
-  ({ t, handle, admin, viewer, outsider } = await startWithCallers("kb"));
-}, 60_000);
+const { t, handle, admin, viewer, outsider } = await startWithCallers("kb");
 afterAll(() => t.close());
 
 const newCollection = async (name: string, token = admin) =>

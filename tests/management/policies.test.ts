@@ -2,17 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { knowledgeCollections, promptTemplates } from "../../db/schema/index.ts";
 import { effectivePolicies } from "../../services/policies/effective.ts";
 import { policyDefaults } from "../../services/policies/schemas.ts";
-import { call, type Handler, type TestApp } from "../support/app.ts";
+import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf, insertDeployment } from "./support.ts";
 
-let t: TestApp;
-let handle: Handler;
-let admin: string;
-let viewer: string;
-let outsider: string;
-let orgId: string;
-let otherOrgId: string;
+const { t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("policy");
 let deploymentId: string;
 let otherDeploymentId: string;
 let collectionId: string;
@@ -20,7 +14,6 @@ let templateId: string;
 let otherTemplateId: string;
 
 beforeAll(async () => {
-  ({ t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("policy"));
   deploymentId = (await insertDeployment(t.app.db, orgId, { name: "policy-dep" })).id;
   otherDeploymentId = (await insertDeployment(t.app.db, otherOrgId, { name: "policy-dep" })).id;
   const [collection] = await t.app.db

@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { promptTemplateVersions } from "../../db/schema/index.ts";
 import { applyTemplate } from "../../services/prompts/apply.ts";
-import { call, type Handler, type TestApp } from "../support/app.ts";
+import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";
 
-let t: TestApp;
-let handle: Handler;
-let admin: string;
-let viewer: string;
-let outsider: string;
-
-beforeAll(async () => {
-  ({ t, handle, admin, viewer, outsider } = await startWithCallers("prompt"));
-}, 60_000);
+const { t, handle, admin, viewer, outsider } = await startWithCallers("prompt");
 afterAll(() => t.close());
 
 const create = (body: unknown, token = admin) => call(handle, "POST", "/management/prompts", { token, body });

@@ -1,27 +1,17 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { rowsOf } from "../../db/migrate.ts";
 import { providerConfigs } from "../../db/schema/index.ts";
 import { open } from "../../services/crypto/secret-box.ts";
 import { maskSecret, providerCredentials } from "../../services/provider-configs/config.ts";
-import { call, type Handler, type TestApp } from "../support/app.ts";
+import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";
-
-let t: TestApp;
-let handle: Handler;
-let admin: string;
-let viewer: string;
-let outsider: string;
-let orgId: string;
-let otherOrgId: string;
 
 const apiKey = "nos_live_5cA9dE0fB1a2C3d4E5f6";
 const walletKey = "wallet-secret-0123456789abcdef";
 
-beforeAll(async () => {
-  ({ t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("prov"));
-}, 60_000);
+const { t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("prov");
 afterAll(() => t.close());
 
 const save = (body: unknown, token = admin) =>

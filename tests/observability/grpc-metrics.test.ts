@@ -1,18 +1,15 @@
 // gRPC calls counted by method and status code, refusals included, shown on /metrics.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
 import { GrpcMetrics } from "../../server/grpc/metrics-interceptor.ts";
-import type { GrpcServer } from "../../server/grpc/server.ts";
-import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import { buildHttpGateway } from "../../server/http/listen.ts";
-import { startTestServer, TestClient } from "../grpc/support.ts";
+import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
 import { gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
 import { parseMetrics, promtool, sampleSum } from "./support.ts";
 
 const pools = "llmplatform.orchestration.v1.ComputePoolManagerService";
 let t: TestApp;
-let server: GrpcServer;
+let closeGrpc: (() => Promise<void>) | undefined;
 let client: TestClient;
 let token: string;
 const metrics = new GrpcMetrics();
@@ -20,15 +17,10 @@ const metrics = new GrpcMetrics();
 beforeAll(async () => {
   t = await startTestApp();
   token = (await loginAsAdmin((await gatewayHandler(t.app, "filtration")).handle)).access_token;
-  server = await startTestServer(
-    (router) => registerGrpcServices(router, t.app),
-    [metrics.interceptor(), accessInterceptor(t.app, grpcMethodAccess)],
-  );
-  client = new TestClient(server.port);
+  ({ client, close: closeGrpc } = await connectPlatformGrpc(t.app, [metrics.interceptor()]));
 }, 60_000);
 afterAll(async () => {
-  client.raw.close();
-  await server.close(1000);
+  await closeGrpc?.();
   await t.close();
 });
 

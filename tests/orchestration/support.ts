@@ -1,14 +1,8 @@
 // Shared set-up of the orchestration tests: a test platform, its filtration and orchestration
 // gateways in process, and an administrator's token.
 import { startOpenAiStub } from "../../scripts/openai-stub.ts";
-import {
-  call,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, type Handler, loginAsAdmin, type startTestApp, type TestApp } from "../support/app.ts";
+import { startGateways } from "../support/callers.ts";
 
 export interface OrchestrationTest {
   t: TestApp;
@@ -23,9 +17,8 @@ export async function startOrchestrationTest(
   env: Record<string, string> = {},
   parts: Parameters<typeof startTestApp>[1] = {},
 ): Promise<OrchestrationTest> {
-  const t = await startTestApp(env, parts);
-  const { handle: filtration } = await gatewayHandler(t.app, "filtration");
-  const { handle: orchestration } = await gatewayHandler(t.app, "orchestration");
+  const { t, handlers } = await startGateways(["filtration", "orchestration"], env, parts);
+  const { filtration, orchestration } = handlers;
   const session = await loginAsAdmin(filtration);
   return {
     t,

@@ -4,16 +4,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeInferenceLogs } from "../../services/inference-logs/logs.ts";
 import { insertDeployment } from "../management/support.ts";
-import {
-  adminEmail,
-  adminPassword,
-  call,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  type TestApp,
-} from "../support/app.ts";
+import { call, gatewayHandler, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
+import { postForm, signInToDashboard } from "../support/dashboard.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -26,20 +19,7 @@ let token: string;
 beforeAll(async () => {
   ({ t, handle } = await startGateway("dashboard"));
   filtration = (await gatewayHandler(t.app, "filtration")).handle;
-  const first = await handle(new Request("http://localhost/login"));
-  csrf = /llmp_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1] ?? "";
-  const login = await handle(
-    new Request("http://localhost/login", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: `llmp_csrf=${csrf}` },
-      body: new URLSearchParams({ email: adminEmail, password: adminPassword, _csrf: csrf }).toString(),
-    }),
-  );
-  const session = login.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  cookie = `${session}; llmp_csrf=${csrf}`;
+  ({ csrf, cookie } = await signInToDashboard(handle));
   const admin = await loginAsAdmin(filtration);
   orgId = admin.user.org_id;
   token = admin.access_token;
@@ -48,13 +28,7 @@ afterAll(() => t.close());
 
 const page = (path: string) => handle(new Request(`http://localhost${path}`, { headers: { cookie } }));
 const submit = (path: string, fields: Record<string, string>) =>
-  handle(
-    new Request(`http://localhost${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: new URLSearchParams({ ...fields, _csrf: csrf }).toString(),
-    }),
-  );
+  postForm(handle, path, { ...fields, _csrf: csrf }, cookie);
 
 /** The routing card of the page: from its section's opening tag to the next section. */
 const routingCard = (html: string) => {

@@ -56,6 +56,14 @@ const routing = (asked: Served, fallbacks: Served[]) =>
 const ask = (asked: Served, body: Record<string, unknown> = {}, key = g.key) =>
   chat({ url: g.url, key, model: asked.name }, body, key);
 
+/** Asks until a 200 comes (a routing change reaches the gateway within its cache's lifetime), up to 5 s. */
+const answered = (asked: Served) =>
+  eventually(async () => {
+    const r = await ask(asked);
+    if (r.status === 200) return r;
+    await r.body?.cancel();
+    return undefined;
+  }, 5000);
 const postRouting = (body: Record<string, unknown>) =>
   call(g.o.filtration, "POST", "/management/config/routing", { token: g.o.token, body });
 
@@ -119,12 +127,7 @@ test("a stopped deployment is answered by its fallback: x-served-by, model as as
   await before.body?.cancel();
 
   await routing(asked, [fallback]);
-  const res = await eventually(async () => {
-    const r = await ask(asked);
-    if (r.status === 200) return r;
-    await r.body?.cancel();
-    return undefined;
-  }, 5000);
+  const res = await answered(asked);
   expect(res.headers.get("x-served-by")).toBe(fallback.name);
   const body = (await res.json()) as { model: string; choices: { message: { content: string } }[] };
   expect(body.model).toBe(asked.name);
@@ -266,12 +269,7 @@ test("a replica's 429 falls back; without a fallback the caller gets that 429", 
   await alone.body?.cancel();
 
   await routing(asked, [fallback]);
-  const res = await eventually(async () => {
-    const r = await ask(asked);
-    if (r.status === 200) return r;
-    await r.body?.cancel();
-    return undefined;
-  }, 5000);
+  const res = await answered(asked);
   expect(res.headers.get("x-served-by")).toBe(fallback.name);
   await res.body?.cancel();
 });

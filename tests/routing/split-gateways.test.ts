@@ -2,11 +2,16 @@
 // (/internal/context/resolve) carries the fallbacks, and the log it sends back (/internal/logs/create)
 // keeps the deployment that served.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { httpFiltration } from "../../adapters/filtration/http-port.ts";
 import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
 import type { Listener } from "../../server/platform.ts";
-import { chat, type GatewayTest, loggedRequest, setPolicy, startGatewayTest } from "../inference/support.ts";
+import {
+  chat,
+  filtrationOverHttp,
+  type GatewayTest,
+  loggedRequest,
+  setPolicy,
+  startGatewayTest,
+} from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
 
 let g: GatewayTest;
@@ -15,13 +20,9 @@ let backup: OpenAiStub;
 
 beforeAll(async () => {
   g = await startGatewayTest({
-    port: async (o) => {
-      filtration = listen(o.t.app, "filtration", 0, await buildHttpGateway(o.t.app, "filtration"));
-      return httpFiltration({
-        baseUrl: `http://127.0.0.1:${filtration.port}`,
-        internalApiKey: o.t.config.internalApiKey,
-      });
-    },
+    port: filtrationOverHttp((l) => {
+      filtration = l;
+    }),
   });
   backup = startOpenAiStub();
 }, 60_000);

@@ -15,12 +15,11 @@ import {
   call,
   createOrganization,
   createUser,
-  gatewayHandler,
   type Handler,
   loginAsAdmin,
-  startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateways } from "../support/callers.ts";
 
 const gateways = ["filtration", "orchestration", "inference"] as const;
 type Gateway = (typeof gateways)[number];
@@ -49,12 +48,11 @@ for (const gateway of gateways) {
 }
 
 let t: TestApp;
-const handlers = {} as Record<Gateway, Handler>;
+let handlers: Record<Gateway, Handler>;
 const tokens = {} as Record<Exclude<Persona, "anonymous">, string>;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  for (const gateway of gateways) handlers[gateway] = (await gatewayHandler(t.app, gateway)).handle;
+  ({ t, handlers } = await startGateways(gateways));
   const filtration = handlers.filtration;
   tokens.admin = (await loginAsAdmin(filtration)).access_token;
   tokens.developer = (

@@ -9,28 +9,21 @@ import { errorFields, withoutStatements } from "../../server/error-fields.ts";
 import { checkJsonValue } from "../../server/http/input.ts";
 import { type LoadedRoute, loadRouteFiles } from "../../server/http/loader.ts";
 import { AppError } from "../../services/errors.ts";
-import {
-  call,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateways } from "../support/callers.ts";
 
 const gateways = ["inference", "filtration", "orchestration", "dashboard"] as const;
 type GatewayName = (typeof gateways)[number];
 const bad = "a\u0000b";
 
 let t: TestApp;
-const handlers = {} as Record<GatewayName, Handler>;
+let handlers: Record<GatewayName, Handler>;
 const routes = {} as Record<GatewayName, LoadedRoute[]>;
 let token: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  ({ t, handlers } = await startGateways(gateways));
   for (const name of gateways) {
-    handlers[name] = (await gatewayHandler(t.app, name)).handle;
     // The route table as each gateway mounts it (the dashboard leaves out the OpenAPI assets).
     routes[name] = [...(await loadRouteFiles("_common")).http, ...(await loadRouteFiles(name)).http].filter(
       (r) => name !== "dashboard" || !r.path.startsWith("/openapi"),

@@ -12,11 +12,11 @@ import {
   adminPassword,
   call,
   createUser,
-  gatewayHandler,
   type Handler,
   startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 describe("the policy", () => {
   const t0 = new Date("2030-01-01T00:00:00Z");
@@ -61,8 +61,7 @@ describe("POST /auth/login under repeated failures", () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp();
-    handle = (await gatewayHandler(t.app, "filtration")).handle;
+    ({ t, handle } = await startGateway("filtration"));
     now = Date.now();
     t.app.clock = () => new Date(now);
   }, 60_000);

@@ -1,22 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { auditLogs, roles } from "../../db/schema/index.ts";
-import {
-  adminPassword,
-  call,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { adminPassword, call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let handle: Handler;
 
 beforeAll(async () => {
-  t = await startTestApp({ ALLOW_REGISTRATION: "true" });
-  handle = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle } = await startGateway("filtration", { ALLOW_REGISTRATION: "true" }));
 }, 60_000);
 afterAll(() => t.close());
 

@@ -6,46 +6,29 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
 import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
-import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
-import type { GrpcServer } from "../../server/grpc/server.ts";
-import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
 import { accessTokenSeconds, signToken } from "../../services/auth/tokens.ts";
-import { startTestServer, TestClient } from "../grpc/support.ts";
-import {
-  adminPassword,
-  call,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
+import { adminPassword, call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { startGateways } from "../support/callers.ts";
 
 const pools = "llmplatform.orchestration.v1.ComputePoolManagerService";
 let t: TestApp;
 let filtration: Handler;
 let orchestration: Handler;
 let dashboard: Handler;
-let server: GrpcServer;
+let closeGrpc: (() => Promise<void>) | undefined;
 let client: TestClient;
 let admin: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  filtration = (await gatewayHandler(t.app, "filtration")).handle;
-  orchestration = (await gatewayHandler(t.app, "orchestration")).handle;
-  dashboard = (await gatewayHandler(t.app, "dashboard")).handle;
-  server = await startTestServer(
-    (router) => registerGrpcServices(router, t.app),
-    [accessInterceptor(t.app, grpcMethodAccess)],
-  );
-  client = new TestClient(server.port);
+  let handlers: Record<"filtration" | "orchestration" | "dashboard", Handler>;
+  ({ t, handlers } = await startGateways(["filtration", "orchestration", "dashboard"]));
+  ({ filtration, orchestration, dashboard } = handlers);
+  ({ client, close: closeGrpc } = await connectPlatformGrpc(t.app));
   admin = (await loginAsAdmin(filtration)).access_token;
 }, 60_000);
 afterAll(async () => {
-  client?.raw.close();
-  await server?.close(1000);
+  await closeGrpc?.();
   await t?.close();
 });
 

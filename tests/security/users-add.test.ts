@@ -5,20 +5,18 @@ import {
   call,
   createOrganization,
   createUser,
-  gatewayHandler,
   type Handler,
   loginAsAdmin,
-  startTestApp,
   type TestApp,
 } from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
 let api: Handler;
 let admin: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  api = (await gatewayHandler(t.app, "filtration")).handle;
+  ({ t, handle: api } = await startGateway("filtration"));
   admin = (await loginAsAdmin(api)).access_token;
 }, 60_000);
 afterAll(() => t.close());

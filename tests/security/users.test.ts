@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { auditLogs } from "../../db/schema/index.ts";
-import {
-  call,
-  createUser,
-  gatewayHandler,
-  type Handler,
-  loginAsAdmin,
-  startTestApp,
-  type TestApp,
-} from "../support/app.ts";
+import { call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
@@ -57,9 +49,8 @@ describe("PUT /admin/users/{id}/role", () => {
   });
 
   test("the last admin cannot be demoted (409); with a second admin it can", async () => {
-    const t2 = await startTestApp();
+    const { t: t2, handle: h } = await startGateway("filtration");
     try {
-      const h = (await gatewayHandler(t2.app, "filtration")).handle;
       const only = await loginAsAdmin(h);
       const res = await call(h, "PUT", `/admin/users/${only.user.id}/role`, {
         token: only.access_token,
@@ -84,9 +75,8 @@ describe("PUT /admin/users/{id}/role", () => {
   }, 60_000);
 
   test("two admins demoting each other at once leave one admin", async () => {
-    const t3 = await startTestApp();
+    const { t: t3, handle: h } = await startGateway("filtration");
     try {
-      const h = (await gatewayHandler(t3.app, "filtration")).handle;
       const a = await loginAsAdmin(h);
       const b = await createUser(t3, h, "b-admin@example.com", "admin");
       const [ab, ba] = await Promise.all([

@@ -12,12 +12,27 @@ import {
   type TestApp,
 } from "./app.ts";
 
+export type GatewayName = "inference" | "filtration" | "orchestration" | "dashboard";
+
 /** A test app and one of its gateways' handler. */
 export async function startGateway(
-  name: "inference" | "filtration" | "orchestration" | "dashboard",
+  name: GatewayName,
+  env: Record<string, string> = {},
 ): Promise<{ t: TestApp; handle: Handler }> {
-  const t = await startTestApp();
+  const t = await startTestApp(env);
   return { t, handle: (await gatewayHandler(t.app, name)).handle };
+}
+
+/** A test app and the handlers of the gateways named. */
+export async function startGateways<N extends GatewayName>(
+  names: readonly N[],
+  env: Record<string, string> = {},
+  parts: Parameters<typeof startTestApp>[1] = {},
+): Promise<{ t: TestApp; handlers: Record<N, Handler> }> {
+  const t = await startTestApp(env, parts);
+  const handlers = {} as Record<N, Handler>;
+  for (const name of names) handlers[name] = (await gatewayHandler(t.app, name)).handle;
+  return { t, handlers };
 }
 
 export interface Callers {

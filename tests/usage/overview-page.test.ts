@@ -3,18 +3,15 @@
 // five charts, the figures on the page are a SQL count over inference_logs, nothing scrolls sideways at
 // 390 px and axe-core finds no WCAG 2.1 A/AA violation. An API key's page shows that key's requests.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { rowsOf } from "../../db/migrate.ts";
 import { apiKeys, policies } from "../../db/schema/index.ts";
 import { writeInferenceLogs } from "../../services/inference-logs/logs.ts";
-import { chromiumPath, haveChromium, shot, signIn } from "../dashboard/browser.ts";
+import { axeViolations, chromiumPath, haveChromium, shot, signIn } from "../dashboard/browser.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import { gatewayHandler, startTestApp, type TestApp } from "../support/app.ts";
 import { generateLogs } from "./support.ts";
-
-const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
 let t: TestApp;
 let server: ReturnType<typeof Bun.serve>;
@@ -58,19 +55,6 @@ afterAll(async () => {
   server?.stop(true);
   await t?.close();
 });
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(() =>
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected into the page at run time.
-    (window as any).axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
-    }),
-  );
-  return (result as { violations: { id: string; nodes: { target: string[] }[] }[] }).violations.map(
-    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-  );
-}
 
 interface Figures {
   requests: number;

@@ -1,19 +1,11 @@
 // Generated inference logs for the overview's tests and benchmark: a seeded, reproducible mix of
 // deployments, keys, statuses, tokens, latencies, times to first token and costs, spread over a span of
 // time ending now.
+import { rng } from "../../scripts/make-tiny-gguf.ts";
 import type { LogEntryInput } from "../../services/inference-logs/logs.ts";
 
 /** mulberry32: a small seeded generator, so a failing case can be run again as it was. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seeded = rng;
 
 export interface GenerateOptions {
   orgId: string | null;
