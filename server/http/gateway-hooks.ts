@@ -52,23 +52,20 @@ export function admission(
   render: RenderProblem,
 ) {
   /** A body sent without its length, counted as it arrives; the parsers then read this copy of it. */
-  const bufferBody = async (context: EarlyContext, limit: number): Promise<unknown> => {
-    const request = context.request;
+  const bufferBody = async (request: Request, set: ResponseSet, limit: number): Promise<unknown> => {
     let bytes: Uint8Array<ArrayBuffer>;
     try {
       bytes = await readLimited(request, limit);
     } catch (error) {
-      return render(problemOf("", error, request), request, context.set);
+      return render(problemOf("", error, request), request, set);
     }
     const copy = new Request(request.url, { method: request.method, headers: request.headers, body: bytes });
     book.sameAs(copy, request);
-    context.request = copy;
-    return undefined;
+    return copy;
   };
-  const guard = (context: EarlyContext) => {
+  const guard = (request: Request, headers: ResponseSet["headers"]) => {
     if (!options.guardRequest) return undefined;
-    const headers = context.set.headers;
-    return options.guardRequest(context.request, headers).then((refused) => {
+    return options.guardRequest(request, headers).then((refused) => {
       if (!refused) return undefined;
       for (const [k, v] of Object.entries(headers)) {
         if (typeof v === "string" && !refused.headers.has(k)) refused.headers.set(k, v);
@@ -76,15 +73,26 @@ export function admission(
       return refused;
     });
   };
-  return (context: EarlyContext) => {
-    const { request, set } = context;
+  const extraHeaders = options.responseHeaders ?? {};
+  const hasExtraHeaders = Object.keys(extraHeaders).length > 0;
+  // Elysia reads this hook's source to choose what it prepares for every request (cookies, a copy of
+  // the headers): it touches only the context's request and set, and never hands the context on.
+  return (early: EarlyContext) => {
+    const request = early.request;
+    const set = early.set;
     set.headers["x-request-id"] = book.open(request);
-    Object.assign(set.headers, options.responseHeaders);
+    if (hasExtraHeaders) Object.assign(set.headers, extraHeaders);
     const limit = rulesFor(request).limit;
     const declared = request.headers.get("content-length");
-    if (Number(declared ?? 0) > limit) return render(problemOf("", tooLarge(limit), request), request, set);
-    if (declared === null && request.body) return bufferBody(context, limit).then((r) => r ?? guard(context));
-    return guard(context);
+    if (declared !== null && Number(declared) > limit)
+      return render(problemOf("", tooLarge(limit), request), request, set);
+    if (declared === null && request.body)
+      return bufferBody(request, set, limit).then((read) => {
+        if (!(read instanceof Request)) return read;
+        early.request = read;
+        return guard(read, set.headers);
+      });
+    return guard(request, set.headers);
   };
 }
 

@@ -38,19 +38,27 @@ export function mountRoute(
   gateway.route(
     r.method,
     r.path,
+    // Elysia reads this function's source to choose what it prepares for each request: the headers
+    // are not named on the context (Elysia would copy them for every request), the handler that wants
+    // them reads them from the request, once.
     async (context: unknown) => {
-      const c = context as Omit<RouteInput<unknown, unknown, unknown>, "gateway">;
+      const c = context as Omit<RouteInput<unknown, unknown, unknown>, "gateway" | "headers">;
+      const request = c.request;
+      let headers: Record<string, string> | undefined;
       const result = await d.handler({
         params: r.rest ? restParams(r.rest, c.params) : c.params,
         query: c.query,
         body: c.body,
         ctx: c.ctx,
-        request: c.request,
-        headers: c.headers,
+        request,
+        get headers() {
+          headers ??= request.headers.toJSON();
+          return headers;
+        },
         set: c.set,
         gateway: runtime,
       } as never);
-      if (result instanceof Response) return book.measuredToEnd(result, c.request, r.path);
+      if (result instanceof Response) return book.measuredToEnd(result, request, r.path);
       // Elysia starts every response at 200; a handler that chose another status keeps it.
       if (d.status && (c.set.status === undefined || c.set.status === 200)) c.set.status = d.status;
       if (d.html) c.set.headers["content-type"] = "text/html; charset=utf-8";

@@ -18,14 +18,18 @@ export function inputRules(routes: LoadedRoute[], defaultLimit: number): (reques
       limit: r.definition.bodyLimit ?? defaultLimit,
       rule: (r.definition.freeText ? "free" : "strict") as TextRule,
     }));
+  const fallback: InputRules = { limit: defaultLimit, rule: "strict" };
+  if (special.length === 0) return () => fallback;
   return (request) => {
-    if (special.length === 0) return { limit: defaultLimit, rule: "strict" };
-    const path = new URL(request.url).pathname;
-    return (
-      special.find((r) => r.method === request.method && r.pattern.test(path)) ?? {
-        limit: defaultLimit,
-        rule: "strict",
-      }
-    );
+    const path = pathOf(request.url);
+    return special.find((r) => r.method === request.method && r.pattern.test(path)) ?? fallback;
   };
+}
+
+/** The path of an absolute URL as a Request holds it (already normalised), without parsing the URL. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const query = url.indexOf("?", start);
+  return query === -1 ? url.slice(start) : url.slice(start, query);
 }

@@ -38,32 +38,41 @@ export const tooLarge = (limit: number) =>
   new AppError("payload_too_large", `request body over ${limit} bytes`);
 
 /**
- * Walks a parsed JSON value once: depth first (iteratively, so a deep value cannot overflow this walk
- * either), then every key and string. `prefix` names where the value sits ("query." for the query).
+ * Walks a parsed JSON value once: each node's depth, every key and string. The walk stops at the
+ * depth limit, so a deep value cannot overflow its recursion; a node's place is spelled only when it
+ * is refused (this runs on every request body). `prefix` names where the value sits ("query.").
  */
 export function checkJsonValue(value: unknown, rule: TextRule, prefix = "", depthLimit = maxJsonDepth): void {
   const pattern = rule === "free" ? nul : anyControl;
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: "", depth: 0 }];
-  while (stack.length > 0) {
-    const { value: v, path, depth } = stack.pop() as (typeof stack)[number];
+  const keys: string[] = [];
+  const place = (...last: string[]) => `${prefix}${[...keys, ...last].join(".")}`;
+  // Children are visited last first, the order this walk has always refused in.
+  const visit = (v: unknown, depth: number): void => {
     if (typeof v === "string") {
-      if (pattern.test(v)) throw controlProblem(`${prefix}${path || "body"}`, rule);
-      continue;
+      if (pattern.test(v)) throw controlProblem(keys.length > 0 ? place() : `${prefix}body`, rule);
+      return;
     }
-    if (v === null || typeof v !== "object") continue;
+    if (v === null || typeof v !== "object") return;
     if (depth >= depthLimit) throw tooDeep();
-    const at = (key: string) => (path ? `${path}.${key}` : key);
     if (Array.isArray(v)) {
-      v.forEach((item, i) => {
-        stack.push({ value: item, path: at(String(i)), depth: depth + 1 });
-      });
-      continue;
+      for (let i = v.length - 1; i >= 0; i--) {
+        keys.push(String(i));
+        visit(v[i], depth + 1);
+        keys.pop();
+      }
+      return;
     }
-    for (const [key, item] of Object.entries(v)) {
-      if (pattern.test(key)) throw controlProblem(`${prefix}${at(key.replace(anyControl, "?"))}`, rule);
-      stack.push({ value: item, path: at(key), depth: depth + 1 });
+    const names = Object.keys(v);
+    for (const key of names)
+      if (pattern.test(key)) throw controlProblem(place(key.replace(anyControl, "?")), rule);
+    for (let i = names.length - 1; i >= 0; i--) {
+      const key = names[i] as string;
+      keys.push(key);
+      visit((v as Record<string, unknown>)[key], depth + 1);
+      keys.pop();
     }
-  }
+  };
+  visit(value, 0);
 }
 
 /** Query and path parameters are never free text. */
