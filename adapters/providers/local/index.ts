@@ -62,13 +62,14 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
     startReplica: (spec) => startWorker(local, spec),
 
     async stopReplica(handle) {
-      const worker = local.known.get(handle.replicaId);
-      const pid = worker?.pid ?? pidOf(handle.providerInstanceId);
-      local.known.delete(handle.replicaId);
+      const pid = pidOf(handle.providerInstanceId) ?? local.known.get(handle.replicaId)?.pid;
       if (pid === undefined) return;
-      // Not started by this process: only signal it if it is provably the replica's worker.
-      if (!worker && !isReplicaWorker(pid, handle.replicaId, local.installation)) return;
-      await terminate(pid, worker?.child);
+      // Only the worker the handle names: another process tagged with the same replica (an orphan
+      // from before a restart) must not take the replica's live worker down with it.
+      const worker = local.known.get(handle.replicaId);
+      if (worker?.pid !== pid) return stopUnknown(local, handle.replicaId, pid);
+      local.known.delete(handle.replicaId);
+      await terminate(pid, worker.child);
     },
 
     inspectReplica: (handle, spec) => inspectWorker(local, handle, spec),
@@ -81,4 +82,9 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
       }));
     },
   };
+}
+
+/** A worker this process did not start (it restarted since): signalled only if provably the replica's. */
+async function stopUnknown(local: LocalWorkers, replicaId: string, pid: number): Promise<void> {
+  if (isReplicaWorker(pid, replicaId, local.installation)) await terminate(pid, undefined);
 }

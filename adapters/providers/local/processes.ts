@@ -135,10 +135,22 @@ export function taggedProcesses(installation: string): { pid: number; replicaId:
     if (pid === process.pid) continue;
     const env = environOf(pid);
     const replicaId = env?.get(REPLICA_ENV);
-    if (replicaId && env?.get(INSTALLATION_ENV) === installation && isAlive(pid))
+    // A worker is started in a process group of its own; what it starts inherits its tags but not
+    // its group. Counting those helpers as workers made the orphan scan stop a starting worker.
+    if (replicaId && env?.get(INSTALLATION_ENV) === installation && leadsItsGroup(pid) && isAlive(pid))
       found.push({ pid, replicaId });
   }
   return found;
+}
+
+/** Whether `pid` leads its process group, as a worker launched detached does ("pid (comm) S ppid pgrp"). */
+function leadsItsGroup(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pid;
+  } catch {
+    return false;
+  }
 }
 
 /** SIGTERM to the worker's process group, SIGKILL after `graceMs`; resolves once it is gone. */
