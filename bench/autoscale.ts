@@ -8,7 +8,7 @@
 //                          [--up-delay-s 2] [--down-delay-s 10]
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { writeTinyGguf } from "../scripts/make-tiny-gguf.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
 
 const { values } = parseArgs({

@@ -9,12 +9,12 @@
 //   bun run bench dashboard-render [--renders 50] [--pages all|lists|overview] [--days 30]
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
-import { rowsOf } from "../db/migrate.ts";
-import { apiKeys, deployments, deploymentTransitions, pools, replicas } from "../db/schema/index.ts";
-import { rollUpWrittenLogs } from "../services/inference-logs/rollup-sql.ts";
-import { gatewayHandler, startTestApp } from "../tests/support/app.ts";
-import { signInToDashboard } from "../tests/support/dashboard.ts";
-import { usingPostgres } from "../tests/support/database.ts";
+import { rowsOf } from "#db/migrate.ts";
+import { apiKeys, deployments, deploymentTransitions, pools, replicas } from "#db/schema/index.ts";
+import { rollUpWrittenLogs } from "#services/inference-logs/rollup-sql.ts";
+import { gatewayHandler, startTestApp } from "#tests/support/app.ts";
+import { signInToDashboard } from "#tests/support/dashboard.ts";
+import { usingPostgres } from "#tests/support/database.ts";
 
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,7 @@
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import OpenAI from "openai";
-import { writeTinyGguf } from "../scripts/make-tiny-gguf.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
 
 const { values } = parseArgs({

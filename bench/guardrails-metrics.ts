@@ -1,4 +1,4 @@
-import type { Finding, Scanner } from "../services/guardrails/scanner.ts";
+import type { Finding, Scanner } from "#services/guardrails/scanner.ts";
 
 export interface CorpusItem {
   text: string;

@@ -2,11 +2,11 @@
 // Debian packages; see its README) and timed on 1 KB prompts. Run: bun bench/guardrails.ts
 // tests/guardrails/corpus.test.ts asserts the same figures, so a regression fails CI.
 
-import { classifierScores } from "../services/guardrails/classifier/index.ts";
-import { scanners } from "../services/guardrails/registry.ts";
-import type { Scanner } from "../services/guardrails/scanner.ts";
-import { promptInjectionScanner } from "../services/guardrails/scanners/prompt-injection/index.ts";
-import { toxicityScanner } from "../services/guardrails/scanners/toxicity/index.ts";
+import { classifierScores } from "#services/guardrails/classifier/index.ts";
+import { scanners } from "#services/guardrails/registry.ts";
+import type { Scanner } from "#services/guardrails/scanner.ts";
+import { promptInjectionScanner } from "#services/guardrails/scanners/prompt-injection/index.ts";
+import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts";
 import { type DatasetItem, examplesFor } from "./guard-datasets/load.ts";
 import piiCorpus from "./guardrails-corpus/pii.json";
 import injectionCorpus from "./guardrails-corpus/prompt_injection.json";

@@ -3,9 +3,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { loadConfig } from "../server/config.ts";
-import { createLogger } from "../server/log.ts";
-import { startPlatform } from "../server/platform.ts";
+import { loadConfig } from "#server/config.ts";
+import { createLogger } from "#server/log.ts";
+import { startPlatform } from "#server/platform.ts";
 
 type Gateway = "filtration" | "orchestration" | "inference";
 

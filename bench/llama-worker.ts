@@ -8,8 +8,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { localCommand } from "../adapters/engines/llama.cpp/index.ts";
-import { writeTinyGguf } from "../scripts/make-tiny-gguf.ts";
+import { localCommand } from "#adapters/engines/llama.cpp/index.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 
 const threads = Number(process.env.THREADS ?? 2);
 const parallel = Number(process.env.PARALLEL ?? 8);

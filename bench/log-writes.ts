@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
-import { openDatabase } from "../db/client.ts";
-import { migrate } from "../db/migrate.ts";
-import { organizations } from "../db/schema/index.ts";
-import type { InferenceLogEntry, UsageRecord } from "../services/inference/port.ts";
-import { writeInferenceLogs } from "../services/inference-logs/logs.ts";
-import { trackUsage } from "../services/usage/quota.ts";
+import { openDatabase } from "#db/client.ts";
+import { migrate } from "#db/migrate.ts";
+import { organizations } from "#db/schema/index.ts";
+import type { InferenceLogEntry, UsageRecord } from "#services/inference/port.ts";
+import { writeInferenceLogs } from "#services/inference-logs/logs.ts";
+import { trackUsage } from "#services/usage/quota.ts";
 
 const { values } = parseArgs({
   options: {

@@ -15,14 +15,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
-import { embedTexts } from "../adapters/upstream/embed.ts";
-import { embedderFor, embedMissingPassages } from "../services/knowledge-base/embedding-index.ts";
-import { locateEmbeddingDeployment, retrieve } from "../services/knowledge-base/retrieve.ts";
-import { fullTextSearch, type Passage } from "../services/knowledge-base/search.ts";
-import { startLlamaWorker, type TinyWorker } from "../tests/fakes/support/tiny-worker.ts";
-import { insertDeployment } from "../tests/management/support.ts";
-import { call, gatewayHandler, loginAsAdmin, startTestApp } from "../tests/support/app.ts";
-import { usingPostgres } from "../tests/support/database.ts";
+import { embedTexts } from "#adapters/upstream/embed.ts";
+import { embedderFor, embedMissingPassages } from "#services/knowledge-base/embedding-index.ts";
+import { locateEmbeddingDeployment, retrieve } from "#services/knowledge-base/retrieve.ts";
+import { fullTextSearch, type Passage } from "#services/knowledge-base/search.ts";
+import { startLlamaWorker, type TinyWorker } from "#tests/fakes/support/tiny-worker.ts";
+import { insertDeployment } from "#tests/management/support.ts";
+import { call, gatewayHandler, loginAsAdmin, startTestApp } from "#tests/support/app.ts";
+import { usingPostgres } from "#tests/support/database.ts";
 
 const { values } = parseArgs({
   options: {

@@ -3,9 +3,9 @@
 // new nonce: CPU µs per evaluation, the median of 7 runs of 20,000, and each scanner's share.
 //   bun bench/scan-1kb.ts [--iterations 20000]
 import { parseArgs } from "node:util";
-import { evaluate } from "../services/guardrails/evaluate.ts";
-import type { GuardrailsPolicy } from "../services/guardrails/policy.ts";
-import { scanners } from "../services/guardrails/registry.ts";
+import { evaluate } from "#services/guardrails/evaluate.ts";
+import type { GuardrailsPolicy } from "#services/guardrails/policy.ts";
+import { scanners } from "#services/guardrails/registry.ts";
 import { benchPrompt } from "./prompts.ts";
 
 const { values } = parseArgs({

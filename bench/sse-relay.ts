@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 
 const events = Number(process.argv[2] ?? 20_000);
 const modulePath = resolve(process.argv[3] ?? `${import.meta.dir}/../adapters/upstream/sse-relay.ts`);
-const { relaySse } = (await import(modulePath)) as typeof import("../adapters/upstream/sse-relay.ts");
+const { relaySse } = (await import(modulePath)) as typeof import("#adapters/upstream/sse-relay.ts");
 
 const encoder = new TextEncoder();
 function streamText(n: number): string {

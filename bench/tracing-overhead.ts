@@ -8,10 +8,10 @@
 import { parseArgs } from "node:util";
 import { trace } from "@opentelemetry/api";
 import { AlwaysOnSampler, NoopSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { InferenceMetrics } from "../services/inference/metrics.ts";
-import { observeRequest } from "../services/inference/observe.ts";
-import type { InferenceContext, InferenceLogEntry } from "../services/inference/port.ts";
-import type { InferenceRuntime, InferenceTracing } from "../services/inference/runtime.ts";
+import { InferenceMetrics } from "#services/inference/metrics.ts";
+import { observeRequest } from "#services/inference/observe.ts";
+import type { InferenceContext, InferenceLogEntry } from "#services/inference/port.ts";
+import type { InferenceRuntime, InferenceTracing } from "#services/inference/runtime.ts";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "200000" } } });
 const requests = Number(values.requests);

@@ -18,7 +18,7 @@ const OUT = join(import.meta.dir, "../bench/guard-datasets");
 const MAX_CHARS = 2000;
 const HELDOUT_PERCENT = 25;
 
-import type { DatasetItem } from "../bench/guard-datasets/load.ts";
+import type { DatasetItem } from "#bench/guard-datasets/load.ts";
 
 function git(repo: string, ...args: string[]): string {
   const run = Bun.spawnSync(["git", `--git-dir=${join(MIRRORS, repo, "repo")}`, ...args]);

@@ -8,7 +8,7 @@ import {
   describeLeftovers,
   removeLeftovers,
   settledLeftovers,
-} from "../tests/support/leftovers.ts";
+} from "#tests/support/leftovers.ts";
 
 const command = process.argv.slice(2);
 const run = currentTestRun({ ...process.env, LLMP_TEST_RUN: "" });

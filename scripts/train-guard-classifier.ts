@@ -10,9 +10,9 @@
 // Run: bun scripts/train-guard-classifier.ts
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type DatasetItem, examplesFor } from "../bench/guard-datasets/load.ts";
-import { DIM, featuresOf } from "../services/guardrails/classifier/features.ts";
-import { encodeModel, type LinearModel, scorerFor } from "../services/guardrails/classifier/model.ts";
+import { type DatasetItem, examplesFor } from "#bench/guard-datasets/load.ts";
+import { DIM, featuresOf } from "#services/guardrails/classifier/features.ts";
+import { encodeModel, type LinearModel, scorerFor } from "#services/guardrails/classifier/model.ts";
 import { rng } from "./make-tiny-gguf.ts";
 
 const EPOCHS = Number(process.env.EPOCHS ?? 12);

@@ -8,20 +8,20 @@
 // way through tests/support/app.ts.
 
 import { join } from "node:path";
-import { httpFiltration } from "../adapters/filtration/http-port.ts";
-import type { RedisStore } from "../adapters/redis/client.ts";
-import { redisLoadStore } from "../adapters/redis/load-reports.ts";
-import type { Database } from "../db/client.ts";
-import { LastUsedTracker } from "../services/api-keys/last-used.ts";
-import { databaseLoadStore } from "../services/autoscaling/database-load.ts";
-import { InProcessLoadStore, type LoadStore } from "../services/autoscaling/load.ts";
-import type { AppContext, Logger } from "../services/context.ts";
-import type { FiltrationPort } from "../services/inference/port.ts";
-import { createInferenceRuntime, type InferenceRuntime } from "../services/inference/runtime.ts";
-import { inProcessFiltration } from "../services/inference-context/in-process-port.ts";
-import { writingToSharedDatabase } from "../services/inference-context/shared-database-writes.ts";
-import { createKnowledgeRuntime } from "../services/knowledge-base/runtime.ts";
-import { createOrchestrationRuntime } from "../services/orchestration/runtime.ts";
+import { httpFiltration } from "#adapters/filtration/http-port.ts";
+import type { RedisStore } from "#adapters/redis/client.ts";
+import { redisLoadStore } from "#adapters/redis/load-reports.ts";
+import type { Database } from "#db/client.ts";
+import { LastUsedTracker } from "#services/api-keys/last-used.ts";
+import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
+import { InProcessLoadStore, type LoadStore } from "#services/autoscaling/load.ts";
+import type { AppContext, Logger } from "#services/context.ts";
+import type { FiltrationPort } from "#services/inference/port.ts";
+import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
+import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
+import { writingToSharedDatabase } from "#services/inference-context/shared-database-writes.ts";
+import { createKnowledgeRuntime } from "#services/knowledge-base/runtime.ts";
+import { createOrchestrationRuntime } from "#services/orchestration/runtime.ts";
 import type { Config } from "./config.ts";
 import { httpStatusOf } from "./error-table.ts";
 import type { Tracing } from "./telemetry.ts";

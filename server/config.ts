@@ -11,7 +11,7 @@ import {
   type Ports,
   type ServiceName,
   serviceNames,
-} from "../services/config.ts";
+} from "#services/config.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 
 // Where the process's callers have always found them.

@@ -2,13 +2,13 @@
 // It opens what the process stands on (database, tracing, Redis); server/compose.ts builds the rest.
 
 import { join } from "node:path";
-import { RedisStore } from "../adapters/redis/client.ts";
-import { openDatabase } from "../db/client.ts";
-import { migrate } from "../db/migrate.ts";
-import { startDashboard } from "../routes/dashboard/_shared/listener.ts";
-import type { AppContext, Logger } from "../services/context.ts";
-import { type Reconciler, startReconciler } from "../services/orchestration/reconciler.ts";
-import { bootstrap, createFirstAdmin } from "../services/orgs/bootstrap.ts";
+import { RedisStore } from "#adapters/redis/client.ts";
+import { openDatabase } from "#db/client.ts";
+import { migrate } from "#db/migrate.ts";
+import { startDashboard } from "#routes/dashboard/_shared/listener.ts";
+import type { AppContext, Logger } from "#services/context.ts";
+import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
+import { bootstrap, createFirstAdmin } from "#services/orgs/bootstrap.ts";
 import { composeApp } from "./compose.ts";
 import { type Config, ConfigError, type ServiceName } from "./config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";

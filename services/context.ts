@@ -1,7 +1,7 @@
 // What every service function receives: built once per process (AppContext) and extended once per
 // request (RequestContext). Services know nothing of HTTP, gRPC or HTML; this is all they see.
 
-import type { Database } from "../db/client.ts";
+import type { Database } from "#db/client.ts";
 import type { LastUsedTracker } from "./api-keys/last-used.ts";
 import type { Config } from "./config.ts";
 import type { LogFields, Logger } from "./logger.ts";

@@ -2,17 +2,12 @@
 // (SERVICES without `filtration`, FILTRATION_URL set): its /internal/* endpoints over HTTP with
 // X-Internal-API-Key. Only context resolution sits on the hot path, and the runtime caches it, so a
 // filtration side that cannot be reached leaves known contexts serving while new ones fail closed.
-import { AppError } from "../../services/errors.ts";
-import { BatchRefused } from "../../services/inference/batcher.ts";
-import type { ChatMessage } from "../../services/inference/messages.ts";
-import type {
-  FiltrationPort,
-  InferenceContext,
-  Resolution,
-  Unresolved,
-} from "../../services/inference/port.ts";
-import type { GuardrailsPolicyConfig, RagPolicy } from "../../services/policies/schemas.ts";
-import { fromWire, type StoredResponseWire, toWire } from "../../services/responses/wire.ts";
+import { AppError } from "#services/errors.ts";
+import { BatchRefused } from "#services/inference/batcher.ts";
+import type { ChatMessage } from "#services/inference/messages.ts";
+import type { FiltrationPort, InferenceContext, Resolution, Unresolved } from "#services/inference/port.ts";
+import type { GuardrailsPolicyConfig, RagPolicy } from "#services/policies/schemas.ts";
+import { fromWire, type StoredResponseWire, toWire } from "#services/responses/wire.ts";
 
 export interface HttpFiltrationOptions {
   /** The filtration gateway's base URL, e.g. http://filtration:8000. */

@@ -1,4 +1,4 @@
-import { route } from "../../server/http/route.ts";
+import { route } from "#server/http/route.ts";
 
 export const GET = route({
   access: "public",

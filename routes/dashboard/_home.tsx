@@ -1,4 +1,4 @@
-import type { UsageOverview, UsageRange } from "../../services/usage/overview.ts";
+import type { UsageOverview, UsageRange } from "#services/usage/overview.ts";
 import { Layout } from "./_shared/layout.tsx";
 import { sections } from "./_shared/nav.ts";
 import type { PageInfo } from "./_shared/page.ts";

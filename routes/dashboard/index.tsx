@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../server/http/route.ts";
-import { usageOverview } from "../../services/usage/overview.ts";
+import { route } from "#server/http/route.ts";
+import { usageOverview } from "#services/usage/overview.ts";
 import { HomePage } from "./_home.tsx";
 import { can, pageInfo } from "./_shared/page.ts";
 import { RangeQuery } from "./_shared/usage-query.ts";

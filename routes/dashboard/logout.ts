@@ -1,5 +1,5 @@
-import { route } from "../../server/http/route.ts";
-import { signOutTokens } from "../../services/auth/sign-out.ts";
+import { route } from "#server/http/route.ts";
+import { signOutTokens } from "#services/auth/sign-out.ts";
 import { accessTokenOf } from "./_shared/refresh.ts";
 import { clearedCookies, readCookie, redirect, refreshCookie } from "./_shared/session.ts";
 

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../server/http/route.ts";
-import { switchOrganization } from "../../services/auth/organizations.ts";
+import { route } from "#server/http/route.ts";
+import { switchOrganization } from "#services/auth/organizations.ts";
 import { redirect, safeNext, sessionCookies } from "./_shared/session.ts";
 
 export const POST = route({

@@ -5,7 +5,7 @@ import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import {
   Health,
   HealthCheckResponse_ServingStatus as ServingStatus,
-} from "../../proto/gen/grpc/health/v1/health_pb";
+} from "#proto/gen/grpc/health/v1/health_pb.ts";
 
 export { ServingStatus };
 

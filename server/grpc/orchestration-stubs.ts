@@ -3,9 +3,9 @@
 // the running server registers the real services (services.ts).
 import type { DescMethod, DescMethodUnary, DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
-import { ModelDeploymentService } from "../../proto/gen/llmplatform/orchestration/v1/deployments_pb";
-import { ModelRegistryService } from "../../proto/gen/llmplatform/orchestration/v1/models_pb";
-import { ComputePoolManagerService } from "../../proto/gen/llmplatform/orchestration/v1/pools_pb";
+import { ModelDeploymentService } from "#proto/gen/llmplatform/orchestration/v1/deployments_pb.ts";
+import { ModelRegistryService } from "#proto/gen/llmplatform/orchestration/v1/models_pb.ts";
+import { ComputePoolManagerService } from "#proto/gen/llmplatform/orchestration/v1/pools_pb.ts";
 
 export const ORCHESTRATION_SERVICES: readonly DescService[] = [
   ComputePoolManagerService,

@@ -4,8 +4,8 @@
 import { createRegistry, type DescFile, type DescService, type Registry, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { Code, type ConnectRouter } from "@connectrpc/connect";
-import { ServerReflection as ServerReflectionV1 } from "../../proto/gen/grpc/reflection/v1/reflection_pb";
-import { ServerReflection as ServerReflectionV1alpha } from "../../proto/gen/grpc/reflection/v1alpha/reflection_pb";
+import { ServerReflection as ServerReflectionV1 } from "#proto/gen/grpc/reflection/v1/reflection_pb.ts";
+import { ServerReflection as ServerReflectionV1alpha } from "#proto/gen/grpc/reflection/v1alpha/reflection_pb.ts";
 
 export { ServerReflectionV1, ServerReflectionV1alpha };
 

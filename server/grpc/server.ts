@@ -3,7 +3,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { Health } from "../../proto/gen/grpc/health/v1/health_pb";
+import { Health } from "#proto/gen/grpc/health/v1/health_pb.ts";
 import { listenCleartext } from "./cleartext-listener";
 import { createHealthBoard, type HealthBoard, registerHealth, ServingStatus } from "./health";
 import { registerReflection, ServerReflectionV1, ServerReflectionV1alpha } from "./reflection";

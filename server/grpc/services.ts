@@ -3,11 +3,11 @@
 // declaration does not compile.
 import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { ModelDeploymentService } from "../../proto/gen/llmplatform/orchestration/v1/deployments_pb";
-import { ModelRegistryService } from "../../proto/gen/llmplatform/orchestration/v1/models_pb";
-import { ComputePoolManagerService } from "../../proto/gen/llmplatform/orchestration/v1/pools_pb";
-import type { AppContext } from "../../services/context.ts";
-import type { Access } from "../../services/permissions.ts";
+import { ModelDeploymentService } from "#proto/gen/llmplatform/orchestration/v1/deployments_pb.ts";
+import { ModelRegistryService } from "#proto/gen/llmplatform/orchestration/v1/models_pb.ts";
+import { ComputePoolManagerService } from "#proto/gen/llmplatform/orchestration/v1/pools_pb.ts";
+import type { AppContext } from "#services/context.ts";
+import type { Access } from "#services/permissions.ts";
 import type { MethodAccess } from "./access-interceptor.ts";
 import { deploymentService } from "./orchestration/deployments.ts";
 import { modelService } from "./orchestration/models.ts";

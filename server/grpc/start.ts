@@ -1,5 +1,5 @@
 // The gRPC control plane listener (gRPC, gRPC-Web and Connect on one port).
-import type { AppContext } from "../../services/context.ts";
+import type { AppContext } from "#services/context.ts";
 import type { Listener } from "../listener.ts";
 import { accessInterceptor } from "./access-interceptor.ts";
 import type { GrpcMetrics } from "./metrics-interceptor.ts";

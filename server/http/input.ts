@@ -4,7 +4,7 @@
 // strings and keys of the body, the query and the path. NUL is refused everywhere (PostgreSQL text and
 // jsonb cannot hold it); the other C0 controls but tab, line feed and carriage return are refused too,
 // except in the bodies of routes that carry free text (prompts, documents, model output).
-import { AppError } from "../../services/errors.ts";
+import { AppError } from "#services/errors.ts";
 
 /** Levels of arrays and objects a JSON body may nest. */
 export const maxJsonDepth = 64;

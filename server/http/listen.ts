@@ -1,6 +1,6 @@
 import type { Registry } from "prom-client";
-import type { AppContext } from "../../services/context.ts";
-import { replicaGauges } from "../../services/orchestration/metrics.ts";
+import type { AppContext } from "#services/context.ts";
+import { replicaGauges } from "#services/orchestration/metrics.ts";
 import type { ServiceName } from "../config.ts";
 import type { Listener } from "../listener.ts";
 import { createGateway, type GatewayOptions } from "./gateway.ts";

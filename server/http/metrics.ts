@@ -8,8 +8,8 @@
 // services/observability/counters.ts for what the process does (shown on each of its gateways), or a
 // prom-client metric on a gateway's own registry for what only that gateway does.
 import { Counter, Histogram, Registry } from "prom-client";
-import { processRegistry } from "../../services/observability/counters.ts";
-import { SeriesCache } from "../../services/observability/metric-series.ts";
+import { processRegistry } from "#services/observability/counters.ts";
+import { SeriesCache } from "#services/observability/metric-series.ts";
 
 export { processRegistry };
 

@@ -1,7 +1,7 @@
 // GET /ready of a gateway: the database answers, and every check its process added (Redis, the first
 // start being over), each within two seconds.
 
-import type { AppContext } from "../../services/context.ts";
+import type { AppContext } from "#services/context.ts";
 
 export type ReadinessChecks = Record<string, () => Promise<void>>;
 

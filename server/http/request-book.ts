@@ -2,7 +2,7 @@
 // here), when it started, and at the end one metric observation and one JSON log line. A streamed
 // answer is measured to its last byte (or the client leaving), as LLM answers take seconds.
 
-import type { Logger } from "../../services/context.ts";
+import type { Logger } from "#services/context.ts";
 import type { HttpMetrics } from "./metrics.ts";
 
 interface RequestMeta {

@@ -1,8 +1,8 @@
 // What a route file exports: one `route({...})` per HTTP method (GET, POST, PUT, PATCH, DELETE).
 // The loader mounts it; the guard enforces `access`; TypeBox schemas validate and document it.
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { RequestContext } from "../../services/context.ts";
-import type { Access } from "../../services/permissions.ts";
+import type { RequestContext } from "#services/context.ts";
+import type { Access } from "#services/permissions.ts";
 import type { HttpMetrics } from "./metrics.ts";
 
 export type GatewayName = "inference" | "filtration" | "orchestration" | "dashboard";

@@ -1,8 +1,8 @@
 // Creating, listing and revoking API keys of the active organization. The key is returned once, by
 // create; every other answer carries only its prefix.
 import { and, desc, eq, inArray, isNull } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { type ApiKeyRow, apiKeys, deployments } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { type ApiKeyRow, apiKeys, deployments } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { invalid, notFound } from "../errors.ts";

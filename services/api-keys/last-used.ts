@@ -2,7 +2,7 @@
 // all the keys used since the last flush are written in one UPDATE every few seconds (and on
 // shutdown). The column is therefore a few seconds late, which is all a "last used" needs.
 import { sql } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import type { Executor } from "#db/client.ts";
 import type { Logger } from "../logger.ts";
 
 export const lastUsedFlushMs = 5_000;

@@ -2,7 +2,7 @@
 // key's SHA-256 (so no comparison runs over the key's characters), revoked and expired keys refused.
 // The use is noted for `last_used_at` in memory, not written per request.
 import { eq } from "drizzle-orm";
-import { apiKeys } from "../../db/schema/index.ts";
+import { apiKeys } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { apiKeyPattern, hashApiKey } from "./secret.ts";
 

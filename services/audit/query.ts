@@ -2,7 +2,7 @@
 // by a cursor (the position of the last record shown), so records written while a reader pages do not
 // shift or repeat what they see.
 import { and, desc, eq, gte, like, lt, or, type SQL, sql } from "drizzle-orm";
-import { type AuditOutcome, auditLogs } from "../../db/schema/index.ts";
+import { type AuditOutcome, auditLogs } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { invalid } from "../errors.ts";
 

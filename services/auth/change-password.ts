@@ -3,7 +3,7 @@
 // Wrong current passwords count against the same sign-in throttle as wrong logins, so a stolen access
 // token is no faster an oracle for the password than the login form.
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema/index.ts";
+import { users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, invalid } from "../errors.ts";

@@ -3,7 +3,7 @@
 // per client address) get 429 with Retry-After before any hash is computed (login-throttle.ts). Every
 // attempt is audited (`auth.login`), with the e-mail as the actor label.
 import { asc, eq } from "drizzle-orm";
-import { memberships, users } from "../../db/schema/index.ts";
+import { memberships, users } from "#db/schema/index.ts";
 import { writeAudit } from "../audit/mutate.ts";
 import type { RequestContext } from "../context.ts";
 import { AppError } from "../errors.ts";

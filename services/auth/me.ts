@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema/index.ts";
+import { users } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { notFound } from "../errors.ts";
 import type { SessionUser } from "./session.ts";

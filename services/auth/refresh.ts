@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { refreshTokens, users } from "../../db/schema/index.ts";
+import { refreshTokens, users } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import { revokeSession } from "./revoke.ts";

@@ -2,7 +2,7 @@
 // administrator's generated one is printed only once). Sets a new password, revokes every refresh token
 // of the user (their sign-ins end), and records it in the audit log of each of their organizations.
 import { and, eq, isNull } from "drizzle-orm";
-import { memberships, refreshTokens, users } from "../../db/schema/index.ts";
+import { memberships, refreshTokens, users } from "#db/schema/index.ts";
 import { writeAudit } from "../audit/mutate.ts";
 import type { AppContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";

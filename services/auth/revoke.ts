@@ -2,8 +2,8 @@
 // marks every token of the family revoked, which both refuses its refresh token and, through the
 // access token's `sid`, its access tokens (session.ts actorFromAccessToken checks on every request).
 import { and, eq, isNull } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { refreshTokens } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { refreshTokens } from "#db/schema/index.ts";
 
 /** One session: sign-out, or a refresh token presented twice. */
 export async function revokeSession(db: Executor, sessionId: string, now: Date): Promise<void> {

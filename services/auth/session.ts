@@ -1,8 +1,8 @@
 // Issuing a session (access + refresh token) for a user in one organization, and turning an access
 // token back into the Actor every permission check reads.
 import { and, eq, isNotNull, notExists } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { memberships, refreshTokens, roles, users } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { memberships, refreshTokens, roles, users } from "#db/schema/index.ts";
 import type { Actor, AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import { isPermission, type Permission } from "../permissions.ts";

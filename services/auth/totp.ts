@@ -3,8 +3,8 @@
 // step it belongs to is stored, and no code of that step or an earlier one is accepted again.
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { generateSecret, generateURI, verify } from "otplib";
-import type { Executor } from "../../db/client.ts";
-import { users } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { open, seal } from "../crypto/secret-box.ts";

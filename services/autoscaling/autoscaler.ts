@@ -4,7 +4,7 @@
 // or stops through the provider, exactly as the owner's scale does; and it is recorded as a transition
 // with its reason, so the status API and the dashboard say why.
 import { and, eq, inArray, isNull, sum } from "drizzle-orm";
-import type { ProviderRegistry } from "../../adapters/providers/index.ts";
+import type { ProviderRegistry } from "#adapters/providers/index.ts";
 import {
   type DeploymentRow,
   deployments,
@@ -12,7 +12,7 @@ import {
   policies,
   pools,
   replicas,
-} from "../../db/schema/index.ts";
+} from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { poolRoom } from "../orchestration/pool-size.ts";
 import { recordScaleDecision } from "../orchestration/state-machine.ts";

@@ -4,8 +4,8 @@
 // POST /internal/context/resolve, and caches the answer for up to a second (so a revoked key or a
 // stopped deployment is refused within a second).
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { type DeploymentState, deployments } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { type DeploymentState, deployments } from "#db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";
 import { withDefaults } from "../autoscaling/defaults.ts";
 import type { AppContext } from "../context.ts";

@@ -2,7 +2,7 @@
 // and usage go straight into that database (the same service functions the /internal endpoints call)
 // instead of through filtration's HTTP, which cost filtration CPU per request and fell behind under
 // load. Everything else (resolving keys, prompts, quota) still goes through the port it was given.
-import type { Executor } from "../../db/client.ts";
+import type { Executor } from "#db/client.ts";
 import type { AppContext } from "../context.ts";
 import type { FiltrationPort } from "../inference/port.ts";
 import { writeInferenceLogs } from "../inference-logs/logs.ts";

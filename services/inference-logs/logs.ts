@@ -2,9 +2,9 @@
 // process), read by the management API per deployment or across the organization, newest first, in
 // pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
 import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { executePrepared } from "../../db/prepared.ts";
-import { auditLogs, type InferenceLogRow, inferenceLogs } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { executePrepared } from "#db/prepared.ts";
+import { auditLogs, type InferenceLogRow, inferenceLogs } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { invalid } from "../errors.ts";
 import type { InferenceLogEntry } from "../inference/port.ts";

@@ -11,7 +11,7 @@ import {
   inferenceLogMinutes,
   inferenceLogs,
   latencyBoundsMs,
-} from "../../db/schema/index.ts";
+} from "#db/schema/index.ts";
 
 /** The fields of a batch's JSON rows and their SQL types. */
 const fieldTypes = {

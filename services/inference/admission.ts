@@ -4,8 +4,8 @@
 // usage and cost, written off the hot path (9). Metrics and spans
 // come with it (observe.ts): an endpoint that starts with startRequest and calls the replica with
 // `request.send` is measured and traced like chat.
-import type { UpstreamRequest, UpstreamResponse } from "../../adapters/upstream/send.ts";
-import type { Usage } from "../../adapters/upstream/sse-relay.ts";
+import type { UpstreamRequest, UpstreamResponse } from "#adapters/upstream/send.ts";
+import type { Usage } from "#adapters/upstream/sse-relay.ts";
 import { AppError, answeredCode } from "../errors.ts";
 import type { RateLimits } from "../limits/limiter.ts";
 import { costOf } from "../spend/prices.ts";

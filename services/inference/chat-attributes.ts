@@ -10,7 +10,7 @@ import {
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
   ATTR_GEN_AI_RESPONSE_ID,
 } from "@opentelemetry/semantic-conventions/incubating";
-import type { RelayOutcome } from "../../adapters/upstream/sse-relay.ts";
+import type { RelayOutcome } from "#adapters/upstream/sse-relay.ts";
 import type { ChatRequestBody } from "./messages.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 

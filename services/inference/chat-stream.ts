@@ -1,7 +1,7 @@
 // What the translators around the chat core (completions, responses) read from its stream and write
 // to theirs. The core's stream is our own relay's output (adapters/upstream/sse-relay.ts): one
 // `data: <json>` line per event, then `data: [DONE]`, or an error event `{error}` and nothing more.
-import type { StreamChunk } from "../../adapters/upstream/sse-relay.ts";
+import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
 
 export interface ToolCallDelta {
   index: number;

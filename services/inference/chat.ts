@@ -3,8 +3,8 @@
 // guardrails, (9) logging off the hot path. Each step is configured by the deployment's context and
 // costs nothing when its policy is absent.
 
-import { replicaError } from "../../adapters/upstream/refusal.ts";
-import { relaySse, type StreamChunk, type Usage } from "../../adapters/upstream/sse-relay.ts";
+import { replicaError } from "#adapters/upstream/refusal.ts";
+import { relaySse, type StreamChunk, type Usage } from "#adapters/upstream/sse-relay.ts";
 import { AppError } from "../errors.ts";
 import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";

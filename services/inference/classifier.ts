@@ -4,7 +4,7 @@
 // "unsafe" scores 1, "safe" 0, a number in 0..1 is the score itself. When it
 // cannot answer (no ready replica, an error, the time-out, an answer it cannot read) the policy's
 // `on_error` decides: `allow` (fail open, the default) or `block` (fail closed).
-import { sendUpstream } from "../../adapters/upstream/send.ts";
+import { sendUpstream } from "#adapters/upstream/send.ts";
 import type { ClassifierConfig } from "../policies/schemas.ts";
 import { guardRequest, readVerdict } from "./guard-formats.ts";
 import type { InferenceRuntime } from "./runtime.ts";

@@ -1,8 +1,8 @@
 // POST /v1/embeddings through the lifecycle's first steps (key, context, rate limits, quota), to a
 // ready replica of the deployment, and logged like a chat completion. Guardrails and templates shape
 // conversations, not texts to embed, so they do not apply here.
-import { replicaError } from "../../adapters/upstream/refusal.ts";
-import type { Usage } from "../../adapters/upstream/sse-relay.ts";
+import { replicaError } from "#adapters/upstream/refusal.ts";
+import type { Usage } from "#adapters/upstream/sse-relay.ts";
 import { AppError } from "../errors.ts";
 import { startRequest } from "./admission.ts";
 import { estimateTokens } from "./messages.ts";

@@ -1,7 +1,7 @@
 // Applies a deployment's guardrails policy to one request: the caller's messages before prompt
 // processing (step 5), and the answer (step 8), while it streams in blocking mode or after it in async
 // mode. Findings carry offsets and types only, never the matched text.
-import type { StreamChunk } from "../../adapters/upstream/sse-relay.ts";
+import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
 import { evaluate, stageConfigs } from "../guardrails/evaluate.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { Finding } from "../guardrails/scanner.ts";

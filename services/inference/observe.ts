@@ -12,8 +12,8 @@ import {
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "@opentelemetry/semantic-conventions/incubating";
-import { sendUpstream, type UpstreamRequest, type UpstreamResponse } from "../../adapters/upstream/send.ts";
-import type { Usage } from "../../adapters/upstream/sse-relay.ts";
+import { sendUpstream, type UpstreamRequest, type UpstreamResponse } from "#adapters/upstream/send.ts";
+import type { Usage } from "#adapters/upstream/sse-relay.ts";
 import { type AppError, answeredCode } from "../errors.ts";
 import { contextOf, endFailed, parentOf, type Span, SpanKind, traceHeadersOf } from "../telemetry/tracing.ts";
 import { type DeploymentLabels, type GenAiOperation, replicaLabel } from "./metrics.ts";

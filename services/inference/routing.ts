@@ -3,8 +3,8 @@
 // the one before has no replica in rotation, answers 5xx or 429, or does not answer in time. The first
 // other answer is the request's: 2xx, or a 4xx refusal that any deployment would repeat. Admission
 // (key, limits, quota, guardrails, templates) happened once, for the asked deployment.
-import { replicaError } from "../../adapters/upstream/refusal.ts";
-import type { UpstreamResponse } from "../../adapters/upstream/send.ts";
+import { replicaError } from "#adapters/upstream/refusal.ts";
+import type { UpstreamResponse } from "#adapters/upstream/send.ts";
 import { AppError, type ErrorCode } from "../errors.ts";
 import { type InferenceRequest, unresolved } from "./admission.ts";
 import type { InferenceContext, RouteTarget } from "./port.ts";

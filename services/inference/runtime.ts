@@ -1,14 +1,14 @@
 // Everything the inference gateway keeps for the life of its process: the context cache, the limiter,
 // the replica balancer, and the batchers that carry logs and usage off the hot path.
-import type { RedisCommands } from "../../adapters/redis/client.ts";
-import { RedisLimiter } from "../../adapters/redis/gcra.ts";
-import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
-import { probeReplica } from "../../adapters/upstream/health-probe.ts";
+import type { RedisCommands } from "#adapters/redis/client.ts";
+import { RedisLimiter } from "#adapters/redis/gcra.ts";
+import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import { probeReplica } from "#adapters/upstream/health-probe.ts";
 import {
   defaultReplicaHealth,
   ReplicaHealth,
   type ReplicaHealthOptions,
-} from "../../adapters/upstream/replica-health.ts";
+} from "#adapters/upstream/replica-health.ts";
 import { ColdStartGate } from "../autoscaling/cold-start.ts";
 import { InProcessLoadStore, type LoadStore } from "../autoscaling/load.ts";
 import { LoadReporter } from "../autoscaling/load-reporter.ts";

@@ -1,7 +1,7 @@
 // Writing a document's chunks: its retrieval text cut by chunkText, in batches small enough for one
 // statement's parameters, inside the caller's transaction (the upload's).
-import type { Executor } from "../../db/client.ts";
-import { knowledgeChunks } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { knowledgeChunks } from "#db/schema/index.ts";
 import { chunkText } from "./chunk.ts";
 import { textForRetrieval } from "./extract.ts";
 

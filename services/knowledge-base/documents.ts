@@ -1,6 +1,6 @@
 // Documents of a collection: listed without their text, read one at a time with it, deleted one by one.
 import { and, desc, eq } from "drizzle-orm";
-import { type KnowledgeDocumentRow, knowledgeDocuments } from "../../db/schema/index.ts";
+import { type KnowledgeDocumentRow, knowledgeDocuments } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { notFound } from "../errors.ts";

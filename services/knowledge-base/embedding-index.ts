@@ -3,10 +3,10 @@
 // when a policy names the deployment and again by questions that use it, so passages uploaded later
 // join the vector ranking shortly after; one run per deployment and collections at a time.
 import { and, asc, eq, inArray, notExists, sql } from "drizzle-orm";
-import type { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
-import { embedTexts } from "../../adapters/upstream/embed.ts";
-import type { Database } from "../../db/client.ts";
-import { knowledgeChunkEmbeddings, knowledgeChunks } from "../../db/schema/index.ts";
+import type { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import { embedTexts } from "#adapters/upstream/embed.ts";
+import type { Database } from "#db/client.ts";
+import { knowledgeChunkEmbeddings, knowledgeChunks } from "#db/schema/index.ts";
 import type { Logger } from "../context.ts";
 import { storeEmbeddings } from "./vector-search.ts";
 

@@ -4,9 +4,9 @@
 // embedded these collections yet) the answer comes from full text alone and the note says why: the
 // request never fails for it.
 import { and, eq, isNull } from "drizzle-orm";
-import { embedTexts } from "../../adapters/upstream/embed.ts";
-import type { Database } from "../../db/client.ts";
-import { deployments } from "../../db/schema/index.ts";
+import { embedTexts } from "#adapters/upstream/embed.ts";
+import type { Database } from "#db/client.ts";
+import { deployments } from "#db/schema/index.ts";
 import type { Logger } from "../context.ts";
 import { readyEndpoints } from "../orchestration/deployments.ts";
 import type { EmbeddingTarget } from "./embedding-index.ts";

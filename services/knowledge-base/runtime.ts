@@ -2,8 +2,8 @@
 // memory engine's matrices), the background embedding runs and the balancer over embedding replicas. Built once by the composition root
 // (server/compose.ts) and carried on the AppContext, so several platforms in one process (the test
 // suite) each have their own.
-import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
-import type { Database } from "../../db/client.ts";
+import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import type { Database } from "#db/client.ts";
 import type { Logger } from "../context.ts";
 import { EmbeddingScheduler } from "./embedding-index.ts";
 import { VectorSearch } from "./vector-search.ts";

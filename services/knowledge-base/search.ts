@@ -3,8 +3,8 @@
 // passage sharing some of them ranks by how many and how often, instead of needing all of them.
 // When a vector ranking is given too, both are fused by reciprocal rank.
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { knowledgeChunks, knowledgeDocuments } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { knowledgeChunks, knowledgeDocuments } from "#db/schema/index.ts";
 
 export interface Passage {
   chunkId: string;

@@ -4,7 +4,7 @@
 // nothing. The same content is stored once per collection; sending it again answers the stored one.
 import { createHash } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
-import { type KnowledgeDocumentRow, knowledgeDocuments } from "../../db/schema/index.ts";
+import { type KnowledgeDocumentRow, knowledgeDocuments } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, type FieldProblem } from "../errors.ts";

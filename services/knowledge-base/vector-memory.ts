@@ -4,8 +4,8 @@
 // reloaded when the stored embeddings change (their count or newest row), so uploads, deletes and
 // re-embedding are seen at the next question.
 import { and, count, eq, inArray, max } from "drizzle-orm";
-import type { Database } from "../../db/client.ts";
-import { knowledgeChunkEmbeddings } from "../../db/schema/index.ts";
+import type { Database } from "#db/client.ts";
+import { knowledgeChunkEmbeddings } from "#db/schema/index.ts";
 
 interface Matrix {
   stamp: string;

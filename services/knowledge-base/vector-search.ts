@@ -3,8 +3,8 @@
 // it; PostgreSQL has it when the server's package is installed); elsewhere this process scans the
 // stored arrays itself (vector-memory.ts): the same ranking.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Database, Executor } from "../../db/client.ts";
-import { knowledgeChunkEmbeddings, knowledgeChunks, knowledgeDocuments } from "../../db/schema/index.ts";
+import type { Database, Executor } from "#db/client.ts";
+import { knowledgeChunkEmbeddings, knowledgeChunks, knowledgeDocuments } from "#db/schema/index.ts";
 import type { Passage } from "./search.ts";
 import { MemoryVectors } from "./vector-memory.ts";
 

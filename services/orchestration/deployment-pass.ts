@@ -9,9 +9,9 @@ import type {
   ReplicaHandle,
   ReplicaObservation,
   ReplicaSpec,
-} from "../../adapters/providers/provider.ts";
-import type { DeploymentRow, NodeState, PoolRow, ReplicaRow, ReplicaState } from "../../db/schema/index.ts";
-import { deployments, replicas } from "../../db/schema/index.ts";
+} from "#adapters/providers/provider.ts";
+import type { DeploymentRow, NodeState, PoolRow, ReplicaRow, ReplicaState } from "#db/schema/index.ts";
+import { deployments, replicas } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import { providerAccess } from "../provider-configs/access.ts";

@@ -4,8 +4,8 @@
 // FAILED and every replica).
 
 import { and, asc, count, desc, eq, ilike, inArray, isNull } from "drizzle-orm";
-import { engines } from "../../adapters/engines/index.ts";
-import type { Executor } from "../../db/client.ts";
+import { engines } from "#adapters/engines/index.ts";
+import type { Executor } from "#db/client.ts";
 import {
   type DeploymentRow,
   type DeploymentState,
@@ -15,8 +15,8 @@ import {
   engineIds,
   pools,
   replicas,
-} from "../../db/schema/index.ts";
-import { isUniqueViolation } from "../../db/unique-violation.ts";
+} from "#db/schema/index.ts";
+import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";

@@ -10,7 +10,7 @@ import {
   type PoolRow,
   pools,
   replicas,
-} from "../../db/schema/index.ts";
+} from "#db/schema/index.ts";
 import type { AppContext, RequestContext } from "../context.ts";
 import { AppError, invalid } from "../errors.ts";
 import { isUuid } from "./ids.ts";

@@ -3,7 +3,7 @@
 // or stop. On PostgreSQL the leader holds a session advisory lock on a connection of its own; when
 // that process dies its connection closes, the lock is freed and another copy takes over at its next
 // pass. Embedded PGlite belongs to one process anyway, which is then always the leader.
-import type { Database } from "../../db/client.ts";
+import type { Database } from "#db/client.ts";
 
 /** pg advisory lock key: the first 8 bytes of sha256("llm-platform:reconciler"), as a signed bigint. */
 const lockKey = new DataView(

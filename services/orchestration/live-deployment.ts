@@ -1,8 +1,8 @@
 // A live (not deleted) deployment named by an id from a path or a body, for the services that act
 // on a deployment's behalf (prompt processing, the guardrails scan) and need only whose it is.
 import { and, eq, isNull } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { deployments } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { deployments } from "#db/schema/index.ts";
 import { notFound } from "../errors.ts";
 import { uuidOr404 } from "./ids.ts";
 

@@ -2,8 +2,8 @@
 // queue to the live subscribers (the WebSocket stream) and to deployment_logs, where only the last
 // `keepLines` lines of each deployment stay.
 import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { deploymentLogs, deployments } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { deploymentLogs, deployments } from "#db/schema/index.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { notFound } from "../errors.ts";
 import { uuidOr404 } from "./ids.ts";

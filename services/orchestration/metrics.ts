@@ -3,7 +3,7 @@
 // scrapes.
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { Gauge, Registry } from "prom-client";
-import { deployments, replicas } from "../../db/schema/index.ts";
+import { deployments, replicas } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 
 interface Row {

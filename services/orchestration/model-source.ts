@@ -20,9 +20,9 @@ import {
   hostOf,
   isInternalAddress,
   isInternalHostLiteral,
-} from "../../adapters/net/addresses.ts";
-import type { Executor } from "../../db/client.ts";
-import { models } from "../../db/schema/index.ts";
+} from "#adapters/net/addresses.ts";
+import type { Executor } from "#db/client.ts";
+import { models } from "#db/schema/index.ts";
 import type { ModelSourceSettings } from "../config.ts";
 import { AppError, invalid } from "../errors.ts";
 

@@ -3,7 +3,7 @@
 // it to the workers it launches itself without keeping it anywhere; users see it once, at creation.
 import { createHash, createHmac } from "node:crypto";
 import { and, eq, ne } from "drizzle-orm";
-import { type PoolRow, pools } from "../../db/schema/index.ts";
+import { type PoolRow, pools } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 
 export function nodeTokenFor(ctx: AppContext, poolId: string): string {

@@ -2,8 +2,8 @@
 // listed by owner with their node counts, deleted once nothing on them runs.
 
 import { and, asc, count, eq, inArray, isNotNull, isNull, notInArray, sql, sum } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { deployments, nodes, type PoolRow, type PoolState, pools } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { deployments, nodes, type PoolRow, type PoolState, pools } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";

@@ -3,7 +3,7 @@
 // wanted by deployment-pass.ts, each in its own span.
 
 import { inArray, isNull, or } from "drizzle-orm";
-import { deployments, type NodeState, nodes, pools, replicas } from "../../db/schema/index.ts";
+import { deployments, type NodeState, nodes, pools, replicas } from "#db/schema/index.ts";
 import type { Logger } from "../context.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";
 import { type PassDeps, reconcileDeployment } from "./deployment-pass.ts";

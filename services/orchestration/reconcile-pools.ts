@@ -3,8 +3,8 @@
 // failed and deleted deployments it held (their replicas, history and logs go too).
 
 import { and, eq, inArray } from "drizzle-orm";
-import type { PoolSpec } from "../../adapters/providers/provider.ts";
-import { deployments, type PoolRow, pools, replicas } from "../../db/schema/index.ts";
+import type { PoolSpec } from "#adapters/providers/provider.ts";
+import { deployments, type PoolRow, pools, replicas } from "#db/schema/index.ts";
 import type { AppContext, Logger } from "../context.ts";
 import { providerAccess } from "../provider-configs/access.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";

@@ -3,7 +3,7 @@
 // write. Built once by the composition root (server/compose.ts) and carried on the AppContext, so
 // several platforms in one process (the test suite) each have their own.
 
-import { createProviders, type ProviderRegistry } from "../../adapters/providers/index.ts";
+import { createProviders, type ProviderRegistry } from "#adapters/providers/index.ts";
 import { InProcessLoadStore, type LoadStore } from "../autoscaling/load.ts";
 import type { AppContext } from "../context.ts";
 import { providerAccounts } from "../provider-configs/access.ts";

@@ -2,12 +2,7 @@
 // platform, so loopback and private addresses are allowed by default. Pointing the platform at a server
 // is provider configuration, so it takes `providers:write`; EXTERNAL_ENDPOINTS_ALLOW_PRIVATE=false
 // refuses internal addresses (every address a host name resolves to is checked).
-import {
-  addressesOf,
-  hostOf,
-  isInternalAddress,
-  isInternalHostLiteral,
-} from "../../adapters/net/addresses.ts";
+import { addressesOf, hostOf, isInternalAddress, isInternalHostLiteral } from "#adapters/net/addresses.ts";
 import type { Actor, RequestContext } from "../context.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
 

@@ -13,7 +13,7 @@ import type {
   PoolState,
   ReplicaRow,
   ReplicaState,
-} from "../../db/schema/index.ts";
+} from "#db/schema/index.ts";
 
 export interface PoolView {
   pool_id: string;

@@ -6,8 +6,8 @@
 // bootstrap with `admin: false`): a start that fails on a taken port must not leave an administrator
 // whose generated password was never printed.
 import { eq, sql } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { memberships, organizations, users } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { memberships, organizations, users } from "#db/schema/index.ts";
 import { generatePassword, hashPassword } from "../auth/passwords.ts";
 import type { AppContext } from "../context.ts";
 import { ensureBuiltinRoles } from "./builtin-roles.ts";

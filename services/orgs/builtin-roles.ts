@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { roles } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { roles } from "#db/schema/index.ts";
 import { builtinRoles } from "../permissions.ts";
 
 const descriptions: Record<keyof typeof builtinRoles, string> = {

@@ -2,7 +2,7 @@
 // GET answers what applies at that scope and says where it comes from (`source`), falling back to the
 // organization's policy and then to the defaults, so a reader never has to merge anything.
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import type { Executor } from "#db/client.ts";
 import {
   apiKeys,
   deployments,
@@ -13,7 +13,7 @@ import {
   policyTypes,
   pools,
   promptTemplates,
-} from "../../db/schema/index.ts";
+} from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { type FieldProblem, invalid, notFound } from "../errors.ts";

@@ -3,7 +3,7 @@
 import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import { type PolicyType, policyTypes } from "../../db/schema/index.ts";
+import { type PolicyType, policyTypes } from "#db/schema/index.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
 
 const strict = { additionalProperties: false } as const;

@@ -1,14 +1,14 @@
 // Prompt templates of the active organization. A template's id is stable; every update adds a version
 // (the old ones are kept and readable), and lists show each template at its latest version.
 import { and, asc, desc, eq } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import type { Executor } from "#db/client.ts";
 import {
   type PromptTemplateRow,
   type PromptTemplateVersionRow,
   promptTemplates,
   promptTemplateVersions,
-} from "../../db/schema/index.ts";
-import { isUniqueViolation } from "../../db/unique-violation.ts";
+} from "#db/schema/index.ts";
+import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";

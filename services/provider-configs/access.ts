@@ -2,10 +2,10 @@
 // reads it once per pass and hands it over with the pool or replica it works on.
 import { createHmac } from "node:crypto";
 import { and, eq, isNotNull } from "drizzle-orm";
-import type { ProviderAccess } from "../../adapters/providers/provider.ts";
-import type { AccountDirectory } from "../../adapters/providers/remote-accounts.ts";
-import { deployments, pools, providerConfigs, replicas } from "../../db/schema/index.ts";
-import type { ProviderId } from "../../db/schema/pools.ts";
+import type { ProviderAccess } from "#adapters/providers/provider.ts";
+import type { AccountDirectory } from "#adapters/providers/remote-accounts.ts";
+import { deployments, pools, providerConfigs, replicas } from "#db/schema/index.ts";
+import type { ProviderId } from "#db/schema/pools.ts";
 import type { AppContext } from "../context.ts";
 import { providerCredentials, providerSettings } from "./config.ts";
 

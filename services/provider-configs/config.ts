@@ -2,12 +2,7 @@
 // ENCRYPTION_KEY before they reach the database and leave the HTTP API only masked; the provider
 // adapters read them in clear through providerCredentials(), which no route calls.
 import { and, eq } from "drizzle-orm";
-import {
-  type ProviderConfigRow,
-  type ProviderId,
-  providerConfigs,
-  providerIds,
-} from "../../db/schema/index.ts";
+import { type ProviderConfigRow, type ProviderId, providerConfigs, providerIds } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { open, seal } from "../crypto/secret-box.ts";

@@ -2,9 +2,9 @@
 // CONTRACTS defines them and every start re-applies their permissions) and custom ones. Nobody grants
 // what they do not hold: a role's permissions must be a subset of the caller's own.
 import { and, asc, count, desc, eq } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { memberships, type RoleRow, roles } from "../../db/schema/index.ts";
-import { isUniqueViolation } from "../../db/unique-violation.ts";
+import type { Executor } from "#db/client.ts";
+import { memberships, type RoleRow, roles } from "#db/schema/index.ts";
+import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { AppError, type FieldProblem, notFound } from "../errors.ts";

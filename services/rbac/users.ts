@@ -1,8 +1,8 @@
 // The users of the active organization and their roles. Two rules keep an organization governable:
 // its last admin cannot be demoted, and nobody hands out (or takes away) more than they hold.
 import { and, asc, count, eq } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { memberships, organizations, roles, users } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { memberships, organizations, roles, users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { normaliseEmail } from "../auth/login.ts";
 import { hashPassword, passwordProblem } from "../auth/passwords.ts";

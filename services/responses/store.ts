@@ -1,7 +1,7 @@
 // The stored responses of POST /v1/responses (db/schema/stored-responses.ts), per organization: every
 // lookup names the organization, so another organization's id reads as not found.
 import { and, eq } from "drizzle-orm";
-import { storedResponses } from "../../db/schema/index.ts";
+import { storedResponses } from "#db/schema/index.ts";
 import { verifyApiKey } from "../api-keys/verify.ts";
 import type { AppContext } from "../context.ts";
 import type { KeyedLookup, ResponseStorePort, StoredResponse } from "../inference/port.ts";

@@ -1,7 +1,7 @@
 // Budget alerts in the audit log: `budget.alert` when a budget's spend reaches 80 % and 100 % of its
 // limit, once per budget, period and threshold. Checked after each batch of usage is counted (off
 // the hot path); budget_alerts' primary key makes "once" hold however many gateways report at once.
-import { auditLogs, budgetAlerts } from "../../db/schema/index.ts";
+import { auditLogs, budgetAlerts } from "#db/schema/index.ts";
 import { type BudgetLine, budgetLines, keysWithBudgets, refusalOf } from "./budgets.ts";
 import { utcDayOf, utcMonthOf } from "./periods.ts";
 

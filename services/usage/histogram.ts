@@ -2,7 +2,7 @@
 // counts bucket by bucket, then read by walking the cumulative counts and interpolating linearly inside
 // the bucket where the rank falls. The estimate stays inside the true value's bucket (×1.5 wide), and the
 // largest value seen caps the open last bucket, so a p95 of a slow minute is never "infinity".
-import { latencyBoundsMs } from "../../db/schema/index.ts";
+import { latencyBoundsMs } from "#db/schema/index.ts";
 
 export interface Histogram {
   counts: number[];

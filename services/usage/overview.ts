@@ -4,7 +4,7 @@
 // per-minute rows (at most 1,440 a series), the week and month the per-hour ones (at most 720); a key's
 // page reads the per-key rollups.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { rowsOf } from "../../db/migrate.ts";
+import { rowsOf } from "#db/migrate.ts";
 import {
   apiKeys,
   deployments,
@@ -13,7 +13,7 @@ import {
   inferenceLogKeyMinutes,
   inferenceLogMinutes,
   latencyBoundsMs,
-} from "../../db/schema/index.ts";
+} from "#db/schema/index.ts";
 import { type ApiKeyView, apiKeyView } from "../api-keys/keys.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { notFound } from "../errors.ts";

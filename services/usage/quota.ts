@@ -4,9 +4,9 @@
 // request's cost: spend per key and deployment (services/spend) is bumped with them, and the budget
 // alerts they cross are raised.
 import { and, eq, sql } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { executePrepared } from "../../db/prepared.ts";
-import { organizations, usageCounters } from "../../db/schema/index.ts";
+import type { Executor } from "#db/client.ts";
+import { executePrepared } from "#db/prepared.ts";
+import { organizations, usageCounters } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { invalid } from "../errors.ts";
 import { isUuid } from "../orchestration/ids.ts";

@@ -2,7 +2,7 @@
 // form (a bad one refused beside its field); the deployment's page says when it is scaled to zero and
 // lists each decision with its replica counts and reason.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { recordScaleDecision } from "../../services/orchestration/state-machine.ts";
+import { recordScaleDecision } from "#services/orchestration/state-machine.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import { call, gatewayHandler, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";

@@ -3,8 +3,8 @@
 // and those under way finish; then it is stopped. Scaled back up meanwhile, it serves again.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { deployments } from "../../db/schema/index.ts";
-import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import { deployments } from "#db/schema/index.ts";
+import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import {
   eventually,

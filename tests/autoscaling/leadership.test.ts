@@ -3,9 +3,9 @@
 // the decision's conditional write lets only one of them record it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { deployments } from "../../db/schema/index.ts";
-import { databaseLoadStore } from "../../services/autoscaling/database-load.ts";
-import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import { deployments } from "#db/schema/index.ts";
+import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
+import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import {
   eventually,

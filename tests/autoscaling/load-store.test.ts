@@ -1,10 +1,10 @@
 // Each load store adds up the reports of several gateway processes, a report replaced by the next of
 // the same process, and a report no longer counts once its process stops reporting (its TTL).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RedisStore } from "../../adapters/redis/client.ts";
-import { redisLoadStore } from "../../adapters/redis/load-reports.ts";
-import { databaseLoadStore } from "../../services/autoscaling/database-load.ts";
-import { InProcessLoadStore, type LoadStore } from "../../services/autoscaling/load.ts";
+import { RedisStore } from "#adapters/redis/client.ts";
+import { redisLoadStore } from "#adapters/redis/load-reports.ts";
+import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
+import { InProcessLoadStore, type LoadStore } from "#services/autoscaling/load.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
 import { redisUrl } from "./support.ts";
 

@@ -2,7 +2,7 @@
 // malformed config a 400 naming its field, max_replicas checked against the provider, audited.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, deployments } from "../../db/schema/index.ts";
+import { auditLogs, deployments } from "#db/schema/index.ts";
 import { defaultOrgId, fieldsOf, insertDeployment } from "../management/support.ts";
 import { call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";

@@ -2,7 +2,7 @@
 // llama.cpp worker of the tiny model: scaled to zero, nothing is left running at Nosana; a request
 // starts a Nosana deployment again, waits for it and is answered; idle, it goes back to zero.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createNosanaProvider } from "../../adapters/providers/nosana/index.ts";
+import { createNosanaProvider } from "#adapters/providers/nosana/index.ts";
 import { type FakeNosana, startFakeNosana } from "../fakes/nosana/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";

@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
-import { withInference } from "../../server/compose.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import type { Listener } from "../../server/platform.ts";
-import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import { withInference } from "#server/compose.ts";
+import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/platform.ts";
+import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 import { inProcessInference } from "../support/inference.ts";

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { installationTag, taggedProcesses, terminate } from "../../adapters/providers/local/processes.ts";
+import { installationTag, taggedProcesses, terminate } from "#adapters/providers/local/processes.ts";
 import { adminEmail, adminPassword } from "../support/app.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 

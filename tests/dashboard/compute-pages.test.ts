@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { type BrowserPlatform, haveChromium, shot, startSignedIn } from "./browser.ts";
 
 let bp: BrowserPlatform;

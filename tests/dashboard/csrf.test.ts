@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
+import { csrfCookie } from "#routes/dashboard/_shared/csrf.ts";
 import { adminEmail, adminPassword, type Handler, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 

@@ -1,7 +1,7 @@
 // A RUNNING llama.cpp deployment of the tiny GGUF on a local pool of a browser test's platform, made
 // through the orchestration HTTP API with the administrator's token, as the gateway end-to-end test does.
 import { join } from "node:path";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { adminEmail, adminPassword } from "../support/app.ts";
 import type { BrowserPlatform } from "./browser.ts";
 

@@ -1,10 +1,10 @@
 // The inference logs page's last column: what guardrails decided and how retrieval found its
 // passages, from the logged decisions (offsets only, never the matched text); and each row's cost.
 import { expect, test } from "bun:test";
-import { guardrailSummary, retrievalSummary } from "../../routes/dashboard/_shared/parts/decisions.ts";
-import { InferenceLogsPage } from "../../routes/dashboard/logs/_view.tsx";
-import type { InferenceLogView } from "../../services/inference-logs/logs.ts";
-import { allPermissions } from "../../services/permissions.ts";
+import { guardrailSummary, retrievalSummary } from "#routes/dashboard/_shared/parts/decisions.ts";
+import { InferenceLogsPage } from "#routes/dashboard/logs/_view.tsx";
+import type { InferenceLogView } from "#services/inference-logs/logs.ts";
+import { allPermissions } from "#services/permissions.ts";
 
 test("guardrail decisions read as stage, action and what was found, counted", () => {
   expect(

@@ -1,7 +1,7 @@
 // The two-factor QR code decodes, with an independent decoder (jsQR), to the exact otpauth:// URL.
 import { expect, test } from "bun:test";
 import jsQR from "jsqr";
-import { qrDataUrl } from "../../routes/dashboard/account/totp/_qr.ts";
+import { qrDataUrl } from "#routes/dashboard/account/totp/_qr.ts";
 
 /** Paints the SVG's unit squares ("M x,y h10v10h-10z") into RGBA pixels, white elsewhere. */
 function rasterize(svg: string): { data: Uint8ClampedArray; size: number } {

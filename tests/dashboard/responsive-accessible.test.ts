@@ -4,7 +4,7 @@
 // pool, a collection, a template). Then keyboard focus survives the deployment page's polling refresh,
 // and the outcome of a change (a live region) receives focus.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadRoutes } from "../../server/http/loader.ts";
+import { loadRoutes } from "#server/http/loader.ts";
 import {
   axeViolations,
   type BrowserPlatform,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import OpenAI from "openai";
 import type { Page } from "playwright-core";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import {
   answerGrowth,
   type BrowserPlatform,

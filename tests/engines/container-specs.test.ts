@@ -1,9 +1,9 @@
 // Each container engine's spec against its documented arguments (adapters/engines/README.md), and
 // which providers accept the container engines: the container providers do, `local` refuses them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { ContainerOptions, ContainerSpec } from "../../adapters/engines/engine.ts";
-import { engines } from "../../adapters/engines/index.ts";
-import { createProviders } from "../../adapters/providers/index.ts";
+import type { ContainerOptions, ContainerSpec } from "#adapters/engines/engine.ts";
+import { engines } from "#adapters/engines/index.ts";
+import { createProviders } from "#adapters/providers/index.ts";
 import { createPool, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 

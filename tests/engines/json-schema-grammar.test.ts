@@ -6,7 +6,7 @@ import {
   createJsonGrammar,
   toGrammarSchema,
   UnsupportedSchemaError,
-} from "../../adapters/engines/llama.cpp/json-schema.ts";
+} from "#adapters/engines/llama.cpp/json-schema.ts";
 
 let llama: Llama;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 // The sequence pool on its own, with plain values standing in for context sequences.
 import { expect, test } from "bun:test";
-import { QueueClosedError, SequencePool } from "../../adapters/engines/llama.cpp/sequences.ts";
+import { QueueClosedError, SequencePool } from "#adapters/engines/llama.cpp/sequences.ts";
 
 test("requests beyond the free items wait, and are served in arrival order", async () => {
   const resets: string[] = [];

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { localCommand, workerEntry } from "../../adapters/engines/llama.cpp/index.ts";
+import { localCommand, workerEntry } from "#adapters/engines/llama.cpp/index.ts";
 import {
   firstLine,
   spawnWorker,

@@ -12,7 +12,7 @@ import {
   sifVectors,
   type WordVectorGgufSummary,
   writeWordVectorGguf,
-} from "../../scripts/make-word-vector-gguf.ts";
+} from "#scripts/make-word-vector-gguf.ts";
 
 let dir: string;
 let summary: WordVectorGgufSummary;

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { workerEntry } from "../../adapters/engines/llama.cpp/index.ts";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { workerEntry } from "#adapters/engines/llama.cpp/index.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 
 export interface Worker {
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { createGateway } from "../../server/http/gateway.ts";
-import { route } from "../../server/http/route.ts";
-import { createLogger } from "../../server/log.ts";
+import { createGateway } from "#server/http/gateway.ts";
+import { route } from "#server/http/route.ts";
+import { createLogger } from "#server/log.ts";
 import { call, gatewayHandler, type Handler, startTestApp, type TestApp } from "../support/app.ts";
 
 let t: TestApp;

@@ -2,13 +2,13 @@
 // error shape, on a real listener (Bun's own limit would answer 413 with an empty body), whether the
 // body declares its length or not. The gRPC port (Connect takes JSON) answers in its own standard codes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildDashboard } from "../../routes/dashboard/_shared/listener.ts";
-import { GrpcMetrics } from "../../server/grpc/metrics-interceptor.ts";
-import { startGrpc } from "../../server/grpc/start.ts";
-import { defaultBodyLimit } from "../../server/http/gateway.ts";
-import { maxJsonDepth } from "../../server/http/input.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import type { Listener } from "../../server/platform.ts";
+import { buildDashboard } from "#routes/dashboard/_shared/listener.ts";
+import { GrpcMetrics } from "#server/grpc/metrics-interceptor.ts";
+import { startGrpc } from "#server/grpc/start.ts";
+import { defaultBodyLimit } from "#server/http/gateway.ts";
+import { maxJsonDepth } from "#server/http/input.ts";
+import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/platform.ts";
 import { call, gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
 
 let t: TestApp;

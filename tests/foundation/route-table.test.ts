@@ -1,7 +1,7 @@
 // Walks every route of every gateway: each declares its access, and only a known list is public.
 import { expect, test } from "bun:test";
-import { loadRouteFiles, pathOf, restParamOf } from "../../server/http/loader.ts";
-import { isPermission } from "../../services/permissions.ts";
+import { loadRouteFiles, pathOf, restParamOf } from "#server/http/loader.ts";
+import { isPermission } from "#services/permissions.ts";
 
 const gateways = ["_common", "inference", "filtration", "orchestration", "dashboard"];
 const nonPermissionAccess = new Set(["authenticated", "internal", "node", "public"]);
@@ -64,8 +64,8 @@ test("file paths map to URLs the Deno way", () => {
 });
 
 test("every gRPC method of the orchestration services declares its access", async () => {
-  const { grpcMethodAccess } = await import("../../server/grpc/services.ts");
-  const { ORCHESTRATION_SERVICES } = await import("../../server/grpc/orchestration-stubs.ts");
+  const { grpcMethodAccess } = await import("#server/grpc/services.ts");
+  const { ORCHESTRATION_SERVICES } = await import("#server/grpc/orchestration-stubs.ts");
   let count = 0;
   for (const service of ORCHESTRATION_SERVICES) {
     for (const method of service.methods) {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { ServingStatus } from "../../server/grpc/health";
-import type { GrpcServer } from "../../server/grpc/server";
+import { ServingStatus } from "#server/grpc/health.ts";
+import type { GrpcServer } from "#server/grpc/server.ts";
 import {
   cancel,
   endOf,

@@ -1,8 +1,8 @@
 // The orchestration gRPC services through @grpc/grpc-js, backed by the same services as HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import type { GrpcServer } from "../../server/grpc/server.ts";
-import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import type { GrpcServer } from "#server/grpc/server.ts";
+import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import {
   eventually,
   fakeOpenAIServer,

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
-import { registerUnimplemented } from "../../server/grpc/orchestration-stubs";
-import type { GrpcServer } from "../../server/grpc/server";
+import { registerUnimplemented } from "#server/grpc/orchestration-stubs.ts";
+import type { GrpcServer } from "#server/grpc/server.ts";
 import { failureOf, startTestServer, TestClient } from "./support";
 
 const POOLS = "llmplatform.orchestration.v1.ComputePoolManagerService";

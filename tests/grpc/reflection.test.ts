@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
-import type { GrpcServer } from "../../server/grpc/server";
+import type { GrpcServer } from "#server/grpc/server.ts";
 import { endOf, nextMessage, ORCHESTRATION_SERVICE_NAMES, startTestServer, TestClient } from "./support";
 
 interface ReflectionResponse {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ConnectRouter } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
-import { ModelRegistryService } from "../../proto/gen/llmplatform/orchestration/v1/models_pb";
+import { ModelRegistryService } from "#proto/gen/llmplatform/orchestration/v1/models_pb.ts";
 import { endOf, failureOf, nextMessage, sleep, startTestServer, TestClient } from "./support";
 
 const MODELS = "llmplatform.orchestration.v1.ModelRegistryService";

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { accessInterceptor } from "../../server/grpc/access-interceptor.ts";
-import { registerUnimplemented } from "../../server/grpc/orchestration-stubs";
-import { type GrpcServer, startGrpcServer } from "../../server/grpc/server";
-import { grpcMethodAccess, registerGrpcServices } from "../../server/grpc/services.ts";
-import type { AppContext } from "../../services/context.ts";
+import { accessInterceptor } from "#server/grpc/access-interceptor.ts";
+import { registerUnimplemented } from "#server/grpc/orchestration-stubs.ts";
+import { type GrpcServer, startGrpcServer } from "#server/grpc/server.ts";
+import { grpcMethodAccess, registerGrpcServices } from "#server/grpc/services.ts";
+import type { AppContext } from "#services/context.ts";
 
 export const ORCHESTRATION_SERVICE_NAMES = [
   "llmplatform.orchestration.v1.ComputePoolManagerService",

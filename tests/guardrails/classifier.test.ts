@@ -3,15 +3,15 @@
 // attacks and hate it was not trained on, false positives on benign instructions and questions.
 // The figures asserted are those docs/guardrails-evaluation.md reports, less a margin.
 import { expect, test } from "bun:test";
-import { type DatasetItem, examplesFor } from "../../bench/guard-datasets/load.ts";
+import { type DatasetItem, examplesFor } from "#bench/guard-datasets/load.ts";
 import {
   classifierScores,
   promptInjectionModel,
   toxicityModel,
-} from "../../services/guardrails/classifier/index.ts";
-import { decodeModel, encodeModel } from "../../services/guardrails/classifier/model.ts";
-import { evaluate } from "../../services/guardrails/evaluate.ts";
-import { configProblems } from "../../services/policies/schemas.ts";
+} from "#services/guardrails/classifier/index.ts";
+import { decodeModel, encodeModel } from "#services/guardrails/classifier/model.ts";
+import { evaluate } from "#services/guardrails/evaluate.ts";
+import { configProblems } from "#services/policies/schemas.ts";
 
 function figures(name: "prompt_injection" | "toxicity", threshold: number) {
   const heldout = examplesFor(name).filter((i: DatasetItem) => i.split === "heldout");

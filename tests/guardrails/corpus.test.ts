@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { latency, mixedPiiPrompt, onePromptOf, scanAll } from "../../bench/guardrails.ts";
-import piiCorpus from "../../bench/guardrails-corpus/pii.json";
-import injectionCorpus from "../../bench/guardrails-corpus/prompt_injection.json";
-import toxicityCorpus from "../../bench/guardrails-corpus/toxicity.json";
-import { type CorpusItem, scoreDocuments, scorePii } from "../../bench/guardrails-metrics.ts";
-import { scanners } from "../../services/guardrails/registry.ts";
+import { latency, mixedPiiPrompt, onePromptOf, scanAll } from "#bench/guardrails.ts";
+import piiCorpus from "#bench/guardrails-corpus/pii.json";
+import injectionCorpus from "#bench/guardrails-corpus/prompt_injection.json";
+import toxicityCorpus from "#bench/guardrails-corpus/toxicity.json";
+import { type CorpusItem, scoreDocuments, scorePii } from "#bench/guardrails-metrics.ts";
+import { scanners } from "#services/guardrails/registry.ts";
 
 // The figures of bench/guardrails.ts, asserted: the corpus is labelled material from npm and Debian
 // packages (bench/guardrails-corpus/README.md), so a regression of a scanner fails here.

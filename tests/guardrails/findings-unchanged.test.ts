@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { examplesFor } from "../../bench/guard-datasets/load.ts";
-import piiCorpus from "../../bench/guardrails-corpus/pii.json";
-import injectionCorpus from "../../bench/guardrails-corpus/prompt_injection.json";
-import toxicityCorpus from "../../bench/guardrails-corpus/toxicity.json";
-import { scanners } from "../../services/guardrails/registry.ts";
-import { piiScanner } from "../../services/guardrails/scanners/pii/index.ts";
-import { promptInjectionScanner } from "../../services/guardrails/scanners/prompt-injection/index.ts";
-import { toxicityScanner } from "../../services/guardrails/scanners/toxicity/index.ts";
+import { examplesFor } from "#bench/guard-datasets/load.ts";
+import piiCorpus from "#bench/guardrails-corpus/pii.json";
+import injectionCorpus from "#bench/guardrails-corpus/prompt_injection.json";
+import toxicityCorpus from "#bench/guardrails-corpus/toxicity.json";
+import { scanners } from "#services/guardrails/registry.ts";
+import { piiScanner } from "#services/guardrails/scanners/pii/index.ts";
+import { promptInjectionScanner } from "#services/guardrails/scanners/prompt-injection/index.ts";
+import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts";
 
 // The scanners are made faster without changing what they find: every finding (type, score,
 // offsets) of every scanner, patterns alone and with the classifiers, on every text of the corpus

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { normalize, originalSpan } from "../../services/guardrails/normalize.ts";
+import { normalize, originalSpan } from "#services/guardrails/normalize.ts";
 
 describe("normalize", () => {
   test("gives the same result again for the same text, and it stays valid after other texts", () => {

@@ -3,7 +3,7 @@
 // internationalised e-mail addresses (Unicode and punycode), cards and IBANs in other groupings. One
 // test per format, each with a look-alike that must stay unflagged.
 import { expect, test } from "bun:test";
-import { piiScanner } from "../../services/guardrails/scanners/pii/index.ts";
+import { piiScanner } from "#services/guardrails/scanners/pii/index.ts";
 
 const found = (text: string) =>
   piiScanner.scan(text, { action: "redact" }).map((f) => `${f.type}:${text.slice(f.start, f.end)}`);

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { redact } from "../../services/guardrails/redact.ts";
-import type { Finding } from "../../services/guardrails/scanner.ts";
-import { ibanMod97Valid, luhnValid } from "../../services/guardrails/scanners/pii/checksums.ts";
-import { piiScanner } from "../../services/guardrails/scanners/pii/index.ts";
-import { validIpv6 } from "../../services/guardrails/scanners/pii/ip-address.ts";
+import { redact } from "#services/guardrails/redact.ts";
+import type { Finding } from "#services/guardrails/scanner.ts";
+import { ibanMod97Valid, luhnValid } from "#services/guardrails/scanners/pii/checksums.ts";
+import { piiScanner } from "#services/guardrails/scanners/pii/index.ts";
+import { validIpv6 } from "#services/guardrails/scanners/pii/ip-address.ts";
 
 const scan = (text: string) => piiScanner.scan(text, { action: "redact" });
 const typesIn = (text: string) => scan(text).map((f) => [f.type, text.slice(f.start, f.end)]);

@@ -1,13 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import injectionCorpus from "../../bench/guardrails-corpus/prompt_injection.json";
-import toxicityCorpus from "../../bench/guardrails-corpus/toxicity.json";
-import { normalize } from "../../services/guardrails/normalize.ts";
-import { prefilterOf, Trigrams } from "../../services/guardrails/prefilter.ts";
-import {
-  delimiterSignals,
-  phraseSignals,
-} from "../../services/guardrails/scanners/prompt-injection/patterns.ts";
-import { abuseSignals } from "../../services/guardrails/scanners/toxicity/phrases.ts";
+import injectionCorpus from "#bench/guardrails-corpus/prompt_injection.json";
+import toxicityCorpus from "#bench/guardrails-corpus/toxicity.json";
+import { normalize } from "#services/guardrails/normalize.ts";
+import { prefilterOf, Trigrams } from "#services/guardrails/prefilter.ts";
+import { delimiterSignals, phraseSignals } from "#services/guardrails/scanners/prompt-injection/patterns.ts";
+import { abuseSignals } from "#services/guardrails/scanners/toxicity/phrases.ts";
 
 const grams = new Trigrams();
 const may = (re: RegExp, text: string) => prefilterOf(re).mayMatch(grams.of(text));

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { normalize } from "../../services/guardrails/normalize.ts";
+import { normalize } from "#services/guardrails/normalize.ts";
 import {
   promptInjectionScanner,
   promptInjectionScore,
-} from "../../services/guardrails/scanners/prompt-injection/index.ts";
+} from "#services/guardrails/scanners/prompt-injection/index.ts";
 
 const types = (text: string) => [
   ...new Set(promptInjectionScanner.scan(text, { action: "block" }).map((f) => f.type)),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { OutputGuardrails } from "../../services/guardrails/policy.ts";
-import { createStreamScanner, holdbackStart } from "../../services/guardrails/stream-scan.ts";
+import type { OutputGuardrails } from "#services/guardrails/policy.ts";
+import { createStreamScanner, holdbackStart } from "#services/guardrails/stream-scan.ts";
 
 const redactPii: OutputGuardrails = { pii: { action: "redact" }, toxicity: { action: "block" } };
 

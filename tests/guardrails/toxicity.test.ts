@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import injectionCorpus from "../../bench/guardrails-corpus/prompt_injection.json";
-import toxicityCorpus from "../../bench/guardrails-corpus/toxicity.json";
-import { toxicityScanner, toxicityScore } from "../../services/guardrails/scanners/toxicity/index.ts";
+import injectionCorpus from "#bench/guardrails-corpus/prompt_injection.json";
+import toxicityCorpus from "#bench/guardrails-corpus/toxicity.json";
+import { toxicityScanner, toxicityScore } from "#services/guardrails/scanners/toxicity/index.ts";
 import {
   obscenityHasMatch,
   profanityGate,
   profanityGateActive,
-} from "../../services/guardrails/scanners/toxicity/profanity.ts";
+} from "#services/guardrails/scanners/toxicity/profanity.ts";
 
 const types = (text: string) => [
   ...new Set(toxicityScanner.scan(text, { action: "block" }).map((f) => f.type)),

@@ -4,12 +4,12 @@
 // with a 4xx is dropped, counted in /metrics and logged.
 
 import { afterAll, expect, test } from "bun:test";
-import { httpFiltration } from "../../adapters/filtration/http-port.ts";
-import { withInference } from "../../server/compose.ts";
-import { errorTable } from "../../server/error-table.ts";
-import type { LogFields, Logger } from "../../services/context.ts";
-import { Batcher, backoffMs } from "../../services/inference/batcher.ts";
-import { createInferenceRuntime } from "../../services/inference/runtime.ts";
+import { httpFiltration } from "#adapters/filtration/http-port.ts";
+import { withInference } from "#server/compose.ts";
+import { errorTable } from "#server/error-table.ts";
+import type { LogFields, Logger } from "#services/context.ts";
+import { Batcher, backoffMs } from "#services/inference/batcher.ts";
+import { createInferenceRuntime } from "#services/inference/runtime.ts";
 import { gatewayHandler, startTestApp, type TestApp } from "../support/app.ts";
 
 const apps: TestApp[] = [];

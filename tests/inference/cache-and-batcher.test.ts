@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { Batcher } from "../../services/inference/batcher.ts";
-import { RevalidatingCache } from "../../services/inference/revalidating-cache.ts";
+import { Batcher } from "#services/inference/batcher.ts";
+import { RevalidatingCache } from "#services/inference/revalidating-cache.ts";
 
 const options = { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100 };
 

@@ -4,8 +4,8 @@
 // cannot answer in time the policy's on_error decides (fail open or fail closed). Verdicts are logged
 // and audited, never the text.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
-import { scoreOf } from "../../services/inference/classifier.ts";
+import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
+import { scoreOf } from "#services/inference/classifier.ts";
 import { insertDeployment } from "../management/support.ts";
 import { call } from "../support/app.ts";
 import {

@@ -2,7 +2,7 @@
 // OpenAI error body, its status and code, and the headers each response must carry.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { replicas } from "../../db/schema/index.ts";
+import { replicas } from "#db/schema/index.ts";
 import { insertDeployment } from "../management/support.ts";
 import { call } from "../support/app.ts";
 import { chat, createKey, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "./support.ts";

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
-import { inferenceLogs } from "../../db/schema/index.ts";
-import { refusal, startOpenAiStub } from "../../scripts/openai-stub.ts";
+import { inferenceLogs } from "#db/schema/index.ts";
+import { refusal, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { insertDeployment } from "../management/support.ts";
 import { chat, type GatewayTest, startGatewayTest } from "./support.ts";
 

@@ -2,7 +2,7 @@
 // last answer, and after a restart every request is in the inference log (the batcher is flushed on
 // graceful shutdown, not dropped).
 import { afterAll, expect, test } from "bun:test";
-import { startOpenAiStub } from "../../scripts/openai-stub.ts";
+import { startOpenAiStub } from "#scripts/openai-stub.ts";
 import { eventually } from "../orchestration/support.ts";
 import { adminEmail, adminPassword } from "../support/app.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";

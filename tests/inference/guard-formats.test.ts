@@ -8,16 +8,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
-import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
-import { classify } from "../../services/inference/classifier.ts";
+import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import { classify } from "#services/inference/classifier.ts";
 import {
   type GuardFormat,
   llamaGuardPrompt,
   readVerdict,
   shieldGemmaPrompt,
-} from "../../services/inference/guard-formats.ts";
-import type { ClassifierConfig } from "../../services/policies/schemas.ts";
+} from "#services/inference/guard-formats.ts";
+import type { ClassifierConfig } from "#services/policies/schemas.ts";
 import { startLlamaWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
 
 const runtime = { balancer: new InFlightBalancer() };

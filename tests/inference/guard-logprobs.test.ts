@@ -1,9 +1,9 @@
 // logprobs carry the answer's tokens: an output guardrail that holds back or redacts text must not let them
 // spell out what it hid. Without a guardrail they pass untouched (tests/inference/gateway-end-to-end.test.ts).
 import { expect, test } from "bun:test";
-import type { StreamChunk } from "../../adapters/upstream/sse-relay.ts";
-import type { GuardrailsPolicy } from "../../services/guardrails/policy.ts";
-import { requestGuard } from "../../services/inference/guard.ts";
+import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
+import type { GuardrailsPolicy } from "#services/guardrails/policy.ts";
+import { requestGuard } from "#services/inference/guard.ts";
 
 const tokens = (text: string) => ({
   content: [...text].map((c) => ({ token: c, logprob: -0.1, bytes: [...Buffer.from(c)], top_logprobs: [] })),

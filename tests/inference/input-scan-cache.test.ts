@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, test } from "bun:test";
-import { evaluate } from "../../services/guardrails/evaluate.ts";
-import type { GuardrailsPolicy } from "../../services/guardrails/policy.ts";
-import { requestGuard } from "../../services/inference/guard.ts";
-import { InputScanCache } from "../../services/inference/input-scan-cache.ts";
+import { evaluate } from "#services/guardrails/evaluate.ts";
+import type { GuardrailsPolicy } from "#services/guardrails/policy.ts";
+import { requestGuard } from "#services/inference/guard.ts";
+import { InputScanCache } from "#services/inference/input-scan-cache.ts";
 
 const redactPii: GuardrailsPolicy = {
   input: { pii: { action: "redact" }, prompt_injection: { action: "block" } },

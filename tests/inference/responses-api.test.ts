@@ -2,10 +2,10 @@
 // replica's chat endpoint (a stub whose answers the test chooses), read with the official openai SDK.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { httpFiltration } from "../../adapters/filtration/http-port.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import type { Listener } from "../../server/platform.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
+import { httpFiltration } from "#adapters/filtration/http-port.ts";
+import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/platform.ts";
+import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { otherTenant } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 import { type GatewayTest, openAiClient, setPolicy, startGatewayTest } from "./support.ts";

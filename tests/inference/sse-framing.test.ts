@@ -4,7 +4,7 @@
 // small pieces at every kind of boundary, CR and LF of a CRLF included.
 import { describe, expect, test } from "bun:test";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { type RelayOutcome, relaySse } from "../../adapters/upstream/sse-relay.ts";
+import { type RelayOutcome, relaySse } from "#adapters/upstream/sse-relay.ts";
 
 const chunk = (content: string) => JSON.stringify({ id: "c", choices: [{ index: 0, delta: { content } }] });
 const finish = JSON.stringify({ id: "c", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });

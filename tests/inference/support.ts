@@ -5,22 +5,22 @@
 import { RedisClient } from "bun";
 import { and, eq } from "drizzle-orm";
 import OpenAI from "openai";
-import { httpFiltration } from "../../adapters/filtration/http-port.ts";
-import type { RedisCommands } from "../../adapters/redis/client.ts";
-import { auditLogs, inferenceLogs, type PolicyType } from "../../db/schema/index.ts";
-import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
-import { withInference } from "../../server/compose.ts";
-import { httpStatusOf } from "../../server/error-table.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import type { Listener } from "../../server/platform.ts";
-import type { FiltrationPort } from "../../services/inference/port.ts";
+import { httpFiltration } from "#adapters/filtration/http-port.ts";
+import type { RedisCommands } from "#adapters/redis/client.ts";
+import { auditLogs, inferenceLogs, type PolicyType } from "#db/schema/index.ts";
+import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
+import { withInference } from "#server/compose.ts";
+import { httpStatusOf } from "#server/error-table.ts";
+import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/platform.ts";
+import type { FiltrationPort } from "#services/inference/port.ts";
 import {
   createInferenceRuntime,
   type InferenceRuntime,
   type InferenceTracing,
   type RuntimeOptions,
-} from "../../services/inference/runtime.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
+} from "#services/inference/runtime.ts";
+import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";

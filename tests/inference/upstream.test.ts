@@ -2,10 +2,10 @@
 // model replicas: balancing, retry, time-outs, cancellation and broken streams.
 import { afterAll, expect, test } from "bun:test";
 import type { Server } from "bun";
-import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
-import { sendUpstream } from "../../adapters/upstream/send.ts";
-import { type RelayOutcome, relaySse } from "../../adapters/upstream/sse-relay.ts";
-import { AppError } from "../../services/errors.ts";
+import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import { sendUpstream } from "#adapters/upstream/send.ts";
+import { type RelayOutcome, relaySse } from "#adapters/upstream/sse-relay.ts";
+import { AppError } from "#services/errors.ts";
 
 const servers: Server<unknown>[] = [];
 afterAll(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { chunkText } from "../../services/knowledge-base/chunk.ts";
+import { chunkText } from "#services/knowledge-base/chunk.ts";
 
 const words = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(" ");
 

@@ -1,8 +1,8 @@
 // HTML as retrieval reads it: the text of the page, never its markup, attributes, scripts or styles;
 // entities decoded; headings kept as the chunker's heading paths.
 import { expect, test } from "bun:test";
-import { chunkText } from "../../services/knowledge-base/chunk.ts";
-import { htmlToText } from "../../services/knowledge-base/extract.ts";
+import { chunkText } from "#services/knowledge-base/chunk.ts";
+import { htmlToText } from "#services/knowledge-base/extract.ts";
 
 test("attribute values are not text, even with a '>' inside them", () => {
   expect(htmlToText(`<p title="a>b">visible</p><img alt="x>y" src="z.png"><a href="/p?q=1>2">link</a>`)).toBe(

@@ -3,9 +3,9 @@
 // deployment's `rag` policy names their collection (the caller sends nothing extra).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { knowledgeChunks } from "../../db/schema/index.ts";
-import { htmlToText } from "../../services/knowledge-base/extract.ts";
-import { fullTextSearch, fuseByRank, type Passage } from "../../services/knowledge-base/search.ts";
+import { knowledgeChunks } from "#db/schema/index.ts";
+import { htmlToText } from "#services/knowledge-base/extract.ts";
+import { fullTextSearch, fuseByRank, type Passage } from "#services/knowledge-base/search.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { call } from "../support/app.ts";
 import { makePdf } from "../support/pdf.ts";

@@ -1,10 +1,10 @@
 import { afterAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { rowsOf } from "../../db/migrate.ts";
-import { apiKeys } from "../../db/schema/index.ts";
-import { LastUsedTracker } from "../../services/api-keys/last-used.ts";
-import { verifyApiKey } from "../../services/api-keys/verify.ts";
+import { rowsOf } from "#db/migrate.ts";
+import { apiKeys } from "#db/schema/index.ts";
+import { LastUsedTracker } from "#services/api-keys/last-used.ts";
+import { verifyApiKey } from "#services/api-keys/verify.ts";
 import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf, insertDeployment } from "./support.ts";

@@ -1,9 +1,9 @@
 // POST /internal/context/resolve, and the service behind it that the inference gateway calls in process.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { deployments } from "../../db/schema/index.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
-import { resolveInferenceContext } from "../../services/inference-context/resolve.ts";
+import { deployments } from "#db/schema/index.ts";
+import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
+import { resolveInferenceContext } from "#services/inference-context/resolve.ts";
 import {
   call,
   createOrganization,

@@ -3,7 +3,7 @@
 // organization's.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, knowledgeDocuments, promptTemplateVersions } from "../../db/schema/index.ts";
+import { auditLogs, knowledgeDocuments, promptTemplateVersions } from "#db/schema/index.ts";
 import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { defaultOrgId, insertDeployment } from "./support.ts";

@@ -1,8 +1,8 @@
 // /management/deployments on the filtration gateway: the same orchestration services, seen from the
 // management API the dashboard uses.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { organizations } from "../../db/schema/index.ts";
-import { ensureBuiltinRoles } from "../../services/orgs/builtin-roles.ts";
+import { organizations } from "#db/schema/index.ts";
+import { ensureBuiltinRoles } from "#services/orgs/builtin-roles.ts";
 import { createPool, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call, createUser } from "../support/app.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { inferenceLogs } from "../../db/schema/index.ts";
+import { inferenceLogs } from "#db/schema/index.ts";
 import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf, insertDeployment } from "./support.ts";

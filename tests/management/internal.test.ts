@@ -2,8 +2,8 @@
 // quota checks and usage. Each refuses a call without the internal key.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { usageCounters } from "../../db/schema/index.ts";
-import { checkQuota, trackUsage, utcDay } from "../../services/usage/quota.ts";
+import { usageCounters } from "#db/schema/index.ts";
+import { checkQuota, trackUsage, utcDay } from "#services/usage/quota.ts";
 import { call, createOrganization, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 import { defaultOrgId, fieldsOf, insertDeployment } from "./support.ts";
@@ -210,7 +210,7 @@ describe("policy/check_quota and policy/track_usage", () => {
   test("a deployment's own quota policy is checked against the organization's counters", async () => {
     const org = await createOrganization(t, "quota-deployment");
     const d = await insertDeployment(t.app.db, org, { name: "q" });
-    const { policies } = await import("../../db/schema/index.ts");
+    const { policies } = await import("#db/schema/index.ts");
     await t.app.db
       .insert(policies)
       .values({ orgId: org, deploymentId: d.id, policyType: "quota", config: { tokens_per_day: 10 } });
@@ -221,7 +221,7 @@ describe("policy/check_quota and policy/track_usage", () => {
 
   test("the day's counters start again at UTC midnight", async () => {
     const org = await createOrganization(t, "quota-days");
-    const { policies } = await import("../../db/schema/index.ts");
+    const { policies } = await import("#db/schema/index.ts");
     await t.app.db
       .insert(policies)
       .values({ orgId: org, policyType: "quota", config: { requests_per_day: 1 } });

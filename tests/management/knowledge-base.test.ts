@@ -1,8 +1,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { knowledgeDocuments } from "../../db/schema/index.ts";
-import { documentTypeOf } from "../../services/knowledge-base/document-types.ts";
+import { knowledgeDocuments } from "#db/schema/index.ts";
+import { documentTypeOf } from "#services/knowledge-base/document-types.ts";
 import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";

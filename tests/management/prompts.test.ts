@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { promptTemplateVersions } from "../../db/schema/index.ts";
-import { applyTemplate } from "../../services/prompts/apply.ts";
+import { promptTemplateVersions } from "#db/schema/index.ts";
+import { applyTemplate } from "#services/prompts/apply.ts";
 import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";

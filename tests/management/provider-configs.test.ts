@@ -1,9 +1,9 @@
 import { afterAll, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { rowsOf } from "../../db/migrate.ts";
-import { providerConfigs } from "../../db/schema/index.ts";
-import { open } from "../../services/crypto/secret-box.ts";
-import { maskSecret, providerCredentials } from "../../services/provider-configs/config.ts";
+import { rowsOf } from "#db/migrate.ts";
+import { providerConfigs } from "#db/schema/index.ts";
+import { open } from "#services/crypto/secret-box.ts";
+import { maskSecret, providerCredentials } from "#services/provider-configs/config.ts";
 import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";

@@ -1,7 +1,7 @@
 // Rows the management tests need from other areas, written directly: a pool, a deployment in a given
 // state and its replicas, so these tests do not depend on the reconciler or a worker.
 import { eq } from "drizzle-orm";
-import type { Database } from "../../db/client.ts";
+import type { Database } from "#db/client.ts";
 import {
   type DeploymentState,
   deployments,
@@ -9,7 +9,7 @@ import {
   pools,
   type ReplicaState,
   replicas,
-} from "../../db/schema/index.ts";
+} from "#db/schema/index.ts";
 
 export async function defaultOrgId(db: Database): Promise<string> {
   const [org] = await db.select().from(organizations).where(eq(organizations.name, "default"));

@@ -6,14 +6,14 @@
 // reads a budget's standing at most once a second, so each call is followed by a flush and a second.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { httpFiltration } from "../../adapters/filtration/http-port.ts";
-import { auditLogs, deployments, spendDaily } from "../../db/schema/index.ts";
-import { httpStatusOf } from "../../server/error-table.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import type { Listener } from "../../server/platform.ts";
-import { createInferenceRuntime, type InferenceRuntime } from "../../services/inference/runtime.ts";
-import { firstDayOfMonth, utcDayOf } from "../../services/spend/periods.ts";
-import { trackUsage } from "../../services/usage/quota.ts";
+import { httpFiltration } from "#adapters/filtration/http-port.ts";
+import { auditLogs, deployments, spendDaily } from "#db/schema/index.ts";
+import { httpStatusOf } from "#server/error-table.ts";
+import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/platform.ts";
+import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
+import { firstDayOfMonth, utcDayOf } from "#services/spend/periods.ts";
+import { trackUsage } from "#services/usage/quota.ts";
 import { chat, type GatewayTest, loggedRequest, startGatewayTest } from "../inference/support.ts";
 import { createPool } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";

@@ -1,6 +1,6 @@
 // One reconciler per database: on PostgreSQL an advisory lock elects it; PGlite has one process.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { leadershipOf } from "../../services/orchestration/leadership.ts";
+import { leadershipOf } from "#services/orchestration/leadership.ts";
 import { freshDatabase, type TestDatabase, usingPostgres } from "../support/database.ts";
 
 let database: TestDatabase;

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { isAlive, pidOf } from "../../adapters/providers/local/processes.ts";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import type { Listener } from "../../server/platform.ts";
-import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import { isAlive, pidOf } from "#adapters/providers/local/processes.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/platform.ts";
+import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { call } from "../support/app.ts";
 import { createPool, eventually, type OrchestrationTest, startOrchestrationTest } from "./support.ts";
 

@@ -4,10 +4,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Engine } from "../../adapters/engines/engine.ts";
-import { createLocalProvider } from "../../adapters/providers/local/index.ts";
-import { environOf, isAlive, pidOf } from "../../adapters/providers/local/processes.ts";
-import type { ComputeProvider, ReplicaHandle, ReplicaSpec } from "../../adapters/providers/provider.ts";
+import type { Engine } from "#adapters/engines/engine.ts";
+import { createLocalProvider } from "#adapters/providers/local/index.ts";
+import { environOf, isAlive, pidOf } from "#adapters/providers/local/processes.ts";
+import type { ComputeProvider, ReplicaHandle, ReplicaSpec } from "#adapters/providers/provider.ts";
 import { tempDirs } from "../support/temp.ts";
 
 const temp = tempDirs();

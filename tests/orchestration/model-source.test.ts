@@ -3,12 +3,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { AppError } from "../../services/errors.ts";
+import { AppError } from "#services/errors.ts";
 import {
   ModelFetcher,
   normalizeModelSource,
   parseModelSource,
-} from "../../services/orchestration/model-source.ts";
+} from "#services/orchestration/model-source.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "llmp-src-"));
 let requests = 0;

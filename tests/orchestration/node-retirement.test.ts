@@ -3,10 +3,10 @@
 // stay; the reconciler does it on its own.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { deployments, nodes, replicas } from "../../db/schema/index.ts";
-import { loadConfig } from "../../server/config.ts";
-import { retireStaleNodes } from "../../services/orchestration/inventory.ts";
-import { startReconciler } from "../../services/orchestration/reconciler.ts";
+import { deployments, nodes, replicas } from "#db/schema/index.ts";
+import { loadConfig } from "#server/config.ts";
+import { retireStaleNodes } from "#services/orchestration/inventory.ts";
+import { startReconciler } from "#services/orchestration/reconciler.ts";
 import { call } from "../support/app.ts";
 import { createPool, eventually, type OrchestrationTest, startOrchestrationTest } from "./support.ts";
 

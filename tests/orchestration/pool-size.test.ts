@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { deployments } from "../../db/schema/index.ts";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+import { deployments } from "#db/schema/index.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { fieldsOf } from "../management/support.ts";
 import { call } from "../support/app.ts";
 import { createPool, type OrchestrationTest, startOrchestrationTest } from "./support.ts";

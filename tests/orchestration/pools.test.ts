@@ -1,8 +1,8 @@
 // Compute pools over HTTP: creation with its node token, Provisioning -> Active by the reconciler,
 // listing by owner with node counts, inventory, deletion and its 409.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Reconciler } from "../../services/orchestration/reconciler.ts";
-import { startReconciler } from "../../services/orchestration/reconciler.ts";
+import type { Reconciler } from "#services/orchestration/reconciler.ts";
+import { startReconciler } from "#services/orchestration/reconciler.ts";
 import { call, createUser } from "../support/app.ts";
 import { createPool, eventually, type OrchestrationTest, startOrchestrationTest } from "./support.ts";
 

@@ -14,8 +14,8 @@ import {
   pidOf,
   REPLICA_ENV,
   taggedProcesses,
-} from "../../adapters/providers/local/processes.ts";
-import { writeTinyGguf } from "../../scripts/make-tiny-gguf.ts";
+} from "#adapters/providers/local/processes.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { eventually } from "./support.ts";

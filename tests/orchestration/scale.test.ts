@@ -3,7 +3,7 @@
 // provider, replicas started and stopped there, is in tests/providers/<id>.test.ts.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, deployments } from "../../db/schema/index.ts";
+import { auditLogs, deployments } from "#db/schema/index.ts";
 import { fieldsOf, insertDeployment } from "../management/support.ts";
 import { call } from "../support/app.ts";
 import { type OrchestrationTest, startOrchestrationTest } from "./support.ts";

@@ -1,8 +1,8 @@
 // A replica that never gets ready is stopped after the start time-out, and the deployment's reason
 // carries what the provider said it was waiting for (e.g. Kubernetes' "Unschedulable: ...").
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { ComputeProvider } from "../../adapters/providers/provider.ts";
-import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+import type { ComputeProvider } from "#adapters/providers/provider.ts";
+import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { freshProviders } from "../providers/support.ts";
 import { call } from "../support/app.ts";
 import { createPool, eventually, type OrchestrationTest, startOrchestrationTest } from "./support.ts";

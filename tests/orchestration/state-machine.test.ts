@@ -1,8 +1,8 @@
 // The deployment and pool state machines of CONTRACTS, checked move by move.
 import { expect, test } from "bun:test";
-import { type DeploymentState, deploymentStates, poolStates } from "../../db/schema/index.ts";
-import { AppError } from "../../services/errors.ts";
-import { assertPoolAcceptsDeployments, poolAcceptsDeployments } from "../../services/orchestration/pools.ts";
+import { type DeploymentState, deploymentStates, poolStates } from "#db/schema/index.ts";
+import { AppError } from "#services/errors.ts";
+import { assertPoolAcceptsDeployments, poolAcceptsDeployments } from "#services/orchestration/pools.ts";
 import {
   assertDeploymentMove,
   assertDeploymentRemovable,
@@ -10,7 +10,7 @@ import {
   assertPoolRemovable,
   canMoveDeployment,
   deploymentActions,
-} from "../../services/orchestration/state-machine.ts";
+} from "#services/orchestration/state-machine.ts";
 
 const allowed: [DeploymentState, DeploymentState][] = [
   ["DEPLOYING", "RUNNING"],

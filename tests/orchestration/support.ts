@@ -1,6 +1,6 @@
 // Shared set-up of the orchestration tests: a test platform, its filtration and orchestration
 // gateways in process, and an administrator's token.
-import { startOpenAiStub } from "../../scripts/openai-stub.ts";
+import { startOpenAiStub } from "#scripts/openai-stub.ts";
 import { call, type Handler, loginAsAdmin, type startTestApp, type TestApp } from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
 
@@ -63,8 +63,8 @@ export async function eventually<T>(
 
 /** A user with the admin role in a new organization of their own (a separate tenant). */
 export async function otherTenant(o: OrchestrationTest, email: string) {
-  const { organizations } = await import("../../db/schema/index.ts");
-  const { ensureBuiltinRoles } = await import("../../services/orgs/builtin-roles.ts");
+  const { organizations } = await import("#db/schema/index.ts");
+  const { ensureBuiltinRoles } = await import("#services/orgs/builtin-roles.ts");
   const { createUser } = await import("../support/app.ts");
   const [org] = await o.t.app.db
     .insert(organizations)

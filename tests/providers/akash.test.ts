@@ -4,7 +4,7 @@
 // price, a chat completion through the inference gateway, scaling, terminate closing everything, a
 // restart adopting the leased replica; and here, no bid under the ceiling turning the deployment FAILED.
 import { expect, test } from "bun:test";
-import { createAkashProvider } from "../../adapters/providers/akash/index.ts";
+import { createAkashProvider } from "#adapters/providers/akash/index.ts";
 import { type FakeAkash, startFakeAkash } from "../fakes/akash/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool } from "../orchestration/support.ts";

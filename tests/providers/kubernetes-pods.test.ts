@@ -2,11 +2,11 @@
 // manifests (shared memory for engines that ask for it, a single GPU product as nodeSelector).
 import { describe, expect, test } from "bun:test";
 import type { V1Pod } from "@kubernetes/client-node";
-import { engines } from "../../adapters/engines/index.ts";
-import type { KubeApi } from "../../adapters/providers/kubernetes/client.ts";
-import { deploymentManifest } from "../../adapters/providers/kubernetes/manifests.ts";
-import { endpointOf, podObservation } from "../../adapters/providers/kubernetes/replicas.ts";
-import { coresOf, mibOf } from "../../adapters/providers/kubernetes/resources.ts";
+import { engines } from "#adapters/engines/index.ts";
+import type { KubeApi } from "#adapters/providers/kubernetes/client.ts";
+import { deploymentManifest } from "#adapters/providers/kubernetes/manifests.ts";
+import { endpointOf, podObservation } from "#adapters/providers/kubernetes/replicas.ts";
+import { coresOf, mibOf } from "#adapters/providers/kubernetes/resources.ts";
 
 const pod = (status: V1Pod["status"]): V1Pod => ({ metadata: { name: "p" }, status });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { kubeApi } from "../../adapters/providers/kubernetes/client.ts";
+import { kubeApi } from "#adapters/providers/kubernetes/client.ts";
 
 let server: ReturnType<typeof Bun.serve>;
 let cert: string;

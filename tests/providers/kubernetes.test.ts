@@ -6,8 +6,8 @@
 // runs (an orphan deleted), terminate leaving nothing; and here, nodes as resources, an image pull
 // failure and unsatisfiable allowed_gpu_types turning FAILED, and prices from the settings.
 import { expect, test } from "bun:test";
-import { createKubernetesProvider } from "../../adapters/providers/kubernetes/index.ts";
-import { providerAccounts } from "../../services/provider-configs/access.ts";
+import { createKubernetesProvider } from "#adapters/providers/kubernetes/index.ts";
+import { providerAccounts } from "#services/provider-configs/access.ts";
 import { type FakeKubernetes, startFakeKubernetes } from "../fakes/kubernetes/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";

@@ -9,8 +9,8 @@ import { expect, test } from "bun:test";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { engines } from "../../adapters/engines/index.ts";
-import { createLocalProvider } from "../../adapters/providers/local/index.ts";
+import { engines } from "#adapters/engines/index.ts";
+import { createLocalProvider } from "#adapters/providers/local/index.ts";
 import {
   INSTALLATION_ENV,
   installationTag,
@@ -18,7 +18,7 @@ import {
   isAlive,
   REPLICA_ENV,
   taggedProcesses,
-} from "../../adapters/providers/local/processes.ts";
+} from "#adapters/providers/local/processes.ts";
 import { call } from "../support/app.ts";
 import { providerConformance } from "./conformance.ts";
 import { type Any, activePool, modelName, type ProviderTest, status } from "./support.ts";

@@ -6,8 +6,8 @@
 // allowed_gpu_types and max_cost_per_hour, the worker's heartbeats, an image pull failure and an
 // unaffordable pool turning the deployment FAILED, and a start made twice.
 import { expect, test } from "bun:test";
-import { createNosanaProvider } from "../../adapters/providers/nosana/index.ts";
-import { noAccounts } from "../../adapters/providers/remote-accounts.ts";
+import { createNosanaProvider } from "#adapters/providers/nosana/index.ts";
+import { noAccounts } from "#adapters/providers/remote-accounts.ts";
 import { type FakeNosana, startFakeNosana } from "../fakes/nosana/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";

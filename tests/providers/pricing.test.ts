@@ -1,10 +1,10 @@
 // Prices in the providers' own units turned into dollars an hour, and placements held to the
 // pool's ceiling: Akash bids (per block, uakt or dollar denoms) and Nosana markets.
 import { expect, test } from "bun:test";
-import { chooseBid } from "../../adapters/providers/akash/bids.ts";
-import { blocksPerHour, usdPerHour } from "../../adapters/providers/akash/pricing.ts";
-import { chooseMarket } from "../../adapters/providers/nosana/markets.ts";
-import type { ReplicaSpec } from "../../adapters/providers/provider.ts";
+import { chooseBid } from "#adapters/providers/akash/bids.ts";
+import { blocksPerHour, usdPerHour } from "#adapters/providers/akash/pricing.ts";
+import { chooseMarket } from "#adapters/providers/nosana/markets.ts";
+import type { ReplicaSpec } from "#adapters/providers/provider.ts";
 
 const spec = (over: { ceiling?: number | null; gpus?: string[]; settings?: Record<string, unknown> } = {}) =>
   ({

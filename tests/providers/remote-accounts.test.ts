@@ -6,7 +6,7 @@ import {
   gpuMatches,
   instanceName,
   replicaIdOfName,
-} from "../../adapters/providers/remote-accounts.ts";
+} from "#adapters/providers/remote-accounts.ts";
 
 test("allowed_gpu_types match whole words, whatever the spacing, case or vendor prefix", () => {
   expect(gpuMatches("RTX 4090", "NVIDIA GeForce RTX 4090")).toBe(true);

@@ -2,10 +2,10 @@
 // pool's account check turned into Active or Failed with the reason, nothing held per pool, and the
 // resources answer with the provider's notes unless its account offers more.
 import { expect, test } from "bun:test";
-import { createAkashProvider } from "../../adapters/providers/akash/index.ts";
-import type { PoolSpec, ProviderAccess } from "../../adapters/providers/provider.ts";
-import { noAccounts } from "../../adapters/providers/remote-accounts.ts";
-import { createRemoteProvider, type RemoteProviderParts } from "../../adapters/providers/remote-provider.ts";
+import { createAkashProvider } from "#adapters/providers/akash/index.ts";
+import type { PoolSpec, ProviderAccess } from "#adapters/providers/provider.ts";
+import { noAccounts } from "#adapters/providers/remote-accounts.ts";
+import { createRemoteProvider, type RemoteProviderParts } from "#adapters/providers/remote-provider.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 
 const unused = () => Promise.reject(new Error("not called in these tests"));

@@ -1,9 +1,9 @@
 // The SkyPilot task of a replica: accelerators, spot, ceiling, port, image and labels, and the
 // refusal of a container without a command (SkyPilot would ignore the image's entrypoint).
 import { expect, test } from "bun:test";
-import type { ContainerSpec } from "../../adapters/engines/engine.ts";
-import type { ReplicaSpec } from "../../adapters/providers/provider.ts";
-import { taskOf } from "../../adapters/providers/skypilot/task.ts";
+import type { ContainerSpec } from "#adapters/engines/engine.ts";
+import type { ReplicaSpec } from "#adapters/providers/provider.ts";
+import { taskOf } from "#adapters/providers/skypilot/task.ts";
 
 const spec = {
   engine: "vllm",

@@ -5,7 +5,7 @@
 // logs, terminate taking every cluster down, a restart adopting the clusters (an orphan cluster taken
 // down); and here, a quota failure and a placement over the ceiling turning the deployment FAILED.
 import { expect, test } from "bun:test";
-import { createSkyPilotProvider } from "../../adapters/providers/skypilot/index.ts";
+import { createSkyPilotProvider } from "#adapters/providers/skypilot/index.ts";
 import { type FakeSkyPilot, startFakeSkyPilot } from "../fakes/skypilot/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool, eventually } from "../orchestration/support.ts";

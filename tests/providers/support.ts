@@ -6,14 +6,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { createProviders } from "../../adapters/providers/index.ts";
-import type { ComputeProvider } from "../../adapters/providers/provider.ts";
-import type { ProviderId } from "../../db/schema/pools.ts";
-import { withInference } from "../../server/compose.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import type { Listener } from "../../server/platform.ts";
-import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
-import { providerAccounts } from "../../services/provider-configs/access.ts";
+import { createProviders } from "#adapters/providers/index.ts";
+import type { ComputeProvider } from "#adapters/providers/provider.ts";
+import type { ProviderId } from "#db/schema/pools.ts";
+import { withInference } from "#server/compose.ts";
+import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/platform.ts";
+import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
+import { providerAccounts } from "#services/provider-configs/access.ts";
 import { startTinyWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
 import {
   createPool,

@@ -1,6 +1,6 @@
 // The passive-health settings of the inference gateway, from the environment.
 import { afterAll, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../../server/config.ts";
+import { ConfigError, loadConfig } from "#server/config.ts";
 import { tempDirs } from "../support/temp.ts";
 
 const temp = tempDirs();

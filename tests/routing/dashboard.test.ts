@@ -2,7 +2,7 @@
 // line, in order; an unknown name refused beside the field), and the deployment that served a request
 // in the inference logs page when a fallback answered.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { writeInferenceLogs } from "../../services/inference-logs/logs.ts";
+import { writeInferenceLogs } from "#services/inference-logs/logs.ts";
 import { insertDeployment } from "../management/support.ts";
 import { call, gatewayHandler, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
-import { deployments } from "../../db/schema/index.ts";
-import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
+import { deployments } from "#db/schema/index.ts";
+import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import {
   chat,
   createKey,

@@ -3,10 +3,10 @@
 // back-off, and brought back once it answers; a 4xx is not a failure.
 import { afterAll, expect, test } from "bun:test";
 import type { Server } from "bun";
-import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
-import { probeReplica } from "../../adapters/upstream/health-probe.ts";
-import { ReplicaHealth } from "../../adapters/upstream/replica-health.ts";
-import { sendUpstream } from "../../adapters/upstream/send.ts";
+import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import { probeReplica } from "#adapters/upstream/health-probe.ts";
+import { ReplicaHealth } from "#adapters/upstream/replica-health.ts";
+import { sendUpstream } from "#adapters/upstream/send.ts";
 import { eventually } from "../orchestration/support.ts";
 
 const servers: Server<unknown>[] = [];

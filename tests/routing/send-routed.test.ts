@@ -1,12 +1,12 @@
 // The routing decision alone (services/inference/routing.ts), with the replicas' answers scripted:
 // what falls back and what does not, and what happens when no replica anywhere is in rotation.
 import { expect, test } from "bun:test";
-import { InFlightBalancer } from "../../adapters/upstream/balancer.ts";
-import { ReplicaHealth } from "../../adapters/upstream/replica-health.ts";
-import type { UpstreamRequest, UpstreamResponse } from "../../adapters/upstream/send.ts";
-import { AppError } from "../../services/errors.ts";
-import type { RouteTarget } from "../../services/inference/port.ts";
-import { sendRouted } from "../../services/inference/routing.ts";
+import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import { ReplicaHealth } from "#adapters/upstream/replica-health.ts";
+import type { UpstreamRequest, UpstreamResponse } from "#adapters/upstream/send.ts";
+import { AppError } from "#services/errors.ts";
+import type { RouteTarget } from "#services/inference/port.ts";
+import { sendRouted } from "#services/inference/routing.ts";
 
 const target = (name: string): RouteTarget => ({
   deployment: { id: `id-${name}`, name },

@@ -2,8 +2,8 @@
 // (/internal/context/resolve) carries the fallbacks, and the log it sends back (/internal/logs/create)
 // keeps the deployment that served.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type OpenAiStub, startOpenAiStub } from "../../scripts/openai-stub.ts";
-import type { Listener } from "../../server/platform.ts";
+import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
+import type { Listener } from "#server/platform.ts";
 import {
   chat,
   filtrationOverHttp,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { auditLogs } from "../../db/schema/index.ts";
+import { auditLogs } from "#db/schema/index.ts";
 import { call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 

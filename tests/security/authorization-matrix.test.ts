@@ -7,8 +7,8 @@
 // expected to get 400 or 404 (never 401, 403, or a 500 from an unchecked input). The guard runs before
 // the body is validated, so 401 and 403 come whatever the body.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type LoadedRoute, loadRoutes } from "../../server/http/loader.ts";
-import { type Access, type BuiltinRole, builtinRoles, isPermission } from "../../services/permissions.ts";
+import { type LoadedRoute, loadRoutes } from "#server/http/loader.ts";
+import { type Access, type BuiltinRole, builtinRoles, isPermission } from "#services/permissions.ts";
 import {
   adminEmail,
   adminPassword,

@@ -2,11 +2,11 @@
 // minute across every e-mail; counted before any password is checked, refused with 429 and Retry-After.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc, eq } from "drizzle-orm";
-import { auditLogs } from "../../db/schema/index.ts";
-import { clientAddress, parseTrustedProxies } from "../../server/http/client-address.ts";
-import { buildHttpGateway, listen } from "../../server/http/listen.ts";
-import type { Listener } from "../../server/platform.ts";
-import { addressThrottle, loginThrottle, nextAttempt } from "../../services/auth/login-throttle.ts";
+import { auditLogs } from "#db/schema/index.ts";
+import { clientAddress, parseTrustedProxies } from "#server/http/client-address.ts";
+import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/platform.ts";
+import { addressThrottle, loginThrottle, nextAttempt } from "#services/auth/login-throttle.ts";
 import {
   adminEmail,
   adminPassword,

@@ -7,14 +7,14 @@ import { lookup } from "node:dns/promises";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { isInternalAddress } from "../../adapters/net/addresses.ts";
+import { isInternalAddress } from "#adapters/net/addresses.ts";
 import {
   ModelFetcher,
   noModelFile,
   outsideModelDirs,
   type ResolvedModel,
-} from "../../services/orchestration/model-source.ts";
-import { type Reconciler, startReconciler } from "../../services/orchestration/reconciler.ts";
+} from "#services/orchestration/model-source.ts";
+import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import {
   createPool,
   eventually,

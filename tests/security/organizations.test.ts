@@ -88,7 +88,7 @@ describe("POST /auth/switch-org", () => {
     });
     expect(switched.status).toBe(200);
     const { and, eq } = await import("drizzle-orm");
-    const { memberships } = await import("../../db/schema/index.ts");
+    const { memberships } = await import("#db/schema/index.ts");
     await t.app.db
       .delete(memberships)
       .where(and(eq(memberships.userId, member.user.id), eq(memberships.orgId, other)));

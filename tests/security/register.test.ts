@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditLogs, roles } from "../../db/schema/index.ts";
+import { auditLogs, roles } from "#db/schema/index.ts";
 import { adminPassword, call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 

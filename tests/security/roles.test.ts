@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, memberships, roles } from "../../db/schema/index.ts";
-import { allPermissions, permissionCatalog } from "../../services/permissions.ts";
+import { auditLogs, memberships, roles } from "#db/schema/index.ts";
+import { allPermissions, permissionCatalog } from "#services/permissions.ts";
 import { call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 

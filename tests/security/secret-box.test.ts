@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { open, SealedValueError, seal } from "../../services/crypto/secret-box.ts";
+import { open, SealedValueError, seal } from "#services/crypto/secret-box.ts";
 
 const key = "k".repeat(43);
 

@@ -5,8 +5,8 @@
 // gateways, the dashboard and the gRPC port, which all verify through one function.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
-import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
-import { accessTokenSeconds, signToken } from "../../services/auth/tokens.ts";
+import { csrfCookie } from "#routes/dashboard/_shared/csrf.ts";
+import { accessTokenSeconds, signToken } from "#services/auth/tokens.ts";
 import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
 import { adminPassword, call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";

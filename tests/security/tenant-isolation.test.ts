@@ -2,7 +2,7 @@
 // invisible and untouchable, and answered as not found rather than forbidden, so nothing leaks.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { memberships, roles } from "../../db/schema/index.ts";
+import { memberships, roles } from "#db/schema/index.ts";
 import {
   call,
   createOrganization,

@@ -3,7 +3,7 @@
 // Without oathtool, the codes come from the RFC 6238 reference in tests/support/totp-codes.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema/index.ts";
+import { users } from "#db/schema/index.ts";
 import {
   adminPassword,
   call,
@@ -232,7 +232,7 @@ describe("disabling two-factor sign-in", () => {
       token: session.access_token,
       body: { code: oathtool(secret, now) },
     });
-    const { auditLogs } = await import("../../db/schema/index.ts");
+    const { auditLogs } = await import("#db/schema/index.ts");
     const rows = await t.app.db
       .select()
       .from(auditLogs)

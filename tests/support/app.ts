@@ -3,13 +3,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildDashboard } from "../../routes/dashboard/_shared/listener.ts";
-import { createAppContext } from "../../server/compose.ts";
-import { type Config, loadConfig } from "../../server/config.ts";
-import { buildHttpGateway } from "../../server/http/listen.ts";
-import { createLogger } from "../../server/log.ts";
-import type { AppContext } from "../../services/context.ts";
-import { bootstrap } from "../../services/orgs/bootstrap.ts";
+import { buildDashboard } from "#routes/dashboard/_shared/listener.ts";
+import { createAppContext } from "#server/compose.ts";
+import { type Config, loadConfig } from "#server/config.ts";
+import { buildHttpGateway } from "#server/http/listen.ts";
+import { createLogger } from "#server/log.ts";
+import type { AppContext } from "#services/context.ts";
+import { bootstrap } from "#services/orgs/bootstrap.ts";
 import { freshDatabase, type TestDatabase } from "./database.ts";
 
 export const adminEmail = "admin@example.com";
@@ -109,8 +109,8 @@ export async function createUser(
   orgId?: string,
 ) {
   const { and, eq } = await import("drizzle-orm");
-  const { memberships, organizations, roles, users } = await import("../../db/schema/index.ts");
-  const { hashPassword } = await import("../../services/auth/passwords.ts");
+  const { memberships, organizations, roles, users } = await import("#db/schema/index.ts");
+  const { hashPassword } = await import("#services/auth/passwords.ts");
   const db = t.app.db;
   const org =
     orgId ?? (await db.select().from(organizations).where(eq(organizations.name, "default")))[0]?.id;
@@ -131,8 +131,8 @@ export async function createUser(
 
 /** A new organization with its built-in roles; returns its id. */
 export async function createOrganization(t: TestApp, name: string): Promise<string> {
-  const { organizations } = await import("../../db/schema/index.ts");
-  const { ensureBuiltinRoles } = await import("../../services/orgs/builtin-roles.ts");
+  const { organizations } = await import("#db/schema/index.ts");
+  const { ensureBuiltinRoles } = await import("#services/orgs/builtin-roles.ts");
   const [org] = await t.app.db.insert(organizations).values({ name }).returning();
   if (!org) throw new Error("could not create the organization");
   await ensureBuiltinRoles(t.app.db, org.id);
@@ -147,7 +147,7 @@ export async function addMembership(
   role: "admin" | "developer" | "viewer",
 ) {
   const { and, eq } = await import("drizzle-orm");
-  const { memberships, roles } = await import("../../db/schema/index.ts");
+  const { memberships, roles } = await import("#db/schema/index.ts");
   const [roleRow] = await t.app.db
     .select()
     .from(roles)

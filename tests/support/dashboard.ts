@@ -1,6 +1,6 @@
 // The dashboard in process, as a browser speaks to it: the CSRF token of the sign-in page, form posts
 // carrying it, and the session cookies a sign-in sets.
-import { csrfCookie } from "../../routes/dashboard/_shared/csrf.ts";
+import { csrfCookie } from "#routes/dashboard/_shared/csrf.ts";
 import { adminEmail, adminPassword, type Handler } from "./app.ts";
 
 /** The CSRF token a response sets in its cookie ("" without one). */

@@ -1,8 +1,8 @@
 // A fresh, migrated database for one test file: a new database on the PostgreSQL of TEST_DATABASE_URL
 // when it is set (CI: the real server), otherwise an in-memory PGlite. Same code, same SQL.
 import postgres from "postgres";
-import { type DatabaseHandle, openDatabase } from "../../db/client.ts";
-import { migrate } from "../../db/migrate.ts";
+import { type DatabaseHandle, openDatabase } from "#db/client.ts";
+import { migrate } from "#db/migrate.ts";
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 export const usingPostgres = testDatabaseUrl !== undefined;

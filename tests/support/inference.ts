@@ -1,14 +1,14 @@
 // An inference runtime for a test platform as server/compose.ts would build it beside the filtration
 // side: plain calls into the filtration services, no Redis, the error table's statuses. The test
 // composes it into its context with withInference (server/compose.ts).
-import { errorTable } from "../../server/error-table.ts";
-import type { AppContext } from "../../services/context.ts";
+import { errorTable } from "#server/error-table.ts";
+import type { AppContext } from "#services/context.ts";
 import {
   createInferenceRuntime,
   type InferenceRuntime,
   type RuntimeOptions,
-} from "../../services/inference/runtime.ts";
-import { inProcessFiltration } from "../../services/inference-context/in-process-port.ts";
+} from "#services/inference/runtime.ts";
+import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 
 export function inProcessInference(app: AppContext, options: Partial<RuntimeOptions> = {}): InferenceRuntime {
   return createInferenceRuntime({

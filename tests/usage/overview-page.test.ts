@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { rowsOf } from "../../db/migrate.ts";
-import { apiKeys, policies } from "../../db/schema/index.ts";
-import { writeInferenceLogs } from "../../services/inference-logs/logs.ts";
+import { rowsOf } from "#db/migrate.ts";
+import { apiKeys, policies } from "#db/schema/index.ts";
+import { writeInferenceLogs } from "#services/inference-logs/logs.ts";
 import { axeViolations, chromiumPath, haveChromium, shot, signIn } from "../dashboard/browser.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import { gatewayHandler, startTestApp, type TestApp } from "../support/app.ts";

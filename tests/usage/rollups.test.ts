@@ -3,13 +3,13 @@
 // PGlite and, with TEST_DATABASE_URL, PostgreSQL; and the overview's figures are those of the logs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { rowsOf } from "../../db/migrate.ts";
-import { latencyBoundsMs } from "../../db/schema/index.ts";
-import type { RequestContext } from "../../services/context.ts";
-import { writeInferenceLogs } from "../../services/inference-logs/logs.ts";
-import { rollUpWrittenLogs } from "../../services/inference-logs/rollup-sql.ts";
-import { quantileMs } from "../../services/usage/histogram.ts";
-import { usageOverview } from "../../services/usage/overview.ts";
+import { rowsOf } from "#db/migrate.ts";
+import { latencyBoundsMs } from "#db/schema/index.ts";
+import type { RequestContext } from "#services/context.ts";
+import { writeInferenceLogs } from "#services/inference-logs/logs.ts";
+import { rollUpWrittenLogs } from "#services/inference-logs/rollup-sql.ts";
+import { quantileMs } from "#services/usage/histogram.ts";
+import { usageOverview } from "#services/usage/overview.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import { startTestApp, type TestApp } from "../support/app.ts";
 import { generateLogs } from "./support.ts";

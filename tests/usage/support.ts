@@ -1,8 +1,8 @@
 // Generated inference logs for the overview's tests and benchmark: a seeded, reproducible mix of
 // deployments, keys, statuses, tokens, latencies, times to first token and costs, spread over a span of
 // time ending now.
-import { rng } from "../../scripts/make-tiny-gguf.ts";
-import type { LogEntryInput } from "../../services/inference-logs/logs.ts";
+import { rng } from "#scripts/make-tiny-gguf.ts";
+import type { LogEntryInput } from "#services/inference-logs/logs.ts";
 
 /** mulberry32: a small seeded generator, so a failing case can be run again as it was. */
 export const seeded = rng;

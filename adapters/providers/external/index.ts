@@ -1,7 +1,7 @@
 // `external`: OpenAI-compatible servers that already run elsewhere, listed in the deployment's
 // `configuration.endpoints`. Nothing is launched or stopped; replica i is endpoint i, READY while
 // its /v1/models (or /health) answers.
-import type { FieldProblem } from "../../../services/errors.ts";
+import type { FieldProblem } from "#services/errors.ts";
 import type { ComputeProvider, ReplicaObservation } from "../provider.ts";
 import { answers, normalizeEndpoint } from "./client.ts";
 

@@ -1,13 +1,13 @@
 // The admin dashboard listener: the same gateway machinery as the APIs, with the session cookie as
 // credentials and sign-in instead of a JSON 401.
 
-import type { ServiceName } from "../../../server/config.ts";
-import { httpStatusOf } from "../../../server/error-table.ts";
-import { createGateway, type GatewayOptions } from "../../../server/http/gateway.ts";
-import { listen } from "../../../server/http/listen.ts";
-import { loadRouteFiles, loadRoutes } from "../../../server/http/loader.ts";
-import type { Listener } from "../../../server/listener.ts";
-import type { AppContext } from "../../../services/context.ts";
+import type { ServiceName } from "#server/config.ts";
+import { httpStatusOf } from "#server/error-table.ts";
+import { createGateway, type GatewayOptions } from "#server/http/gateway.ts";
+import { listen } from "#server/http/listen.ts";
+import { loadRouteFiles, loadRoutes } from "#server/http/loader.ts";
+import type { Listener } from "#server/listener.ts";
+import type { AppContext } from "#services/context.ts";
 import { checkCsrf, csrfTokenOf } from "./csrf.ts";
 import { errorPage } from "./error-page.tsx";
 import { accessTokenOf, refreshSession } from "./refresh.ts";

@@ -1,6 +1,6 @@
 // The dashboard's sections, in the order of the typical workflow. A section shows in the navigation
 // only to a user whose role carries its permission.
-import type { Permission } from "../../../services/permissions.ts";
+import type { Permission } from "#services/permissions.ts";
 
 export interface Section {
   href: string;

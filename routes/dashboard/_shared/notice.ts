@@ -3,9 +3,9 @@
 // dashboard say something else), the next page shows the message as a status notice, and
 // assets/dashboard.js clears the cookie once shown.
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import type { RequestContext } from "../../../services/context.ts";
-import type { Permission } from "../../../services/permissions.ts";
+import { route } from "#server/http/route.ts";
+import type { RequestContext } from "#services/context.ts";
+import type { Permission } from "#services/permissions.ts";
 import { readCookie, redirect } from "./session.ts";
 
 export const notices = {

@@ -1,9 +1,9 @@
 // What every dashboard page knows besides its own data: who is signed in (for the header, the
 // navigation and which buttons to offer), the CSRF token for its forms, the organizations for the
 // switcher and the path it was asked for. Pages build it once with `pageInfo` and pass it to Layout.
-import { listMyOrganizations, type OrganizationMembership } from "../../../services/auth/organizations.ts";
-import { type Actor, actorOf, type RequestContext } from "../../../services/context.ts";
-import type { Permission } from "../../../services/permissions.ts";
+import { listMyOrganizations, type OrganizationMembership } from "#services/auth/organizations.ts";
+import { type Actor, actorOf, type RequestContext } from "#services/context.ts";
+import type { Permission } from "#services/permissions.ts";
 import { csrfTokenOf } from "./csrf.ts";
 import { noticeOf } from "./notice.ts";
 

@@ -1,9 +1,9 @@
 // Silent session refresh: when the access cookie is missing or expired but the refresh cookie is
 // valid, the refresh token is exchanged (the same rotation as POST /auth/refresh) before routing, the
 // request is served with the new access token and the browser gets the new cookies.
-import { refresh } from "../../../services/auth/refresh.ts";
-import { verifyToken } from "../../../services/auth/tokens.ts";
-import type { AppContext } from "../../../services/context.ts";
+import { refresh } from "#services/auth/refresh.ts";
+import { verifyToken } from "#services/auth/tokens.ts";
+import type { AppContext } from "#services/context.ts";
 import { accessCookie, readCookie, refreshCookie, sessionCookies } from "./session.ts";
 
 const refreshedAccess = new WeakMap<Request, string>();

@@ -1,5 +1,5 @@
 // The dashboard's session: the same access and refresh tokens as the API, in httpOnly cookies.
-import type { Session } from "../../../services/auth/session.ts";
+import type { Session } from "#services/auth/session.ts";
 
 export const accessCookie = "llmp_session";
 export const refreshCookie = "llmp_refresh";

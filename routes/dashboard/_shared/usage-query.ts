@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { usageRangeNames } from "../../../services/usage/overview.ts";
+import { usageRangeNames } from "#services/usage/overview.ts";
 
 /** `?range=hour|day|week|month` of the usage pages (default: day). */
 export const RangeQuery = t.Object({

@@ -1,5 +1,5 @@
-import type { Me } from "../../../services/auth/me.ts";
-import type { TotpSetup } from "../../../services/auth/totp.ts";
+import type { Me } from "#services/auth/me.ts";
+import type { TotpSetup } from "#services/auth/totp.ts";
 import { Layout } from "../_shared/layout.tsx";
 import type { PageInfo } from "../_shared/page.ts";
 import { Csrf, Field, FormProblem, type FormState } from "../_shared/parts/form.tsx";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { me } from "../../../services/auth/me.ts";
+import { route } from "#server/http/route.ts";
+import { me } from "#services/auth/me.ts";
 import { pageInfo } from "../_shared/page.ts";
 import { AccountPage } from "./_view.tsx";
 

@@ -1,4 +1,4 @@
-import type { ApiKeyView, CreatedApiKey } from "../../../services/api-keys/keys.ts";
+import type { ApiKeyView, CreatedApiKey } from "#services/api-keys/keys.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import { Checkboxes, Field, FormCard, type FormState } from "../_shared/parts/form.tsx";

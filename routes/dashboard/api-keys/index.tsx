@@ -1,9 +1,9 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { createApiKey, listApiKeys } from "../../../services/api-keys/keys.ts";
-import { CreateApiKeyBody } from "../../../services/api-keys/requests.ts";
-import type { RequestContext } from "../../../services/context.ts";
-import { listDeployments } from "../../../services/orchestration/deployments.ts";
+import { route } from "#server/http/route.ts";
+import { createApiKey, listApiKeys } from "#services/api-keys/keys.ts";
+import { CreateApiKeyBody } from "#services/api-keys/requests.ts";
+import type { RequestContext } from "#services/context.ts";
+import { listDeployments } from "#services/orchestration/deployments.ts";
 import { attempt, type FormValues, parseForm } from "../_shared/form.ts";
 import { can, type PageInfo, pageInfo } from "../_shared/page.ts";
 import { ApiKeysPage, type ApiKeysPageProps } from "./_view.tsx";

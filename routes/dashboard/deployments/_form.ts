@@ -2,8 +2,8 @@
 // typed in, and the container image the engine documents when the form leaves it blank.
 
 import { t } from "elysia";
-import { engines } from "../../../adapters/engines/index.ts";
-import { deploymentStates, type EngineId } from "../../../db/schema/deployments.ts";
+import { engines } from "#adapters/engines/index.ts";
+import { deploymentStates, type EngineId } from "#db/schema/deployments.ts";
 import type { FieldErrors, FormValues } from "../_shared/form.ts";
 
 /** The image recorded for a deployment whose form left it blank: the engine's own, else its name. */

@@ -1,8 +1,8 @@
 // What the deployments pages render: the API's views with the rules the services decide added, so that
 // a view shows the buttons and pools the API would accept without knowing why.
-import { poolAcceptsDeployments } from "../../../services/orchestration/pools.ts";
-import { type DeploymentAction, deploymentActions } from "../../../services/orchestration/state-machine.ts";
-import type { DeploymentView, PoolView } from "../../../services/orchestration/views.ts";
+import { poolAcceptsDeployments } from "#services/orchestration/pools.ts";
+import { type DeploymentAction, deploymentActions } from "#services/orchestration/state-machine.ts";
+import type { DeploymentView, PoolView } from "#services/orchestration/views.ts";
 
 /** A deployment and what the state machine lets a user do with it now (start, terminate, delete). */
 export interface DeploymentModel extends DeploymentView {

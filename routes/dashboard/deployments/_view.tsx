@@ -1,5 +1,5 @@
-import { deploymentStates } from "../../../db/schema/deployments.ts";
-import type { DeploymentView, ModelView } from "../../../services/orchestration/views.ts";
+import { deploymentStates } from "#db/schema/deployments.ts";
+import type { DeploymentView, ModelView } from "#services/orchestration/views.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import { Field, FilterForm, type FormState, Select } from "../_shared/parts/form.tsx";

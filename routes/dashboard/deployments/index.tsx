@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import type { DeploymentState } from "../../../db/schema/deployments.ts";
-import { route } from "../../../server/http/route.ts";
-import { actorOf, type RequestContext } from "../../../services/context.ts";
-import { DeployRequest } from "../../../services/orchestration/deploy-request.ts";
-import { deploy, pageOfDeployments } from "../../../services/orchestration/deployments.ts";
-import { listModels } from "../../../services/orchestration/models.ts";
-import { listPools } from "../../../services/orchestration/pools.ts";
+import type { DeploymentState } from "#db/schema/deployments.ts";
+import { route } from "#server/http/route.ts";
+import { actorOf, type RequestContext } from "#services/context.ts";
+import { DeployRequest } from "#services/orchestration/deploy-request.ts";
+import { deploy, pageOfDeployments } from "#services/orchestration/deployments.ts";
+import { listModels } from "#services/orchestration/models.ts";
+import { listPools } from "#services/orchestration/pools.ts";
 import { attempt, parseForm } from "../_shared/form.ts";
 import { can, type PageInfo, pageInfo } from "../_shared/page.ts";
 import { redirect } from "../_shared/session.ts";

@@ -1,5 +1,5 @@
-import type { CollectionView } from "../../../services/knowledge-base/collections.ts";
-import type { DocumentView } from "../../../services/knowledge-base/documents.ts";
+import type { CollectionView } from "#services/knowledge-base/collections.ts";
+import type { DocumentView } from "#services/knowledge-base/documents.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import { Csrf, Field, FormCard, FormProblem, type FormState } from "../_shared/parts/form.tsx";

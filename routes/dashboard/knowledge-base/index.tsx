@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { createCollection, listCollections } from "../../../services/knowledge-base/collections.ts";
-import { CreateCollectionBody } from "../../../services/knowledge-base/requests.ts";
+import { route } from "#server/http/route.ts";
+import { createCollection, listCollections } from "#services/knowledge-base/collections.ts";
+import { CreateCollectionBody } from "#services/knowledge-base/requests.ts";
 import { attempt, parseForm } from "../_shared/form.ts";
 import { redirectWithNotice } from "../_shared/notice.ts";
 import { pageInfo } from "../_shared/page.ts";

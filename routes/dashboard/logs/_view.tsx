@@ -1,5 +1,5 @@
-import type { AuditRecord } from "../../../services/audit/query.ts";
-import type { InferenceLogView } from "../../../services/inference-logs/logs.ts";
+import type { AuditRecord } from "#services/audit/query.ts";
+import type { InferenceLogView } from "#services/inference-logs/logs.ts";
 import { Layout } from "../_shared/layout.tsx";
 import type { PageInfo } from "../_shared/page.ts";
 import { guardrailSummary, retrievalSummary } from "../_shared/parts/decisions.ts";

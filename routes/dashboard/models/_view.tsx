@@ -1,5 +1,5 @@
-import { engineIds } from "../../../db/schema/deployments.ts";
-import type { ModelView } from "../../../services/orchestration/views.ts";
+import { engineIds } from "#db/schema/deployments.ts";
+import type { ModelView } from "#services/orchestration/views.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import { Field, FormCard, type FormState, Select } from "../_shared/parts/form.tsx";

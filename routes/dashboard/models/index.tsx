@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import type { RequestContext } from "../../../services/context.ts";
-import { listModels, registerModel } from "../../../services/orchestration/models.ts";
-import { RegisterModelBody } from "../../../services/orchestration/requests.ts";
+import { route } from "#server/http/route.ts";
+import type { RequestContext } from "#services/context.ts";
+import { listModels, registerModel } from "#services/orchestration/models.ts";
+import { RegisterModelBody } from "#services/orchestration/requests.ts";
 import { attempt, parseForm } from "../_shared/form.ts";
 import { redirectWithNotice } from "../_shared/notice.ts";
 import { type PageInfo, pageInfo } from "../_shared/page.ts";

@@ -1,4 +1,4 @@
-import type { DeploymentView, NodeView, PoolView } from "../../../services/orchestration/views.ts";
+import type { DeploymentView, NodeView, PoolView } from "#services/orchestration/views.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import { Checkboxes, Field, FormCard, type FormState, Select, TextArea } from "../_shared/parts/form.tsx";

@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { actorOf, type RequestContext } from "../../../services/context.ts";
-import { createPool, listPools } from "../../../services/orchestration/pools.ts";
-import { CreatePoolBody } from "../../../services/orchestration/requests.ts";
+import { route } from "#server/http/route.ts";
+import { actorOf, type RequestContext } from "#services/context.ts";
+import { createPool, listPools } from "#services/orchestration/pools.ts";
+import { CreatePoolBody } from "#services/orchestration/requests.ts";
 import { attempt, type FormValues, parseForm } from "../_shared/form.ts";
 import { type PageInfo, pageInfo } from "../_shared/page.ts";
 import { providerChoices } from "./_providers.ts";

@@ -1,6 +1,6 @@
-import { route } from "../../../server/http/route.ts";
-import { actorOf } from "../../../services/context.ts";
-import { listPools } from "../../../services/orchestration/pools.ts";
+import { route } from "#server/http/route.ts";
+import { actorOf } from "#services/context.ts";
+import { listPools } from "#services/orchestration/pools.ts";
 import { PoolRows } from "./_view.tsx";
 
 export const GET = route({

@@ -1,5 +1,5 @@
-import type { ChatMessage } from "../../../services/inference/messages.ts";
-import type { PromptTemplateView } from "../../../services/prompts/templates.ts";
+import type { ChatMessage } from "#services/inference/messages.ts";
+import type { PromptTemplateView } from "#services/prompts/templates.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import { Csrf, Field, FormProblem, type FormState, TextArea } from "../_shared/parts/form.tsx";

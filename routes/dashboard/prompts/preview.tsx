@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { applyTemplate } from "../../../services/prompts/apply.ts";
-import { checkTemplateContent } from "../../../services/prompts/templates.ts";
+import { route } from "#server/http/route.ts";
+import { applyTemplate } from "#services/prompts/apply.ts";
+import { checkTemplateContent } from "#services/prompts/templates.ts";
 import { PreviewMessages } from "./_view.tsx";
 
 const sample = {

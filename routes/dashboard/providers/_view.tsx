@@ -1,4 +1,4 @@
-import type { ProviderConfigView } from "../../../services/provider-configs/config.ts";
+import type { ProviderConfigView } from "#services/provider-configs/config.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import { Csrf, Field, FormProblem, type FormState, TextArea } from "../_shared/parts/form.tsx";

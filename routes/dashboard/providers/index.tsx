@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { listProviderConfigs } from "../../../services/provider-configs/config.ts";
+import { route } from "#server/http/route.ts";
+import { listProviderConfigs } from "#services/provider-configs/config.ts";
 import { pageInfo } from "../_shared/page.ts";
 import { ProvidersPage } from "./_view.tsx";
 

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { CreateRoleBody } from "../../../services/rbac/requests.ts";
-import { createRole } from "../../../services/rbac/roles.ts";
+import { route } from "#server/http/route.ts";
+import { CreateRoleBody } from "#services/rbac/requests.ts";
+import { createRole } from "#services/rbac/roles.ts";
 import { attempt, parseForm } from "../_shared/form.ts";
 import { redirectWithNotice } from "../_shared/notice.ts";
 import { usersPage } from "../users/_page.tsx";

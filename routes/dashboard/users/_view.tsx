@@ -1,5 +1,5 @@
-import type { PermissionView, RoleView } from "../../../services/rbac/roles.ts";
-import type { OrganizationUser } from "../../../services/rbac/users.ts";
+import type { PermissionView, RoleView } from "#services/rbac/roles.ts";
+import type { OrganizationUser } from "#services/rbac/users.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import {

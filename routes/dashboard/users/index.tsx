@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { AddUserBody } from "../../../services/rbac/requests.ts";
-import { addUser } from "../../../services/rbac/users.ts";
+import { route } from "#server/http/route.ts";
+import { AddUserBody } from "#services/rbac/requests.ts";
+import { addUser } from "#services/rbac/users.ts";
 import { attempt, parseForm } from "../_shared/form.ts";
 import { redirectWithNotice } from "../_shared/notice.ts";
 import { usersPage } from "./_page.tsx";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { logPageSize } from "../../../services/inference-logs/logs.ts";
+import { logPageSize } from "#services/inference-logs/logs.ts";
 
 export const LogPageQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: logPageSize.max, default: logPageSize.default })),

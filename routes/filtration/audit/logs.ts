@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { auditPageSize, queryAuditLogs } from "../../../services/audit/query.ts";
+import { route } from "#server/http/route.ts";
+import { auditPageSize, queryAuditLogs } from "#services/audit/query.ts";
 
 const AuditRecord = t.Object({
   id: t.String(),

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { signOut } from "../../../services/auth/sign-out.ts";
+import { route } from "#server/http/route.ts";
+import { signOut } from "#services/auth/sign-out.ts";
 
 export const POST = route({
   access: "authenticated",

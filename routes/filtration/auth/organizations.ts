@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { listMyOrganizations } from "../../../services/auth/organizations.ts";
+import { route } from "#server/http/route.ts";
+import { listMyOrganizations } from "#services/auth/organizations.ts";
 import { OrganizationMembership } from "../_schemas/organizations.ts";
 
 export const GET = route({

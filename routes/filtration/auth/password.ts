@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { changePassword } from "../../../services/auth/change-password.ts";
+import { route } from "#server/http/route.ts";
+import { changePassword } from "#services/auth/change-password.ts";
 import { Session } from "../_schemas/auth.ts";
 
 export const POST = route({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { refresh } from "../../../services/auth/refresh.ts";
+import { route } from "#server/http/route.ts";
+import { refresh } from "#services/auth/refresh.ts";
 import { Session } from "../_schemas/auth.ts";
 
 export const POST = route({

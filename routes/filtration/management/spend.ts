@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { spendOf } from "../../../services/spend/spend.ts";
+import { route } from "#server/http/route.ts";
+import { spendOf } from "#services/spend/spend.ts";
 
 const Totals = {
   requests: t.Integer(),

@@ -1,7 +1,7 @@
 // What the routes that run the inference lifecycle share: the request's part of the lifecycle's
 // input, and the answer as JSON or as Server-Sent Events with the headers the lifecycle set.
-import { bearerOf } from "../../../server/http/gateway.ts";
-import type { RequestContext } from "../../../services/context.ts";
+import { bearerOf } from "#server/http/gateway.ts";
+import type { RequestContext } from "#services/context.ts";
 
 export const lifecycleInput = (
   ctx: RequestContext,

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { deploymentStates, desiredStates } from "../../../db/schema/index.ts";
-import { PricePerMillion } from "../../../services/orchestration/deploy-request.ts";
+import { deploymentStates, desiredStates } from "#db/schema/index.ts";
+import { PricePerMillion } from "#services/orchestration/deploy-request.ts";
 
 export const DeploymentId = t.Object({
   deployment_id: t.String({ minLength: 1, description: "The deployment's id" }),

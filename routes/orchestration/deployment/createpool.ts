@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { createPool } from "../../../services/orchestration/pools.ts";
-import { CreatePoolBody } from "../../../services/orchestration/requests.ts";
+import { route } from "#server/http/route.ts";
+import { createPool } from "#services/orchestration/pools.ts";
+import { CreatePoolBody } from "#services/orchestration/requests.ts";
 import { Pool } from "../_schemas/pool.ts";
 
 export const POST = route({

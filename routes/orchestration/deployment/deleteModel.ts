@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { deleteModel } from "../../../services/orchestration/models.ts";
+import { route } from "#server/http/route.ts";
+import { deleteModel } from "#services/orchestration/models.ts";
 
 export const DELETE = route({
   access: "models:write",

@@ -1,6 +1,6 @@
-import { route } from "../../../server/http/route.ts";
-import { registerModel } from "../../../services/orchestration/models.ts";
-import { RegisterModelBody } from "../../../services/orchestration/requests.ts";
+import { route } from "#server/http/route.ts";
+import { registerModel } from "#services/orchestration/models.ts";
+import { RegisterModelBody } from "#services/orchestration/requests.ts";
 import { Model } from "../_schemas/model.ts";
 
 export const POST = route({

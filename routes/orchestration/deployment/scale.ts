@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { scaleDeployment } from "../../../services/orchestration/deployments.ts";
+import { route } from "#server/http/route.ts";
+import { scaleDeployment } from "#services/orchestration/deployments.ts";
 import { Deployment } from "../_schemas/deployment.ts";
 
 export const POST = route({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../server/http/route.ts";
-import { recordHeartbeat } from "../../../services/orchestration/inventory.ts";
+import { route } from "#server/http/route.ts";
+import { recordHeartbeat } from "#services/orchestration/inventory.ts";
 import { Node } from "../_schemas/pool.ts";
 
 export const POST = route({

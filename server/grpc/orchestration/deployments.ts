@@ -2,8 +2,8 @@
 // Its DeleteDeployment is the specification's "terminate"; RemoveDeployment is HTTP's delete.
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { ModelDeploymentService } from "../../../proto/gen/llmplatform/orchestration/v1/deployments_pb";
-import type { AppContext } from "../../../services/context.ts";
+import type { ModelDeploymentService } from "#proto/gen/llmplatform/orchestration/v1/deployments_pb.ts";
+import type { AppContext } from "#services/context.ts";
 import {
   deleteDeployment,
   deploy,
@@ -11,8 +11,8 @@ import {
   listDeployments,
   startDeployment,
   terminateDeployment,
-} from "../../../services/orchestration/deployments.ts";
-import type { DeploymentView } from "../../../services/orchestration/views.ts";
+} from "#services/orchestration/deployments.ts";
+import type { DeploymentView } from "#services/orchestration/views.ts";
 import { given, requestContextOf } from "./context.ts";
 
 const deploymentMessage = (d: DeploymentView) => ({

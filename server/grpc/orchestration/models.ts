@@ -2,15 +2,10 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { ModelRegistryService } from "../../../proto/gen/llmplatform/orchestration/v1/models_pb";
-import type { AppContext } from "../../../services/context.ts";
-import {
-  deleteModel,
-  getModel,
-  listModelVersions,
-  registerModel,
-} from "../../../services/orchestration/models.ts";
-import type { ModelView } from "../../../services/orchestration/views.ts";
+import type { ModelRegistryService } from "#proto/gen/llmplatform/orchestration/v1/models_pb.ts";
+import type { AppContext } from "#services/context.ts";
+import { deleteModel, getModel, listModelVersions, registerModel } from "#services/orchestration/models.ts";
+import type { ModelView } from "#services/orchestration/views.ts";
 import { given, requestContextOf } from "./context.ts";
 
 const modelMessage = (m: ModelView) => ({

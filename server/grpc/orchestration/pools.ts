@@ -1,10 +1,10 @@
 // ComputePoolManagerService: the pool services of /deployment/createpool and friends, over gRPC.
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { ComputePoolManagerService } from "../../../proto/gen/llmplatform/orchestration/v1/pools_pb";
-import type { AppContext } from "../../../services/context.ts";
-import { createPool, deletePool, listPools, poolInventory } from "../../../services/orchestration/pools.ts";
-import type { NodeView, PoolView } from "../../../services/orchestration/views.ts";
+import type { ComputePoolManagerService } from "#proto/gen/llmplatform/orchestration/v1/pools_pb.ts";
+import type { AppContext } from "#services/context.ts";
+import { createPool, deletePool, listPools, poolInventory } from "#services/orchestration/pools.ts";
+import type { NodeView, PoolView } from "#services/orchestration/views.ts";
 import { given, requestContextOf } from "./context.ts";
 
 const poolMessage = (p: PoolView) => ({

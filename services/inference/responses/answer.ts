@@ -1,7 +1,7 @@
 // A chat completion's answer as a Responses API response: the text as a `message` output item with
 // one `output_text` part, each tool call as a `function_call` item (its chat id as `call_id`), the
 // finish reason as the status, and usage in input/output tokens.
-import type { Usage } from "../../../adapters/upstream/sse-relay.ts";
+import type { Usage } from "#adapters/upstream/sse-relay.ts";
 import type {
   ConversationItem,
   FunctionCallOutput,

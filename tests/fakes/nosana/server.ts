@@ -4,7 +4,7 @@
 // POST .../stop (STOPPING then STOPPED), DELETE, GET .../events and .../jobs. A "running" job's
 // endpoint is the URL of a real llama.cpp worker. `failNextStart` makes the next deployment end in
 // ERROR with an image pull failure, as Nosana reports it in the deployment's events.
-import type { NosanaMarket } from "../../../adapters/providers/nosana/client.ts";
+import type { NosanaMarket } from "#adapters/providers/nosana/client.ts";
 
 interface FakeDeployment {
   id: string;

@@ -3,8 +3,8 @@
 // engine whichever provider placed it. (A minimal helper of this branch; the container-engines
 // branch brings tests/fakes/support/real-worker.ts for the same purpose.)
 import { join } from "node:path";
-import { localCommand } from "../../../adapters/engines/llama.cpp/index.ts";
-import { writeTinyGguf } from "../../../scripts/make-tiny-gguf.ts";
+import { localCommand } from "#adapters/engines/llama.cpp/index.ts";
+import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 
 export interface TinyWorker {
   /** Base URL without /v1 (http://127.0.0.1:PORT). */

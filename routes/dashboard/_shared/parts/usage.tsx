@@ -1,6 +1,6 @@
 // The usage figures the overview and an API key's page share: the range's totals, five charts of one
 // scope (every deployment, or one) and a table per deployment that is also the charts' figures as text.
-import { quantileMs } from "../../../../services/usage/histogram.ts";
+import { quantileMs } from "#services/usage/histogram.ts";
 import {
   type UsageOverview,
   type UsagePoint,
@@ -8,7 +8,7 @@ import {
   type UsageSeries,
   usageRangeNames,
   usageRanges,
-} from "../../../../services/usage/overview.ts";
+} from "#services/usage/overview.ts";
 import { LineChart } from "./chart.tsx";
 
 const whole = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });

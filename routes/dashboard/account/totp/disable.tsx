@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { me } from "../../../../services/auth/me.ts";
-import { disableTotp } from "../../../../services/auth/totp.ts";
+import { route } from "#server/http/route.ts";
+import { me } from "#services/auth/me.ts";
+import { disableTotp } from "#services/auth/totp.ts";
 import { attempt } from "../../_shared/form.ts";
 import { pageInfo } from "../../_shared/page.ts";
 import { redirect } from "../../_shared/session.ts";

@@ -1,6 +1,6 @@
-import { route } from "../../../../server/http/route.ts";
-import { me } from "../../../../services/auth/me.ts";
-import { setupTotp } from "../../../../services/auth/totp.ts";
+import { route } from "#server/http/route.ts";
+import { me } from "#services/auth/me.ts";
+import { setupTotp } from "#services/auth/totp.ts";
 import { pageInfo } from "../../_shared/page.ts";
 import { AccountPage } from "../_view.tsx";
 import { qrDataUrl } from "./_qr.ts";

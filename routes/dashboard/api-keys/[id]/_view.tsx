@@ -1,4 +1,4 @@
-import type { KeyUsage } from "../../../../services/usage/key-usage.ts";
+import type { KeyUsage } from "#services/usage/key-usage.ts";
 import { Layout } from "../../_shared/layout.tsx";
 import type { PageInfo } from "../../_shared/page.ts";
 import { Ago, Badge } from "../../_shared/parts/list.tsx";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { apiKeyUsage } from "../../../../services/usage/key-usage.ts";
+import { route } from "#server/http/route.ts";
+import { apiKeyUsage } from "#services/usage/key-usage.ts";
 import { pageInfo } from "../../_shared/page.ts";
 import { RangeQuery } from "../../_shared/usage-query.ts";
 import { ApiKeyUsagePage } from "./_view.tsx";

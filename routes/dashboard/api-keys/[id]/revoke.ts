@@ -1,4 +1,4 @@
-import { revokeApiKey } from "../../../../services/api-keys/keys.ts";
+import { revokeApiKey } from "#services/api-keys/keys.ts";
 import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({

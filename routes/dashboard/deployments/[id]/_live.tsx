@@ -1,7 +1,7 @@
 // The parts of a deployment's page that move, polled: its state and the actions the state machine
 // allows now (carried by the model), its facts, replicas and state transitions.
-import type { DeploymentAction } from "../../../../services/orchestration/state-machine.ts";
-import type { DeploymentView } from "../../../../services/orchestration/views.ts";
+import type { DeploymentAction } from "#services/orchestration/state-machine.ts";
+import type { DeploymentView } from "#services/orchestration/views.ts";
 import { can, type PageInfo } from "../../_shared/page.ts";
 import { ActionButton, Badge, Polled, Table } from "../../_shared/parts/list.tsx";
 import { busyStates, type DeploymentModel, money, readyOf } from "../_model.ts";

@@ -1,4 +1,4 @@
-import type { PromptPreview } from "../../../../services/prompts/preview.ts";
+import type { PromptPreview } from "#services/prompts/preview.ts";
 import { guardrailSummary, retrievalSummary } from "../../_shared/parts/decisions.ts";
 import { PreviewMessages } from "../../prompts/_view.tsx";
 

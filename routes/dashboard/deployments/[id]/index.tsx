@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
+import { route } from "#server/http/route.ts";
 import { loadDeploymentPage } from "./_page.ts";
 import { DeploymentPage } from "./_view.tsx";
 

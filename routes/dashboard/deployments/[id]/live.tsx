@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
+import { route } from "#server/http/route.ts";
 import { DeploymentLive } from "./_live.tsx";
 import { loadDeploymentPage } from "./_page.ts";
 

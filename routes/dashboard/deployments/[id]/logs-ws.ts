@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { wsRoute } from "../../../../server/http/route.ts";
-import { AppError } from "../../../../services/errors.ts";
-import { openLogStream, visibleDeploymentId } from "../../../../services/orchestration/log-stream.ts";
+import { wsRoute } from "#server/http/route.ts";
+import { AppError } from "#services/errors.ts";
+import { openLogStream, visibleDeploymentId } from "#services/orchestration/log-stream.ts";
 
 /**
  * The deployment's live log for its page: the orchestration gateway's stream (the last 100 lines, then

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { previewPrompt } from "../../../../services/prompts/preview.ts";
+import { route } from "#server/http/route.ts";
+import { previewPrompt } from "#services/prompts/preview.ts";
 import { PolicyPreview } from "./_preview.tsx";
 
 export const POST = route({

@@ -1,7 +1,7 @@
 // A collection's page with its documents, for its GET and for an upload that comes back.
-import type { RequestContext } from "../../../../services/context.ts";
-import { collectionOfOrg } from "../../../../services/knowledge-base/collections.ts";
-import { listDocuments } from "../../../../services/knowledge-base/documents.ts";
+import type { RequestContext } from "#services/context.ts";
+import { collectionOfOrg } from "#services/knowledge-base/collections.ts";
+import { listDocuments } from "#services/knowledge-base/documents.ts";
 import { pageInfo } from "../../_shared/page.ts";
 import type { FormState } from "../../_shared/parts/form.tsx";
 import { CollectionPage } from "../_view.tsx";

@@ -1,4 +1,4 @@
-import { deleteCollection } from "../../../../services/knowledge-base/collections.ts";
+import { deleteCollection } from "#services/knowledge-base/collections.ts";
 import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({

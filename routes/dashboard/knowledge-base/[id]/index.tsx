@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
+import { route } from "#server/http/route.ts";
 import { collectionPage } from "./_page.tsx";
 
 export const GET = route({

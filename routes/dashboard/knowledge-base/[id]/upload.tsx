@@ -1,10 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import {
-  type UploadedFile,
-  uploadDocuments,
-  uploadLimits,
-} from "../../../../services/knowledge-base/upload.ts";
+import { route } from "#server/http/route.ts";
+import { type UploadedFile, uploadDocuments, uploadLimits } from "#services/knowledge-base/upload.ts";
 import { attempt } from "../../_shared/form.ts";
 import { collectionPage } from "./_page.tsx";
 

@@ -1,4 +1,4 @@
-import { deletePool } from "../../../../services/orchestration/pools.ts";
+import { deletePool } from "#services/orchestration/pools.ts";
 import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { listDeployments } from "../../../../services/orchestration/deployments.ts";
-import { getPool, poolInventory } from "../../../../services/orchestration/pools.ts";
+import { route } from "#server/http/route.ts";
+import { listDeployments } from "#services/orchestration/deployments.ts";
+import { getPool, poolInventory } from "#services/orchestration/pools.ts";
 import { pageInfo } from "../../_shared/page.ts";
 import { poolModel } from "../_model.ts";
 import { PoolPage } from "../_view.tsx";

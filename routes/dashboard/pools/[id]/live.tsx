@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { getPool, poolInventory } from "../../../../services/orchestration/pools.ts";
+import { route } from "#server/http/route.ts";
+import { getPool, poolInventory } from "#services/orchestration/pools.ts";
 import { PoolLive } from "../_view.tsx";
 
 export const GET = route({

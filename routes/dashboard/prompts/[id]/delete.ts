@@ -1,4 +1,4 @@
-import { deleteTemplate } from "../../../../services/prompts/templates.ts";
+import { deleteTemplate } from "#services/prompts/templates.ts";
 import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({

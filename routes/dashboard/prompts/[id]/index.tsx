@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import type { RequestContext } from "../../../../services/context.ts";
-import { CreateTemplateBody } from "../../../../services/prompts/requests.ts";
-import { getTemplate, listTemplateVersions, updateTemplate } from "../../../../services/prompts/templates.ts";
+import { route } from "#server/http/route.ts";
+import type { RequestContext } from "#services/context.ts";
+import { CreateTemplateBody } from "#services/prompts/requests.ts";
+import { getTemplate, listTemplateVersions, updateTemplate } from "#services/prompts/templates.ts";
 import { attempt, parseForm } from "../../_shared/form.ts";
 import { redirectWithNotice } from "../../_shared/notice.ts";
 import { pageInfo } from "../../_shared/page.ts";

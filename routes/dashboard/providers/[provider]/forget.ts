@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { setProviderConfig } from "../../../../services/provider-configs/config.ts";
+import { route } from "#server/http/route.ts";
+import { setProviderConfig } from "#services/provider-configs/config.ts";
 import { redirect } from "../../_shared/session.ts";
 
 export const POST = route({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { listProviderConfigs, setProviderConfig } from "../../../../services/provider-configs/config.ts";
+import { route } from "#server/http/route.ts";
+import { listProviderConfigs, setProviderConfig } from "#services/provider-configs/config.ts";
 import { attempt, type FieldErrors } from "../../_shared/form.ts";
 import { pageInfo } from "../../_shared/page.ts";
 import { redirect } from "../../_shared/session.ts";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { deleteRole } from "../../../../services/rbac/roles.ts";
+import { route } from "#server/http/route.ts";
+import { deleteRole } from "#services/rbac/roles.ts";
 import { redirectWithNotice } from "../../_shared/notice.ts";
 
 export const POST = route({

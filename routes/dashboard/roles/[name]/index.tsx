@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { updateRole } from "../../../../services/rbac/roles.ts";
+import { route } from "#server/http/route.ts";
+import { updateRole } from "#services/rbac/roles.ts";
 import { attempt } from "../../_shared/form.ts";
 import { redirectWithNotice } from "../../_shared/notice.ts";
 import { usersPage } from "../../users/_page.tsx";

@@ -1,4 +1,4 @@
-import { removeUser } from "../../../../services/rbac/users.ts";
+import { removeUser } from "#services/rbac/users.ts";
 import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { setUserRole } from "../../../../services/rbac/users.ts";
+import { route } from "#server/http/route.ts";
+import { setUserRole } from "#services/rbac/users.ts";
 import { attempt } from "../../_shared/form.ts";
 import { redirectWithNotice } from "../../_shared/notice.ts";
 import { usersPage } from "../_page.tsx";

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { Permissions, RoleName } from "../../../../services/rbac/requests.ts";
-import { deleteRole, updateRole } from "../../../../services/rbac/roles.ts";
+import { route } from "#server/http/route.ts";
+import { Permissions, RoleName } from "#services/rbac/requests.ts";
+import { deleteRole, updateRole } from "#services/rbac/roles.ts";
 import { Role } from "../../_schemas/rbac.ts";
 
 const params = t.Object({ name: t.String({ maxLength: 64 }) });

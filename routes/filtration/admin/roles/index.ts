@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { CreateRoleBody } from "../../../../services/rbac/requests.ts";
-import { createRole, listRoles } from "../../../../services/rbac/roles.ts";
+import { route } from "#server/http/route.ts";
+import { CreateRoleBody } from "#services/rbac/requests.ts";
+import { createRole, listRoles } from "#services/rbac/roles.ts";
 import { Role } from "../../_schemas/rbac.ts";
 
 export const GET = route({

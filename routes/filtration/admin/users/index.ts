@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { AddUserBody } from "../../../../services/rbac/requests.ts";
-import { addUser, listUsers } from "../../../../services/rbac/users.ts";
+import { route } from "#server/http/route.ts";
+import { AddUserBody } from "#services/rbac/requests.ts";
+import { addUser, listUsers } from "#services/rbac/users.ts";
 import { OrganizationUser } from "../../_schemas/rbac.ts";
 
 export const GET = route({

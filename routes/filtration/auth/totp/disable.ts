@@ -1,5 +1,5 @@
-import { route } from "../../../../server/http/route.ts";
-import { disableTotp } from "../../../../services/auth/totp.ts";
+import { route } from "#server/http/route.ts";
+import { disableTotp } from "#services/auth/totp.ts";
 import { TotpCode, TotpState } from "../../_schemas/totp.ts";
 
 export const POST = route({

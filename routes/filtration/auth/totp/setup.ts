@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { setupTotp } from "../../../../services/auth/totp.ts";
+import { route } from "#server/http/route.ts";
+import { setupTotp } from "#services/auth/totp.ts";
 
 export const POST = route({
   access: "authenticated",

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { modelsForApiKey } from "../../../../services/inference-context/resolve.ts";
+import { route } from "#server/http/route.ts";
+import { modelsForApiKey } from "#services/inference-context/resolve.ts";
 
 export const POST = route({
   access: "internal",

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { resolveInferenceContext } from "../../../../services/inference-context/resolve.ts";
-import { BudgetConfig, QuotaConfig, RateLimitConfig } from "../../../../services/policies/schemas.ts";
+import { route } from "#server/http/route.ts";
+import { resolveInferenceContext } from "#services/inference-context/resolve.ts";
+import { BudgetConfig, QuotaConfig, RateLimitConfig } from "#services/policies/schemas.ts";
 
 const Reason = t.Union([
   t.Literal("invalid_api_key"),

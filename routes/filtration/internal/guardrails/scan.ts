@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { scanContent } from "../../../../services/guardrails/scan-request.ts";
+import { route } from "#server/http/route.ts";
+import { scanContent } from "#services/guardrails/scan-request.ts";
 import { GuardrailsConfig, Messages, Uuid } from "../../_schemas/internal.ts";
 
 const Finding = t.Object({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { writeInferenceLogs } from "../../../../services/inference-logs/logs.ts";
+import { route } from "#server/http/route.ts";
+import { writeInferenceLogs } from "#services/inference-logs/logs.ts";
 import { Uuid } from "../../_schemas/internal.ts";
 
 const count = t.Integer({ minimum: 0 });

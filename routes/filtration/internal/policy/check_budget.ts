@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { checkBudget } from "../../../../services/spend/budgets.ts";
+import { route } from "#server/http/route.ts";
+import { checkBudget } from "#services/spend/budgets.ts";
 import { Uuid } from "../../_schemas/internal.ts";
 
 export const POST = route({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { trackUsage } from "../../../../services/usage/quota.ts";
+import { route } from "#server/http/route.ts";
+import { trackUsage } from "#services/usage/quota.ts";
 import { Uuid } from "../../_schemas/internal.ts";
 
 const Usage = t.Object({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { deleteResponse } from "../../../../services/responses/store.ts";
+import { route } from "#server/http/route.ts";
+import { deleteResponse } from "#services/responses/store.ts";
 import { KeyedResponseLookup } from "../../_schemas/responses.ts";
 
 export const POST = route({

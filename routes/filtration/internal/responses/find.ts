@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { findResponse } from "../../../../services/responses/store.ts";
-import { StoredResponseWire, toWire } from "../../../../services/responses/wire.ts";
+import { route } from "#server/http/route.ts";
+import { findResponse } from "#services/responses/store.ts";
+import { StoredResponseWire, toWire } from "#services/responses/wire.ts";
 import { KeyedResponseLookup } from "../../_schemas/responses.ts";
 
 export const POST = route({

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { saveResponse } from "../../../../services/responses/store.ts";
-import { fromWire, StoredResponseWire } from "../../../../services/responses/wire.ts";
+import { route } from "#server/http/route.ts";
+import { saveResponse } from "#services/responses/store.ts";
+import { fromWire, StoredResponseWire } from "#services/responses/wire.ts";
 
 export const POST = route({
   access: "internal",

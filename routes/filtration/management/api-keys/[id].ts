@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { revokeApiKey } from "../../../../services/api-keys/keys.ts";
+import { route } from "#server/http/route.ts";
+import { revokeApiKey } from "#services/api-keys/keys.ts";
 import { ApiKey } from "../../_schemas/api-keys.ts";
 
 export const DELETE = route({

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { createApiKey, listApiKeys } from "../../../../services/api-keys/keys.ts";
-import { CreateApiKeyBody } from "../../../../services/api-keys/requests.ts";
+import { route } from "#server/http/route.ts";
+import { createApiKey, listApiKeys } from "#services/api-keys/keys.ts";
+import { CreateApiKeyBody } from "#services/api-keys/requests.ts";
 import { ApiKey, CreatedApiKey } from "../../_schemas/api-keys.ts";
 
 export const GET = route({

@@ -1,8 +1,8 @@
 // A static sibling of [policy_type].ts: /management/config/providers is matched before the parameter.
 import { t } from "elysia";
-import { providerIds } from "../../../../db/schema/pools.ts";
-import { route } from "../../../../server/http/route.ts";
-import { listProviderConfigs, setProviderConfig } from "../../../../services/provider-configs/config.ts";
+import { providerIds } from "#db/schema/pools.ts";
+import { route } from "#server/http/route.ts";
+import { listProviderConfigs, setProviderConfig } from "#services/provider-configs/config.ts";
 
 const ProviderConfig = t.Object({
   provider: t.String(),

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { deleteDeployment, getDeployment } from "../../../../services/orchestration/deployments.ts";
-import { Deployment } from "../../../orchestration/_schemas/deployment.ts";
+import { Deployment } from "#routes/orchestration/_schemas/deployment.ts";
+import { route } from "#server/http/route.ts";
+import { deleteDeployment, getDeployment } from "#services/orchestration/deployments.ts";
 
 const Params = t.Object({ id: t.String({ minLength: 1, description: "The deployment's id" }) });
 

@@ -2,10 +2,10 @@
 // both gateways share one database, so this works whether or not orchestration runs in this process
 // (its reconciler picks the change up on its next pass).
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { DeployAnswer, DeployRequest } from "../../../../services/orchestration/deploy-request.ts";
-import { deploy, listDeployments } from "../../../../services/orchestration/deployments.ts";
-import { Deployment } from "../../../orchestration/_schemas/deployment.ts";
+import { Deployment } from "#routes/orchestration/_schemas/deployment.ts";
+import { route } from "#server/http/route.ts";
+import { DeployAnswer, DeployRequest } from "#services/orchestration/deploy-request.ts";
+import { deploy, listDeployments } from "#services/orchestration/deployments.ts";
 
 export const GET = route({
   access: "deployments:read",

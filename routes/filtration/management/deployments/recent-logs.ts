@@ -1,5 +1,5 @@
-import { route } from "../../../../server/http/route.ts";
-import { recentInferenceLogs } from "../../../../services/inference-logs/logs.ts";
+import { route } from "#server/http/route.ts";
+import { recentInferenceLogs } from "#services/inference-logs/logs.ts";
 import { InferenceLogPage, LogPageQuery } from "../../_schemas/inference-logs.ts";
 
 export const GET = route({

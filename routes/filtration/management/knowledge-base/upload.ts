@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { uploadDocuments, uploadLimits } from "../../../../services/knowledge-base/upload.ts";
+import { route } from "#server/http/route.ts";
+import { uploadDocuments, uploadLimits } from "#services/knowledge-base/upload.ts";
 import { KnowledgeDocument } from "../../_schemas/knowledge-base.ts";
 
 export const POST = route({

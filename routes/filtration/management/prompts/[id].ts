@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { TemplateName, TemplateText } from "../../../../services/prompts/requests.ts";
-import { deleteTemplate, getTemplate, updateTemplate } from "../../../../services/prompts/templates.ts";
+import { route } from "#server/http/route.ts";
+import { TemplateName, TemplateText } from "#services/prompts/requests.ts";
+import { deleteTemplate, getTemplate, updateTemplate } from "#services/prompts/templates.ts";
 import { PromptTemplate } from "../../_schemas/prompts.ts";
 
 const params = t.Object({ id: t.String() });

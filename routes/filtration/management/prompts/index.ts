@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { CreateTemplateBody } from "../../../../services/prompts/requests.ts";
-import { createTemplate, listTemplates } from "../../../../services/prompts/templates.ts";
+import { route } from "#server/http/route.ts";
+import { CreateTemplateBody } from "#services/prompts/requests.ts";
+import { createTemplate, listTemplates } from "#services/prompts/templates.ts";
 import { PromptTemplate } from "../../_schemas/prompts.ts";
 
 export const GET = route({

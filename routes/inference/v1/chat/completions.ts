@@ -1,8 +1,8 @@
 // POST /v1/chat/completions. Access is "public" at the guard because the API key is the lifecycle's
 // own first step (services/inference/chat.ts), answered in the OpenAI error shape.
-import { route } from "../../../../server/http/route.ts";
-import { chatCompletion } from "../../../../services/inference/chat.ts";
-import { inferenceRuntimeOf } from "../../../../services/inference/runtime.ts";
+import { route } from "#server/http/route.ts";
+import { chatCompletion } from "#services/inference/chat.ts";
+import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { answer, lifecycleInput } from "../_lifecycle.ts";
 import { ChatCompletionChunk, ChatCompletionRequest, ChatCompletionResponse } from "../_schemas/chat.ts";
 import { lifecycleErrors } from "../_schemas/errors.ts";

@@ -1,10 +1,10 @@
 // GET /v1/models. Access is "public" at the guard because the API key is checked by the service, answered
 // in the OpenAI error shape.
 import { t } from "elysia";
-import { bearerOf } from "../../../../server/http/gateway.ts";
-import { route } from "../../../../server/http/route.ts";
-import { listModels } from "../../../../services/inference/models.ts";
-import { inferenceRuntimeOf } from "../../../../services/inference/runtime.ts";
+import { bearerOf } from "#server/http/gateway.ts";
+import { route } from "#server/http/route.ts";
+import { listModels } from "#services/inference/models.ts";
+import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { ModelObject } from "../_schemas/models.ts";
 
 export const GET = route({

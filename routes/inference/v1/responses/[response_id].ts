@@ -1,11 +1,11 @@
 // GET and DELETE /v1/responses/{response_id}: a stored response of the API key's organization;
 // another organization's id is 404, as one that never existed.
 import { t } from "elysia";
-import { bearerOf } from "../../../../server/http/gateway.ts";
-import { route } from "../../../../server/http/route.ts";
-import { deleteResponse, getResponse } from "../../../../services/inference/responses/responses.ts";
-import { DeletedResponse, ResponseObject } from "../../../../services/inference/responses/schemas.ts";
-import { inferenceRuntimeOf } from "../../../../services/inference/runtime.ts";
+import { bearerOf } from "#server/http/gateway.ts";
+import { route } from "#server/http/route.ts";
+import { deleteResponse, getResponse } from "#services/inference/responses/responses.ts";
+import { DeletedResponse, ResponseObject } from "#services/inference/responses/schemas.ts";
+import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { lifecycleErrors } from "../_schemas/errors.ts";
 
 const params = t.Object({ response_id: t.String({ minLength: 1, maxLength: 256 }) });

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { deletePool } from "../../../../services/orchestration/pools.ts";
+import { route } from "#server/http/route.ts";
+import { deletePool } from "#services/orchestration/pools.ts";
 import { Pool } from "../../_schemas/pool.ts";
 
 export const POST = route({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { listModelVersions } from "../../../../services/orchestration/models.ts";
+import { route } from "#server/http/route.ts";
+import { listModelVersions } from "#services/orchestration/models.ts";
 import { Model } from "../../_schemas/model.ts";
 
 export const GET = route({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../server/http/route.ts";
-import { providerResources } from "../../../../services/orchestration/providers.ts";
+import { route } from "#server/http/route.ts";
+import { providerResources } from "#services/orchestration/providers.ts";
 
 export const GET = route({
   access: "pools:read",

@@ -1,5 +1,11 @@
 // The fields of each policy's form on a deployment's policies page, one component per policy type.
-import { Checkboxes, Field, type FormState, Select, TextArea } from "../../../_shared/parts/form.tsx";
+import {
+  Checkboxes,
+  Field,
+  type FormState,
+  Select,
+  TextArea,
+} from "#routes/dashboard/_shared/parts/form.tsx";
 
 export const scanners = {
   input: ["pii", "toxicity", "prompt_injection"],

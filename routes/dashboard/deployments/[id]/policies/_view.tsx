@@ -1,7 +1,7 @@
-import type { PolicyType } from "../../../../../db/schema/index.ts";
-import { Layout } from "../../../_shared/layout.tsx";
-import { Csrf, type FormState, TextArea } from "../../../_shared/parts/form.tsx";
-import { PageHeader } from "../../../_shared/parts/list.tsx";
+import type { PolicyType } from "#db/schema/index.ts";
+import { Layout } from "#routes/dashboard/_shared/layout.tsx";
+import { Csrf, type FormState, TextArea } from "#routes/dashboard/_shared/parts/form.tsx";
+import { PageHeader } from "#routes/dashboard/_shared/parts/list.tsx";
 import { type DeploymentPoliciesProps, PolicyCard } from "./_card.tsx";
 import {
   AutoscalingFields,

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { pageInfo } from "../../../_shared/page.ts";
+import { pageInfo } from "#routes/dashboard/_shared/page.ts";
+import { route } from "#server/http/route.ts";
 import { renderPolicies } from "./_page.tsx";
 
 export const GET = route({

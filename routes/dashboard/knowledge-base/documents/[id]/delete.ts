@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { deleteDocument, getDocument } from "../../../../../services/knowledge-base/documents.ts";
-import { redirectWithNotice } from "../../../_shared/notice.ts";
+import { redirectWithNotice } from "#routes/dashboard/_shared/notice.ts";
+import { route } from "#server/http/route.ts";
+import { deleteDocument, getDocument } from "#services/knowledge-base/documents.ts";
 
 export const POST = route({
   access: "knowledge_base:write",

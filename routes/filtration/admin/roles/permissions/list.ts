@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { listPermissions } from "../../../../../services/rbac/roles.ts";
+import { route } from "#server/http/route.ts";
+import { listPermissions } from "#services/rbac/roles.ts";
 
 export const GET = route({
   access: "roles:read",

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { removeUser } from "../../../../../services/rbac/users.ts";
+import { route } from "#server/http/route.ts";
+import { removeUser } from "#services/rbac/users.ts";
 
 export const DELETE = route({
   access: "users:write",

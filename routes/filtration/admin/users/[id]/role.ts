@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { setUserRole } from "../../../../../services/rbac/users.ts";
+import { route } from "#server/http/route.ts";
+import { setUserRole } from "#services/rbac/users.ts";
 
 export const PUT = route({
   access: "users:write",

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { deploymentInferenceLogs } from "../../../../../services/inference-logs/logs.ts";
-import { InferenceLogPage, LogPageQuery } from "../../../_schemas/inference-logs.ts";
+import { InferenceLogPage, LogPageQuery } from "#routes/filtration/_schemas/inference-logs.ts";
+import { route } from "#server/http/route.ts";
+import { deploymentInferenceLogs } from "#services/inference-logs/logs.ts";
 
 export const GET = route({
   access: "logs:read",

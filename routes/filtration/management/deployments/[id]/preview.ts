@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { previewPrompt } from "../../../../../services/prompts/preview.ts";
-import { RetrievalNote } from "../../../_schemas/inference-logs.ts";
-import { Messages } from "../../../_schemas/internal.ts";
+import { RetrievalNote } from "#routes/filtration/_schemas/inference-logs.ts";
+import { Messages } from "#routes/filtration/_schemas/internal.ts";
+import { route } from "#server/http/route.ts";
+import { previewPrompt } from "#services/prompts/preview.ts";
 
 export const POST = route({
   access: "policies:read",

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { deleteCollection } from "../../../../../services/knowledge-base/collections.ts";
+import { route } from "#server/http/route.ts";
+import { deleteCollection } from "#services/knowledge-base/collections.ts";
 
 export const DELETE = route({
   access: "knowledge_base:write",

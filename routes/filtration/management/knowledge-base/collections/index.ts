@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { createCollection, listCollections } from "../../../../../services/knowledge-base/collections.ts";
-import { CreateCollectionBody } from "../../../../../services/knowledge-base/requests.ts";
-import { Collection } from "../../../_schemas/knowledge-base.ts";
+import { Collection } from "#routes/filtration/_schemas/knowledge-base.ts";
+import { route } from "#server/http/route.ts";
+import { createCollection, listCollections } from "#services/knowledge-base/collections.ts";
+import { CreateCollectionBody } from "#services/knowledge-base/requests.ts";
 
 export const GET = route({
   access: "knowledge_base:read",

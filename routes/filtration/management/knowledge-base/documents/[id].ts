@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { deleteDocument, getDocument } from "../../../../../services/knowledge-base/documents.ts";
-import { KnowledgeDocument } from "../../../_schemas/knowledge-base.ts";
+import { KnowledgeDocument } from "#routes/filtration/_schemas/knowledge-base.ts";
+import { route } from "#server/http/route.ts";
+import { deleteDocument, getDocument } from "#services/knowledge-base/documents.ts";
 
 const params = t.Object({ id: t.String() });
 

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { listTemplateVersions } from "../../../../../services/prompts/templates.ts";
-import { PromptTemplate } from "../../../_schemas/prompts.ts";
+import { PromptTemplate } from "#routes/filtration/_schemas/prompts.ts";
+import { route } from "#server/http/route.ts";
+import { listTemplateVersions } from "#services/prompts/templates.ts";
 
 export const GET = route({
   access: "prompts:read",

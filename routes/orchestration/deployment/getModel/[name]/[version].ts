@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { getModel } from "../../../../../services/orchestration/models.ts";
-import { Model } from "../../../_schemas/model.ts";
+import { Model } from "#routes/orchestration/_schemas/model.ts";
+import { route } from "#server/http/route.ts";
+import { getModel } from "#services/orchestration/models.ts";
 
 export const GET = route({
   access: "models:read",

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { readDeploymentLogs } from "../../../../../services/orchestration/logs.ts";
-import { DeploymentId } from "../../../_schemas/deployment.ts";
+import { DeploymentId } from "#routes/orchestration/_schemas/deployment.ts";
+import { route } from "#server/http/route.ts";
+import { readDeploymentLogs } from "#services/orchestration/logs.ts";
 
 const LogLine = t.Object({
   ts: t.String({ format: "date-time" }),

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../../server/http/route.ts";
-import { logStreamInfo } from "../../../../../services/orchestration/log-stream.ts";
-import { DeploymentId } from "../../../_schemas/deployment.ts";
+import { DeploymentId } from "#routes/orchestration/_schemas/deployment.ts";
+import { route } from "#server/http/route.ts";
+import { logStreamInfo } from "#services/orchestration/log-stream.ts";
 
 export const GET = route({
   access: "deployments:read",

@@ -1,6 +1,6 @@
-import { wsRoute } from "../../../../../server/http/route.ts";
-import { openLogStream, visibleDeploymentId } from "../../../../../services/orchestration/log-stream.ts";
-import { DeploymentId } from "../../../_schemas/deployment.ts";
+import { DeploymentId } from "#routes/orchestration/_schemas/deployment.ts";
+import { wsRoute } from "#server/http/route.ts";
+import { openLogStream, visibleDeploymentId } from "#services/orchestration/log-stream.ts";
 
 export const WS = wsRoute({
   access: "deployments:read",

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../../../server/http/route.ts";
-import { listDocuments } from "../../../../../../services/knowledge-base/documents.ts";
-import { KnowledgeDocument } from "../../../../_schemas/knowledge-base.ts";
+import { KnowledgeDocument } from "#routes/filtration/_schemas/knowledge-base.ts";
+import { route } from "#server/http/route.ts";
+import { listDocuments } from "#services/knowledge-base/documents.ts";
 
 export const GET = route({
   access: "knowledge_base:read",

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { route } from "../../../../../../server/http/route.ts";
-import { poolInventory } from "../../../../../../services/orchestration/pools.ts";
-import { Node } from "../../../../_schemas/pool.ts";
+import { Node } from "#routes/orchestration/_schemas/pool.ts";
+import { route } from "#server/http/route.ts";
+import { poolInventory } from "#services/orchestration/pools.ts";
 
 export const GET = route({
   access: "pools:read",
