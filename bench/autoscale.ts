@@ -68,24 +68,8 @@ try {
   const model = join(dataDir, "tiny.gguf");
   // A tiny model that never ends a reply early, so every answer is max_tokens long.
   writeTinyGguf(model, { eogBias: -30 });
-  const pool = await api<{ pool_id: string }>(
-    orchestration,
-    "/deployment/createpool",
-    { pool_name: "bench" },
-    token,
-  );
-  ({ deployment_id: deploymentId } = await api<{ deployment_id: string }>(
-    orchestration,
-    "/deployment/deploy",
-    {
-      model_name: "bench",
-      pool_id: pool.pool_id,
-      image: "llama.cpp",
-      inference_model: model,
-      configuration: { parallel: 4, threads: 1 },
-    },
-    token,
-  ));
+  const poolId = await bench.createBenchPool(token);
+  deploymentId = await bench.deployBench(poolId, model, { parallel: 4, threads: 1 }, token);
   const { key } = await api<{ key: string }>(filtration, "/management/api-keys", { name: "bench" }, token);
   await api(
     filtration,

@@ -33,26 +33,15 @@ try {
   const model = values.model ? resolve(values.model) : join(dataDir, "tiny.gguf");
   // A tiny model that never ends a reply early, so every stream yields max_tokens tokens.
   if (!values.model) writeTinyGguf(model, { eogBias: -30 });
-  const pool = await api<{ pool_id: string }>(
-    orchestration,
-    "/deployment/createpool",
-    { pool_name: "bench" },
-    token,
-  );
+  const poolId = await bench.createBenchPool(token);
 
   const started = performance.now();
-  ({ deployment_id: deploymentId } = await api<{ deployment_id: string }>(
-    orchestration,
-    "/deployment/deploy",
-    {
-      model_name: "bench",
-      pool_id: pool.pool_id,
-      image: "llama.cpp",
-      inference_model: model,
-      configuration: { parallel: 8, ...(values.threads ? { threads: Number(values.threads) } : {}) },
-    },
+  deploymentId = await bench.deployBench(
+    poolId,
+    model,
+    { parallel: 8, ...(values.threads ? { threads: Number(values.threads) } : {}) },
     token,
-  ));
+  );
   let endpoint = "";
   for (;;) {
     const d = await api<{ status: string; failure_reason: string | null; endpoints: string[] }>(

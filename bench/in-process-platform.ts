@@ -65,12 +65,43 @@ export async function startBenchPlatform(options: {
     }
   }
 
+  /** Creates the pool "bench" (local workers); its id. */
+  const createBenchPool = async (token: string) =>
+    (
+      await api<{ pool_id: string }>(
+        url("orchestration"),
+        "/deployment/createpool",
+        { pool_name: "bench" },
+        token,
+      )
+    ).pool_id;
+
+  /** Deploys `model` (a GGUF path) as "bench" on llama.cpp in the pool; the deployment's id. */
+  async function deployBench(
+    poolId: string,
+    model: string,
+    configuration: Record<string, number>,
+    token: string,
+  ) {
+    const body = {
+      model_name: "bench",
+      pool_id: poolId,
+      image: "llama.cpp",
+      inference_model: model,
+      configuration,
+    };
+    return (await api<{ deployment_id: string }>(url("orchestration"), "/deployment/deploy", body, token))
+      .deployment_id;
+  }
+
   return {
     dataDir,
     url,
     api,
     signIn,
     terminate,
+    createBenchPool,
+    deployBench,
     async stop() {
       await platform.stop(1000);
       rmSync(dataDir, { recursive: true, force: true });
