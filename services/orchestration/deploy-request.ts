@@ -21,12 +21,13 @@ export const PricePerMillion = T.Number({
 
 const NullablePrice = T.Optional(Nullable(PricePerMillion));
 
+/** A deployment's replica count, at deploy and at every scale. */
+export const Replicas = T.Integer({ minimum: 1, maximum: maxReplicas });
+
 export const DeployRequest = T.Object({
   model_name: T.String({ description: "The deployment's unique name: the `model` of inference calls" }),
   model_version: T.Optional(T.String()),
-  replicas: T.Optional(
-    T.Integer({ minimum: 1, maximum: maxReplicas, description: "Default 1 (external: one per endpoint)" }),
-  ),
+  replicas: T.Optional(T.Integer({ ...Replicas, description: "Default 1 (external: one per endpoint)" })),
   gpu_per_replica: T.Optional(T.Integer({ minimum: 0 })),
   pool_id: T.String({ description: "The target compute pool" }),
   workload_type: T.Optional(T.String({ description: "inference" })),
@@ -70,6 +71,13 @@ const fieldProblem: { readonly [field: string]: string } = {
   output_price_per_million: priceProblem,
 };
 const required = new Set<string>(DeployRequest.required ?? []);
+
+const replicasCheck = TypeCompiler.Compile(Replicas);
+
+/** A scale's replica count, against the same bound as a deploy's, in the same words. */
+export function checkReplicas(replicas: unknown, problems: Problems): void {
+  if (!replicasCheck.Check(replicas)) problems.add("replicas", fieldProblem.replicas as string);
+}
 
 /**
  * The schema's problems with `input`, one per field, added to `problems`. True when the input is a

@@ -24,6 +24,7 @@ import { checkPrice } from "../spend/prices.ts";
 import { traced } from "../telemetry/tracing.ts";
 import {
   checkDeployRequest,
+  checkReplicas,
   type DeployAnswer,
   type DeployInput,
   maxReplicas,
@@ -49,8 +50,6 @@ export interface PriceInput {
 /** CONTRACTS: the deployment name, the `model` of inference calls. */
 export const deploymentNamePattern = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 export { type DeployInput, maxReplicas, workloadTypes };
-
-const isInt = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n);
 
 /** What the request says once checked: the trimmed name and the workload type, defaulted. */
 interface CheckedRequest {
@@ -384,8 +383,7 @@ async function scaleDeploymentNow(
 ): Promise<DeploymentView> {
   const actor = actorOf(ctx);
   const problems = new Problems();
-  if (!isInt(replicas) || replicas < 1 || replicas > maxReplicas)
-    problems.add("replicas", `must be an integer from 1 to ${maxReplicas}`);
+  checkReplicas(replicas, problems);
   problems.throwIfAny();
   const view = await mutate(ctx, "deployment.scale", { type: "deployment", id: deploymentId }, async (tx) => {
     const row = await deploymentOfOrg(tx, actor.orgId, deploymentId);

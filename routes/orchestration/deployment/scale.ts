@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
+import { Replicas } from "#services/orchestration/deploy-request.ts";
 import { scaleDeployment } from "#services/orchestration/deployments.ts";
 import { Deployment } from "../_schemas/deployment.ts";
 
@@ -11,7 +12,7 @@ export const POST = route({
     "provider, for remote pools), surplus ones are stopped there. A stopped deployment starts with the new count.",
   body: t.Object({
     deployment_id: t.String({ minLength: 1 }),
-    replicas: t.Integer({ minimum: 1, maximum: 32 }),
+    replicas: Replicas,
   }),
   response: Deployment,
   handler: ({ ctx, body }) => scaleDeployment(ctx, body.deployment_id, body.replicas),
