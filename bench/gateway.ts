@@ -14,7 +14,7 @@
 //
 //   bun run bench gateway [--duration 10] [--connections 32] [--rounds 2] [--stores embedded,postgres]
 //                         [--portkey-dir /tmp/portkey] [--portkey-node] [--skip-portkey] [--skip-latency]
-//                         [--profile DIR] [--env KEY=VALUE]
+//                         [--profile DIR] [--env KEY=VALUE] [--port-base 19900]
 //
 // Portkey: `npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2` (it is not a dependency of
 // this project). A fresh database is created on the PostgreSQL server for each platform process.
@@ -47,6 +47,8 @@ const { values } = parseArgs({
     only: { type: "string" },
     /** Skip the traced platform process (and its rows). */
     "skip-tracing": { type: "boolean", default: false },
+    /** First of the ports this run listens on (about 60 above it): two runs at once need their own. */
+    "port-base": { type: "string", default: "19900" },
   },
 });
 const duration = Number(values.duration);
@@ -67,13 +69,14 @@ if (!Bun.which("wrk")) {
 
 // ---------- processes ----------
 
+const portBase = Number(values["port-base"]);
 const ports = {
-  stub: 19_901,
-  portkey: 19_920,
-  portkeyNode: 19_921,
-  bare: 19_930,
-  /** Platform n listens on base + 10·n + 0 (filtration), 1 (inference), 2 (orchestration). */
-  platformBase: 19_940,
+  stub: portBase + 1,
+  portkey: portBase + 20,
+  portkeyNode: portBase + 21,
+  bare: portBase + 30,
+  /** Platform n listens on platformBase + 10·n + 0 (filtration), 1 (inference), 2 (orchestration). */
+  platformBase: portBase + 40,
 };
 
 // The ceiling on this machine: a Bun proxy that forwards the body and returns the answer, no lifecycle.
