@@ -53,6 +53,7 @@ const correctSha = sha1(correctScript);
 const correctionDelayMs = 250;
 
 export class RedisLimiter implements RateLimiter {
+  readonly remote = true;
   /**
    * Token corrections not yet in Redis, per key: each rides along with the key's next `take` (one
    * round trip a request instead of two), or is sent alone after `correctionDelayMs`.

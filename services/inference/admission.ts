@@ -57,6 +57,12 @@ export interface InferenceRequest {
     promptTokens: number;
     /** The client went away: a request waiting for a replica stops waiting. */
     signal?: AbortSignal | undefined;
+    /**
+     * CPU work that needs the deployment's context but not admission's answer (chat's input scan):
+     * run while the rate limiter's round trip is under way when it has one, else once the request
+     * is admitted. Called at most once; what it throws is thrown after admission's own refusals.
+     */
+    meanwhile?: ((context: InferenceContext) => void) | undefined;
   }): Promise<InferenceContext>;
   /** Logs the request (and its usage, when it has one); call it exactly once. */
   finish(usage: Usage | undefined, error?: AppError): void;
@@ -156,12 +162,29 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       entry.api_key_id = context.apiKeyId || undefined;
       entry.key_prefix = context.keyPrefix;
 
+      const admitted = context;
+      let meanwhile = input.meanwhile;
+      let failed: { error: unknown } | undefined;
+      const runMeanwhile = () => {
+        const work = meanwhile;
+        meanwhile = undefined;
+        try {
+          work?.(admitted);
+        } catch (error) {
+          failed = { error };
+        }
+      };
+
       limits = limitsOf(context);
       if (limits) {
         charged = input.promptTokens;
         const key = rateKey(context);
         const chosen = limits;
-        const decision = await observer.step("rate limits", () => runtime.limiter.take(key, chosen, charged));
+        const taking = observer.step("rate limits", () => runtime.limiter.take(key, chosen, charged));
+        // The command is on its way (adapters/redis/client.ts writes it at once): the round trip and
+        // the work overlap instead of adding up.
+        if (runtime.limiter.remote) runMeanwhile();
+        const decision = await taking;
         observer.admission("rate_limit", decision.allowed);
         if (decision.storeUnavailable) {
           charged = 0;
@@ -226,6 +249,8 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
           input.signal,
         );
       }
+      runMeanwhile();
+      if (failed) throw failed.error;
       leaveLoad = runtime.load.enter(context.deployment.id);
       return context;
     },

@@ -9,6 +9,7 @@ import { AppError } from "../errors.ts";
 import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";
 import { classify } from "./classifier.ts";
+import type { RequestGuard } from "./guard.ts";
 import {
   type ChatMessage,
   type ChatRequestBody,
@@ -68,19 +69,26 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
   if (request.observer.tracing) request.observer.annotate(requestAttributes(runtime, body));
 
   try {
-    // (1) to (4): the key, the deployment, rate limits and quota.
+    // (1) to (4): the key, the deployment, rate limits and quota; (5)'s scan of the input runs while
+    // the rate limiter's answer travels (admission.ts `meanwhile`), its verdict applied below only to
+    // a request admitted.
+    const scan: { guard?: RequestGuard | undefined; checked?: ReturnType<RequestGuard["input"]> } = {};
     const context = await request.admit({
       apiKey: input.apiKey,
       resolved: input.resolved,
       promptTokens: estimatePromptTokens(body.messages),
       signal: input.signal,
+      meanwhile: (admitted) => {
+        const guard = admitted.guardrails ? runtime.guard(admitted.guardrails) : undefined;
+        scan.guard = guard;
+        if (guard) scan.checked = request.step("input guardrails", () => guard.input(body.messages));
+      },
     });
     let messages = body.messages;
 
     // (5) input guardrails.
-    const guard = context.guardrails ? runtime.guard(context.guardrails) : undefined;
-    if (guard) {
-      const checked = request.step("input guardrails", () => guard.input(messages));
+    const { guard, checked } = scan;
+    if (checked) {
       entry.guardrails.input = checked.decision;
       if (checked.blockedBy) {
         throw new AppError(

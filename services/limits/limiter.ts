@@ -20,6 +20,12 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
+  /**
+   * `take` waits for a store across the network (Redis): a caller may do work that does not depend on
+   * the answer while it travels. In process the answer is immediate, and such work would only cost
+   * the refused requests its CPU.
+   */
+  readonly remote: boolean;
   /** Charges one request and `tokens` estimated tokens to `key`, if both limits allow. */
   take(key: string, limits: RateLimits, tokens: number): Promise<RateDecision>;
   /** Corrects the token charge once the real usage is known (delta may be negative). */
@@ -35,6 +41,7 @@ interface State {
 
 /** The limiter without REDIS_URL: exact within this process. */
 export class InProcessLimiter implements RateLimiter {
+  readonly remote = false;
   private readonly states = new Map<string, State>();
   private sweeps = 0;
 
@@ -77,6 +84,10 @@ export class StoreFailureGuard implements RateLimiter {
     readonly inner: RateLimiter,
     private readonly report: (error: unknown) => void,
   ) {}
+
+  get remote(): boolean {
+    return this.inner.remote;
+  }
 
   async take(key: string, limits: RateLimits, tokens: number): Promise<RateDecision> {
     try {
