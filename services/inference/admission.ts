@@ -162,14 +162,14 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       entry.api_key_id = context.apiKeyId || undefined;
       entry.key_prefix = context.keyPrefix;
 
-      const admitted = context;
+      const resolvedContext = context;
       let meanwhile = input.meanwhile;
       let failed: { error: unknown } | undefined;
       const runMeanwhile = () => {
         const work = meanwhile;
         meanwhile = undefined;
         try {
-          work?.(admitted);
+          work?.(resolvedContext);
         } catch (error) {
           failed = { error };
         }
