@@ -4,7 +4,11 @@
 // for comparison. wrk takes one URL, so one wrk per inference process runs at once (the connections
 // split between them) and their results are added up. Printed per inference process: requests/s, CPU
 // µs/request and requests/s per core it used (requests over its CPU seconds, from /proc); and the
-// filtration process's CPU per request. Then, per size:
+// filtration process's CPU per request. Each run is repeated with the single process loaded at the same
+// time ("beside the single process"): on a machine of two shared cores, N inference processes, their
+// wrk, PostgreSQL and Redis contend for the cores, which raises each one's CPU per request; loaded side
+// by side, the single process meets the same contention, so that ratio compares the code, not the
+// crowding. Then, per size:
 //   - 2 s after each run, inference_logs rows against the requests the inference processes counted
 //     (llm_requests_total on their /metrics: wrk's own count misses requests cut off in flight);
 //   - the filtration process stopped (SIGTERM) first, 2 s more of load on the inference processes
@@ -184,68 +188,116 @@ export async function runApart(kit: ApartKit, sizes: number[]): Promise<void> {
     for (const apart of aparts) await load(kit, apart, model, 2);
   }
 
-  type Row = { rps: number[]; cpu: number[]; perCore: number[] };
+  // What each process spends with no request at all (timers, reports, the reconciler): at a few
+  // hundred requests a second it is part of every request's CPU.
+  const idle = [
+    { name: "single process", pid: single.proc.pid },
+    ...aparts.flatMap((a) => [
+      { name: `apart ${a.size} filtration + orchestration`, pid: a.filtration.pid },
+      ...a.inference.map((g, i) => ({ name: `apart ${a.size} inference ${i + 1}`, pid: g.proc.pid })),
+    ]),
+  ];
+  const idleBefore = idle.map((p) => kit.cpuSeconds(p.pid));
+  await Bun.sleep(5000);
+  console.log(
+    `idle, CPU ms a second: ${idle.map((p, i) => `${p.name} ${(((kit.cpuSeconds(p.pid) - (idleBefore[i] as number)) * 1000) / 5).toFixed(1)}`).join(", ")}`,
+  );
+
+  type Row = { rps: number[]; cpu: number[]; perCore: number[]; base: string };
   const rows = new Map<string, Row>();
-  const row = (name: string) => {
-    const r = rows.get(name) ?? { rps: [], cpu: [], perCore: [] };
+  const row = (name: string, base: string) => {
+    const r = rows.get(name) ?? { rps: [], cpu: [], perCore: [], base };
     rows.set(name, r);
     return r;
   };
+  /**
+   * wrk on every target at once, the connections split between them; a row per target (its ratio per
+   * core to the row `base`), and `others`' CPU per request of all targets together.
+   */
+  async function measure(
+    targets: { name: string; url: string; pid: number; auth: Record<string, string> }[],
+    others: { name: string; pid: number }[],
+    model: string,
+    base: string,
+  ) {
+    const pids = [...targets, ...others].map((t) => t.pid);
+    const cpuBefore = pids.map((pid) => kit.cpuSeconds(pid));
+    const conns = Math.max(2, Math.ceil(kit.connections / targets.length));
+    const results = await Promise.all(
+      targets.map((t) => kit.wrk(t.url, kit.chatBody(model), t.auth, kit.duration, conns)),
+    );
+    const used = pids.map((pid, i) => kit.cpuSeconds(pid) - (cpuBefore[i] as number));
+    const total = results.reduce((n, x) => n + x.requests, 0);
+    const parts = targets.map((t, i) => {
+      const [x, c] = [results[i] as WrkResult, used[i] as number];
+      const r = row(t.name, base);
+      r.rps.push(x.rps);
+      r.cpu.push((c * 1e6) / Math.max(1, x.requests));
+      r.perCore.push(x.requests / Math.max(0.01, c));
+      return `${t.name}: ${Math.round(x.rps)} req/s, ${((c * 1e6) / Math.max(1, x.requests)).toFixed(0)} µs/request, ${x.errors} errors`;
+    });
+    for (const [i, o] of others.entries()) {
+      const c = used[targets.length + i] as number;
+      row(o.name, base).cpu.push((c * 1e6) / Math.max(1, total));
+      parts.push(`${o.name}: ${((c * 1e6) / Math.max(1, total)).toFixed(0)} µs/request`);
+    }
+    return parts.join("; ");
+  }
+
   const unwritten = new Map<number, number[]>();
   for (let round = 0; round < kit.rounds; round++)
     for (const [what, model] of models) {
-      const before = kit.cpuSeconds(single.proc.pid);
-      const r = await kit.wrk(single.gatewayUrl, kit.chatBody(model), single.auth);
-      const cpu = kit.cpuSeconds(single.proc.pid) - before;
-      const s = row(`single process, ${what}`);
-      s.rps.push(r.rps);
-      s.cpu.push((cpu * 1e6) / Math.max(1, r.requests));
-      s.perCore.push(r.requests / Math.max(0.01, cpu));
-      console.log(
-        `round ${round + 1}: single process, ${what}: ${Math.round(r.rps)} req/s, CPU ${((cpu * 1e6) / Math.max(1, r.requests)).toFixed(0)} µs/request, errors ${r.errors}`,
-      );
+      const alone = `single process, ${what}`;
+      const singleTarget = (name: string) => ({
+        name,
+        url: single.gatewayUrl,
+        pid: single.proc.pid,
+        auth: single.auth,
+      });
+      console.log(`round ${round + 1}: ${await measure([singleTarget(alone)], [], model, alone)}`);
       for (const apart of aparts) {
-        const pids = [apart.filtration.pid, ...apart.inference.map((g) => g.proc.pid)];
-        const cpuBefore = pids.map((pid) => kit.cpuSeconds(pid));
-        const results = await load(kit, apart, model, kit.duration);
-        const used = pids.map((pid, i) => kit.cpuSeconds(pid) - (cpuBefore[i] as number));
-        const total = results.reduce((n, x) => n + x.requests, 0);
-        const parts = results.map((x, i) => {
-          const c = used[i + 1] as number;
-          const name = `apart ${apart.size}: inference ${i + 1} of ${apart.size}, ${what}`;
-          const p = row(name);
-          p.rps.push(x.rps);
-          p.cpu.push((c * 1e6) / Math.max(1, x.requests));
-          p.perCore.push(x.requests / Math.max(0.01, c));
-          return `${Math.round(x.rps)} req/s ${((c * 1e6) / Math.max(1, x.requests)).toFixed(0)} µs`;
-        });
-        const f = row(`apart ${apart.size}: filtration + orchestration, ${what}`);
-        f.cpu.push(((used[0] as number) * 1e6) / Math.max(1, total));
-        const sum = row(`apart ${apart.size}: all inference processes, ${what}`);
-        sum.rps.push(results.reduce((n, x) => n + x.rps, 0));
+        const inference = apart.inference.map((g, i) => ({
+          name: `apart ${apart.size}: inference ${i + 1} of ${apart.size}, ${what}`,
+          url: g.url,
+          pid: g.proc.pid,
+          auth: apart.auth,
+        }));
+        const filtration = {
+          name: `apart ${apart.size}: filtration + orchestration, ${what}`,
+          pid: apart.filtration.pid,
+        };
+        const line = await measure(inference, [filtration], model, alone);
         // Every entry owed should be in the database 2 s after the run.
         await Bun.sleep(2000);
-        const owed = await counted(apart);
-        const missing = owed - (await logRows(apart.dbUrl));
+        const missing = (await counted(apart)) - (await logRows(apart.dbUrl));
         unwritten.set(apart.size, [...(unwritten.get(apart.size) ?? []), missing]);
-        console.log(
-          `round ${round + 1}: apart ${apart.size}, ${what}: ${parts.join(", ")}; filtration ${(((used[0] as number) * 1e6) / Math.max(1, total)).toFixed(0)} µs/request; errors ${results.reduce((n, x) => n + x.errors, 0)}; log entries unwritten 2 s after: ${missing}`,
+        console.log(`round ${round + 1}: ${line}; log entries unwritten 2 s after: ${missing}`);
+        // The same, with the single process loaded at the same time: both under the same contention
+        // for this machine's two cores, so their CPU per request compares like for like.
+        const beside = `apart ${apart.size} beside the single process: single process, ${what}`;
+        const together = await measure(
+          [
+            singleTarget(beside),
+            ...inference.map((t) => ({ ...t, name: t.name.replace(": ", " beside the single process: ") })),
+          ],
+          [],
+          model,
+          beside,
         );
+        console.log(`round ${round + 1}: ${together}`);
       }
     }
 
   console.log(
-    `\n| setup | requests/s (median of ${kit.rounds}) | CPU µs/request | requests/s per core used | of the single process's per core |`,
+    `\n| setup | requests/s (median of ${kit.rounds}) | CPU µs/request | requests/s per core used | per core, of the single process's |`,
   );
   console.log("|---|---:|---:|---:|---:|");
-  const base = (what: string) => kit.median(rows.get(`single process, ${what}`)?.perCore ?? []);
   for (const [name, r] of rows) {
-    const what = name.slice(name.lastIndexOf(", ") + 2);
     const perCore = kit.median(r.perCore);
-    const fmt = (n: number, d = 0) =>
-      Number.isNaN(n) ? "-" : n.toLocaleString("en", { maximumFractionDigits: d });
+    const ratio = perCore / kit.median(rows.get(r.base)?.perCore ?? []);
+    const fmt = (n: number) => (Number.isNaN(n) ? "-" : Math.round(n).toLocaleString("en"));
     console.log(
-      `| ${name} | ${fmt(kit.median(r.rps))} | ${fmt(kit.median(r.cpu))} | ${fmt(perCore)} | ${Number.isNaN(perCore / base(what)) ? "-" : (perCore / base(what)).toFixed(2)} |`,
+      `| ${name} | ${fmt(kit.median(r.rps))} | ${fmt(kit.median(r.cpu))} | ${fmt(perCore)} | ${Number.isNaN(ratio) ? "-" : ratio.toFixed(2)} |`,
     );
   }
 
