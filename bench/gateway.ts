@@ -345,19 +345,20 @@ interface PlatformProcess {
   dbUrl: string | undefined;
 }
 
-/**
- * A platform process (`bun server/main.ts`) with its own DATA_DIR, its log in the work folder as
- * `name`.log, and its CPU profile as `name`.md when --profile is given.
- */
+/** Each platform process's DATA_DIR (where it spills what it could not send at a stop). */
 const dataDirs = new Map<Subprocess, string>();
 
+/**
+ * A platform process (`bun server/main.ts`) with its own DATA_DIR, its log in the work folder as
+ * `name`.log, and its CPU profile as `name`.md (and `name`.cpuprofile) when --profile is given.
+ */
 function spawnPlatform(name: string, env: Record<string, string>): Subprocess {
   const dataDir = mkdtempSync(join(work, `${name}-`));
   const proc = spawn(
     [
       "bun",
       ...(values.profile
-        ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${values.profile}`, `--cpu-prof-name=${name}.md`]
+        ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${values.profile}`, `--cpu-prof-name=${name}`]
         : []),
       "server/main.ts",
     ],
