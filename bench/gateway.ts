@@ -15,6 +15,8 @@
 //   bun run bench gateway [--duration 10] [--connections 32] [--rounds 2] [--stores embedded,postgres]
 //                         [--portkey-dir /tmp/portkey] [--portkey-node] [--skip-portkey] [--skip-latency]
 //                         [--profile DIR] [--env KEY=VALUE] [--port-base 19900]
+//   bun run bench gateway --apart 1,2 [--duration 10] [--rounds 1] [--only "lifecycle on"] [--profile DIR]
+//     (the gateways apart on PostgreSQL + Redis, beside the single process: bench/gateway-apart.ts)
 //
 // Portkey: `npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2` (it is not a dependency of
 // this project). A fresh database is created on the PostgreSQL server for each platform process.
@@ -24,6 +26,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { runApart } from "./gateway-apart.ts";
 import { benchPrompt as prompt } from "./prompts.ts";
 
 const { values } = parseArgs({
@@ -49,6 +52,11 @@ const { values } = parseArgs({
     "skip-tracing": { type: "boolean", default: false },
     /** First of the ports this run listens on (about 60 above it): two runs at once need their own. */
     "port-base": { type: "string", default: "19900" },
+    /**
+     * The gateways apart instead (bench/gateway-apart.ts), e.g. "1,2": per size N, filtration +
+     * orchestration in one process and N inference-only processes, on PostgreSQL + Redis.
+     */
+    apart: { type: "string" },
   },
 });
 const duration = Number(values.duration);
@@ -77,6 +85,8 @@ const ports = {
   bare: portBase + 30,
   /** Platform n listens on platformBase + 10·n + 0 (filtration), 1 (inference), 2 (orchestration). */
   platformBase: portBase + 40,
+  /** The processes of --apart: process j listens on apartBase + 3·j + 0, 1, 2. */
+  apartBase: portBase + 50,
 };
 
 // The ceiling on this machine: a Bun proxy that forwards the body and returns the answer, no lifecycle.
@@ -142,6 +152,7 @@ async function wrk(
   body: string,
   headers: Record<string, string>,
   seconds = duration,
+  conns = connections,
 ): Promise<WrkResult> {
   const script = join(work, `wrk-${crypto.randomUUID()}.lua`);
   // Every request's prompt differs (NONCE becomes thread-counter), so nothing along the way can
@@ -161,10 +172,10 @@ async function wrk(
     "end",
   ].join("\n");
   writeFileSync(script, lua);
-  const proc = Bun.spawn(
-    ["wrk", "-t2", `-c${connections}`, `-d${seconds}s`, "--latency", "-s", script, url],
-    { stdout: "pipe", stderr: "pipe" },
-  );
+  const proc = Bun.spawn(["wrk", "-t2", `-c${conns}`, `-d${seconds}s`, "--latency", "-s", script, url], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   const pct = (p: string) => toMs(out.match(new RegExp(`\\s${p}%\\s+(\\S+)`))?.[1] ?? "");
@@ -322,6 +333,9 @@ function startSpanSink() {
 
 type Store = "embedded" | "postgres";
 
+const adminEmail = "bench@example.com";
+const adminPassword = "bench password 123";
+
 interface PlatformProcess {
   store: Store;
   tracing: boolean;
@@ -331,6 +345,41 @@ interface PlatformProcess {
   dbUrl: string | undefined;
 }
 
+/** Each platform process's DATA_DIR (where it spills what it could not send at a stop). */
+const dataDirs = new Map<Subprocess, string>();
+
+/**
+ * A platform process (`bun server/main.ts`) with its own DATA_DIR, its log in the work folder as
+ * `name`.log, and its CPU profile as `name`.md (and `name`.cpuprofile) when --profile is given.
+ */
+function spawnPlatform(name: string, env: Record<string, string>): Subprocess {
+  const dataDir = mkdtempSync(join(work, `${name}-`));
+  const proc = spawn(
+    [
+      "bun",
+      ...(values.profile
+        ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${values.profile}`, `--cpu-prof-name=${name}`]
+        : []),
+      "server/main.ts",
+    ],
+    {
+      DATA_DIR: dataDir,
+      HOST: "127.0.0.1",
+      GRPC_PORT: "0",
+      DASHBOARD_PORT: "0",
+      ADMIN_EMAIL: adminEmail,
+      ADMIN_PASSWORD: adminPassword,
+      ...env,
+      ...Object.fromEntries(
+        (values.env as string[]).map((kv) => [kv.split("=")[0], kv.split("=").slice(1).join("=")]),
+      ),
+    },
+    `${name}.log`,
+  );
+  dataDirs.set(proc, dataDir);
+  return proc;
+}
+
 /** One platform process, set up as a user would: a pool, the stub as a deployment, policies, a key. */
 async function startPlatformProcess(
   n: number,
@@ -338,39 +387,35 @@ async function startPlatformProcess(
   tracing: ReturnType<typeof startSpanSink> | undefined,
 ): Promise<PlatformProcess> {
   const dbUrl = store === "postgres" ? await createDatabase() : undefined;
-  const password = "bench password 123";
   const port = (k: number) => ports.platformBase + 10 * n + k;
-  const proc = spawn(
-    [
-      "bun",
-      ...(values.profile ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${values.profile}`] : []),
-      "server/main.ts",
-    ],
-    {
-      DATA_DIR: mkdtempSync(join(work, `platform-${n}-`)),
-      HOST: "127.0.0.1",
-      FILTRATION_PORT: String(port(0)),
-      INFERENCE_PORT: String(port(1)),
-      ORCHESTRATION_PORT: String(port(2)),
-      GRPC_PORT: "0",
-      DASHBOARD_PORT: "0",
-      ADMIN_EMAIL: "bench@example.com",
-      ADMIN_PASSWORD: password,
-      DATABASE_URL: dbUrl ?? "",
-      // PostgreSQL + Redis, or the embedded defaults (in-process counters).
-      REDIS_URL: store === "postgres" ? (process.env.REDIS_URL ?? "") : "",
-      ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: tracing.url, OTEL_SERVICE_NAME: "bench-platform" } : {}),
-      ...Object.fromEntries(
-        (values.env as string[]).map((kv) => [kv.split("=")[0], kv.split("=").slice(1).join("=")]),
-      ),
-    },
-    `platform-${n}.log`,
-  );
+  const proc = spawnPlatform(`platform-${n}`, {
+    FILTRATION_PORT: String(port(0)),
+    INFERENCE_PORT: String(port(1)),
+    ORCHESTRATION_PORT: String(port(2)),
+    DATABASE_URL: dbUrl ?? "",
+    // PostgreSQL + Redis, or the embedded defaults (in-process counters).
+    REDIS_URL: store === "postgres" ? (process.env.REDIS_URL ?? "") : "",
+    ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: tracing.url, OTEL_SERVICE_NAME: "bench-platform" } : {}),
+  });
   const filtration = `http://127.0.0.1:${port(0)}`;
   const orchestration = `http://127.0.0.1:${port(2)}`;
   // /ready: the listeners answer and the first start (the administrator) is over.
   await waitFor(`${filtration}/ready`, "platform", 60_000, true);
-  const token = (await api(filtration, "/auth/login", { email: "bench@example.com", password }))
+  const gatewayUrl = `http://127.0.0.1:${port(1)}/v1/chat/completions`;
+  const { auth } = await setUpAsUser(filtration, orchestration, [gatewayUrl]);
+  return { store, tracing: tracing !== undefined, proc, gatewayUrl, auth, dbUrl };
+}
+
+/**
+ * Sets the platform up as a user would: a pool, the stub as deployments, policies, a key; then checks
+ * each gateway answers with it.
+ */
+async function setUpAsUser(
+  filtration: string,
+  orchestration: string,
+  gatewayUrls: string[],
+): Promise<{ auth: Record<string, string> }> {
+  const token = (await api(filtration, "/auth/login", { email: adminEmail, password: adminPassword }))
     .access_token as string;
   const pool = await api(
     orchestration,
@@ -427,18 +472,18 @@ async function startPlatformProcess(
   await deploy("bench-async", "async");
   await deploy("bench-off", "none");
   const key = (await api(filtration, "/management/api-keys", { name: "bench" }, token)).key as string;
-  const gatewayUrl = `http://127.0.0.1:${port(1)}/v1/chat/completions`;
   const auth = { authorization: `Bearer ${key}` };
-  for (const model of ["bench-on", "bench-off"]) {
-    const check = await fetch(gatewayUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...auth },
-      body: chatBody(model),
-    });
-    if (check.status !== 200) throw new Error(`gateway check: ${check.status} ${await check.text()}`);
-    await check.arrayBuffer();
-  }
-  return { store, tracing: tracing !== undefined, proc, gatewayUrl, auth, dbUrl };
+  for (const gatewayUrl of gatewayUrls)
+    for (const model of ["bench-on", "bench-off"]) {
+      const check = await fetch(gatewayUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...auth },
+        body: chatBody(model),
+      });
+      if (check.status !== 200) throw new Error(`gateway check: ${check.status} ${await check.text()}`);
+      await check.arrayBuffer();
+    }
+  return { auth };
 }
 
 interface Setup {
@@ -472,6 +517,33 @@ async function main() {
   spawn(["bun", "scripts/openai-stub.ts", String(ports.stub), "10", "20"], {}, "stub.log");
   await waitFor(`http://127.0.0.1:${ports.stub}/v1/models`, "stub");
   const stubUrl = `http://127.0.0.1:${ports.stub}/v1/chat/completions`;
+  if (values.apart) {
+    if (!serverUrl() || !process.env.REDIS_URL)
+      throw new Error("--apart needs BENCH_DATABASE_URL or TEST_DATABASE_URL, and REDIS_URL");
+    await runApart(
+      {
+        duration,
+        connections,
+        rounds,
+        only: values.only?.split(",").filter(Boolean),
+        portBase: ports.apartBase,
+        redisUrl: process.env.REDIS_URL,
+        spawnPlatform,
+        dataDirOf: (proc) => dataDirs.get(proc) as string,
+        waitFor,
+        setUpAsUser,
+        createDatabase,
+        dropDatabase,
+        single: () => startPlatformProcess(0, "postgres", undefined),
+        wrk,
+        chatBody,
+        cpuSeconds,
+        median,
+      },
+      values.apart.split(",").map(Number),
+    );
+    return;
+  }
 
   const barePath = join(work, "bare-proxy.ts");
   writeFileSync(barePath, bareProxy);

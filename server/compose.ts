@@ -19,7 +19,6 @@ import type { AppContext, Logger } from "#services/context.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
-import { writingToSharedDatabase } from "#services/inference-context/shared-database-writes.ts";
 import { createKnowledgeRuntime } from "#services/knowledge-base/runtime.ts";
 import { createOrchestrationRuntime } from "#services/orchestration/runtime.ts";
 import type { Config } from "./config.ts";
@@ -89,13 +88,17 @@ function loadStoreOf({ redis, config, database }: Infrastructure): LoadStore {
 }
 
 /**
- * Steps the filtration side owns are plain calls when it runs here, else HTTP to FILTRATION_URL.
- * Apart from filtration but on the same PostgreSQL: logs and usage go straight to the database.
+ * Steps the filtration side owns are plain calls on this process's database when it holds the
+ * platform's data: filtration runs here, or every process shares one PostgreSQL. Only an inference
+ * gateway on a database of its own (embedded, apart) goes through FILTRATION_URL's HTTP.
+ * Apart on the shared PostgreSQL, HTTP cost both sides CPU on every request (the prompt template
+ * was fetched and applied by filtration per request: filtration spent 966 µs and the inference process
+ * 922 µs a request, against 548 µs for the single process; bench/gateway.ts --apart) and failed
+ * those requests whenever filtration was down; reads stay behind the runtime's caches either way.
  */
 function filtrationPortOf({ config, database }: Infrastructure, app: AppContext): FiltrationPort {
-  if (config.services.has("filtration")) return inProcessFiltration(app);
-  const remote = httpFiltration({ baseUrl: config.filtrationUrl, internalApiKey: config.internalApiKey });
-  return database.kind === "postgres" ? writingToSharedDatabase(remote, app) : remote;
+  if (config.services.has("filtration") || database.kind === "postgres") return inProcessFiltration(app);
+  return httpFiltration({ baseUrl: config.filtrationUrl, internalApiKey: config.internalApiKey });
 }
 
 /** The same context with an inference runtime (tests compose their own). */

@@ -1,7 +1,9 @@
-// The inference gateway's FiltrationPort when the filtration gateway runs in another process
-// (SERVICES without `filtration`, FILTRATION_URL set): its /internal/* endpoints over HTTP with
-// X-Internal-API-Key. Only context resolution sits on the hot path, and the runtime caches it, so a
-// filtration side that cannot be reached leaves known contexts serving while new ones fail closed.
+// The inference gateway's FiltrationPort when the filtration gateway runs in another process and the
+// inference gateway has no shared PostgreSQL (SERVICES without `filtration`, no DATABASE_URL,
+// FILTRATION_URL set; on a shared PostgreSQL it reads the database itself, server/compose.ts): its
+// /internal/* endpoints over HTTP with X-Internal-API-Key. The runtime caches contexts, so a filtration
+// side that cannot be reached leaves known contexts serving while new ones fail closed; a deployment
+// with a prompt template or retrieval calls /internal/prompt/process on every request.
 import { AppError } from "#services/errors.ts";
 import { BatchRefused } from "#services/inference/batcher.ts";
 import type { ChatMessage } from "#services/inference/messages.ts";

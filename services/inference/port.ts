@@ -1,6 +1,7 @@
 // What the inference gateway needs from the filtration side. Two implementations: in process (the
-// gateways share a process: plain function calls, no HTTP) and over HTTP to FILTRATION_URL's
-// /internal/* endpoints with X-Internal-API-Key (the gateways run apart).
+// gateways share a process or one PostgreSQL: plain function calls, no HTTP) and over HTTP to
+// FILTRATION_URL's /internal/* endpoints with X-Internal-API-Key (an inference gateway apart on a
+// database of its own); server/compose.ts chooses.
 import type { GuardrailsPolicyConfig, QuotaPolicy, RagPolicy, RateLimitPolicy } from "../policies/schemas.ts";
 import type { ApplicableBudgets, BudgetStanding } from "../spend/budgets.ts";
 import type { DeploymentPrice } from "../spend/prices.ts";

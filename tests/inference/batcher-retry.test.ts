@@ -175,3 +175,22 @@ test("close() ends by its deadline even with a sink that never answers, and hand
   expect(left.sort()).toEqual([0, 1, 2, 3, 4]);
   expect(batcher.pending).toBe(0);
 });
+
+test("close() waits for a batch in flight when nothing else is queued, and hands back nothing sent", async () => {
+  const sent: number[] = [];
+  const batcher = new Batcher<number>({
+    sink: async (batch) => {
+      await Bun.sleep(100);
+      sent.push(...batch);
+    },
+    maxBatch: 500,
+    intervalMs: 60_000,
+    maxQueued: 1000,
+  });
+  for (let i = 0; i < 5; i++) batcher.add(i);
+  void batcher.flush(); // as the interval does: the batch leaves the queue and is in flight
+  expect(batcher.pending).toBe(0);
+  const left = await batcher.close(3000);
+  expect(left).toEqual([]);
+  expect(sent).toEqual([0, 1, 2, 3, 4]);
+});
