@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { jscOptions } from "#server/jsc-options.ts";
 import { benchPrompt as prompt } from "./prompts.ts";
 
 const { values } = parseArgs({
@@ -347,6 +348,8 @@ async function startPlatformProcess(
       "server/main.ts",
     ],
     {
+      // As `bun start` runs it (package.json); --env can override.
+      ...jscOptions,
       DATA_DIR: mkdtempSync(join(work, `platform-${n}-`)),
       HOST: "127.0.0.1",
       FILTRATION_PORT: String(port(0)),
