@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { jscOptions } from "#server/jsc-options.ts";
 import { runApart } from "./gateway-apart.ts";
 import { benchPrompt as prompt } from "./prompts.ts";
 
@@ -363,6 +364,8 @@ function spawnPlatform(name: string, env: Record<string, string>): Subprocess {
       "server/main.ts",
     ],
     {
+      // As `bun start` runs it (package.json); --env can override.
+      ...jscOptions,
       DATA_DIR: dataDir,
       HOST: "127.0.0.1",
       GRPC_PORT: "0",

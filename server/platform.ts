@@ -16,7 +16,7 @@ import { GrpcMetrics } from "./grpc/metrics-interceptor.ts";
 import { startGrpc } from "./grpc/start.ts";
 import { startHttpGateway } from "./http/listen.ts";
 import type { Listener } from "./listener.ts";
-import { startTracing, type Tracing, tracingSettingsFromEnv } from "./telemetry.ts";
+import { type Tracing, tracingSettingsFromEnv } from "./telemetry.ts";
 
 export type { Listener };
 
@@ -39,7 +39,9 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   const migrations = await migrate(database.db);
   log.info("database ready", { kind: database.kind, migrations_applied: migrations.applied });
   const tracingSettings = tracingSettingsFromEnv();
-  const tracing: Tracing | undefined = tracingSettings ? startTracing(tracingSettings) : undefined;
+  const tracing: Tracing | undefined = tracingSettings
+    ? (await import("./tracing-sdk.ts")).startTracing(tracingSettings)
+    : undefined;
   if (tracingSettings) log.info("tracing on", { otlp_traces_url: tracingSettings.url });
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
   const { app } = composeApp({ database, config, log, tracing, redis });

@@ -2,8 +2,6 @@
 // statement's parameters, inside the caller's transaction (the upload's).
 import type { Executor } from "#db/client.ts";
 import { knowledgeChunks } from "#db/schema/index.ts";
-import { chunkText } from "./chunk.ts";
-import { textForRetrieval } from "./extract.ts";
 
 export interface ChunkSource {
   orgId: string;
@@ -16,6 +14,12 @@ export interface ChunkSource {
 const batchRows = 1000;
 
 export async function storeChunks(tx: Executor, documents: ChunkSource[]): Promise<number> {
+  // The Markdown parser and the HTML reader load with the first upload, not at every start (about
+  // 5 MB resident for a process that never indexes a document: docs/performance.md).
+  const [{ chunkText }, { textForRetrieval }] = await Promise.all([
+    import("./chunk.ts"),
+    import("./extract.ts"),
+  ]);
   const rows = documents.flatMap((d) =>
     chunkText(textForRetrieval(d.text, d.type)).map((chunk, ordinal) => ({
       orgId: d.orgId,

@@ -12,7 +12,6 @@ import { storeChunks } from "./chunk-store.ts";
 import { collectionOfOrg } from "./collections.ts";
 import { type DocumentType, documentTypeOf } from "./document-types.ts";
 import { type DocumentView, documentView } from "./documents.ts";
-import { pdfToText } from "./extract.ts";
 
 export const uploadLimits = {
   fileBytes: 10 * 1024 * 1024,
@@ -64,6 +63,8 @@ async function check(
   const bytes = new Uint8Array(await file.arrayBuffer());
   let content: string;
   if (contentType === "application/pdf") {
+    // Imported on first use: pdf.js and the HTML/Markdown readers cost every process memory at start.
+    const { pdfToText } = await import("./extract.ts");
     const text = await pdfToText(bytes);
     if (text === undefined) return { field, message: "is a PDF that cannot be read (damaged or encrypted)" };
     if (text.trim() === "") return { field, message: "is a PDF without text (a scan needs OCR first)" };

@@ -1,7 +1,8 @@
 // Tracing follows the standard OTEL_* variables: off without an endpoint, the traces URL derived as the
 // specification says, the sampler named by OTEL_TRACES_SAMPLER.
 import { expect, test } from "bun:test";
-import { samplerOf, tracingSettingsFromEnv } from "#server/telemetry.ts";
+import { tracingSettingsFromEnv } from "#server/telemetry.ts";
+import { samplerOf } from "#server/tracing-sdk.ts";
 
 test("no endpoint, or the SDK disabled: tracing is off", () => {
   expect(tracingSettingsFromEnv({})).toBeUndefined();

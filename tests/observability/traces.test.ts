@@ -3,7 +3,8 @@
 // the same trace (its `traceparent`), a caller's trace continued; orchestration changes and reconciler
 // passes traced too. The tracer provider belongs to this file (nothing global), shut down at the end.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTracing, type Tracing } from "#server/telemetry.ts";
+import type { Tracing } from "#server/telemetry.ts";
+import { startTracing } from "#server/tracing-sdk.ts";
 import { startReconciler } from "#services/orchestration/reconciler.ts";
 import { chat, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "../inference/support.ts";
 import { createPool } from "../orchestration/support.ts";

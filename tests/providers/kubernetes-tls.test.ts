@@ -77,7 +77,7 @@ const kubeconfig = (ca: boolean) =>
 
 describe("kubernetes TLS", () => {
   test("the kubeconfig's CA is trusted and the token sent", async () => {
-    const api = kubeApi({ credentials: { kubeconfig: kubeconfig(true) }, settings: {} });
+    const api = await kubeApi({ credentials: { kubeconfig: kubeconfig(true) }, settings: {} });
     const nodes = await api.core.listNode();
     expect(nodes.items.map((n) => n.metadata?.name)).toEqual(["n1"]);
     expect(seen.at(-1)).toBe("Bearer secret-token");
@@ -85,7 +85,7 @@ describe("kubernetes TLS", () => {
   });
 
   test("without the CA the same server is refused", async () => {
-    const api = kubeApi({ credentials: { kubeconfig: kubeconfig(false) }, settings: {} });
+    const api = await kubeApi({ credentials: { kubeconfig: kubeconfig(false) }, settings: {} });
     await expect(api.core.listNode()).rejects.toThrow();
   });
 });

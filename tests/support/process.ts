@@ -2,6 +2,7 @@
 
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { jscOptions } from "#server/jsc-options.ts";
 
 export interface RunningPlatform {
   proc: Subprocess<"ignore", "pipe", "pipe">;
@@ -27,7 +28,14 @@ export async function runPlatform(env: Record<string, string>, timeoutMs = 30_00
   const proc = Bun.spawn(["bun", "server/main.ts"], {
     cwd: root,
     // Tests write their model files into the data directory: it is their model directory.
-    env: { ...process.env, LOG_LEVEL: "info", ...ephemeralPorts, MODELS_DIR: env.DATA_DIR ?? "", ...env },
+    env: {
+      ...process.env,
+      ...jscOptions,
+      LOG_LEVEL: "info",
+      ...ephemeralPorts,
+      MODELS_DIR: env.DATA_DIR ?? "",
+      ...env,
+    },
     stdout: "pipe",
     stderr: "pipe",
     stdin: "ignore",

@@ -23,7 +23,7 @@ export function createKubernetesProvider(options: RemoteProviderOptions): Comput
     summary: "A Kubernetes cluster: a Deployment and a Service per replica, GPUs as nvidia.com/gpu",
     async checkAccess(access) {
       // The credentials and the namespace: listing Deployments needs both.
-      const api = kubeApi(access);
+      const api = await kubeApi(access);
       await api.apps.listNamespacedDeployment({ namespace: api.namespace, limit: 1 });
     },
     describeFailure: kubeFailure,

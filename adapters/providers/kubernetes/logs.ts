@@ -11,7 +11,7 @@ export async function readKubernetesLogs(
   handle: ReplicaHandle,
   cursor: string | undefined,
 ): Promise<LogChunk> {
-  const api = kubeApi(await accessOf(accounts, handle));
+  const api = await kubeApi(await accessOf(accounts, handle));
   const pods = (
     await api.core.listNamespacedPod({
       namespace: api.namespace,

@@ -68,7 +68,7 @@ export async function startKubernetesReplica(
   { engines, accounts, states }: KubernetesReplicas,
   spec: ReplicaSpec,
 ): Promise<ReplicaHandle> {
-  const api = kubeApi(spec.access);
+  const api = await kubeApi(spec.access);
   const name = objectNameOf(accounts.installation, spec.replicaId);
   const container = containerFor(engines, spec, "kubernetes", name);
   accounts.remember(name, spec.access);
@@ -115,7 +115,7 @@ export async function stopKubernetesReplica(
 ): Promise<void> {
   const name = handle.providerInstanceId;
   if (!states.get(name)?.failed) {
-    const api = kubeApi(await accessOf(accounts, handle));
+    const api = await kubeApi(await accessOf(accounts, handle));
     const gone = (error: unknown) => {
       if (!isNotFound(error)) throw new Error(kubeFailure(error));
     };
@@ -191,7 +191,7 @@ export async function inspectKubernetesReplica(
   accounts.remember(name, spec.access);
   let state = states.get(name);
   if (state?.failed) return { phase: "failed", reason: state.failed };
-  const api = kubeApi(spec.access);
+  const api = await kubeApi(spec.access);
   if (!state) {
     // Adopted after a restart: the port comes from the engine, the price from the settings, the rest
     // from the cluster.
@@ -229,7 +229,7 @@ export const listKubernetesInstances = (
   inClusterAccess: () => ProviderAccess[],
 ) =>
   accounts.instances(async (access) => {
-    const api = kubeApi(access);
+    const api = await kubeApi(access);
     const list = await api.apps.listNamespacedDeployment({
       namespace: api.namespace,
       labelSelector: `${labelKeys.installation}=${accounts.installation}`,

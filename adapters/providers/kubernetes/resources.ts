@@ -26,7 +26,7 @@ export const coresOf = (quantity: string | undefined) =>
   quantity?.endsWith("m") ? Number(quantity.slice(0, -1)) / 1000 : Number(quantity ?? 0) || 0;
 
 export async function kubernetesResources(access: ProviderAccess): Promise<ProviderResources> {
-  const api = kubeApi(access);
+  const api = await kubeApi(access);
   const label = gpuLabelOf(access.settings);
   const prices = gpuPricesOf(access.settings);
   const nodes = (await api.core.listNode()).items;
