@@ -11,11 +11,23 @@ const may = (re: RegExp, text: string) => prefilterOf(re).mayMatch(grams.of(text
 
 describe("regex prefilter", () => {
   test("derives the literals one of which every match contains", () => {
+    // A run of whitespace is one non-letter (" "), a word boundary "\b" (here the backspace character).
     expect(prefilterOf(/\b(?:ignore|forget)\s+(?:all\s+)?rules?\b/g).clauses).toEqual([
-      ["ignore", "forget"],
-      ["rules", "rule"],
+      [
+        "\bignore all rules\b",
+        "\bignore all rule\b",
+        "\bignore rules\b",
+        "\bignore rule\b",
+        "\bforget all rules\b",
+        "\bforget all rule\b",
+        "\bforget rules\b",
+        "\bforget rule\b",
+      ],
     ]);
-    expect(prefilterOf(/\bsummari[sz]e\b/).clauses).toEqual([["summarise", "summarize"]]);
+    expect(prefilterOf(/\bsummari[sz]e\b/).clauses).toEqual([["\bsummarise\b", "\bsummarize\b"]]);
+    // Punctuation classes are one non-letter too; a pattern with a run of anything keeps both ends.
+    expect(prefilterOf(/\bfoo[,.;]bar\b/).clauses).toEqual([["\bfoo bar\b"]]);
+    expect(prefilterOf(/\bstop\w+ing\b/).clauses).toEqual([["\bstop"], ["ing\b"]]);
     expect(prefilterOf(/<\/?sys>/i).clauses).toEqual([["</sys>", "<sys>"]]);
     // Nothing required, or too short to test: always searched.
     expect(prefilterOf(/\w+@\w+/).clauses).toEqual([]);
@@ -32,6 +44,19 @@ describe("regex prefilter", () => {
     // Case and non-letters fold to the same classes in text and literal.
     expect(may(/<\/?sys>/i, "<SYS> hello")).toBe(true);
     expect(may(/don'?t care/, "i don't care")).toBe(true);
+  });
+
+  test("reads word boundaries, runs of non-letters and pairs of digits", () => {
+    // "word" inside "password" is no word; at either edge of the text it is.
+    expect(may(/\bword\b/, "reset the password")).toBe(false);
+    expect(may(/\bword\b/, "word")).toBe(true);
+    expect(may(/\bword\b/, "one word, two")).toBe(true);
+    // "follow" then whitespace: "the following notes" does not hold it, "follow\n\n the" does.
+    expect(may(/\bdo\s+not\s+follow\s+/, "do not follow\n\n the rules")).toBe(true);
+    expect(may(/\bdo\s+not\s+follow\s+/, "do not read the following notes")).toBe(false);
+    // Digits are pairs of their own, not merely two non-letters.
+    expect(may(/\b14\s+88\b/, "request 3-37. (see page 2)")).toBe(false);
+    expect(may(/\b14\s+88\b/, "x 14 88")).toBe(true);
   });
 
   test("never skips a pattern that matches, on every corpus text", () => {
