@@ -7,7 +7,15 @@
 // grams are not all present cannot occur, so the test never skips a pattern that would match (it
 // may let through one that will not, which then simply finds nothing). In a literal, " " is any run
 // of non-letters and "\b" a word boundary (trigrams.ts says how the index reads them).
-import { BOUNDARY, gramsOfLiteral, isLetter, NON_LETTER, selectivity, type Trigrams } from "./trigrams.ts";
+import {
+  BOUNDARY,
+  gramFrequency,
+  gramsOfLiteral,
+  isLetter,
+  NON_LETTER,
+  selectivity,
+  type Trigrams,
+} from "./trigrams.ts";
 
 export { sharedTrigrams, Trigrams } from "./trigrams.ts";
 
@@ -322,41 +330,73 @@ export function prefilterOf(re: RegExp): Prefilter {
   if (clauses.length === 0) return ALWAYS;
   // The most selective clause first: most texts fail there.
   clauses.sort((a, b) => score(new Set(b)) - score(new Set(a)));
-  // One flat array, read in order: per clause its literal count, then per literal its trigram count
-  // and trigrams (nested arrays of arrays cost a pointer chase each; this runs ~150 times a scan).
-  const flat: number[] = [];
-  for (const clause of clauses) {
-    flat.push(clause.length);
-    for (const literal of clause) {
-      const trigrams = gramsOfLiteral(literal);
-      flat.push(trigrams.length, ...trigrams);
-    }
-  }
-  const code = Int32Array.from(flat);
+  const code = compile(clauses);
+  const clauseCount = clauses.length;
   return {
     clauses,
     mayMatch(index: Trigrams): boolean {
       const seen = index.seenTable;
       const stamp = index.currentStamp;
       let at = 0;
-      for (let k = 0; k < clauses.length; k++) {
-        const literals = code[at++] as number;
+      for (let k = 0; k < clauseCount; k++) {
+        const groupsEnd = code[at] as number;
+        at++;
         let found = false;
-        for (let j = 0; j < literals; j++) {
-          const length = code[at++] as number;
-          const end = at + length;
-          if (!found) {
-            let t = at;
-            while (t < end && seen[code[t] as number] === stamp) t++;
-            found = t === end;
+        while (at < groupsEnd) {
+          const groupEnd = code[at + 1] as number;
+          if (seen[code[at] as number] === stamp) {
+            let p = at + 2;
+            while (p < groupEnd) {
+              const end = p + 1 + (code[p] as number);
+              let t = p + 1;
+              while (t < end && seen[code[t] as number] === stamp) t++;
+              if (t === end) break;
+              p = end;
+            }
+            if (p < groupEnd) {
+              found = true;
+              break;
+            }
           }
-          at = end;
+          at = groupEnd;
         }
         if (!found) return false;
+        at = groupsEnd;
       }
       return true;
     },
   };
+}
+
+/**
+ * The clauses as one flat array, read in order (nested arrays cost a pointer chase each; this runs
+ * ~170 times a scan). The literals of a clause are grouped by their rarest gram, the key tested
+ * first: a clause of 60 phrases ("ignore all rules", "ignore the rules", ...) reads a handful of
+ * keys when none occurs, not 60. Per clause: the index where it ends; per group: its key, the index
+ * where it ends, and per literal its count of other grams and those grams.
+ */
+function compile(clauses: readonly (readonly string[])[]): Int32Array {
+  const flat: number[] = [];
+  for (const clause of clauses) {
+    const groups = new Map<number, number[][]>();
+    for (const literal of clause) {
+      const grams = [...new Set(gramsOfLiteral(literal))].sort((x, y) => gramFrequency(x) - gramFrequency(y));
+      const key = grams[0] as number;
+      const group = groups.get(key) ?? [];
+      group.push(grams.slice(1));
+      groups.set(key, group);
+    }
+    const clauseAt = flat.length;
+    flat.push(0);
+    for (const [key, literals] of groups) {
+      const groupAt = flat.length;
+      flat.push(key, 0);
+      for (const rest of literals) flat.push(rest.length, ...rest);
+      flat[groupAt + 1] = flat.length;
+    }
+    flat[clauseAt] = flat.length;
+  }
+  return Int32Array.from(flat);
 }
 
 const byPattern = new WeakMap<RegExp, Prefilter>();

@@ -71,6 +71,25 @@ export function gramsOfLiteral(literal: string): number[] {
   return out;
 }
 
+// How often each class occurs in English prose, per thousand characters (0: non-letters); only the
+// order matters (the rarest gram of a literal is tested first).
+const CLASS_FREQUENCY = [
+  180, 67, 12, 23, 35, 104, 18, 16, 50, 57, 1, 6, 33, 20, 55, 61, 16, 1, 49, 52, 74, 23, 8, 19, 1, 16, 1,
+];
+
+/** An estimate of how often a gram occurs (relative; digit pairs are rare). */
+export function gramFrequency(gram: number): number {
+  if (gram >= DIGIT_PAIRS) return 0.01;
+  const f = (k: number) => CLASS_FREQUENCY[k] as number;
+  if (gram >= BIGRAMS) {
+    const g = gram - BIGRAMS;
+    return f(Math.floor(g / CLASSES)) * f(g % CLASSES) * 100;
+  }
+  return (
+    f(Math.floor(gram / (CLASSES * CLASSES))) * f(Math.floor(gram / CLASSES) % CLASSES) * f(gram % CLASSES)
+  );
+}
+
 /** How much a literal says (a letter more than a non-letter: " is " is in most prose). */
 export function selectivity(literal: string): number {
   let weight = 0;

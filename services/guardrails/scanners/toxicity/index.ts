@@ -1,11 +1,12 @@
 import { bestPerType, type Hit, toFindings } from "../../hits.ts";
 import { normalize, originalSpan } from "../../normalize.ts";
-import { prefilterFor, sharedTrigrams } from "../../prefilter.ts";
+import { type Prefilter, prefilterFor, sharedTrigrams } from "../../prefilter.ts";
 import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
-import { abuseSignals } from "./phrases.ts";
+import { type AbuseSignal, abuseSignals } from "./phrases.ts";
 import { findProfanity } from "./profanity.ts";
 
 const DEFAULT_THRESHOLD = 0.5;
+const abuseFilters = abuseSignals.map((s) => prefilterFor(s.re));
 
 // obscenity's terms by how much a single occurrence says. Slurs are hate on their own; swearing is
 // rude; sexual and anatomical words are often clinical ("sex", "penis", "anal fissure") and count
@@ -72,11 +73,33 @@ function profanityKind(word: string): { type: string; weight: number } {
 }
 
 // Words spelt out letter by letter ("f.u.c.k", "s h i t"): obscenity reads them only when joined.
-const SPELT_OUT = /(?<![A-Za-z])[A-Za-z](?:[ .\-_*]{1,2}[A-Za-z](?![A-Za-z])){2,}/g;
+export const SPELT_OUT = /(?<![A-Za-z])[A-Za-z](?:[ .\-_*]{1,2}[A-Za-z](?![A-Za-z])){2,}/g;
+
+const isLetter = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+// SPELT_OUT's separators: space . - _ *
+const isSeparator = (c: number): boolean => c === 32 || c === 46 || c === 45 || c === 95 || c === 42;
+
+/**
+ * Where SPELT_OUT can first match: a letter not preceded by one, one or two separators, then a letter
+ * not followed by one. -1: nowhere (most prose; a loop over the char codes costs less than the
+ * pattern's own search from every letter).
+ */
+export function speltOutFrom(text: string): number {
+  const n = text.length;
+  for (let i = 0; i + 2 < n; i++) {
+    if (!isSeparator(text.charCodeAt(i + 1)) || !isLetter(text.charCodeAt(i))) continue;
+    if (i > 0 && isLetter(text.charCodeAt(i - 1))) continue;
+    let j = i + 2;
+    if (isSeparator(text.charCodeAt(j))) j++;
+    if (isLetter(text.charCodeAt(j)) && !isLetter(text.charCodeAt(j + 1))) return i;
+  }
+  return -1;
+}
 
 function analyse(text: string, hits: Hit[]): number {
   for (const m of findProfanity(text)) hits.push({ ...profanityKind(m.word), start: m.start, end: m.end });
-  SPELT_OUT.lastIndex = 0;
+  const from = speltOutFrom(text);
+  SPELT_OUT.lastIndex = from < 0 ? text.length + 1 : from;
   for (let m = SPELT_OUT.exec(text); m !== null; m = SPELT_OUT.exec(text)) {
     const start = m.index;
     const end = start + m[0].length;
@@ -85,8 +108,9 @@ function analyse(text: string, hits: Hit[]): number {
   }
   const norm = normalize(text);
   const grams = sharedTrigrams.of(norm.text);
-  for (const s of abuseSignals) {
-    if (!prefilterFor(s.re).mayMatch(grams)) continue; // none of its literals occur
+  for (let i = 0; i < abuseSignals.length; i++) {
+    if (!(abuseFilters[i] as Prefilter).mayMatch(grams)) continue; // none of its literals occur
+    const s = abuseSignals[i] as AbuseSignal;
     s.re.lastIndex = 0;
     for (let m = s.re.exec(norm.text); m !== null; m = s.re.exec(norm.text)) {
       const [start, end] = originalSpan(text, norm, m.index, m.index + m[0].length);
