@@ -39,6 +39,8 @@ const ANY: Info = { exact: null, required: [] };
 const EMPTY: Info = { exact: new Set([""]), required: [] };
 const BOUNDARY_INFO: Info = { exact: new Set([BOUNDARY]), required: [] };
 const NON_LETTER_INFO: Info = { exact: new Set([NON_LETTER]), required: [] };
+/** One character of any kind: to the index, one of its 27 classes ("f.ck" is "fack" ... "f ck"). */
+const ANY_CHAR: Info = { exact: new Set([..."abcdefghijklmnopqrstuvwxyz", NON_LETTER]), required: [] };
 
 function literal(c: string): Info {
   return { exact: new Set([c]), required: [] };
@@ -224,7 +226,7 @@ class Parser {
       return zeroWidth ? EMPTY : inner;
     }
     if (c === "[") return this.charClass();
-    if (c === ".") return ANY;
+    if (c === ".") return ANY_CHAR;
     if (c === "^" || c === "$") return EMPTY;
     if (c === "\\") return this.escape(false) as Info;
     return this.char(c);
@@ -239,7 +241,8 @@ class Parser {
     if (c === "s" || c === "d" || c === "W") return inClass ? NON_LETTER : NON_LETTER_INFO;
     if ("DwSpP".includes(c) || (!inClass && /[1-9k]/.test(c))) {
       if (c === "p" || c === "P" || c === "k") this.i = this.src.indexOf(c === "k" ? ">" : "}", this.i) + 1;
-      return inClass ? null : ANY;
+      if (inClass) return null;
+      return c === "k" || /[1-9]/.test(c) ? ANY : ANY_CHAR;
     }
     let ch: string;
     if (c === "n") ch = "\n";
@@ -259,7 +262,7 @@ class Parser {
     return inClass ? ch : this.char(ch);
   }
 
-  /** A class of a few characters is an alternation; a negated or wide one matches anything. */
+  /** A class of a few characters is an alternation; a negated or wide one is any one character. */
   charClass(): Info {
     const negated = this.src[this.i] === "^";
     if (negated) this.i++;
@@ -292,7 +295,7 @@ class Parser {
       chars.add(from);
     }
     this.i++;
-    if (wide) return ANY;
+    if (wide) return ANY_CHAR;
     // A class of non-letters other than digits ("[ .\-_*]", "[,.;:!\n)]") is one non-letter to the
     // index; digits are kept apart, as the index pairs them.
     const letters = [...chars].some((ch) => isLetter(ch.charCodeAt(0)));

@@ -27,7 +27,9 @@ describe("regex prefilter", () => {
     expect(prefilterOf(/\bsummari[sz]e\b/).clauses).toEqual([["\bsummarise\b", "\bsummarize\b"]]);
     // Punctuation classes are one non-letter too; a pattern with a run of anything keeps both ends.
     expect(prefilterOf(/\bfoo[,.;]bar\b/).clauses).toEqual([["\bfoo bar\b"]]);
-    expect(prefilterOf(/\bstop\w+ing\b/).clauses).toEqual([["\bstop"], ["ing\b"]]);
+    expect(prefilterOf(/\bstop.*ing\b/).clauses).toEqual([["\bstop"], ["ing\b"]]);
+    // One character of any kind is one of the 27 classes.
+    expect(prefilterOf(/f.ck/s).clauses[0]).toHaveLength(27);
     expect(prefilterOf(/<\/?sys>/i).clauses).toEqual([["</sys>", "<sys>"]]);
     // Nothing required, or too short to test: always searched.
     expect(prefilterOf(/\w+@\w+/).clauses).toEqual([]);
@@ -54,6 +56,9 @@ describe("regex prefilter", () => {
     // "follow" then whitespace: "the following notes" does not hold it, "follow\n\n the" does.
     expect(may(/\bdo\s+not\s+follow\s+/, "do not follow\n\n the rules")).toBe(true);
     expect(may(/\bdo\s+not\s+follow\s+/, "do not read the following notes")).toBe(false);
+    // "f.ck" needs "f" two before "ck", not "ck" anywhere.
+    expect(may(/f.ck/s, "the feedback")).toBe(false);
+    expect(may(/f.ck/s, "f_ck")).toBe(true);
     // Digits are pairs of their own, not merely two non-letters.
     expect(may(/\b14\s+88\b/, "request 3-37. (see page 2)")).toBe(false);
     expect(may(/\b14\s+88\b/, "x 14 88")).toBe(true);

@@ -62,19 +62,33 @@ function buildGate(): ((text: string) => boolean) | null {
   });
   const grams = new Trigrams();
   let buf = new Uint16Array(2048);
+  // The same text as bytes while it is ASCII: a string is made from bytes ~10x faster.
+  let bytes = new Uint8Array(2048);
 
   return (text: string) => {
-    if (buf.length < text.length * 2) buf = new Uint16Array(text.length * 2);
+    const len = text.length;
+    if (buf.length < len * 2) {
+      buf = new Uint16Array(len * 2);
+      bytes = new Uint8Array(len * 2);
+    }
     for (const s of stateful) s.reset();
     let lastChar = -1;
     let remaining = -1;
     let n = 0;
-    for (let i = 0; i < text.length; ) {
-      const cp = text.codePointAt(i) as number;
-      i += cp > 0xffff ? 2 : 1;
+    let wide = 0;
+    for (let i = 0; i < len; ) {
+      // text.codePointAt(i), read as char codes (most characters are ASCII).
+      let cp = text.charCodeAt(i++);
       let c: number;
       if (cp < 128) c = ascii[cp] as number;
       else {
+        if (cp >= 0xd800 && cp <= 0xdbff && i < len) {
+          const low = text.charCodeAt(i);
+          if (low >= 0xdc00 && low <= 0xdfff) {
+            cp = ((cp - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
+            i++;
+          }
+        }
         const known = others.get(cp);
         c = known ?? fold(cp);
         if (known === undefined) others.set(cp, c);
@@ -99,22 +113,29 @@ function buildGate(): ((text: string) => boolean) | null {
         }
         if (out === undefined) continue;
       }
+      wide |= out;
       if (out > 0xffff) {
         buf[n++] = 0xd800 + ((out - 0x10000) >> 10);
         buf[n++] = 0xdc00 + ((out - 0x10000) & 0x3ff);
-      } else buf[n++] = out;
+      } else {
+        bytes[n] = out;
+        buf[n++] = out;
+      }
     }
     // The string is made only when a pattern may match (most texts: none does).
     grams.ofCodes(buf, n);
     let transformed: string | null = null;
     for (const p of patterns) {
       if (!p.prefilter.mayMatch(grams)) continue;
-      transformed ??= decode(buf, n);
+      transformed ??= wide < 128 ? ascii7.decode(bytes.subarray(0, n)) : decode(buf, n);
       if (p.re.test(transformed)) return true;
     }
     return false;
   };
 }
+
+// Bytes below 0x80 decode as themselves (the "latin1" label is windows-1252 above 0x7f: not used there).
+const ascii7 = new TextDecoder("latin1");
 
 interface CollapseTable {
   ascii: Int32Array;
