@@ -103,11 +103,14 @@ export class Trigrams {
   private readonly seen = new Uint32Array(GRAMS);
   private stamp = 0;
   private text: string | null = null;
+  /** A text with the same grams as `text` (see alias). */
+  private same: string | null = null;
 
   /** Indexes `text` (a no-op when it is the text indexed last). */
   of(text: string): this {
-    if (this.text === text) return this;
+    if (this.text === text || this.same === text) return this;
     this.text = text;
+    this.same = null;
     const stamp = this.next();
     const seen = this.seen;
     const n = text.length;
@@ -137,6 +140,7 @@ export class Trigrams {
   /** Indexes the UTF-16 code units codes[0..n) (a text not yet made a string). */
   ofCodes(codes: Uint16Array, n: number): this {
     this.text = null;
+    this.same = null;
     const stamp = this.next();
     const seen = this.seen;
     let b = 0;
@@ -188,7 +192,7 @@ export class Trigrams {
    * same, so when `indexed` is the text indexed last, the index serves `same` without a new pass.
    */
   alias(indexed: string, same: string): void {
-    if (this.text === indexed) this.text = same;
+    if (this.text === indexed) this.same = same;
   }
 }
 

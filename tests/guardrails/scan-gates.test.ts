@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { Trigrams } from "#services/guardrails/prefilter.ts";
 import { IPV6_CANDIDATE, ipv6CandidatesFrom } from "#services/guardrails/scanners/pii/ip-address.ts";
-import { SPELT_OUT, speltOutFrom } from "#services/guardrails/scanners/toxicity/index.ts";
+import { mayHoldSpeltOut, SPELT_OUT, speltOutFrom } from "#services/guardrails/scanners/toxicity/index.ts";
 
 // The scanners search some patterns only from where a loop over the text says a match can start.
 // That place must never lie after the pattern's first match: checked on random texts made of the
@@ -23,7 +24,10 @@ function firstMatch(re: RegExp, text: string): number {
   return m === null ? -1 : m.index;
 }
 
+const grams = new Trigrams();
+
 function agree(from: (text: string) => number, re: RegExp, text: string): void {
+  if (re === SPELT_OUT && firstMatch(re, text) >= 0) expect(mayHoldSpeltOut(grams.of(text))).toBe(true);
   const first = firstMatch(re, text);
   const start = from(text);
   if (first < 0) return;
@@ -43,6 +47,9 @@ describe("where a pattern's search starts", () => {
     ])
       agree(speltOutFrom, SPELT_OUT, text);
     expect(speltOutFrom("Please summarise the following notes in a short list.")).toBe(-1);
+    // Two single letters one run of non-letters apart, read from the trigram index.
+    expect(mayHoldSpeltOut(grams.of("I think a draft is due"))).toBe(false);
+    expect(mayHoldSpeltOut(grams.of("say s h"))).toBe(true);
     let matched = 0;
     for (let seed = 1; seed <= 3000; seed++) {
       const text = random("ab  .-_*Xy,", 4 + (seed % 40), seed);

@@ -1,7 +1,8 @@
 import { bestPerType, type Hit, toFindings } from "../../hits.ts";
 import { normalize, originalSpan } from "../../normalize.ts";
-import { type Prefilter, prefilterFor, sharedTrigrams } from "../../prefilter.ts";
+import { type Prefilter, prefilterFor, sharedTrigrams, type Trigrams } from "../../prefilter.ts";
 import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
+import { gramsOfLiteral } from "../../trigrams.ts";
 import { type AbuseSignal, abuseSignals } from "./phrases.ts";
 import { findProfanity } from "./profanity.ts";
 
@@ -96,9 +97,31 @@ export function speltOutFrom(text: string): number {
   return -1;
 }
 
+// The grams of a single letter between non-letters, and of two such letters one non-letter apart.
+const LETTERS = [..."abcdefghijklmnopqrstuvwxyz"];
+const ALONE = LETTERS.map((x) => gramsOfLiteral(` ${x} `)[0] as number);
+const APART = LETTERS.map((x) => LETTERS.map((y) => gramsOfLiteral(`${x} ${y}`)[0] as number));
+
+/**
+ * Whether the indexed text can hold SPELT_OUT: two single letters one run of non-letters apart.
+ * Most prose has one or two single-letter words ("a", "I") and no such pair: a few table reads.
+ */
+export function mayHoldSpeltOut(grams: Trigrams): boolean {
+  for (let x = 0; x < 26; x++) {
+    if (!grams.has(ALONE[x] as number)) continue;
+    const apart = APART[x] as number[];
+    for (let y = 0; y < 26; y++)
+      if (grams.has(ALONE[y] as number) && grams.has(apart[y] as number)) return true;
+  }
+  return false;
+}
+
 function analyse(text: string, hits: Hit[]): number {
   for (const m of findProfanity(text)) hits.push({ ...profanityKind(m.word), start: m.start, end: m.end });
-  const from = speltOutFrom(text);
+  const norm = normalize(text);
+  // SPELT_OUT reads the text as it is: its own index (the prompt-injection scanner's, when it ran).
+  const from = mayHoldSpeltOut(sharedTrigrams.of(text)) ? speltOutFrom(text) : -1;
+  if (norm.lowered) sharedTrigrams.alias(text, norm.text);
   SPELT_OUT.lastIndex = from < 0 ? text.length + 1 : from;
   for (let m = SPELT_OUT.exec(text); m !== null; m = SPELT_OUT.exec(text)) {
     const start = m.index;
@@ -106,7 +129,6 @@ function analyse(text: string, hits: Hit[]): number {
     for (const p of findProfanity(m[0].replace(/[ .\-_*]/g, "")))
       hits.push({ ...profanityKind(p.word), start, end });
   }
-  const norm = normalize(text);
   const grams = sharedTrigrams.of(norm.text);
   for (let i = 0; i < abuseSignals.length; i++) {
     if (!(abuseFilters[i] as Prefilter).mayMatch(grams)) continue; // none of its literals occur
