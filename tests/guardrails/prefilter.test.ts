@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import injectionCorpus from "#bench/guardrails-corpus/prompt_injection.json";
 import toxicityCorpus from "#bench/guardrails-corpus/toxicity.json";
 import { normalize } from "#services/guardrails/normalize.ts";
-import { prefilterOf, Trigrams } from "#services/guardrails/prefilter.ts";
+import { PrefilterSet, prefilterOf, Trigrams } from "#services/guardrails/prefilter.ts";
 import { delimiterSignals, phraseSignals } from "#services/guardrails/scanners/prompt-injection/patterns.ts";
 import { abuseSignals } from "#services/guardrails/scanners/toxicity/phrases.ts";
 
@@ -79,5 +79,23 @@ describe("regex prefilter", () => {
       }
     }
     expect(matched).toBeGreaterThan(300);
+  }, 30_000);
+});
+
+describe("a set of prefilters", () => {
+  test("gives, in order, exactly the patterns whose own prefilter passes", () => {
+    const patterns = [...phraseSignals, ...abuseSignals, ...delimiterSignals].map((s) => s.re);
+    const set = new PrefilterSet(patterns);
+    const own = patterns.map((re) => prefilterOf(re));
+    const out = new Int32Array(patterns.length);
+    const texts = [...injectionCorpus, ...toxicityCorpus].map((i) => i.text);
+    let passed = 0;
+    for (const raw of texts) {
+      grams.of(normalize(raw).text);
+      const expected = own.flatMap((p, i) => (p.mayMatch(grams) ? [i] : []));
+      passed += expected.length;
+      expect([...out.subarray(0, set.candidates(grams, out))]).toEqual(expected);
+    }
+    expect(passed).toBeGreaterThan(500);
   }, 30_000);
 });

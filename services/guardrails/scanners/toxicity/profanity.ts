@@ -1,5 +1,5 @@
 import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from "obscenity";
-import { prefilterOf, Trigrams } from "../../prefilter.ts";
+import { PrefilterSet, Trigrams } from "../../prefilter.ts";
 
 // Profanity, slurs and sexual terms come from obscenity's English dataset, which already resolves
 // leetspeak, confusable characters and stretched letters ("fuuuck") and whitelists the Scunthorpe
@@ -56,10 +56,9 @@ function buildGate(): ((text: string) => boolean) | null {
   for (let c = 0; c < 128; c++) ascii[c] = fold(c);
 
   // The union matches when one of its patterns does; a pattern none of whose literals occur cannot.
-  const patterns = terms.map((t) => {
-    const re = new RegExp((t.regExp as RegExp).source, "s");
-    return { re, prefilter: prefilterOf(re) };
-  });
+  const patterns = terms.map((t) => new RegExp((t.regExp as RegExp).source, "s"));
+  const prefilters = new PrefilterSet(patterns);
+  const candidates = new Int32Array(patterns.length);
   const grams = new Trigrams();
   let buf = new Uint16Array(2048);
   // The same text as bytes while it is ASCII: a string is made from bytes ~10x faster.
@@ -124,12 +123,11 @@ function buildGate(): ((text: string) => boolean) | null {
     }
     // The string is made only when a pattern may match (most texts: none does).
     grams.ofCodes(buf, n);
-    let transformed: string | null = null;
-    for (const p of patterns) {
-      if (!p.prefilter.mayMatch(grams)) continue;
-      transformed ??= wide < 128 ? ascii7.decode(bytes.subarray(0, n)) : decode(buf, n);
-      if (p.re.test(transformed)) return true;
-    }
+    const count = prefilters.candidates(grams, candidates);
+    if (count === 0) return false;
+    const transformed = wide < 128 ? ascii7.decode(bytes.subarray(0, n)) : decode(buf, n);
+    for (let k = 0; k < count; k++)
+      if ((patterns[candidates[k] as number] as RegExp).test(transformed)) return true;
     return false;
   };
 }
