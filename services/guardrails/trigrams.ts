@@ -32,6 +32,7 @@ const CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) CLASS[c] = classOf(c);
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const encoder = new TextEncoder();
 
 /**
  * The grams a literal requires of the text: the trigrams of its classes, runs of non-letters as one
@@ -106,48 +107,33 @@ export class Trigrams {
   /** A text with the same grams as `text` (see alias). */
   private same: string | null = null;
 
+  private utf8 = new Uint8Array(4096);
+
   /** Indexes `text` (a no-op when it is the text indexed last). */
   of(text: string): this {
     if (this.text === text || this.same === text) return this;
+    // Its UTF-8 bytes index as its UTF-16 code units would: every byte of a non-ASCII character is
+    // a non-letter, and a run of them reads as one. The native encoder makes the one loop below
+    // serve strings and byte buffers alike.
+    if (this.utf8.length < text.length * 3) this.utf8 = new Uint8Array(text.length * 3);
+    const { written } = encoder.encodeInto(text, this.utf8);
+    this.ofBytes(this.utf8, written);
     this.text = text;
+    return this;
+  }
+
+  /** Indexes the bytes bytes[0..n) (ASCII, or UTF-8: a text not yet made a string). */
+  ofBytes(bytes: Uint8Array, n: number): this {
+    this.text = null;
     this.same = null;
     const stamp = this.next();
     const seen = this.seen;
-    const n = text.length;
     // One non-letter before the text and one after (a word at either edge ends at a boundary).
     let b = 0;
     let ab = 0;
     let digit = -1;
     for (let i = 0; i < n; i++) {
-      const code = text.charCodeAt(i);
-      const c = code < 128 ? (CLASS[code] as number) : 0;
-      if ((c | b) !== 0) {
-        seen[BIGRAMS + b * CLASSES + c] = stamp;
-        seen[ab * CLASSES + c] = stamp;
-        ab = b * CLASSES + c;
-        b = c;
-      }
-      if (code - 48 < 10 && code >= 48) {
-        if (digit >= 0) seen[DIGIT_PAIRS + digit * 10 + code - 48] = stamp;
-        digit = code - 48;
-      } else digit = -1;
-    }
-    seen[BIGRAMS + b * CLASSES] = stamp;
-    seen[ab * CLASSES] = stamp;
-    return this;
-  }
-
-  /** Indexes the UTF-16 code units codes[0..n) (a text not yet made a string). */
-  ofCodes(codes: Uint16Array, n: number): this {
-    this.text = null;
-    this.same = null;
-    const stamp = this.next();
-    const seen = this.seen;
-    let b = 0;
-    let ab = 0;
-    let digit = -1;
-    for (let i = 0; i < n; i++) {
-      const code = codes[i] as number;
+      const code = bytes[i] as number;
       const c = code < 128 ? (CLASS[code] as number) : 0;
       if ((c | b) !== 0) {
         seen[BIGRAMS + b * CLASSES + c] = stamp;

@@ -53,6 +53,9 @@ describe("regex prefilter", () => {
     expect(may(/\bword\b/, "reset the password")).toBe(false);
     expect(may(/\bword\b/, "word")).toBe(true);
     expect(may(/\bword\b/, "one word, two")).toBe(true);
+    // A character outside ASCII is a non-letter, however many bytes it takes.
+    expect(may(/\bword\b/, "«word»")).toBe(true);
+    expect(may(/ab/, "aéb a😀b")).toBe(false);
     // "follow" then whitespace: "the following notes" does not hold it, "follow\n\n the" does.
     expect(may(/\bdo\s+not\s+follow\s+/, "do not follow\n\n the rules")).toBe(true);
     expect(may(/\bdo\s+not\s+follow\s+/, "do not read the following notes")).toBe(false);

@@ -121,11 +121,14 @@ function buildGate(): ((text: string) => boolean) | null {
         buf[n++] = out;
       }
     }
-    // The string is made only when a pattern may match (most texts: none does).
-    grams.ofCodes(buf, n);
+    // The string is made only when a pattern may match (most texts: none does), or to be indexed
+    // when it is not ASCII.
+    let transformed: string | null = null;
+    if (wide < 128) grams.ofBytes(bytes, n);
+    else grams.of((transformed = decode(buf, n)));
     const count = prefilters.candidates(grams, candidates);
     if (count === 0) return false;
-    const transformed = wide < 128 ? ascii7.decode(bytes.subarray(0, n)) : decode(buf, n);
+    transformed ??= ascii7.decode(bytes.subarray(0, n));
     for (let k = 0; k < count; k++)
       if ((patterns[candidates[k] as number] as RegExp).test(transformed)) return true;
     return false;
