@@ -125,7 +125,10 @@ function buildGate(): ((text: string) => boolean) | null {
     // when it is not ASCII.
     let transformed: string | null = null;
     if (wide < 128) grams.ofBytes(bytes, n);
-    else grams.of((transformed = decode(buf, n)));
+    else {
+      transformed = decode(buf, n);
+      grams.of(transformed);
+    }
     const count = prefilters.candidates(grams, candidates);
     if (count === 0) return false;
     transformed ??= ascii7.decode(bytes.subarray(0, n));
