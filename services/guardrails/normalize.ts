@@ -57,7 +57,22 @@ export interface Normalized {
 }
 
 const NON_ASCII = /[^\t-~]/; // anything outside tab..tilde (ASCII; other controls take the slow path too)
-const LEET_NEAR_LETTER = /[a-z][013457@$]|[013457@$][a-z]/;
+const LEET_CHARS = "013457@$";
+const isLower = (c: number): boolean => c >= 97 && c <= 122;
+
+/**
+ * /[a-z][013457@$]|[013457@$][a-z]/.test(lower), found from the leet characters' places (indexOf
+ * is a native scan; most prompts hold few digits): the pattern tried at every position cost more.
+ */
+export function leetNearLetter(lower: string): boolean {
+  for (let k = 0; k < LEET_CHARS.length; k++) {
+    const ch = LEET_CHARS[k] as string;
+    for (let at = lower.indexOf(ch); at >= 0; at = lower.indexOf(ch, at + 1)) {
+      if (isLower(lower.charCodeAt(at - 1)) || isLower(lower.charCodeAt(at + 1))) return true;
+    }
+  }
+  return false;
+}
 // A word that mixes letters with leet digits or symbols ("1nstruct10ns", "4ll"): inside it every
 // leet character is read as its letter (unleet below).
 const LEET_TABLE = new Int32Array(128);
@@ -139,7 +154,7 @@ export function normalize(input: string): Normalized {
 function fold(input: string): Normalized {
   if (!NON_ASCII.test(input)) {
     const lower = input.toLowerCase();
-    const text = LEET_NEAR_LETTER.test(lower) ? unleet(lower) : lower;
+    const text = leetNearLetter(lower) ? unleet(lower) : lower;
     return { text, map: null, lowered: text === lower };
   }
   // Folding never more than triples a character (NFKD of ligatures, e.g. U+FB03 "ffi").

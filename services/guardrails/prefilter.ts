@@ -3,10 +3,21 @@
 // ("ignore|disregard|..." or "instructions|rules|..."), and a text that holds none of them is not
 // searched at all. Most prompts are benign, so most of the ~40 patterns are skipped.
 //
-// Presence is tested on a table of the text's letter trigrams, built once per text: a literal whose
-// trigrams are not all present cannot occur, so the test never skips a pattern that would match (it
-// may let through one that will not, which then simply finds nothing). Characters other than ASCII
-// letters share one class, which keeps the table small and the test exact.
+// Presence is tested on the text's trigram index (trigrams.ts), built once per text: a literal whose
+// grams are not all present cannot occur, so the test never skips a pattern that would match (it
+// may let through one that will not, which then simply finds nothing). In a literal, " " is any run
+// of non-letters and "\b" a word boundary (trigrams.ts says how the index reads them).
+import {
+  BOUNDARY,
+  gramFrequency,
+  gramsOfLiteral,
+  isLetter,
+  NON_LETTER,
+  selectivity,
+  type Trigrams,
+} from "./trigrams.ts";
+
+export { sharedTrigrams, Trigrams } from "./trigrams.ts";
 
 /**
  * What every match of a node contains: each clause is a set of literals one of which occurs (all the
@@ -26,14 +37,18 @@ const MAX_CLAUSE_CHOICES = 3;
 const MAX_CLAUSES = 12;
 const ANY: Info = { exact: null, required: [] };
 const EMPTY: Info = { exact: new Set([""]), required: [] };
+const BOUNDARY_INFO: Info = { exact: new Set([BOUNDARY]), required: [] };
+const NON_LETTER_INFO: Info = { exact: new Set([NON_LETTER]), required: [] };
+/** One character of any kind: to the index, one of its 27 classes ("f.ck" is "fack" ... "f ck"). */
+const ANY_CHAR: Info = { exact: new Set([..."abcdefghijklmnopqrstuvwxyz", NON_LETTER]), required: [] };
 
 function literal(c: string): Info {
   return { exact: new Set([c]), required: [] };
 }
 
-/** A clause the trigram index can test: no literal shorter than two characters. */
+/** A clause the trigram index can test: every literal has grams. */
 function testable(set: Set<string>): boolean {
-  for (const s of set) if (s.length < 2) return false;
+  for (const s of set) if (gramsOfLiteral(s).length === 0) return false;
   return set.size > 0;
 }
 
@@ -43,10 +58,10 @@ function clausesOf(info: Info): Clauses {
   return info.required;
 }
 
-/** How selective a clause is: longer literals, then fewer of them. */
+/** How selective a clause is: more telling literals, then fewer of them. */
 function score(clause: Set<string>): number {
   let min = Infinity;
-  for (const s of clause) min = Math.min(min, s.length);
+  for (const s of clause) min = Math.min(min, selectivity(s));
   return min * 1000 - clause.size;
 }
 
@@ -105,15 +120,34 @@ function alternate(options: Info[]): Info {
   return { exact: null, required: combos };
 }
 
-function repeat(child: Info, min: number, max: number): Info {
-  if (min === 0 && max === 1 && child.exact) {
-    const e = new Set(child.exact);
-    e.add("");
-    return { exact: e, required: [] };
-  }
-  if (min === 0) return ANY;
-  if (min === 1 && max === 1) return child;
-  return { exact: null, required: clausesOf(child) };
+/** The node matches only runs of non-letters (which the index reads as one). */
+function nonLetters(info: Info): boolean {
+  if (!info.exact) return false;
+  for (const s of info.exact) for (let i = 0; i < s.length; i++) if (s[i] !== NON_LETTER) return false;
+  return true;
+}
+
+function optional(child: Info): Info {
+  const e = new Set(child.exact);
+  e.add("");
+  return { exact: e, required: [] };
+}
+
+/**
+ * A quantified node, as the parts of a sequence. Non-letters repeated are one non-letter ("\s+" is
+ * " ", "\s*" is "" or " "); an exact node repeated at least once is itself, then anything, then
+ * itself again: the first and the last repetition (one and the same when there is one).
+ */
+function repeat(child: Info, min: number, max: number): Info[] {
+  if (nonLetters(child)) return [min === 0 ? optional(child) : child];
+  if (min === 0 && max === 1 && child.exact) return [optional(child)];
+  if (min === 0) return [ANY];
+  if (min === 1 && max === 1) return [child];
+  if (!child.exact) return [{ exact: null, required: clausesOf(child) }];
+  const parts: Info[] = [];
+  for (let k = 0; k < Math.min(min, 4); k++) parts.push(child);
+  if (max > min || min > 4) parts.push(ANY, child);
+  return parts;
 }
 
 /** A small parser of the regular-expression syntax the scanners use. */
@@ -142,12 +176,12 @@ class Parser {
   sequence(): Info {
     const parts: Info[] = [];
     while (this.i < this.src.length && this.src[this.i] !== "|" && this.src[this.i] !== ")") {
-      parts.push(this.quantified(this.atom()));
+      parts.push(...this.quantified(this.atom()));
     }
     return parts.length === 0 ? EMPTY : concat(parts);
   }
 
-  quantified(atom: Info): Info {
+  quantified(atom: Info): Info[] {
     const c = this.src[this.i];
     let min: number;
     let max: number;
@@ -156,14 +190,19 @@ class Parser {
     else if (c === "+") [min, max] = [1, Infinity];
     else if (c === "{") {
       const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.i));
-      if (!m) return atom;
+      if (!m) return [atom];
       min = Number(m[1]);
       max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
       this.i += m[0].length - 1;
-    } else return atom;
+    } else return [atom];
     this.i++;
     if (this.src[this.i] === "?") this.i++; // lazy
-    return this.quantified(repeat(atom, min, max));
+    const parts = repeat(atom, min, max);
+    // A quantifier of a quantifier ("a{2}{3}") is rare: the repeated parts as one node.
+    const next = this.src[this.i];
+    if (next === "?" || next === "*" || next === "+" || next === "{")
+      return this.quantified(parts.length === 1 ? (parts[0] as Info) : concat(parts));
+    return parts;
   }
 
   char(c: string): Info {
@@ -187,7 +226,7 @@ class Parser {
       return zeroWidth ? EMPTY : inner;
     }
     if (c === "[") return this.charClass();
-    if (c === ".") return ANY;
+    if (c === ".") return ANY_CHAR;
     if (c === "^" || c === "$") return EMPTY;
     if (c === "\\") return this.escape(false) as Info;
     return this.char(c);
@@ -196,10 +235,14 @@ class Parser {
   /** An escape; in a class, a single character or null (a class escape such as \d). */
   escape(inClass: boolean): Info | string | null {
     const c = this.src[this.i++] as string;
-    if (!inClass && (c === "b" || c === "B")) return EMPTY;
-    if ("dDwWsSpP".includes(c) || (!inClass && /[1-9k]/.test(c))) {
+    if (!inClass && c === "b") return BOUNDARY_INFO;
+    if (!inClass && c === "B") return EMPTY;
+    // Whitespace, digits and non-word characters are all non-letters: one class in the index.
+    if (c === "s" || c === "d" || c === "W") return inClass ? NON_LETTER : NON_LETTER_INFO;
+    if ("DwSpP".includes(c) || (!inClass && /[1-9k]/.test(c))) {
       if (c === "p" || c === "P" || c === "k") this.i = this.src.indexOf(c === "k" ? ">" : "}", this.i) + 1;
-      return inClass ? null : ANY;
+      if (inClass) return null;
+      return c === "k" || /[1-9]/.test(c) ? ANY : ANY_CHAR;
     }
     let ch: string;
     if (c === "n") ch = "\n";
@@ -219,12 +262,13 @@ class Parser {
     return inClass ? ch : this.char(ch);
   }
 
-  /** A class of a few characters is an alternation; a negated or wide one matches anything. */
+  /** A class of a few characters is an alternation; a negated or wide one is any one character. */
   charClass(): Info {
     const negated = this.src[this.i] === "^";
     if (negated) this.i++;
     const chars = new Set<string>();
     let wide = negated;
+    let nonLetterEscape = false;
     let first = true;
     while (first || this.src[this.i] !== "]") {
       first = false;
@@ -234,6 +278,10 @@ class Parser {
       from = c === "\\" ? (this.escape(true) as string | null) : c;
       if (from === null) {
         wide = true;
+        continue;
+      }
+      if (from === NON_LETTER && c === "\\") {
+        nonLetterEscape = true;
         continue;
       }
       if (this.src[this.i] === "-" && this.src[this.i + 1] !== "]") {
@@ -247,111 +295,14 @@ class Parser {
       chars.add(from);
     }
     this.i++;
-    if (wide) return ANY;
+    if (wide) return ANY_CHAR;
+    // A class of non-letters other than digits ("[ .\-_*]", "[,.;:!\n)]") is one non-letter to the
+    // index; digits are kept apart, as the index pairs them.
+    const letters = [...chars].some((ch) => isLetter(ch.charCodeAt(0)));
+    const digits = [...chars].some((ch) => ch >= "0" && ch <= "9");
+    if (!letters && !digits) return NON_LETTER_INFO;
+    if (nonLetterEscape) return letters ? ANY : NON_LETTER_INFO;
     return alternate([...chars].map((ch) => this.char(ch)));
-  }
-}
-
-const CLASSES = 27;
-
-/** The trigram class of a character: a-z (upper case folded) 1..26, anything else 0. */
-function classOf(c: number): number {
-  if (c >= 97 && c <= 122) return c - 96;
-  if (c >= 65 && c <= 90) return c - 64;
-  return 0;
-}
-
-const BIGRAMS = CLASSES * CLASSES * CLASSES;
-
-/** A literal's trigrams; a two-character literal is one bigram, numbered after the trigrams. */
-const CLASS = new Uint8Array(128);
-for (let c = 0; c < 128; c++) CLASS[c] = classOf(c);
-
-function trigramsOfLiteral(s: string): number[] {
-  if (s.length === 2) return [BIGRAMS + classOf(s.charCodeAt(0)) * CLASSES + classOf(s.charCodeAt(1))];
-  const out: number[] = [];
-  for (let i = 0; i + 2 < s.length; i++) {
-    out.push(
-      (classOf(s.charCodeAt(i)) * CLASSES + classOf(s.charCodeAt(i + 1))) * CLASSES +
-        classOf(s.charCodeAt(i + 2)),
-    );
-  }
-  return out;
-}
-
-/** The trigrams (and bigrams) present in a text, built once per text and shared by every prefilter. */
-export class Trigrams {
-  private readonly seen = new Uint32Array(BIGRAMS + CLASSES * CLASSES);
-  private stamp = 0;
-  private text: string | null = null;
-
-  /** Indexes `text` (a no-op when it is the text indexed last). */
-  of(text: string): this {
-    if (this.text === text) return this;
-    this.text = text;
-    const stamp = this.next();
-    const seen = this.seen;
-    const n = text.length;
-    // Two classes of nothing before the text: the extra grams only make the test less selective.
-    let b = 0;
-    let ab = 0;
-    for (let i = 0; i < n; i++) {
-      const code = text.charCodeAt(i);
-      const c = code < 128 ? (CLASS[code] as number) : 0;
-      seen[BIGRAMS + b * CLASSES + c] = stamp;
-      seen[ab * CLASSES + c] = stamp;
-      ab = b * CLASSES + c;
-      b = c;
-    }
-    return this;
-  }
-
-  /** Indexes the UTF-16 code units codes[0..n) (a text not yet made a string). */
-  ofCodes(codes: Uint16Array, n: number): this {
-    this.text = null;
-    const stamp = this.next();
-    const seen = this.seen;
-    let b = 0;
-    let ab = 0;
-    for (let i = 0; i < n; i++) {
-      const code = codes[i] as number;
-      const c = code < 128 ? (CLASS[code] as number) : 0;
-      seen[BIGRAMS + b * CLASSES + c] = stamp;
-      seen[ab * CLASSES + c] = stamp;
-      ab = b * CLASSES + c;
-      b = c;
-    }
-    return this;
-  }
-
-  private next(): number {
-    if (++this.stamp === 0xffffffff) {
-      this.seen.fill(0);
-      this.stamp = 1;
-    }
-    return this.stamp;
-  }
-
-  /** Whether the text indexed last holds this trigram (or bigram). */
-  has(trigram: number): boolean {
-    return this.seen[trigram] === this.stamp;
-  }
-
-  /** has(t) is seenTable[t] === currentStamp (for the prefilters' inner loop). */
-  get seenTable(): Uint32Array {
-    return this.seen;
-  }
-
-  get currentStamp(): number {
-    return this.stamp;
-  }
-
-  /**
-   * `same` is `indexed` with only the case of letters changed (its lower case): its trigrams are the
-   * same, so when `indexed` is the text indexed last, the index serves `same` without a new pass.
-   */
-  alias(indexed: string, same: string): void {
-    if (this.text === indexed) this.text = same;
   }
 }
 
@@ -382,41 +333,78 @@ export function prefilterOf(re: RegExp): Prefilter {
   if (clauses.length === 0) return ALWAYS;
   // The most selective clause first: most texts fail there.
   clauses.sort((a, b) => score(new Set(b)) - score(new Set(a)));
-  // One flat array, read in order: per clause its literal count, then per literal its trigram count
-  // and trigrams (nested arrays of arrays cost a pointer chase each; this runs ~150 times a scan).
-  const flat: number[] = [];
-  for (const clause of clauses) {
-    flat.push(clause.length);
-    for (const literal of clause) {
-      const trigrams = trigramsOfLiteral(literal);
-      flat.push(trigrams.length, ...trigrams);
-    }
-  }
-  const code = Int32Array.from(flat);
+  const code = compile(clauses);
+  const clauseCount = clauses.length;
   return {
     clauses,
     mayMatch(index: Trigrams): boolean {
       const seen = index.seenTable;
       const stamp = index.currentStamp;
       let at = 0;
-      for (let k = 0; k < clauses.length; k++) {
-        const literals = code[at++] as number;
+      for (let k = 0; k < clauseCount; k++) {
+        const groupsEnd = code[at] as number;
+        at++;
         let found = false;
-        for (let j = 0; j < literals; j++) {
-          const length = code[at++] as number;
-          const end = at + length;
-          if (!found) {
-            let t = at;
-            while (t < end && seen[code[t] as number] === stamp) t++;
-            found = t === end;
+        while (at < groupsEnd) {
+          const groupEnd = code[at + 1] as number;
+          if (seen[code[at] as number] === stamp) {
+            let p = at + 2;
+            while (p < groupEnd) {
+              const end = p + 1 + (code[p] as number);
+              let t = p + 1;
+              while (t < end && seen[code[t] as number] === stamp) t++;
+              if (t === end) break;
+              p = end;
+            }
+            if (p < groupEnd) {
+              found = true;
+              break;
+            }
           }
-          at = end;
+          at = groupEnd;
         }
         if (!found) return false;
+        at = groupsEnd;
       }
       return true;
     },
   };
+}
+
+/** A literal's grams, the rarest (by English letter frequencies) first. */
+function rarestFirst(literal: string): number[] {
+  return [...new Set(gramsOfLiteral(literal))].sort((x, y) => gramFrequency(x) - gramFrequency(y));
+}
+
+/**
+ * The clauses as one flat array, read in order (nested arrays cost a pointer chase each; this runs
+ * ~170 times a scan). The literals of a clause are grouped by their rarest gram, the key tested
+ * first: a clause of 60 phrases ("ignore all rules", "ignore the rules", ...) reads a handful of
+ * keys when none occurs, not 60. Per clause: the index where it ends; per group: its key, the index
+ * where it ends, and per literal its count of other grams and those grams.
+ */
+function compile(clauses: readonly (readonly string[])[]): Int32Array {
+  const flat: number[] = [];
+  for (const clause of clauses) {
+    const groups = new Map<number, number[][]>();
+    for (const literal of clause) {
+      const grams = rarestFirst(literal);
+      const key = grams[0] as number;
+      const group = groups.get(key) ?? [];
+      group.push(grams.slice(1));
+      groups.set(key, group);
+    }
+    const clauseAt = flat.length;
+    flat.push(0);
+    for (const [key, literals] of groups) {
+      const groupAt = flat.length;
+      flat.push(key, 0);
+      for (const rest of literals) flat.push(rest.length, ...rest);
+      flat[groupAt + 1] = flat.length;
+    }
+    flat[clauseAt] = flat.length;
+  }
+  return Int32Array.from(flat);
 }
 
 const byPattern = new WeakMap<RegExp, Prefilter>();
@@ -431,5 +419,79 @@ export function prefilterFor(re: RegExp): Prefilter {
   return p;
 }
 
-/** One index shared by the scanners: a text scanned by several of them is indexed once. */
-export const sharedTrigrams = new Trigrams();
+/**
+ * The prefilters of a list of patterns, tested together: `candidates` gives the indices of those
+ * that may match, in order. The literals of every single-clause pattern (most of them: one word
+ * each, as obscenity's ~120 terms) are grouped by rarest gram across the whole list, so the test
+ * reads each distinct key once instead of calling ~120 prefilters.
+ */
+export class PrefilterSet {
+  private readonly code: Int32Array;
+  /** Patterns of several clauses (or none: always searched), tested one by one. */
+  private readonly others: [number, Prefilter][] = [];
+  private readonly marks: Uint8Array;
+
+  constructor(patterns: readonly RegExp[]) {
+    const groups = new Map<number, number[][]>();
+    patterns.forEach((re, i) => {
+      const p = prefilterOf(re);
+      if (p.clauses.length !== 1) {
+        this.others.push([i, p]);
+        return;
+      }
+      for (const literal of p.clauses[0] as readonly string[]) {
+        const [key, ...rest] = rarestFirst(literal);
+        const group = groups.get(key as number) ?? [];
+        group.push([i, rest.length, ...rest]);
+        groups.set(key as number, group);
+      }
+    });
+    // Per group: its key, the index where it ends, then per literal its pattern, its count of
+    // other grams and those grams.
+    const flat: number[] = [];
+    for (const [key, literals] of groups) {
+      const at = flat.length;
+      flat.push(key, 0);
+      for (const literal of literals) flat.push(...literal);
+      flat[at + 1] = flat.length;
+    }
+    this.code = Int32Array.from(flat);
+    this.marks = new Uint8Array(patterns.length);
+  }
+
+  /** The indices of the patterns that may match the indexed text, ascending, into `out`; their count. */
+  candidates(index: Trigrams, out: Int32Array): number {
+    const seen = index.seenTable;
+    const stamp = index.currentStamp;
+    const code = this.code;
+    const marks = this.marks;
+    marks.fill(0);
+    let any = false;
+    for (let at = 0; at < code.length; ) {
+      const groupEnd = code[at + 1] as number;
+      if (seen[code[at] as number] === stamp) {
+        for (let p = at + 2; p < groupEnd; ) {
+          const pattern = code[p] as number;
+          const end = p + 2 + (code[p + 1] as number);
+          let t = p + 2;
+          while (t < end && seen[code[t] as number] === stamp) t++;
+          if (t === end) {
+            marks[pattern] = 1;
+            any = true;
+          }
+          p = end;
+        }
+      }
+      at = groupEnd;
+    }
+    for (const [i, p] of this.others) {
+      if (p.mayMatch(index)) {
+        marks[i] = 1;
+        any = true;
+      }
+    }
+    let n = 0;
+    if (any) for (let i = 0; i < marks.length; i++) if (marks[i] === 1) out[n++] = i;
+    return n;
+  }
+}

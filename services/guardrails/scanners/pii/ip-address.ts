@@ -21,7 +21,7 @@ function standaloneQuad(text: string, start: number, end: number): boolean {
 }
 // Candidates only: hex groups and colons (with an optional embedded IPv4 tail and zone id); whether a
 // candidate is an address is decided by `validIpv6`, which a regular expression does badly.
-const IPV6_CANDIDATE =
+export const IPV6_CANDIDATE =
   /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|\d{1,3}(?:\.\d{1,3}){3})?(?:%[0-9A-Za-z._-]+)?(?![\w:]|\.\w)/g;
 const EMBEDDED_V4 = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
 
@@ -60,6 +60,20 @@ export function validIpv6(candidate: string): boolean {
   return left + right <= 7 && left + right > 0;
 }
 
+/**
+ * Where IPv6 candidates can start: every candidate holds two colons at most five apart (a group is
+ * at most four hex digits) and starts at most four characters before the first of them. -1: none
+ * (most texts with a colon have it in prose, "note: ..."; the pattern is then not searched at all).
+ */
+export function ipv6CandidatesFrom(text: string): number {
+  let previous = -6;
+  for (let at = text.indexOf(":"); at >= 0; at = text.indexOf(":", at + 1)) {
+    if (at - previous <= 5) return Math.max(0, previous - 4);
+    previous = at;
+  }
+  return -1;
+}
+
 export const detectIpAddresses: Detector = (text, out) => {
   if (text.indexOf(".") >= 0) {
     IPV4.lastIndex = 0;
@@ -69,8 +83,9 @@ export const detectIpAddresses: Detector = (text, out) => {
       else IPV4.lastIndex = m.index + 1;
     }
   }
-  if (text.indexOf(":") >= 0) {
-    IPV6_CANDIDATE.lastIndex = 0;
+  const from = ipv6CandidatesFrom(text);
+  if (from >= 0) {
+    IPV6_CANDIDATE.lastIndex = from;
     for (let m = IPV6_CANDIDATE.exec(text); m !== null; m = IPV6_CANDIDATE.exec(text)) {
       if (validIpv6(m[0])) out.push(piiFinding("ip_address", 0.85, m.index, m.index + m[0].length));
     }

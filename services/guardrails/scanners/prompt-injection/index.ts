@@ -1,6 +1,6 @@
 import { type Hit as BaseHit, bestPerSignal, toFindings } from "../../hits.ts";
 import { normalize, originalSpan } from "../../normalize.ts";
-import { prefilterFor, sharedTrigrams } from "../../prefilter.ts";
+import { type Prefilter, prefilterFor, sharedTrigrams } from "../../prefilter.ts";
 import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
 import {
   BASE64_RUN,
@@ -62,6 +62,17 @@ const DECODE_REQUESTS: readonly Signal[] = [
 // have it decoded), and adds to a request to act on it.
 const READABLE_PAYLOAD = 0.25;
 
+// The prefilters of each list of signals, found once per list (not once per signal and scan).
+const filtersByList = new WeakMap<readonly Signal[], Prefilter[]>();
+function filtersOf(signals: readonly Signal[]): Prefilter[] {
+  let filters = filtersByList.get(signals);
+  if (filters === undefined) {
+    filters = signals.map((s) => prefilterFor(s.re));
+    filtersByList.set(signals, filters);
+  }
+  return filters;
+}
+
 function collect(
   signals: readonly Signal[],
   text: string,
@@ -69,8 +80,10 @@ function collect(
 ) {
   // Most patterns cannot match a given text (none of their literals occur in it): skip those.
   const grams = sharedTrigrams.of(text);
-  for (const s of signals) {
-    if (!prefilterFor(s.re).mayMatch(grams)) continue;
+  const filters = filtersOf(signals);
+  for (let i = 0; i < signals.length; i++) {
+    if (!(filters[i] as Prefilter).mayMatch(grams)) continue;
+    const s = signals[i] as Signal;
     s.re.lastIndex = 0;
     for (let m = s.re.exec(text); m !== null; m = s.re.exec(text)) {
       if (m[0].length === 0) {
