@@ -5,6 +5,7 @@ import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "#db/client.ts";
+import { rowsOf } from "#db/migrate.ts";
 import { executePrepared } from "#db/prepared.ts";
 import { isUniqueViolation } from "#db/unique-violation.ts";
 
@@ -45,7 +46,7 @@ test("another caller's query waits for an open transaction; a failed savepoint r
   await Bun.sleep(10);
   const reader = handle.db
     .execute(sql`select count(*)::int as n from t`)
-    .then((r) => order.push(`read ${r.rows[0]?.n}`));
+    .then((r) => order.push(`read ${rowsOf<{ n: number }>(r)[0]?.n}`));
   await Promise.all([transaction, reader]);
   expect(order).toEqual(["inner failed", "committed", "read 2"]);
 
@@ -54,19 +55,21 @@ test("another caller's query waits for an open transaction; a failed savepoint r
     throw new Error("caller's own error");
   });
   expect(await failed.catch((error: Error) => error.message)).toBe("caller's own error");
-  const ids = await handle.db.execute(sql`select array_agg(id order by id) as ids from t`);
-  expect(ids.rows[0]?.ids).toEqual([1, 2]);
+  const ids = rowsOf<{ ids: number[] }>(
+    await handle.db.execute(sql`select array_agg(id order by id) as ids from t`),
+  );
+  expect(ids[0]?.ids).toEqual([1, 2]);
 });
 
 test("errors keep PostgreSQL's code, and values cross as drizzle's pglite driver leaves them", async () => {
   const duplicate = await handle.db.execute(sql`insert into t (id) values (1)`).catch((e: unknown) => e);
   expect(isUniqueViolation(duplicate)).toBe(true);
-  const row = (
+  const [row] = rowsOf(
     await handle.db.execute(
       sql`select ${new Date("2026-01-02T03:04:05Z")}::timestamptz as at, '2026-01-02'::date as day,
         ${new Uint8Array([1, 2])}::bytea as bytes, ${5n}::int8 as big, '{"a":1}'::jsonb as doc`,
-    )
-  ).rows[0];
+    ),
+  );
   // Timestamps and dates stay PostgreSQL's text (drizzle's parsers), the rest as PGlite parses them.
   expect(row).toEqual({
     at: "2026-01-02 03:04:05+00",
@@ -82,8 +85,10 @@ test("prepared statements, the pgvector extension and a dump of the data directo
   expect(await executePrepared(handle.db, insert("10"))).toEqual([{ id: "10" }]);
   expect(await executePrepared(handle.db, insert("11"))).toEqual([{ id: "11" }]);
   await handle.db.execute(sql`create extension if not exists vector`);
-  const distance = await handle.db.execute(sql`select '[1,2,3]'::vector <-> '[1,2,4]'::vector as d`);
-  expect(distance.rows[0]?.d).toBe(1);
+  const distance = rowsOf<{ d: number }>(
+    await handle.db.execute(sql`select '[1,2,3]'::vector <-> '[1,2,4]'::vector as d`),
+  );
+  expect(distance[0]?.d).toBe(1);
   const client = (handle.db as unknown as { $client: { dumpDataDir(c: "gzip"): Promise<Blob> } }).$client;
   expect((await client.dumpDataDir("gzip")).size).toBeGreaterThan(1000);
 }, 30_000);
