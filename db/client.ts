@@ -1,16 +1,13 @@
 // One database handle for the whole process: PostgreSQL through postgres.js when DATABASE_URL is set,
 // embedded PGlite under DATA_DIR otherwise. Both speak the same SQL, so services see one type.
 
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
+import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { loadTemplate, saveTemplate } from "./pglite-template.ts";
+import { PGliteRemote } from "./pglite-remote.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -55,25 +52,20 @@ function openPostgres(url: string, max: number): DatabaseHandle {
   };
 }
 
-/** PGLITE_SHARED_BUFFERS (PostgreSQL's syntax, e.g. 64MB) overrides the embedded default of 16 MB. */
+/**
+ * PGLITE_SHARED_BUFFERS (PostgreSQL's syntax, e.g. 64MB) overrides the embedded default of 16 MB: PostgreSQL's
+ * default 128 MB live in PGlite's WebAssembly heap, which never shrinks; under load they filled and held the
+ * process at 440-590 MB. 16 MB keeps the hot pages (the files are the operating system's to cache).
+ */
 const pgliteSharedBuffers = /^\d+(kB|MB|GB)$/.test(process.env.PGLITE_SHARED_BUFFERS ?? "")
   ? (process.env.PGLITE_SHARED_BUFFERS as string)
   : "16MB";
 
+/** PGlite runs in a worker of its own (db/pglite-remote.ts); drizzle drives it as it drove PGlite. */
 async function openPglite(dir: string): Promise<DatabaseHandle> {
-  const isNew = dir === "memory://" || !existsSync(join(dir, "PG_VERSION"));
-  const template = isNew ? await loadTemplate() : undefined;
-  // pgvector ships with PGlite as an extension: loaded here, created on first use by retrieval.
-  const client = await PGlite.create(dir, {
-    // PostgreSQL's default 128 MB of shared buffers live in PGlite's WebAssembly heap, which never
-    // shrinks: under load they filled and held the process at 440-590 MB. 16 MB keeps the hot pages
-    // (the files below are the operating system's to cache, outside the process).
-    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${pgliteSharedBuffers}`],
-    extensions: { vector },
-    ...(template ? { loadDataDir: template } : {}),
-  });
-  if (isNew && !template) await saveTemplate(client);
-  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  const client = await PGliteRemote.open(dir, pgliteSharedBuffers);
+  // The remote has the part of PGlite's interface that drizzle's pglite driver calls.
+  const db = drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Database;
   return {
     db,
     kind: "pglite",

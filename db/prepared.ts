@@ -3,16 +3,18 @@
 // and plans each call anew (an unnamed statement), and planning the batch statements (a CTE of five
 // inserts and upserts) cost about 4 ms of WebAssembly on the event loop per call, whatever the batch's
 // size. Here a statement is parsed once per PGlite instance under a name of its own, then only bound
-// and executed: PostgreSQL keeps its plan (a generic one after five runs).
-import { PGlite, protocol } from "@electric-sql/pglite";
+// and executed: PostgreSQL keeps its plan (a generic one after five runs). PGlite runs in a worker
+// (db/pglite-remote.ts); these calls are PGlite's own, made there.
+import { protocol } from "@electric-sql/pglite";
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Executor } from "./client.ts";
 import { rowsOf } from "./migrate.ts";
+import { PGliteRemote } from "./pglite-remote.ts";
 
 const dialect = new PgDialect();
 /** Per PGlite instance: the name each statement text was prepared under. */
-const prepared = new WeakMap<PGlite, Map<string, string>>();
+const prepared = new WeakMap<PGliteRemote, Map<string, string>>();
 
 const concat = (parts: Uint8Array[]): Uint8Array => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -34,7 +36,7 @@ export async function executePrepared(db: Executor, statement: SQL): Promise<Rec
   const client = (db as { $client?: unknown }).$client;
   const query = dialect.sqlToQuery(statement);
   const strings = query.params.every((p) => p === null || typeof p === "string");
-  if (!(client instanceof PGlite) || !strings) return rowsOf(await db.execute(statement));
+  if (!(client instanceof PGliteRemote) || !strings) return rowsOf(await db.execute(statement));
   let names = prepared.get(client);
   if (!names) {
     names = new Map();
