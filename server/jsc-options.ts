@@ -6,6 +6,8 @@
 // heapGrowthMaxIncrease: on machines with 16 GB of RAM or more, JSC lets the heap grow to about
 // (1 + this) times its size after the last full collection before the next one; Bun sets 2.0, so
 // about 3x. The gateway's garbage outlives a request's awaits and is only freed by full collections,
-// so the resident size followed that 3x. At 0.5 (1.5x) the PostgreSQL platform under bench/gateway.ts
-// stays at 141-151 MB instead of 189-208 (docs/performance.md, "Resident memory under load").
-export const jscOptions = { BUN_JSC_heapGrowthMaxIncrease: "0.5" } as const;
+// so the resident size followed that 3x. 1 (2x) holds the PostgreSQL platform under bench/gateway.ts
+// at 173-190 MB (peak 193) instead of 206-222 (peak 237-269) for the same CPU per request; 0.5 held it
+// at 146 MB but cost 25-45 % more CPU a request in full collections (docs/performance.md, "Resident
+// memory under load").
+export const jscOptions = { BUN_JSC_heapGrowthMaxIncrease: "1" } as const;
