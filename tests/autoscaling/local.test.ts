@@ -102,11 +102,16 @@ test("load summed over two gateways scales up past what either sees alone, and d
     ),
   );
   const scaled = await until(a.o, id, (d) => d.replicas === 3, "three replicas wanted", 15_000);
-  expect(
-    scaleDecisions(scaled).some((d) => /6 in flight over [12] replicas?, target 2$/.test(d.reason)),
-  ).toBe(true);
+  // Three replicas at target 2 take five or six in flight: more than the three either gateway sees.
+  // (Five when the sixth request had not been counted yet at the pass that decided.) Compared as lists
+  // so that a failure prints every decision and every refused answer.
+  expect(scaleDecisions(scaled).map((d) => d.reason)).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/^scaled up from [12] to 3: [56] in flight over [12] replicas?, target 2$/),
+    ]),
+  );
   await until(a.o, id, (d) => d.endpoints.length === 3, "three replicas ready", 15_000);
-  for (const answer of await load) expect(answer.status).toBe(200);
+  expect((await load).filter((answer) => answer.status !== 200)).toEqual([]);
   const down = await until(a.o, id, (d) => d.replicas === 1, "back to one replica", 15_000);
   expect(scaleDecisions(down).at(-1)?.reason).toMatch(
     /^scaled down from [23] to 1: \d+ in flight over [23] replicas, target 2 for \d+ s$/,
