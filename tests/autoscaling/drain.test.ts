@@ -2,8 +2,6 @@
 // endpoints) but keeps running for the drain time, so requests sent with a gateway's cached endpoints
 // and those under way finish; then it is stopped. Scaled back up meanwhile, it serves again.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
-import { deployments } from "#db/schema/index.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import {
@@ -36,12 +34,13 @@ const scale = (id: string, replicas: number) =>
   });
 
 test("scaled down, a replica drains out of rotation before it stops; scaled up meanwhile, it serves again", async () => {
-  const { id } = await insertDeployment(o.t.app.db, await defaultOrgId(o.t.app.db), { name: "drained" });
-  const endpoints = stubs.map((stub) => `${stub.url}/v1`);
-  await o.t.app.db
-    .update(deployments)
-    .set({ configuration: { endpoints }, replicas: 3 })
-    .where(eq(deployments.id, id));
+  // The reconciler already runs: the endpoints go in with the row (an update after it raced the
+  // reconciler's pass, which failed the deployment for want of them).
+  const { id } = await insertDeployment(o.t.app.db, await defaultOrgId(o.t.app.db), {
+    name: "drained",
+    endpoints: stubs.map((stub) => `${stub.url}/v1`),
+    wanted: 3,
+  });
   await eventually(async () => (await status(o, id)).endpoints.length === 3, 20_000, "three ready");
 
   const scaledAt = Date.now();

@@ -2,8 +2,6 @@
 // reconciler's leader election lets one of them decide; on PGlite (one process) both passes run, and
 // the decision's conditional write lets only one of them record it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
-import { deployments } from "#db/schema/index.ts";
 import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
@@ -28,10 +26,11 @@ afterAll(async () => {
 });
 
 test("two orchestrators, one decision", async () => {
-  const { id } = await insertDeployment(o.t.app.db, await defaultOrgId(o.t.app.db), { name: "shared" });
   // External replicas are its listed endpoints: three here, one wanted.
-  const endpoints = stubs.map((stub) => `${stub.url}/v1`);
-  await o.t.app.db.update(deployments).set({ configuration: { endpoints } }).where(eq(deployments.id, id));
+  const { id } = await insertDeployment(o.t.app.db, await defaultOrgId(o.t.app.db), {
+    name: "shared",
+    endpoints: stubs.map((stub) => `${stub.url}/v1`),
+  });
   await setAutoscaling(o, id, {
     min_replicas: 1,
     max_replicas: 3,

@@ -21,6 +21,10 @@ export interface DeploymentFixture {
   name: string;
   status?: DeploymentState;
   replicas?: { state: ReplicaState; endpoint: string | null }[];
+  /** The external pool's replica endpoints (configuration.endpoints), written with the row itself. */
+  endpoints?: string[];
+  /** The replica count wanted (default 1). */
+  wanted?: number;
 }
 
 export async function insertDeployment(db: Database, orgId: string, fixture: DeploymentFixture) {
@@ -45,6 +49,9 @@ export async function insertDeployment(db: Database, orgId: string, fixture: Dep
       image: "none",
       status: fixture.status ?? "RUNNING",
       desiredState: fixture.status === "STOPPED" ? "stopped" : "running",
+      // In the same insert: a reconciler running meanwhile must never see the deployment without them.
+      ...(fixture.endpoints ? { configuration: { endpoints: fixture.endpoints } } : {}),
+      ...(fixture.wanted !== undefined ? { replicas: fixture.wanted } : {}),
     })
     .returning();
   const id = deployment?.id as string;

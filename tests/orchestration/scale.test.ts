@@ -3,7 +3,7 @@
 // provider, replicas started and stopped there, is in tests/providers/<id>.test.ts.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, deployments } from "#db/schema/index.ts";
+import { auditLogs } from "#db/schema/index.ts";
 import { fieldsOf, insertDeployment } from "../management/support.ts";
 import { call } from "../support/app.ts";
 import { type OrchestrationTest, startOrchestrationTest } from "./support.ts";
@@ -13,10 +13,9 @@ let id: string;
 
 beforeAll(async () => {
   o = await startOrchestrationTest();
-  id = (await insertDeployment(o.t.app.db, o.orgId, { name: "scaled", status: "STOPPED" })).id;
   // The fixture's pool is `external`, whose replicas are the listed endpoints: three of them.
   const endpoints = ["http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1", "http://127.0.0.1:11/v1"];
-  await o.t.app.db.update(deployments).set({ configuration: { endpoints } }).where(eq(deployments.id, id));
+  id = (await insertDeployment(o.t.app.db, o.orgId, { name: "scaled", status: "STOPPED", endpoints })).id;
 }, 30_000);
 afterAll(() => o.t.close(), 30_000);
 
