@@ -42,10 +42,14 @@ export async function executePrepared(db: Executor, statement: SQL): Promise<Rec
     names = new Map();
     prepared.set(client, names);
   }
-  const known = names.get(query.sql);
-  const name = known ?? `llmp_prepared_${names.size + 1}`;
+  const statements = names;
   return client.transaction(() =>
     client.runExclusive(async () => {
+      // Looked up and named inside the exclusive section: two statements first seen at once (the first
+      // log batch and the first usage batch) would otherwise both take the next name, and the second
+      // Parse fail with "prepared statement … already exists".
+      const known = statements.get(query.sql);
+      const name = known ?? `llmp_prepared_${statements.size + 1}`;
       if (!known) {
         await client.execProtocol(
           concat([protocol.serialize.parse({ name, text: query.sql }), protocol.serialize.sync()]),
@@ -53,7 +57,7 @@ export async function executePrepared(db: Executor, statement: SQL): Promise<Rec
             syncToFs: false,
           },
         );
-        names.set(query.sql, name);
+        statements.set(query.sql, name);
       }
       const { messages } = await client.execProtocol(
         concat([

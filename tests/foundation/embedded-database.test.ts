@@ -86,6 +86,16 @@ test("prepared statements, the pgvector extension and a dump of the data directo
   const insert = (id: string) => sql`insert into t (id, note) values (${id}::int, 'p') returning id::text`;
   expect(await executePrepared(handle.db, insert("10"))).toEqual([{ id: "10" }]);
   expect(await executePrepared(handle.db, insert("11"))).toEqual([{ id: "11" }]);
+  // Statements never seen before, run at once (as the first log and usage batches are): each its own name.
+  const other = (id: string) => sql`insert into t (id, note) values (${id}::int, 'q') returning id::text`;
+  const third = (id: string) => sql`insert into t (id, note) values (${id}::int, 'r') returning id::text`;
+  expect(
+    await Promise.all([
+      executePrepared(handle.db, other("12")),
+      executePrepared(handle.db, third("13")),
+      executePrepared(handle.db, third("14")),
+    ]),
+  ).toEqual([[{ id: "12" }], [{ id: "13" }], [{ id: "14" }]]);
   await handle.db.execute(sql`create extension if not exists vector`);
   const distance = rowsOf<{ d: number }>(
     await handle.db.execute(sql`select '[1,2,3]'::vector <-> '[1,2,4]'::vector as d`),
