@@ -215,6 +215,10 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, "LOG_LEVEL", logLevels, "info"),
     services: services(env),
     trustedProxies: trustedProxies(env),
+    passwordHash: {
+      memoryKib: wholeNumber(env, "PASSWORD_HASH_MEMORY_KIB", 65_536, 1024, 4_194_304),
+      timeCost: wholeNumber(env, "PASSWORD_HASH_TIME_COST", 2, 1, 32),
+    },
     replicaHealth: {
       failureThreshold: count(env, "REPLICA_FAILURE_THRESHOLD", 3, 100),
       probeBaseMs: milliseconds(env, "REPLICA_PROBE_INTERVAL_MS", 1000),
@@ -223,12 +227,15 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-function count(env: Env, name: string, fallback: number, max: number): number {
+const count = (env: Env, name: string, fallback: number, max: number): number =>
+  wholeNumber(env, name, fallback, 1, max);
+
+function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 1 || value > max) {
-    throw new ConfigError(name, `expected a whole number between 1 and ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(name, `expected a whole number between ${min} and ${max}, got "${raw}"`);
   }
   return value;
 }

@@ -1,3 +1,5 @@
+import type { PasswordHashCost } from "./auth/passwords.ts";
+
 // The settings a process runs with, as services see them. Parsed and validated from the environment
 // in server/config.ts; they live here so that services do not depend on the server that starts them.
 
@@ -56,6 +58,8 @@ export interface Config {
    * of rotation (REPLICA_FAILURE_THRESHOLD), the first probe's delay and its back-off's ceiling.
    */
   replicaHealth: { failureThreshold: number; probeBaseMs: number; probeMaxMs: number };
+  /** argon2id's cost for new password hashes (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_TIME_COST). */
+  passwordHash: PasswordHashCost;
 }
 
 export interface ModelSourceSettings {

@@ -28,7 +28,7 @@ export async function changePassword(ctx: RequestContext, input: ChangePasswordI
   if (!(await verifyPassword(input.current_password, user.passwordHash))) {
     throw invalid("current_password", "is not your current password");
   }
-  const passwordHash = await hashPassword(input.new_password);
+  const passwordHash = await hashPassword(input.new_password, ctx.config.passwordHash);
   return mutate(ctx, "user.password.change", { type: "user", id: user.id }, async (tx) => {
     const now = ctx.clock();
     await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id));

@@ -52,7 +52,7 @@ async function firstFactor(
   const reservation = await reserveAttempt(ctx.db, { email, address: ctx.ip }, now);
   if (!reservation.allowed) return fail("locked", reservation.error);
   if (!user) {
-    await burnPasswordCheck(input.password);
+    await burnPasswordCheck(input.password, ctx.config.passwordHash);
     return fail("unknown_email");
   }
   if (!(await verifyPassword(input.password, user.passwordHash))) return fail("wrong_password");

@@ -1,15 +1,31 @@
 // Slow, salted hashes (argon2id through Bun.password). The dummy hash keeps the time of a login for an
 // unknown e-mail equal to that of a wrong password, so timing does not reveal which e-mails exist.
 
-export const hashPassword = (password: string): Promise<string> =>
-  Bun.password.hash(password, { algorithm: "argon2id" });
+/**
+ * argon2id's cost for new hashes (config: PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_TIME_COST; Bun's
+ * defaults, 64 MiB and 2 passes, unless set). A stored hash carries the cost it was made with, so
+ * verifying never depends on it, and changing it locks nobody out.
+ */
+export interface PasswordHashCost {
+  memoryKib: number;
+  timeCost: number;
+}
+
+export const hashPassword = (password: string, cost: PasswordHashCost): Promise<string> =>
+  Bun.password.hash(password, { algorithm: "argon2id", memoryCost: cost.memoryKib, timeCost: cost.timeCost });
 
 export const verifyPassword = (password: string, hash: string): Promise<boolean> =>
   Bun.password.verify(password, hash).catch(() => false);
 
-let dummy: Promise<string> | undefined;
-export async function burnPasswordCheck(password: string): Promise<void> {
-  dummy ??= hashPassword(crypto.randomUUID());
+/** One dummy hash per cost, made at the cost a real user's new hash would have. */
+const dummies = new Map<string, Promise<string>>();
+export async function burnPasswordCheck(password: string, cost: PasswordHashCost): Promise<void> {
+  const key = `${cost.memoryKib}:${cost.timeCost}`;
+  let dummy = dummies.get(key);
+  if (!dummy) {
+    dummy = hashPassword(crypto.randomUUID(), cost);
+    dummies.set(key, dummy);
+  }
   await verifyPassword(password, await dummy);
 }
 

@@ -34,7 +34,7 @@ export async function register(ctx: RequestContext, input: RegisterInput): Promi
   if (organizationName === "") throw invalid("organization_name", "must not be blank");
   // Hashed before the transaction: argon2 is slow, and the answer for a taken e-mail then takes as
   // long as a successful sign-up.
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, ctx.config.passwordHash);
 
   return mutate(ctx, "auth.register", { type: "user" }, async (tx) => {
     const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);

@@ -20,7 +20,7 @@ export async function resetPassword(ctx: AppContext, email: string, given?: stri
   const problem = given === undefined ? undefined : passwordProblem(given);
   if (problem) throw new AppError("validation_error", `ADMIN_PASSWORD ${problem}`);
   const password = given ?? generatePassword();
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, ctx.config.passwordHash);
   return ctx.db.transaction(async (tx) => {
     const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, address)).limit(1);
     if (!user) throw notFound(`user ${address}`);

@@ -48,7 +48,7 @@ async function defaultOrganization(tx: Executor) {
 export async function createFirstAdmin(ctx: AppContext): Promise<BootstrapResult> {
   // Hash outside the transaction: argon2 is slow and the lock should be short.
   const password = ctx.config.adminPassword ?? generatePassword();
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, ctx.config.passwordHash);
   return ctx.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${lockKey})`);
     const [anyone] = await tx.select({ id: users.id }).from(users).limit(1);

@@ -177,7 +177,10 @@ export async function addUser(ctx: RequestContext, input: AddUserInput): Promise
       if (problem) throw invalid("password", problem);
       [user] = await tx
         .insert(users)
-        .values({ email, passwordHash: await hashPassword(input.password as string) })
+        .values({
+          email,
+          passwordHash: await hashPassword(input.password as string, ctx.config.passwordHash),
+        })
         .returning();
     }
     if (!user) throw new AppError("internal", "the user could not be created");

@@ -31,6 +31,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     ADMIN_EMAIL: adminEmail,
     ADMIN_PASSWORD: adminPassword,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    // A cheap argon2id (tests/support/preload.ts sets the same for the platforms tests start).
+    PASSWORD_HASH_MEMORY_KIB: process.env.PASSWORD_HASH_MEMORY_KIB ?? "1024",
+    PASSWORD_HASH_TIME_COST: process.env.PASSWORD_HASH_TIME_COST ?? "1",
     ...overrides,
   });
 }
@@ -121,7 +124,7 @@ export async function createUser(
     .where(and(eq(roles.orgId, org), eq(roles.name, role)));
   const [user] = await db
     .insert(users)
-    .values({ email, passwordHash: await hashPassword(adminPassword) })
+    .values({ email, passwordHash: await hashPassword(adminPassword, t.app.config.passwordHash) })
     .returning();
   if (!user || !roleRow) throw new Error("could not create the user");
   await db.insert(memberships).values({ userId: user.id, orgId: org, roleId: roleRow.id });

@@ -5,6 +5,12 @@ import { afterAll } from "bun:test";
 import { currentTestRun, describeLeftovers, removeLeftovers, settledLeftovers } from "./leftovers.ts";
 
 process.env.LOG_LEVEL ??= "error";
+// Password hashes at argon2id's cheapest sensible cost (1 MiB, 1 pass: about 1 ms against 130 ms at
+// the default 64 MiB, 2 passes), for every platform a test starts in a process of its own; in-process
+// apps get the same from testConfig. Sign-ins are most of the suite's argon2 work (about 2 minutes of
+// a 10-minute run); tests/security/password-hash.test.ts checks the default cost.
+process.env.PASSWORD_HASH_MEMORY_KIB ??= "1024";
+process.env.PASSWORD_HASH_TIME_COST ??= "1";
 
 const run = currentTestRun();
 
