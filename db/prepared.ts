@@ -37,19 +37,14 @@ export async function executePrepared(db: Executor, statement: SQL): Promise<Rec
   const query = dialect.sqlToQuery(statement);
   const strings = query.params.every((p) => p === null || typeof p === "string");
   if (!(client instanceof PGliteRemote) || !strings) return rowsOf(await db.execute(statement));
-  let names = prepared.get(client);
-  if (!names) {
-    names = new Map();
-    prepared.set(client, names);
-  }
-  const statements = names;
+  const names = namesOf(client);
   return client.transaction(() =>
     client.runExclusive(async () => {
       // Looked up and named inside the exclusive section: two statements first seen at once (the first
       // log batch and the first usage batch) would otherwise both take the next name, and the second
       // Parse fail with "prepared statement … already exists".
-      const known = statements.get(query.sql);
-      const name = known ?? `llmp_prepared_${statements.size + 1}`;
+      const known = names.get(query.sql);
+      const name = known ?? `llmp_prepared_${names.size + 1}`;
       if (!known) {
         await client.execProtocol(
           concat([protocol.serialize.parse({ name, text: query.sql }), protocol.serialize.sync()]),
@@ -57,7 +52,7 @@ export async function executePrepared(db: Executor, statement: SQL): Promise<Rec
             syncToFs: false,
           },
         );
-        statements.set(query.sql, name);
+        names.set(query.sql, name);
       }
       const { messages } = await client.execProtocol(
         concat([
@@ -71,6 +66,15 @@ export async function executePrepared(db: Executor, statement: SQL): Promise<Rec
       return rowsFrom(messages);
     }),
   );
+}
+
+function namesOf(client: PGliteRemote): Map<string, string> {
+  let names = prepared.get(client);
+  if (!names) {
+    names = new Map();
+    prepared.set(client, names);
+  }
+  return names;
 }
 
 /** The rows of a bound statement's messages, keyed by column name; values as text. */

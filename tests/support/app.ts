@@ -31,9 +31,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     ADMIN_EMAIL: adminEmail,
     ADMIN_PASSWORD: adminPassword,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
-    // A cheap argon2id (tests/support/preload.ts sets the same for the platforms tests start).
-    PASSWORD_HASH_MEMORY_KIB: process.env.PASSWORD_HASH_MEMORY_KIB ?? "1024",
-    PASSWORD_HASH_TIME_COST: process.env.PASSWORD_HASH_TIME_COST ?? "1",
+    // The cheap argon2id that tests/support/preload.ts sets for the whole run.
+    PASSWORD_HASH_MEMORY_KIB: process.env.PASSWORD_HASH_MEMORY_KIB,
+    PASSWORD_HASH_TIME_COST: process.env.PASSWORD_HASH_TIME_COST,
     ...overrides,
   });
 }
