@@ -39,8 +39,23 @@ export async function findResponse(ctx: Ctx, apiKey: string, id: string): Promis
       deploymentId: row.deploymentId ?? undefined,
       // Written by saveResponse from these very types.
       conversation: row.conversation as ConversationItem[],
-      body: row.body as ResponseObject,
+      body: current(row.body as ResponseObject),
     },
+  };
+}
+
+/**
+ * A body stored before responses followed OpenAI's document to the letter (`user: null`, `usage: null`,
+ * no `cache_write_tokens`), as it would be written now.
+ */
+function current(body: ResponseObject): ResponseObject {
+  const { user, usage, ...rest } = body;
+  return {
+    ...rest,
+    ...(typeof user === "string" ? { user } : {}),
+    ...(usage
+      ? { usage: { ...usage, input_tokens_details: { cache_write_tokens: 0, ...usage.input_tokens_details } } }
+      : {}),
   };
 }
 

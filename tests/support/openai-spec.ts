@@ -82,11 +82,13 @@ function discriminated(original: JsonObject, schema: JsonObject, components: Com
   return {
     ...rest,
     if: { type: "object", required: [tag] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, never awaited
     then: {
       properties: { [tag]: { enum: [...byValue.keys()] } },
       allOf: [...byValue].map(([value, same]) => ({
         if: { properties: { [tag]: { const: value } } },
-        then: same.length === 1 ? (same[0] as Json) : { [combinator]: same },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, never awaited
+        then: same.length === 1 && same[0] !== undefined ? same[0] : { [combinator]: same },
       })),
     },
     else: { [combinator]: branches },

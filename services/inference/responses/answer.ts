@@ -79,7 +79,7 @@ export function outputOf(
 
 export const usageOf = (usage: Usage): ResponseUsage => ({
   input_tokens: usage.prompt_tokens,
-  input_tokens_details: { cached_tokens: 0 },
+  input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
   output_tokens: usage.completion_tokens,
   output_tokens_details: { reasoning_tokens: 0 },
   total_tokens: usage.total_tokens,
@@ -107,7 +107,9 @@ export interface ResponseMeta {
 /** The response object, in any state; what the request asked for is echoed as OpenAI does. */
 export function responseObject(
   meta: ResponseMeta,
-  state: Partial<Pick<ResponseObject, "status" | "incomplete_details" | "error" | "output" | "usage">>,
+  state: Partial<Pick<ResponseObject, "status" | "incomplete_details" | "error" | "output">> & {
+    usage?: ResponseUsage | undefined;
+  },
 ): ResponseObject {
   const { request } = meta;
   const status = state.status ?? "in_progress";
@@ -139,9 +141,9 @@ export function responseObject(
       strict: tool.strict ?? true,
     })),
     truncation: "disabled",
-    usage: state.usage ?? null,
+    ...(state.usage ? { usage: state.usage } : {}),
     metadata: request.metadata ?? {},
-    user: request.user ?? null,
+    ...(request.user !== undefined ? { user: request.user } : {}),
   };
 }
 

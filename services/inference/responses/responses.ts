@@ -85,7 +85,7 @@ export async function createResponse(
   const response = responseObject(meta, {
     ...statusOf(finishReason),
     output,
-    usage: answer.usage ? usageOf(answer.usage) : null,
+    usage: answer.usage ? usageOf(answer.usage) : undefined,
   });
   await save(response);
   return { kind: "json", body: response };

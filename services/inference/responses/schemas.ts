@@ -165,7 +165,10 @@ export type OutputItem = MessageOutput | FunctionCallOutput;
 
 export const ResponseUsage = T.Object({
   input_tokens: T.Integer(),
-  input_tokens_details: T.Object({ cached_tokens: T.Integer() }),
+  input_tokens_details: T.Object({
+    cached_tokens: T.Integer(),
+    cache_write_tokens: T.Integer({ description: "Always 0: the engines' prefix caches cost nothing to write" }),
+  }),
   output_tokens: T.Integer(),
   output_tokens_details: T.Object({ reasoning_tokens: T.Integer() }),
   total_tokens: T.Integer(),
@@ -199,9 +202,11 @@ export const ResponseObject = T.Object({
   tool_choice: T.Unknown(),
   tools: T.Array(T.Unknown()),
   truncation: T.Literal("disabled"),
-  usage: T.Union([ResponseUsage, T.Null()]),
+  // Absent until the model has answered (OpenAI's document: an object or nothing, never null).
+  usage: T.Optional(ResponseUsage),
   metadata: T.Record(T.String(), T.String()),
-  user: T.Union([T.String(), T.Null()]),
+  // Absent unless the request named one (a string or nothing, never null).
+  user: T.Optional(T.String()),
 });
 export type ResponseObject = Static<typeof ResponseObject>;
 
@@ -243,6 +248,7 @@ export const ResponseStreamEvent = T.Object(
     content_index: T.Optional(T.Integer()),
     delta: T.Optional(T.String()),
     text: T.Optional(T.String()),
+    name: T.Optional(T.String({ description: "The function's name, on response.function_call_arguments.done" })),
     arguments: T.Optional(T.String()),
   },
   { additionalProperties: true },

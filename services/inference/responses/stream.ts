@@ -80,6 +80,7 @@ export function responseEvents(
       event("response.function_call_arguments.done", {
         item_id: item.id,
         output_index: item.index,
+        name: item.name,
         arguments: item.arguments,
       }) + event("response.output_item.done", { output_index: item.index, item: done })
     );
@@ -187,7 +188,7 @@ export function responseEvents(
       const response = responseObject(meta, {
         ...statusOf(finishReason),
         output,
-        usage: usage ? usageOf(usage) : null,
+        usage: usage ? usageOf(usage) : undefined,
       });
       try {
         await onDone(response);
