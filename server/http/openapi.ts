@@ -77,7 +77,7 @@ const errorDescriptions: Record<ErrorStyle, Record<ErrorStatus, string>> = {
       "blocked it; or the replica's own refusal, its message, type, param and code passed through",
     401: "`invalid_api_key`",
     403: "`model_not_allowed`: the key is scoped to other deployments",
-    404: "`model_not_found`",
+    404: "`model_not_found`: no deployment of that name for this key; `not_found`: no such route or stored response",
     409: "Conflict, passed through from the replica",
     413: "`payload_too_large`: the body is over the gateway's limit",
     422: "The replica refused the request, passed through",

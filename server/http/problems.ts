@@ -79,7 +79,8 @@ const openaiCodes: Partial<Record<ErrorCode, { type: string; code: string }>> = 
   payload_too_large: { type: "invalid_request_error", code: "payload_too_large" },
   unauthenticated: { type: "invalid_request_error", code: "invalid_api_key" },
   forbidden: { type: "invalid_request_error", code: "model_not_allowed" },
-  not_found: { type: "invalid_request_error", code: "model_not_found" },
+  // An unknown route or record; an unknown model says model_not_found itself (admission.ts, models.ts).
+  not_found: { type: "invalid_request_error", code: "not_found" },
   rate_limited: { type: "rate_limit_error", code: "rate_limit_exceeded" },
   unavailable: { type: "server_error", code: "deployment_unavailable" },
   upstream_refused: { type: "invalid_request_error", code: "invalid_request_error" },

@@ -30,6 +30,7 @@ export async function getModel(
   if (!model) {
     throw new AppError("not_found", `the model '${id}' does not exist or this key may not use it`, {
       param: "model",
+      openai_code: "model_not_found",
     });
   }
   return model;

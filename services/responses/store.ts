@@ -54,7 +54,9 @@ function current(body: ResponseObject): ResponseObject {
     ...rest,
     ...(typeof user === "string" ? { user } : {}),
     ...(usage
-      ? { usage: { ...usage, input_tokens_details: { cache_write_tokens: 0, ...usage.input_tokens_details } } }
+      ? {
+          usage: { ...usage, input_tokens_details: { cache_write_tokens: 0, ...usage.input_tokens_details } },
+        }
       : {}),
   };
 }

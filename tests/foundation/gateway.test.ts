@@ -46,18 +46,42 @@ describe.each(["inference", "filtration", "orchestration", "dashboard"])("%s gat
   });
 });
 
-describe.each(["inference", "filtration", "orchestration"])("%s API", (name) => {
-  test("an unknown route is 404 in the gateway's error envelope", async () => {
-    const res = await call(handlers[name] as Handler, "GET", "/no/such/route");
-    expect(res.status).toBe(404);
-    if (name === "inference") {
-      expect(res.body.error).toMatchObject({ type: "invalid_request_error" });
-      expect(res.body.error).toHaveProperty("param");
-    } else {
-      expect(res.body).toEqual({ error: { code: "not_found", message: "no route for GET /no/such/route" } });
-    }
-  });
+describe.each(["inference", "filtration", "orchestration", "dashboard"])(
+  "%s gateway, unknown routes",
+  (name) => {
+    test("an unknown route is 404 not_found in the gateway's error envelope", async () => {
+      const handle = handlers[name] as Handler;
+      // (The dashboard refuses a POST without its CSRF token before it looks for a route: 403.)
+      const tried: [string, string][] = [["GET", "/no/such/route"]];
+      if (name !== "dashboard") tried.push(["POST", "/v1/no-such-endpoint"]);
+      for (const [method, path] of tried) {
+        const res = await call(handle, method, path, method === "POST" ? { body: {} } : {});
+        expect(res.status).toBe(404);
+        const message = `no route for ${method} ${path}`;
+        if (name === "inference") {
+          // OpenAI's error shape; model_not_found is kept for an unknown model.
+          expect(res.body).toEqual({
+            error: { message, type: "invalid_request_error", param: null, code: "not_found" },
+          });
+        } else {
+          expect(res.body).toEqual({ error: { code: "not_found", message } });
+        }
+      }
+    });
+  },
+);
 
+describe("dashboard gateway, unknown routes in a browser", () => {
+  test("a page that is not here is the dashboard's HTML 404 for a browser", async () => {
+    const res = await (handlers.dashboard as Handler)(
+      new Request("http://localhost/no/such/page", { headers: { accept: "text/html,*/*;q=0.8" } }),
+    );
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toStartWith("text/html");
+  });
+});
+
+describe.each(["inference", "filtration", "orchestration"])("%s API", (name) => {
   test("the OpenAPI document is valid OpenAPI 3 and documents every route with its shapes", async () => {
     const res = await call(handlers[name] as Handler, "GET", "/openapi/json");
     expect(res.status).toBe(200);

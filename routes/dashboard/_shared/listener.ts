@@ -57,6 +57,9 @@ export async function buildDashboard(
     credentials: (request) => ({ bearer: accessTokenOf(request) }),
     formBodies: true,
     renderProblem: (problem, request) => {
+      // A client that is not a browser (no text/html in Accept, not htmx) asking for what is not here
+      // gets the platform's JSON 404 (`not_found`), as on every other gateway.
+      if (problem.code === "not_found" && !wantsHtml(request)) return undefined;
       const url = new URL(request.url);
       if (problem.code === "unauthenticated")
         return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
@@ -71,6 +74,9 @@ export async function buildDashboard(
     },
   });
 }
+
+const wantsHtml = (request: Request) =>
+  request.headers.has("hx-request") || (request.headers.get("accept") ?? "").includes("text/html");
 
 export async function startDashboard(
   app: AppContext,

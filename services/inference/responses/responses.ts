@@ -19,8 +19,9 @@ import {
   statusOf,
   usageOf,
 } from "./answer.ts";
+import { inputItemPage, withIds } from "./items.ts";
 import { inputItems, refuseUnsupported, toChatRequest } from "./request.ts";
-import type { ConversationItem, ResponseObject, ResponsesRequest } from "./schemas.ts";
+import type { ConversationItem, InputItemsQuery, ResponseObject, ResponsesRequest } from "./schemas.ts";
 import { responseEvents } from "./stream.ts";
 
 export type ResponseResult =
@@ -60,7 +61,9 @@ export async function createResponse(
       return response.body.output[where.index];
     },
   });
-  const conversation = [...earlier, ...current];
+  const id = newResponseId();
+  // Every item gets its id now, so that input_items names it alike in each later turn.
+  const conversation = withIds([...earlier, ...current], id);
 
   const result = await chatCompletion(runtime, {
     ...input,
@@ -68,7 +71,7 @@ export async function createResponse(
     inputParam: "input",
   });
   const meta = {
-    id: newResponseId(),
+    id,
     createdAt: Math.floor(Date.now() / 1000),
     request: body,
     store: body.store !== false,
@@ -110,6 +113,20 @@ export async function getResponse(runtime: InferenceRuntime, apiKey: string | un
   if (!found.ok)
     throw found.reason === "invalid_api_key" ? unresolved.invalid_api_key() : notFound(id, "response_id");
   return found.response.body;
+}
+
+/** GET /v1/responses/{id}/input_items: a page of the items the stored response answered. */
+export async function listInputItems(
+  runtime: InferenceRuntime,
+  apiKey: string | undefined,
+  id: string,
+  query: InputItemsQuery,
+) {
+  if (!apiKey) throw unresolved.invalid_api_key();
+  const found = await runtime.port.responses.find(apiKey, id);
+  if (!found.ok)
+    throw found.reason === "invalid_api_key" ? unresolved.invalid_api_key() : notFound(id, "response_id");
+  return inputItemPage(found.response.conversation, id, query);
 }
 
 export async function deleteResponse(runtime: InferenceRuntime, apiKey: string | undefined, id: string) {

@@ -167,7 +167,9 @@ export const ResponseUsage = T.Object({
   input_tokens: T.Integer(),
   input_tokens_details: T.Object({
     cached_tokens: T.Integer(),
-    cache_write_tokens: T.Integer({ description: "Always 0: the engines' prefix caches cost nothing to write" }),
+    cache_write_tokens: T.Integer({
+      description: "Always 0: the engines' prefix caches cost nothing to write",
+    }),
   }),
   output_tokens: T.Integer(),
   output_tokens_details: T.Object({ reasoning_tokens: T.Integer() }),
@@ -210,6 +212,57 @@ export const ResponseObject = T.Object({
 });
 export type ResponseObject = Static<typeof ResponseObject>;
 
+const ItemStatus = T.Union([T.Literal("in_progress"), T.Literal("completed"), T.Literal("incomplete")]);
+const InputContent = T.Union([
+  T.Object({ type: T.Literal("input_text"), text: T.String() }),
+  T.Object({
+    type: T.Literal("input_image"),
+    image_url: T.Union([T.String(), T.Null()]),
+    detail: T.Union(["low", "high", "auto", "original"].map((d) => T.Literal(d))),
+  }),
+]);
+export type InputContent = Static<typeof InputContent>;
+
+/** An item a response answered, as GET /v1/responses/{id}/input_items lists it (OpenAI's ItemResource). */
+export const ItemResource = T.Union([
+  T.Object({
+    id: T.String(),
+    type: T.Literal("message"),
+    role: T.Union([T.Literal("user"), T.Literal("system"), T.Literal("developer")]),
+    content: T.Array(InputContent),
+    status: ItemStatus,
+  }),
+  MessageOutput,
+  FunctionCallOutput,
+  T.Object({
+    id: T.String(),
+    type: T.Literal("function_call_output"),
+    call_id: T.String(),
+    output: T.Union([T.String(), T.Array(InputContent)]),
+    status: ItemStatus,
+  }),
+]);
+export type ItemResource = Static<typeof ItemResource>;
+
+export const InputItemsQuery = T.Object({
+  limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  order: T.Optional(T.Union([T.Literal("asc"), T.Literal("desc")], { default: "desc" })),
+  after: T.Optional(T.String({ maxLength: 256, description: "An item id: the page starts after it" })),
+  include: T.Optional(
+    T.Union([T.String(), T.Array(T.String())], { description: "Refused: no extra item fields are kept" }),
+  ),
+});
+export type InputItemsQuery = Static<typeof InputItemsQuery>;
+
+export const InputItemList = T.Object({
+  object: T.Literal("list"),
+  data: T.Array(ItemResource),
+  first_id: T.String({ description: "Empty when the page is" }),
+  last_id: T.String({ description: "Empty when the page is" }),
+  has_more: T.Boolean(),
+});
+export type InputItemList = Static<typeof InputItemList>;
+
 export const DeletedResponse = T.Object({
   id: T.String(),
   object: T.Literal("response"),
@@ -248,7 +301,9 @@ export const ResponseStreamEvent = T.Object(
     content_index: T.Optional(T.Integer()),
     delta: T.Optional(T.String()),
     text: T.Optional(T.String()),
-    name: T.Optional(T.String({ description: "The function's name, on response.function_call_arguments.done" })),
+    name: T.Optional(
+      T.String({ description: "The function's name, on response.function_call_arguments.done" }),
+    ),
     arguments: T.Optional(T.String()),
   },
   { additionalProperties: true },
