@@ -1,9 +1,13 @@
 // POST /v1/embeddings through the lifecycle's first steps (key, context, rate limits, quota), to a
 // ready replica of the deployment, and logged like a chat completion. Guardrails and templates shape
 // conversations, not texts to embed, so they do not apply here.
+// `dimensions` and `encoding_format` are the gateway's, for every engine alike: the replica is asked for
+// floats, each vector is cut to `dimensions` and scaled back to length 1 (what OpenAI's shortened
+// embeddings are), or refused with 400 naming `dimensions` when the model's vectors are shorter; then
+// written as numbers or as base64 of little-endian float32, as OpenAI's `base64` is.
 import { replicaError } from "#adapters/upstream/refusal.ts";
 import type { Usage } from "#adapters/upstream/sse-relay.ts";
-import { AppError } from "../errors.ts";
+import { AppError, invalid } from "../errors.ts";
 import { startRequest } from "./admission.ts";
 import { estimateTokens } from "./messages.ts";
 import { sendRouted } from "./routing.ts";
@@ -12,7 +16,22 @@ import type { InferenceRuntime } from "./runtime.ts";
 export interface EmbeddingsBody {
   model: string;
   input: string | string[];
+  encoding_format?: "float" | "base64" | undefined;
+  dimensions?: number | undefined;
   [key: string]: unknown;
+}
+
+/** What a replica answers (OpenAI's shape); each vector as numbers, or base64 from an engine that chose it. */
+interface ReplicaEmbeddings {
+  data?: { index?: number; embedding?: number[] | string }[];
+  usage?: { prompt_tokens?: number };
+}
+
+export interface EmbeddingList {
+  object: "list";
+  data: { object: "embedding"; index: number; embedding: number[] | string }[];
+  model: string;
+  usage: { prompt_tokens: number; total_tokens: number };
 }
 
 export async function createEmbeddings(
@@ -25,8 +44,8 @@ export async function createEmbeddings(
     headers: Record<string, string | number>;
     incoming?: Headers | undefined;
   },
-): Promise<Record<string, unknown>> {
-  const { body } = input;
+): Promise<EmbeddingList> {
+  const { encoding_format: encoding, dimensions, ...body } = input.body;
   const texts = typeof body.input === "string" ? [body.input] : body.input;
   const promptTokens = texts.reduce((sum, text) => sum + estimateTokens(text), 0);
   const request = startRequest(runtime, {
@@ -41,30 +60,71 @@ export async function createEmbeddings(
     const context = await request.admit({ apiKey: input.apiKey, promptTokens });
     const upstream = await sendRouted(runtime, request, context, {
       path: "/embeddings",
-      body: (deploymentName) => JSON.stringify({ ...body, model: deploymentName }),
+      body: (deploymentName) => JSON.stringify({ ...body, model: deploymentName, encoding_format: "float" }),
       signal: input.signal,
       firstByteTimeoutMs: runtime.timeouts.firstByteMs,
     });
     request.served(upstream.servedBy);
-    let answer: Record<string, unknown>;
+    let answer: ReplicaEmbeddings;
     try {
       if (!upstream.response.ok) throw await replicaError(upstream.response);
-      answer = (await upstream.response.json()) as Record<string, unknown>;
+      answer = (await upstream.response.json()) as ReplicaEmbeddings;
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw new AppError("upstream_error", "the model's server sent an answer that is not JSON");
     } finally {
       upstream.release();
     }
-    answer.model = body.model;
-    const reported = answer.usage as { prompt_tokens?: number } | undefined;
-    const tokens = reported?.prompt_tokens ?? promptTokens;
+    const data = (answer.data ?? []).map((item, position) => {
+      const vector = shortened(vectorOf(item.embedding), dimensions);
+      return {
+        object: "embedding" as const,
+        index: item.index ?? position,
+        embedding: written(vector, encoding),
+      };
+    });
+    const tokens = answer.usage?.prompt_tokens ?? promptTokens;
     const usage: Usage = { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens };
-    answer.usage = { prompt_tokens: tokens, total_tokens: tokens };
     request.finish(usage);
-    return answer;
+    return {
+      object: "list",
+      data,
+      model: body.model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    };
   } catch (error) {
     request.finish(undefined, error instanceof AppError ? error : new AppError("internal", "internal error"));
     throw error;
   }
+}
+
+function vectorOf(embedding: number[] | string | undefined): Float32Array {
+  if (typeof embedding === "string") {
+    const bytes = Buffer.from(embedding, "base64");
+    // A copy: the decoded bytes need not sit at an offset a Float32Array may start at.
+    return new Float32Array(new Uint8Array(bytes).buffer, 0, Math.floor(bytes.length / 4));
+  }
+  if (!Array.isArray(embedding)) throw new AppError("upstream_error", "the model's server sent no embedding");
+  return Float32Array.from(embedding);
+}
+
+/** The first `dimensions` values scaled to length 1; the whole vector when `dimensions` is not given. */
+function shortened(vector: Float32Array, dimensions: number | undefined): Float32Array {
+  if (dimensions === undefined || dimensions === vector.length) return vector;
+  if (dimensions > vector.length) {
+    throw invalid(
+      "dimensions",
+      `is ${dimensions}, but this model's embeddings have ${vector.length} dimensions`,
+    );
+  }
+  const cut = vector.slice(0, dimensions);
+  let squares = 0;
+  for (const x of cut) squares += x * x;
+  const norm = Math.sqrt(squares);
+  return norm > 0 ? cut.map((x) => x / norm) : cut;
+}
+
+function written(vector: Float32Array, encoding: EmbeddingsBody["encoding_format"]): number[] | string {
+  if (encoding !== "base64") return Array.from(vector);
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64");
 }

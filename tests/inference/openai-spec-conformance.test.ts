@@ -180,11 +180,25 @@ describe("POST /v1/chat/completions", () => {
 });
 
 describe("POST /v1/completions", () => {
-  test("plain and streamed (each chunk is a completion object)", async () => {
+  test("plain and streamed (each chunk a completion object)", async () => {
     const body = { model: tiny.model, prompt: "Once upon", max_tokens: 6 };
     conforms("POST /completions", await request("POST", "/completions", body));
     const events = await stream("/completions", { ...body, stream_options: { include_usage: true } });
-    eventsConform("POST /completions", events);
+    // The document gives /completions no event schema, only the completion object, whose finish_reason
+    // is a string; a chunk before the last of its choice has none yet (OpenAI sends null there too).
+    // Everything else of every chunk must conform, and the last text chunk carries a finish_reason.
+    const notYet = /\/choices\/\d+\/finish_reason .* \(value null\)$/;
+    const problems = events.flatMap((e, i) =>
+      spec
+        .event("POST /completions", e.data)
+        .filter((p) => !notYet.test(p))
+        .map((p) => `chunk ${i}: ${p}`),
+    );
+    expect(problems).toEqual([]);
+    const chunks = events.map((e) => e.data as OpenAI.Completion);
+    const lastText = chunks.filter((c) => c.choices.length > 0).at(-1);
+    expect(lastText?.choices[0]?.finish_reason).toMatch(/^(stop|length)$/);
+    expect(chunks.at(-1)?.usage?.completion_tokens).toBeGreaterThan(0);
   });
 });
 
@@ -276,19 +290,69 @@ describe("POST /v1/responses", () => {
 describe("POST /v1/embeddings", () => {
   const embed = (body: object) =>
     request("POST", "/embeddings", { model: tiny.model, input: ["one", "two"], ...body });
+  const vectors = (answer: Answer) =>
+    (answer.body as OpenAI.CreateEmbeddingResponse).data.map((d) => d.embedding);
+  /**
+   * The document has `embedding` a list of numbers; with `encoding_format: "base64"` OpenAI sends that list
+   * as base64 of little-endian float32, so those answers are checked with each list decoded.
+   */
+  const decoded = (answer: Answer): Answer => {
+    const body = answer.body as { data: { embedding: unknown }[] };
+    return {
+      status: answer.status,
+      body: {
+        ...body,
+        data: body.data.map((d) => {
+          expect(typeof d.embedding).toBe("string");
+          const bytes = new Uint8Array(Buffer.from(String(d.embedding), "base64"));
+          return { ...d, embedding: Array.from(new Float32Array(bytes.buffer)) };
+        }),
+      },
+    };
+  };
+  const length = (v: number[]) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
 
-  test("float, base64 and dimensions", async () => {
-    const float = await embed({});
+  test("float and base64: the same vectors", async () => {
+    const float = await embed({ encoding_format: "float" });
     conforms("POST /embeddings", float);
-    const full = (float.body as OpenAI.CreateEmbeddingResponse).data[0]?.embedding.length ?? 0;
-    expect(full).toBeGreaterThan(8);
-    conforms("POST /embeddings", await embed({ encoding_format: "base64" }));
+    const base64 = decoded(await embed({ encoding_format: "base64" }));
+    conforms("POST /embeddings", base64);
+    expect(vectors(base64)).toEqual(vectors(float));
+  });
+
+  test("dimensions: each vector's first values, scaled back to length 1, float and base64", async () => {
+    const full = vectors(await embed({}));
+    const size = full[0]?.length ?? 0;
+    expect(size).toBeGreaterThan(8);
     const eight = await embed({ dimensions: 8 });
     conforms("POST /embeddings", eight);
-    expect((eight.body as OpenAI.CreateEmbeddingResponse).data.map((d) => d.embedding.length)).toEqual([
-      8, 8,
-    ]);
-    conforms("POST /embeddings", await embed({ dimensions: 8, encoding_format: "base64" }));
+    for (const [i, vector] of vectors(eight).entries()) {
+      expect(vector.length).toBe(8);
+      expect(length(vector)).toBeCloseTo(1, 5);
+      const head = full[i]?.slice(0, 8) ?? [];
+      for (const [d, x] of vector.entries()) expect(x).toBeCloseTo((head[d] ?? 0) / length(head), 5);
+    }
+    const base64 = decoded(await embed({ dimensions: 8, encoding_format: "base64" }));
+    conforms("POST /embeddings", base64);
+    for (const [i, vector] of vectors(base64).entries()) {
+      for (const [d, x] of vector.entries()) expect(x).toBeCloseTo(vectors(eight)[i]?.[d] ?? Number.NaN, 6);
+    }
+    // All of them: the vectors as they are.
+    expect(vectors(await embed({ dimensions: size }))).toEqual(full);
+  });
+
+  test("dimensions beyond the model's is 400 naming the parameter, never ignored", async () => {
+    const full = vectors(await embed({}))[0]?.length ?? 0;
+    const refused = await embed({ dimensions: full + 1 });
+    expect({ status: refused.status, problems: spec.error(refused.body) }).toEqual({
+      status: 400,
+      problems: [],
+    });
+    expect((refused.body as { error: OpenAI.ErrorObject }).error).toMatchObject({
+      type: "invalid_request_error",
+      param: "dimensions",
+    });
+    expect((refused.body as { error: OpenAI.ErrorObject }).error.message).toContain(String(full));
   });
 });
 

@@ -10,7 +10,13 @@ export const EmbeddingsRequest = t.Object(
       t.Array(t.String({ minLength: 1, maxLength: 1_000_000 }), { minItems: 1, maxItems: 2048 }),
     ]),
     encoding_format: t.Optional(t.Union([t.Literal("float"), t.Literal("base64")])),
-    dimensions: t.Optional(t.Integer({ minimum: 1 })),
+    dimensions: t.Optional(
+      t.Integer({
+        minimum: 1,
+        description:
+          "The first `dimensions` values of each vector, scaled back to length 1; 400 when the model's are fewer",
+      }),
+    ),
     user: t.Optional(t.String({ maxLength: 256 })),
   },
   { additionalProperties: true },
