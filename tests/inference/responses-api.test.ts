@@ -207,6 +207,87 @@ test("store and previous_response_id: the replica receives the earlier turns; re
   expect((orphan as { param?: string }).param).toBe("previous_response_id");
 });
 
+test("input_items: every item the model answered, earlier turns included, with ids kept across turns, a page at a time", async () => {
+  g.stub.toolCalls = [{ name: "weather", arguments: '{"city":"Oslo"}' }];
+  const first = await client.responses.create({
+    model: g.model,
+    input: [
+      { role: "developer", content: "Be brief." },
+      { role: "user", content: [{ type: "input_text", text: "Weather in Oslo?" }] },
+    ],
+    tools: [{ type: "function", name: "weather", parameters: { type: "object" }, strict: false }],
+  });
+  g.stub.toolCalls = undefined;
+  const call = first.output[0];
+  if (call?.type !== "function_call") throw new Error("expected a function call");
+  g.stub.deltas = ["Sunny."];
+  const second = await client.responses.create({
+    model: g.model,
+    input: [{ type: "function_call_output", call_id: call.call_id, output: "sunny" }],
+    previous_response_id: first.id,
+  });
+
+  const firstItems = await client.responses.inputItems.list(first.id, { order: "asc" });
+  expect(firstItems.data).toEqual([
+    {
+      id: expect.stringMatching(/^msg_/),
+      type: "message",
+      role: "developer",
+      content: [{ type: "input_text", text: "Be brief." }],
+      status: "completed",
+    },
+    {
+      id: expect.stringMatching(/^msg_/),
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "Weather in Oslo?" }],
+      status: "completed",
+    },
+  ]);
+  // The second response answered the first's input and output, then its own input; the same items
+  // keep the same ids, and the function call is the first response's output item.
+  const all = await client.responses.inputItems.list(second.id, { order: "asc" });
+  expect(all.data.map((i) => i.id)).toEqual([
+    ...firstItems.data.map((i) => i.id),
+    call.id,
+    expect.stringMatching(/^fco_/),
+  ]);
+  expect(all.data[3]).toMatchObject({ type: "function_call_output", call_id: call.call_id, output: "sunny" });
+
+  // Newest first by default; pages of `limit` after `after`, with has_more, first_id and last_id.
+  const get = async (query: string) => {
+    const res = await fetch(`${g.url}/v1/responses/${second.id}/input_items${query}`, {
+      headers: { authorization: `Bearer ${g.key}` },
+    });
+    const body: unknown = await res.json();
+    return {
+      status: res.status,
+      page: body as OpenAI.Responses.ResponseItemList,
+      error: body as { error?: OpenAI.ErrorObject },
+    };
+  };
+  const ids = all.data.map((i) => i.id);
+  const newest = await get("?limit=3");
+  expect(newest.page.data.map((i) => i.id)).toEqual(ids.toReversed().slice(0, 3));
+  expect(newest.page).toMatchObject({ object: "list", first_id: ids[3], last_id: ids[1], has_more: true });
+  const rest = await get(`?limit=3&after=${newest.page.last_id}`);
+  expect(rest.page.data.map((i) => i.id)).toEqual([ids[0]]);
+  expect(rest.page.has_more).toBe(false);
+  // The SDK's auto-pagination walks the pages.
+  const walked: string[] = [];
+  for await (const item of client.responses.inputItems.list(second.id, { limit: 1, order: "asc" }))
+    walked.push(item.id);
+  expect(walked).toEqual(ids);
+
+  const unknownAfter = await get("?after=msg_nope");
+  expect(unknownAfter.status).toBe(400);
+  expect(unknownAfter.error.error?.param).toBe("after");
+  expect((await get("?limit=101")).status).toBe(400);
+  const theirs = await otherOrganizationClient(g);
+  expect(await failure(theirs.responses.inputItems.list(second.id))).toBeInstanceOf(OpenAI.NotFoundError);
+  expect(await failure(client.responses.inputItems.list("resp_nope"))).toBeInstanceOf(OpenAI.NotFoundError);
+});
+
 test("an item_reference reads an output item of a stored response (the AI SDK sends them when store is on)", async () => {
   g.stub.toolCalls = [{ name: "weather", arguments: '{"city":"Oslo"}' }];
   const first = await client.responses.create({

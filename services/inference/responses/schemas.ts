@@ -244,15 +244,13 @@ export const ItemResource = T.Union([
 ]);
 export type ItemResource = Static<typeof ItemResource>;
 
-export const InputItemsQuery = T.Object({
-  limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  order: T.Optional(T.Union([T.Literal("asc"), T.Literal("desc")], { default: "desc" })),
-  after: T.Optional(T.String({ maxLength: 256, description: "An item id: the page starts after it" })),
-  include: T.Optional(
-    T.Union([T.String(), T.Array(T.String())], { description: "Refused: no extra item fields are kept" }),
-  ),
-});
-export type InputItemsQuery = Static<typeof InputItemsQuery>;
+/** Which page of input items (the route's query). */
+export interface InputItemsQuery {
+  limit?: number | undefined;
+  order?: "asc" | "desc" | undefined;
+  after?: string | undefined;
+  include?: string | string[] | undefined;
+}
 
 export const InputItemList = T.Object({
   object: T.Literal("list"),

@@ -4,9 +4,18 @@ import { t } from "elysia";
 import { bearerOf } from "#server/http/gateway.ts";
 import { route } from "#server/http/route.ts";
 import { listInputItems } from "#services/inference/responses/responses.ts";
-import { InputItemList, InputItemsQuery } from "#services/inference/responses/schemas.ts";
+import { InputItemList } from "#services/inference/responses/schemas.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { lifecycleErrors } from "../../_schemas/errors.ts";
+
+const query = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")], { default: "desc" })),
+  after: t.Optional(t.String({ maxLength: 256, description: "An item id: the page starts after it" })),
+  include: t.Optional(
+    t.Union([t.String(), t.Array(t.String())], { description: "Refused: no extra item fields are kept" }),
+  ),
+});
 
 export const GET = route({
   access: "public",
@@ -16,7 +25,7 @@ export const GET = route({
     "Every item the model answered, earlier turns of `previous_response_id` included; `order` `desc` " +
     "(default) or `asc`, `limit` 1-100 (default 20), `after` an item id.",
   params: t.Object({ response_id: t.String({ minLength: 1, maxLength: 256 }) }),
-  query: InputItemsQuery,
+  query,
   response: InputItemList,
   errors: lifecycleErrors,
   handler: ({ ctx, params, query, request }) =>
