@@ -55,7 +55,13 @@ function current(body: ResponseObject): ResponseObject {
     ...(typeof user === "string" ? { user } : {}),
     ...(usage
       ? {
-          usage: { ...usage, input_tokens_details: { cache_write_tokens: 0, ...usage.input_tokens_details } },
+          usage: {
+            ...usage,
+            input_tokens_details: {
+              ...usage.input_tokens_details,
+              cache_write_tokens: usage.input_tokens_details.cache_write_tokens ?? 0,
+            },
+          },
         }
       : {}),
   };

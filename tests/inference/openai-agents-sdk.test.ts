@@ -30,7 +30,16 @@ test("an agent with one function tool runs to its end through /v1/responses", as
   const getWeather = tool({
     name: "get_weather",
     description: "Today's weather in a city",
-    parameters: weather,
+    // The same schema as `weather`, written out: the SDK's type wants its arrays mutable.
+    parameters: {
+      type: "object",
+      properties: {
+        city: { type: "string", maxLength: 12 },
+        unit: { type: "string", enum: ["celsius", "fahrenheit"] },
+      },
+      required: ["city", "unit"],
+      additionalProperties: false,
+    },
     strict: true,
     execute: async (input) => {
       calls.push(input);

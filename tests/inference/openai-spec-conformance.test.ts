@@ -46,14 +46,15 @@ async function stream(path: string, body: object): Promise<Event[]> {
   });
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toStartWith("text/event-stream");
-  const events: Event[] = [];
-  const body_ = res.body;
-  if (!body_) throw new Error("no body");
-  for await (const message of body_
+  if (!res.body) throw new Error("no body");
+  const reader = res.body
     .pipeThrough(new TextDecoderStream())
-    .pipeThrough(new EventSourceParserStream())) {
-    if (message.data === "[DONE]") continue;
-    events.push({ name: message.event, data: JSON.parse(message.data) });
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+  const events: Event[] = [];
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    if (read.value.data === "[DONE]") continue;
+    events.push({ name: read.value.event, data: JSON.parse(read.value.data) });
   }
   return events;
 }

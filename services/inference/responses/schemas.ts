@@ -232,7 +232,23 @@ export const ItemResource = T.Union([
     content: T.Array(InputContent),
     status: ItemStatus,
   }),
-  MessageOutput,
+  T.Object({
+    id: T.String(),
+    type: T.Literal("message"),
+    role: T.Literal("assistant"),
+    content: T.Array(
+      T.Union([
+        T.Object({
+          type: T.Literal("output_text"),
+          text: T.String(),
+          annotations: T.Array(T.Unknown()),
+          logprobs: T.Array(T.Unknown()),
+        }),
+        T.Object({ type: T.Literal("refusal"), refusal: T.String() }),
+      ]),
+    ),
+    status: ItemStatus,
+  }),
   FunctionCallOutput,
   T.Object({
     id: T.String(),
