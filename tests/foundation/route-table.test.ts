@@ -24,6 +24,7 @@ const publicRoutes = new Set([
   "inference POST /v1/responses",
   "inference GET /v1/responses/:response_id",
   "inference DELETE /v1/responses/:response_id",
+  "inference GET /v1/responses/:response_id/input_items",
   "dashboard GET /login",
   "dashboard POST /login",
   "dashboard GET /login/verify",
