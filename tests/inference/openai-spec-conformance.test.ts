@@ -2,7 +2,7 @@
 // published OpenAPI document (pinned in tests/specs/, validated with ajv by tests/support/openai-spec.ts),
 // from a real llama.cpp worker of the tiny random-weight model behind the gateway. Random weights say
 // nothing sensible: what is checked is the shape of everything the wire carries.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type OpenAI from "openai";
 import { weather } from "../engines/worker-support.ts";
@@ -14,8 +14,19 @@ let spec: OpenAiSpec;
 
 beforeAll(async () => {
   [tiny, spec] = await Promise.all([startTinyDeployment(), openAiSpec()]);
+  spec.prepare([
+    "POST /chat/completions",
+    "POST /completions",
+    "POST /responses",
+    "GET /responses/{response_id}/input_items",
+    "POST /embeddings",
+    "GET /models",
+    "GET /models/{model}",
+  ]);
 }, 120_000);
 afterAll(() => tiny.close(), 60_000);
+// The tiny model answers in milliseconds; a loaded two-core machine can still take seconds.
+setDefaultTimeout(60_000);
 
 interface Answer {
   status: number;
