@@ -10,14 +10,18 @@ import type { Listener } from "#server/platform.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { otherTenant } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
+import { type OpenAiSpec, openAiSpec } from "../support/openai-spec.ts";
 import { type GatewayTest, openAiClient, setPolicy, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
 let client: OpenAI;
+let spec: OpenAiSpec;
 
 beforeAll(async () => {
   g = await startGatewayTest();
   client = openAiClient(g);
+  spec = await openAiSpec();
+  spec.prepare(["POST /responses"]);
 }, 30_000);
 afterEach(() => {
   g.stub.deltas = undefined;
@@ -441,6 +445,14 @@ test("the replica's stream breaking ends with an error event; fields a chat mode
     const text = await res.text();
     expect(text).toContain("event: error");
     expect(text).toContain("event: response.failed");
+    // Both as OpenAI's document has them: the failed response's code is one of its list.
+    const events = text
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice("data: ".length)));
+    expect(events.flatMap((e) => spec.event("POST /responses", e))).toEqual([]);
+    expect(events.at(-2)).toMatchObject({ type: "error", code: "upstream_error" });
+    expect(events.at(-1)?.response.error).toMatchObject({ code: "server_error" });
   } finally {
     g.stub.behaviour = "ok";
   }

@@ -170,7 +170,11 @@ export function responseEvents(
     error(error: StreamError) {
       const failed = responseObject(meta, {
         status: "failed",
-        error: { code: error.code ?? "server_error", message: error.message },
+        // The failed response's code is one of OpenAI's list; the `error` event before it keeps ours.
+        error: {
+          code: error.code === "rate_limit_exceeded" ? error.code : "server_error",
+          message: error.message,
+        },
         output,
       });
       return (
