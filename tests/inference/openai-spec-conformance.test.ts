@@ -254,7 +254,7 @@ describe("POST /v1/responses", () => {
     expect(events.map((e) => e.name)).toEqual(types);
   });
 
-  test("text.format json_schema, plain and streamed", async () => {
+  test("text.format json_schema, plain and streamed; json_object", async () => {
     const body = {
       input: "Yes or no?",
       max_output_tokens: 100,
@@ -267,6 +267,14 @@ describe("POST /v1/responses", () => {
     );
     expect(types.slice(0, 2)).toEqual(["response.created", "response.in_progress"]);
     expect(types.at(-1)).toMatch(/^response\.(completed|incomplete)$/);
+    conforms(
+      "POST /responses",
+      await respond({
+        input: "Yes or no?",
+        max_output_tokens: 100,
+        text: { format: { type: "json_object" } },
+      }),
+    );
   });
 
   test("store, GET, input_items, previous_response_id, DELETE", async () => {
