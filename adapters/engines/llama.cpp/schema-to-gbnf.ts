@@ -36,7 +36,7 @@ export class SchemaGrammarError extends Error {
     readonly keyword: string,
     /** JSON pointer of the schema node holding it. */
     readonly at: string,
-    why: string,
+    readonly why: string,
   ) {
     super(`the JSON schema keyword "${keyword}" (at ${at || "/"}) ${why}`);
   }
