@@ -257,7 +257,9 @@ describe("refusals", () => {
         tool_choice: "required",
         seed,
       });
-      const args = JSON.parse(res.choices[0]?.message.tool_calls?.[0]?.function.arguments ?? "");
+      const call = res.choices[0]?.message.tool_calls?.[0];
+      expect(call?.type).toBe("function");
+      const args = JSON.parse(call?.type === "function" ? call.function.arguments : "");
       expect(validate(args) ? [] : validate.errors).toEqual([]);
       expect(/^\d{4}-\d{2}-\d{2}$/.test(args.day)).toBe(true);
     }

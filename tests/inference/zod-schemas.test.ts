@@ -208,3 +208,20 @@ for (const { name, format } of cases) {
     }
   }, 60_000);
 }
+
+test("through the gateway, an answer that fails the check is an error, never a 200", async () => {
+  // The grammar writes 1 to 9 and `not` refuses each: the worker's three attempts fail (500
+  // invalid_structured_output), which the gateway relays as a failed replica.
+  const schema = { type: "integer", minimum: 1, maximum: 9, not: { minimum: 1 } };
+  const err = await client.chat.completions
+    .create({
+      model: "tiny-zod",
+      messages: [{ role: "user", content: "A number." }],
+      response_format: { type: "json_schema", json_schema: { name: "n", schema } },
+      seed: 1,
+    })
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(OpenAI.APIError);
+  expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+  expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe("upstream_error");
+});
