@@ -250,16 +250,43 @@ export function schemaCheck(schema: unknown): (value: unknown) => string | undef
   return (value) => (validate(value) ? undefined : describe(validate.errors ?? []));
 }
 
+// strict off: annotations and vendor keywords (OpenAI's `strict`, zod's `~standard`) are not errors.
+const ajvOptions = { strict: false, allErrors: false, logger: false } as const;
+/** One ajv per draft: an instance's first compile (its meta-schemas) costs far more than the next ones. */
+const drafts: { draft7?: Ajv; draft2020?: Ajv2020 } = {};
+/** Validators of recent schemas by their JSON text: clients send the same schema request after request. */
+const recent = new Map<string, ValidateFunction>();
+const RECENT_SCHEMAS = 256;
+
 /** Draft 2020-12 (zod 4 writes it) or draft-07 (the default, and what the OpenAI SDK's helpers write). */
 function validatorFor(schema: unknown): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const cached = recent.get(key);
+  if (cached) {
+    recent.delete(key);
+    recent.set(key, cached);
+    return cached;
+  }
   const draft2020 =
     isObject(schema) && typeof schema.$schema === "string" && /2019-09|2020-12/.test(schema.$schema);
-  // strict off: annotations and vendor keywords (OpenAI's `strict`, zod's `~standard`) are not errors.
-  const options = { strict: false, allErrors: false, logger: false } as const;
-  const ajv = draft2020 ? new Ajv2020(options) : new Ajv(options);
+  const ajv = draft2020 ? ajvFor("draft2020") : ajvFor("draft7");
+  const { $schema: _, ...rest } = isObject(schema) ? schema : {};
+  const body = isObject(schema) ? rest : (schema as boolean);
+  const validate = ajv.compile(body);
+  // The function keeps working; the instance forgets the schema (and any $id, which a later schema may reuse).
+  if (isObject(body)) ajv.removeSchema(body);
+  recent.set(key, validate);
+  if (recent.size > RECENT_SCHEMAS) recent.delete(recent.keys().next().value as string);
+  return validate;
+}
+
+function ajvFor(draft: "draft7" | "draft2020"): Ajv {
+  const existing = drafts[draft];
+  if (existing) return existing;
+  const ajv = draft === "draft2020" ? new Ajv2020(ajvOptions) : new Ajv(ajvOptions);
   addFormats(ajv);
-  const { $schema: _, ...rest } = isObject(schema) ? schema : { schema };
-  return ajv.compile(isObject(schema) ? rest : (schema as boolean));
+  drafts[draft] = ajv;
+  return ajv;
 }
 
 function describe(errors: ErrorObject[]): string {
