@@ -19,7 +19,8 @@ beforeAll(async () => {
   writeTinyGguf(modelPath);
   // No CONTEXT_SIZE: the worker's default, as the README's deployment gets it.
   worker = await startWorker({ MODEL_PATH: modelPath, MODEL_NAME: "tiny-chat" });
-});
+  // Loading takes well under a second alone; a loaded two-core machine can stretch it past bun's 5 s default.
+}, 30_000);
 
 afterAll(() => {
   killWorkers();
