@@ -40,7 +40,7 @@ export type TinyGgufOptions = {
   headCountKv?: number;
   /** Feed-forward hidden size. Default 128. */
   feedForwardLength?: number;
-  /** Training context length written to the metadata. Default 512. */
+  /** Training context length written to the metadata. Default 4096: room for tool_choice "auto" with a few tools. */
   contextLength?: number;
   /** Logit offset of the end-of-generation tokens, see the file comment. Default 0. */
   eogBias?: number;
@@ -235,7 +235,7 @@ export function writeTinyGguf(path: string, opts: TinyGgufOptions = {}): TinyGgu
     headCount: 4,
     headCountKv: 2,
     feedForwardLength: 128,
-    contextLength: 512,
+    contextLength: 4096,
     eogBias: 0,
     name: "tiny-random-llama",
     ...opts,

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv from "ajv";
 import { readGgufFileInfo } from "node-llama-cpp";
+import OpenAI from "openai";
 import { refusal, startTinyWorker, type TinyWorker, type Worker } from "./worker-support.ts";
 
 let tiny: TinyWorker;
@@ -147,19 +148,58 @@ describe("response_format", () => {
     expect(finished).toBe(3);
   });
 
-  test("a schema keyword the grammar cannot enforce is refused by name; so is an unknown format type", async () => {
+  test("an invalid schema is refused with ajv's reason; so is an unknown format type", async () => {
     const refused = (response_format: unknown) => refusal(worker, { response_format });
     const schema = (s: unknown) => ({ type: "json_schema", json_schema: { name: "x", schema: s } });
-    const pattern = await refused(
-      schema({ type: "object", properties: { id: { type: "string", pattern: "^a" } } }),
+    const bad = await refused(
+      schema({ type: "object", properties: { id: { type: "string", minLength: "two" } } }),
     );
-    expect(pattern.param).toBe("response_format.json_schema.schema");
-    expect(pattern.type).toBe("invalid_request_error");
-    expect(pattern.message).toContain('"pattern" (at /properties/id)');
-    const email = await refused(schema({ type: "string", format: "email" }));
-    expect(email.message).toContain('"format: email"');
+    expect(bad.param).toBe("response_format.json_schema.schema");
+    expect(bad.type).toBe("invalid_request_error");
+    expect(bad.message).toContain("/properties/id/minLength must be integer");
     const xml = await refused({ type: "xml" });
     expect(xml.param).toBe("response_format.type");
+  });
+
+  test("what the grammar cannot enforce is checked after: a failing answer is never returned as valid", async () => {
+    // The grammar writes 1 to 9; `not` refuses every one of them, so each attempt fails the check.
+    const impossible = { type: "integer", minimum: 1, maximum: 9, not: { minimum: 1 } };
+    const format = { type: "json_schema", json_schema: { name: "n", schema: impossible } } as const;
+    const err = await worker.client.chat.completions
+      .create({ model: "tiny-json", messages: user("A number?"), response_format: format, seed: 3 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+    const failed = err as InstanceType<typeof OpenAI.InternalServerError>;
+    expect(failed.code).toBe("invalid_structured_output");
+    expect(failed.message).toContain("3 attempts");
+    expect(failed.message).toContain("must NOT be valid");
+    // Streamed, the text is already out: the stream ends with the error instead of a finish_reason.
+    const res = await fetch(`${worker.base}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: user("A number?"), response_format: format, seed: 3, stream: true }),
+    });
+    const events = (await res.text()).split("\n\n").filter(Boolean);
+    expect(events.at(-1)).toContain('"code":"invalid_structured_output"');
+    expect(events.some((e) => e.includes('"finish_reason":"stop"'))).toBe(false);
+    expect(events.some((e) => e.includes("[DONE]"))).toBe(false);
+  });
+
+  test("an answer the check refuses once is generated again under another seed", async () => {
+    // The grammar writes 0 to 9; multipleOf 3 keeps four of them. Each 200 answer passed the check.
+    const schema = { type: "integer", minimum: 0, maximum: 9, multipleOf: 3 };
+    const format = { type: "json_schema", json_schema: { name: "n", schema } } as const;
+    let answered = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      const res = await worker.client.chat.completions
+        .create({ model: "tiny-json", messages: user("A number?"), response_format: format, seed })
+        .catch((e: unknown) => e);
+      if (res instanceof OpenAI.InternalServerError) continue;
+      const value = JSON.parse((res as OpenAI.ChatCompletion).choices[0]?.message.content ?? "");
+      expect(value % 3).toBe(0);
+      answered++;
+    }
+    expect(answered).toBeGreaterThan(2);
   });
 });
 

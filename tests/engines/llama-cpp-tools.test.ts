@@ -229,21 +229,54 @@ describe("refusals", () => {
     expect(unknown.message).toContain("nope");
   });
 
-  test("a tool schema keyword the grammar cannot enforce is named", async () => {
+  test("tool parameters as clients write them are enforced; an invalid schema is named", async () => {
+    const bounded = [
+      {
+        type: "function" as const,
+        function: {
+          name: "f",
+          parameters: {
+            type: "object",
+            properties: {
+              n: { type: "integer", minimum: 3, maximum: 9 },
+              day: { type: "string", format: "date" },
+              code: { type: "string", pattern: "^[A-Z]{2}\\d$" },
+            },
+            required: ["n", "day", "code"],
+            additionalProperties: false,
+          },
+        },
+      },
+    ];
+    const validate = new Ajv({ strict: false }).compile(bounded[0]?.function.parameters ?? {});
+    for (const seed of [1, 2, 3]) {
+      const res = await worker.client.chat.completions.create({
+        model: "tiny-tools",
+        messages: [{ role: "user", content: "x" }],
+        tools: bounded,
+        tool_choice: "required",
+        seed,
+      });
+      const call = res.choices[0]?.message.tool_calls?.[0];
+      expect(call?.type).toBe("function");
+      const args = JSON.parse(call?.type === "function" ? call.function.arguments : "");
+      expect(validate(args) ? [] : validate.errors).toEqual([]);
+      expect(/^\d{4}-\d{2}-\d{2}$/.test(args.day)).toBe(true);
+    }
     const bad = await refusal(worker, {
       tools: [
         {
           type: "function",
           function: {
             name: "f",
-            parameters: { type: "object", properties: { n: { type: "integer", minimum: 3 } } },
+            parameters: { type: "object", properties: { n: { type: "integer", minimum: "three" } } },
           },
         },
       ],
       tool_choice: "required",
     });
     expect(bad.param).toBe("tools[0].function.parameters");
-    expect(bad.message).toContain('"minimum"');
+    expect(bad.message).toContain("/properties/n/minimum must be number");
   });
 
   test("a tool message must answer a call made earlier; arguments sent back must be JSON", async () => {

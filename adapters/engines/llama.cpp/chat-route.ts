@@ -2,7 +2,7 @@
 // chat-stream.ts). Each completion borrows one context sequence for its whole life.
 import { streamCompletion } from "./chat-stream.ts";
 import { buildGeneration, type GenerationInput, type GenerationOutcome } from "./generate.ts";
-import { type ChatCompletion, parseChatRequest, usageOf } from "./openai-shapes.ts";
+import { type ChatCompletion, invalidStructuredOutput, parseChatRequest, usageOf } from "./openai-shapes.ts";
 import {
   errorBody,
   json,
@@ -38,21 +38,31 @@ export async function chatCompletions(ctx: RouteContext, req: Request): Promise<
   return ctx.track(completeOnce(ctx, built.value, signal, meta));
 }
 
+/** Generations of one answer under a schema: the first, and retries under other seeds while the check fails. */
+export const STRUCTURED_ATTEMPTS = 3;
+
 async function completeOnce(
   ctx: RouteContext,
   input: GenerationInput,
   signal: AbortSignal,
   meta: Meta,
 ): Promise<Response> {
-  let outcome: GenerationOutcome;
-  try {
-    outcome = await runOnSequence(ctx, input, signal);
-  } catch (error) {
-    const body = errorBody(ctx, error);
-    return json(body.error.code === "worker_shutting_down" ? 503 : 500, body);
+  let outcome: GenerationOutcome | undefined;
+  const firstSeed = input.seed ?? Math.floor(Math.random() * 2 ** 31);
+  // A finished answer that fails its schema's check is generated again under another seed, never returned.
+  for (let attempt = 0; attempt < STRUCTURED_ATTEMPTS; attempt++) {
+    const seed = attempt === 0 ? input.seed : firstSeed + attempt;
+    try {
+      outcome = await runOnSequence(ctx, { ...input, seed }, signal);
+    } catch (error) {
+      const body = errorBody(ctx, error);
+      return json(body.error.code === "worker_shutting_down" ? 503 : 500, body);
+    }
+    if (outcome.aborted && ctx.shutdown.aborted) return json(503, shuttingDown());
+    if (outcome.invalid === undefined) return json(200, completionOf(outcome, meta));
+    ctx.log.warn("an answer failed its schema's check", { attempt, seed, why: outcome.invalid });
   }
-  if (outcome.aborted && ctx.shutdown.aborted) return json(503, shuttingDown());
-  return json(200, completionOf(outcome, meta));
+  return json(500, invalidStructuredOutput(outcome?.invalid ?? "", STRUCTURED_ATTEMPTS));
 }
 
 function completionOf(outcome: GenerationOutcome, meta: Meta): ChatCompletion {

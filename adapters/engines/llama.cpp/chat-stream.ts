@@ -3,7 +3,7 @@
 // the usage when asked, and [DONE]. The client closing the stream aborts the generation.
 import type { GenerationEvents, GenerationInput } from "./generate.ts";
 import type { SampledToken } from "./logprobs.ts";
-import { type ChatCompletionChunk, usageOf } from "./openai-shapes.ts";
+import { type ChatCompletionChunk, invalidStructuredOutput, usageOf } from "./openai-shapes.ts";
 import {
   errorBody,
   logprobsOf,
@@ -80,6 +80,11 @@ export function streamCompletion(
         (outcome) => {
           if (outcome.aborted && ctx.shutdown.aborted) {
             send(shuttingDown());
+            return end();
+          }
+          // The text is already sent: an answer that fails its schema's check ends with an error, no finish.
+          if (outcome.invalid !== undefined) {
+            send(invalidStructuredOutput(outcome.invalid, 1));
             return end();
           }
           send(chunk({}, outcome.finishReason));

@@ -5,7 +5,6 @@ import type {
   ChatHistoryItem,
   ChatModelFunctions,
   ChatWrapper,
-  GbnfJsonSchema,
   Llama,
   LlamaContextSequence,
   LlamaGrammar,
@@ -14,7 +13,7 @@ import type {
 } from "node-llama-cpp";
 import { LlamaChat, TokenBias } from "node-llama-cpp";
 import { addSystemText, toChatHistory } from "./history.ts";
-import { createJsonGrammar, toGrammarSchema, UnsupportedSchemaError } from "./json-schema.ts";
+import { compileSchema, createJsonGrammar, UnsupportedSchemaError } from "./json-schema.ts";
 import {
   LogprobQueue,
   type SampledToken,
@@ -28,7 +27,7 @@ import {
   invalidRequest,
   type Parsed,
 } from "./openai-shapes.ts";
-import { ForcedCallReader, planTools } from "./tools.ts";
+import { type ArgumentsCheck, ForcedCallReader, planTools } from "./tools.ts";
 import { utf8Guard } from "./utf8-guard.ts";
 
 /** Sampling defaults for fields the request leaves out: those of llama.cpp's own server (llama-server). */
@@ -37,12 +36,17 @@ export const samplingDefaults = { temperature: 0.8, topP: 0.95, topK: 40, minP: 
 /** What the answer may be. */
 export type OutputMode =
   | { kind: "text" }
-  /** response_format json_object / json_schema: the grammar lets only valid JSON through. */
-  | { kind: "json"; grammar: LlamaGrammar }
+  /** response_format json_object / json_schema: the grammar lets only valid JSON through, `check` the rest. */
+  | { kind: "json"; grammar: LlamaGrammar; check: ArgumentsCheck }
   /** tool_choice auto: the chat wrapper's own function calling, parameters grammar-constrained. */
-  | { kind: "tools"; functions: ChatModelFunctions; maxParallelCalls: number | undefined }
+  | {
+      kind: "tools";
+      functions: ChatModelFunctions;
+      maxParallelCalls: number | undefined;
+      checks: Map<string, ArgumentsCheck>;
+    }
   /** tool_choice required or named: one call, the whole output grammar-constrained. */
-  | { kind: "call"; grammar: LlamaGrammar };
+  | { kind: "call"; grammar: LlamaGrammar; checks: Map<string, ArgumentsCheck> };
 
 export interface GenerationInput {
   /** Ends with the model turn that the generation fills (empty, or holding the calls whose results came back). */
@@ -88,6 +92,11 @@ export interface GenerationOutcome {
   completionTokens: number;
   /** The signal ended it before the model did. */
   aborted: boolean;
+  /**
+   * A finished answer (JSON under a schema, or a tool call's arguments) that the schema's check refused: why.
+   * Such an answer is never returned as if valid.
+   */
+  invalid?: string;
 }
 
 /** What the request builder needs to know about the loaded model. */
@@ -172,10 +181,10 @@ async function outputMode(
   const format = req.response_format?.type ?? "text";
   if (tools.value.kind === "forced") {
     // The answer is a call; response_format shapes text answers, of which there will be none.
-    const { schema, instructions } = tools.value;
-    const grammar = await grammarOrRefusal(llama, () => schema, "tools");
+    const { schema, instructions, checks } = tools.value;
+    const grammar = await grammarOrRefusal(llama, schema, "tools");
     return grammar.ok
-      ? { ok: true, value: { mode: { kind: "call", grammar: grammar.value }, instructions } }
+      ? { ok: true, value: { mode: { kind: "call", grammar: grammar.value.grammar, checks }, instructions } }
       : grammar;
   }
   if (tools.value.kind === "auto") {
@@ -184,33 +193,33 @@ async function outputMode(
         "response_format cannot be combined with tool_choice auto on this engine: use tool_choice none or required",
         "response_format",
       );
-    const { functions, maxParallelCalls } = tools.value;
-    return { ok: true, value: { mode: { kind: "tools", functions, maxParallelCalls } } };
+    const { functions, maxParallelCalls, checks } = tools.value;
+    return { ok: true, value: { mode: { kind: "tools", functions, maxParallelCalls, checks } } };
   }
   if (req.response_format?.type === "json_schema") {
     const { schema } = req.response_format.json_schema;
-    const grammar = await grammarOrRefusal(
-      llama,
-      () => toGrammarSchema(schema ?? {}),
-      "response_format.json_schema.schema",
-    );
-    return grammar.ok ? { ok: true, value: { mode: { kind: "json", grammar: grammar.value } } } : grammar;
+    const grammar = await grammarOrRefusal(llama, schema ?? {}, "response_format.json_schema.schema");
+    return grammar.ok ? { ok: true, value: { mode: { kind: "json", ...grammar.value } } } : grammar;
   }
   if (format === "json_object") {
-    const grammar = await createJsonGrammar(llama, { type: "object", additionalProperties: true });
-    return { ok: true, value: { mode: { kind: "json", grammar } } };
+    const grammar = await grammarOrRefusal(llama, { type: "object" }, "response_format");
+    return grammar.ok ? { ok: true, value: { mode: { kind: "json", ...grammar.value } } } : grammar;
   }
   return { ok: true, value: { mode: { kind: "text" } } };
 }
 
-/** A grammar for the schema, or a 400 naming `param` when the schema cannot become one. */
+/** A grammar and a check for the schema, or a 400 naming `param` when the schema cannot become one. */
 async function grammarOrRefusal(
   llama: Llama,
-  schema: () => GbnfJsonSchema,
+  schema: unknown,
   param: string,
-): Promise<Parsed<LlamaGrammar>> {
+): Promise<Parsed<{ grammar: LlamaGrammar; check: ArgumentsCheck }>> {
   try {
-    return { ok: true, value: await createJsonGrammar(llama, schema()) };
+    const compiled = compileSchema(schema);
+    return {
+      ok: true,
+      value: { grammar: await createJsonGrammar(llama, compiled.gbnf), check: compiled.check },
+    };
   } catch (error) {
     if (error instanceof UnsupportedSchemaError) return refuse(error.message, param);
     const why = error instanceof Error ? error.message : String(error);
@@ -259,6 +268,31 @@ export function countPromptTokens(
     ...(functions ? { availableFunctions: functions, documentFunctionParams: true } : {}),
   });
   return contextText.tokenize(renderer.model.tokenizer).length;
+}
+
+/**
+ * A finished answer against its schema: the JSON text (json mode) or each call's arguments (tool modes).
+ * undefined when valid or when there is no schema; else why it is not.
+ */
+export function checkAnswer(output: OutputMode, text: string, calls: GeneratedCall[]): string | undefined {
+  if (output.kind === "text") return undefined;
+  if (output.kind === "json") return checkJson(text, output.check);
+  for (const call of calls) {
+    const check = output.checks.get(call.name);
+    const why = check ? checkJson(call.arguments, check) : `no tool is named "${call.name}"`;
+    if (why !== undefined) return `the arguments of ${call.name}: ${why}`;
+  }
+  return undefined;
+}
+
+function checkJson(text: string, check: ArgumentsCheck): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return "not valid JSON";
+  }
+  return check(value);
 }
 
 /**
@@ -314,6 +348,7 @@ export async function generate(
       if (rest) options.onToolCall?.({ index: 0, arguments: rest });
       if (call) calls.push(call);
     }
+    const invalid = finishReason === "stop" && !aborted ? checkAnswer(input.output, text, calls) : undefined;
     return {
       text: forced ? "" : text,
       toolCalls: calls,
@@ -323,6 +358,7 @@ export async function generate(
       promptTokens: input.promptTokens,
       completionTokens: Math.min(sequence.tokenMeter.diff(meterBefore).usedOutputTokens, input.maxTokens),
       aborted,
+      ...(invalid === undefined ? {} : { invalid }),
     };
   };
   try {

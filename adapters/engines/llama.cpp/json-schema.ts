@@ -1,7 +1,19 @@
-// JSON Schema → a llama.cpp grammar that only lets the model write JSON valid against it. node-llama-cpp builds
-// the grammar (llama.createGrammarForJsonSchema); this file decides which schemas it can honour: every keyword it
-// cannot enforce is refused by name, so a caller never gets JSON that merely looks right.
+// JSON Schema → what the model may write, and the check of what it wrote. Two halves:
+// - the grammar: schema-to-gbnf.ts (a port of llama.cpp's converter) turns the schema into GBNF, which enforces
+//   types, properties, required, enum/const, anyOf/oneOf, $ref, array and string lengths, integer bounds, patterns
+//   and common formats while the model samples;
+// - the check: ajv validates the finished answer against the whole schema, for what a grammar cannot say
+//   (multipleOf, uniqueItems, not, a number's fraction beyond its bound...). An answer that fails it is never
+//   returned as valid (the caller retries or answers an error; docs/openai-parameters.md).
+// tool_choice "auto" leaves the arguments' grammar to node-llama-cpp's function calling, which reads a subset of
+// JSON Schema: toGrammarSchema() rewrites a schema into that subset, leaving out what it cannot read (the check
+// after generation still applies the whole schema).
+import type { ErrorObject, ValidateFunction } from "ajv";
+import Ajv from "ajv";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import type { GbnfJsonSchema, Llama, LlamaGrammar } from "node-llama-cpp";
+import { jsonSchemaToGbnf, SchemaGrammarError } from "./schema-to-gbnf.ts";
 
 /** Keywords that only describe (no constraint to enforce). */
 const ANNOTATIONS = new Set([
@@ -63,18 +75,16 @@ export class UnsupportedSchemaError extends Error {
   ) {
     super(
       `the JSON schema keyword "${keyword}" (at ${at || "/"}) ` +
-        (reason ??
-          "cannot be enforced by this engine's grammar; remove it or use a schema with type, enum, const, " +
-            "properties, required, items, min/maxItems, min/maxLength, anyOf/oneOf, $ref/$defs"),
+        (reason ?? "cannot be enforced by this engine's grammar"),
     );
   }
 }
 
 /**
- * Checks a schema and rewrites it into what node-llama-cpp reads (anyOf → oneOf, definitions → $defs, no
- * annotations). Throws UnsupportedSchemaError naming the first keyword it cannot enforce, or one that no value
- * could satisfy (an empty enum, minItems above maxItems, a $ref to nothing): node-llama-cpp would otherwise
- * build a grammar that writes invalid JSON, or quietly read "any value".
+ * Rewrites a schema into what node-llama-cpp's function calling reads (anyOf → oneOf, definitions → $defs, no
+ * annotations, no keywords it cannot enforce: those are checked after generation). Throws UnsupportedSchemaError
+ * for a shape it would misread (a list of types holding object, a const object), or one that no value could
+ * satisfy (an empty enum, minItems above maxItems, a $ref to nothing).
  */
 export function toGrammarSchema(schema: unknown): GbnfJsonSchema {
   return convert(schema, "", definitionNames(schema));
@@ -106,7 +116,8 @@ function convert(schema: unknown, at: string, definitions: Set<string>): GbnfJso
       if (key === "description" && typeof value === "string") out.description = value;
       continue;
     }
-    if (!ENFORCED.has(key)) throw new UnsupportedSchemaError(key, at);
+    // What node-llama-cpp cannot read is left to the check after generation.
+    if (!ENFORCED.has(key)) continue;
     const here = `${at}/${key}`;
     switch (key) {
       case "type": {
@@ -120,9 +131,7 @@ function convert(schema: unknown, at: string, definitions: Set<string>): GbnfJso
         break;
       }
       case "format":
-        if (typeof value !== "string" || !FORMATS.has(value))
-          throw new UnsupportedSchemaError(`format: ${String(value)}`, at);
-        out.format = value;
+        if (typeof value === "string" && FORMATS.has(value)) out.format = value;
         break;
       case "$ref": {
         const ref = String(value).replace(/^#\/definitions\//, "#/$defs/");
@@ -201,27 +210,97 @@ function convert(schema: unknown, at: string, definitions: Set<string>): GbnfJso
   return out as GbnfJsonSchema;
 }
 
-/**
- * node-llama-cpp lets a number's exponent run to 16 digits, so random or confused weights write `7e493680`,
- * which JSON.parse turns into Infinity (FIELD-NOTES). Two exponent digits keep every number finite.
- */
-const UNBOUNDED_EXPONENT = '([eE] [-+]? ("0" | [1-9] [0-9]{0,15}))?';
-const BOUNDED_EXPONENT = "([eE] [-+]? [0-9]{1,2})?";
+/** A schema ready for one request: its grammar, and the check of a finished answer. */
+export interface CompiledSchema {
+  gbnf: string;
+  /** undefined when the value is valid, else why not (ajv's first error, with its path). */
+  check(value: unknown): string | undefined;
+}
 
-export async function createJsonGrammar(llama: Llama, schema: GbnfJsonSchema): Promise<LlamaGrammar> {
-  // The generic parameter only types the parse() result, which is not used here.
-  const base = await llama.createGrammarForJsonSchema(
-    schema as Parameters<Llama["createGrammarForJsonSchema"]>[0],
-  );
-  if (!base.grammar.includes("[eE]")) return base;
-  const bounded = base.grammar.replaceAll(UNBOUNDED_EXPONENT, BOUNDED_EXPONENT);
-  if (bounded === base.grammar)
-    throw new Error("node-llama-cpp's number grammar changed: update BOUNDED_EXPONENT");
-  return llama.createGrammar({
-    grammar: bounded,
-    stopGenerationTriggers: base.stopGenerationTriggers,
-    trimWhitespaceSuffix: base.trimWhitespaceSuffix,
-  });
+/**
+ * The grammar and the validator of a schema as a client sent it. Throws UnsupportedSchemaError when ajv cannot
+ * compile the schema (it is not valid JSON Schema) or when no value satisfies it.
+ */
+export function compileSchema(schema: unknown): CompiledSchema {
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(schema);
+  } catch (error) {
+    const error_ = new UnsupportedSchemaError("schema", "");
+    error_.message = `the JSON schema is not valid (ajv: ${errorText(error).replace(/^schema is invalid: /, "")})`;
+    throw error_;
+  }
+  let gbnf: string;
+  try {
+    gbnf = jsonSchemaToGbnf(schema);
+  } catch (error) {
+    if (error instanceof SchemaGrammarError)
+      throw new UnsupportedSchemaError(error.keyword, error.at, error.why);
+    throw error;
+  }
+  return {
+    gbnf,
+    check: (value) => (validate(value) ? undefined : describe(validate.errors ?? [])),
+  };
+}
+
+/** Checks parsed JSON against a schema already compiled by ajv; for tool_choice auto's arguments. */
+export function schemaCheck(schema: unknown): (value: unknown) => string | undefined {
+  const validate = validatorFor(schema);
+  return (value) => (validate(value) ? undefined : describe(validate.errors ?? []));
+}
+
+// strict off: annotations and vendor keywords (OpenAI's `strict`, zod's `~standard`) are not errors.
+const ajvOptions = { strict: false, allErrors: false, logger: false } as const;
+/** One ajv per draft: an instance's first compile (its meta-schemas) costs far more than the next ones. */
+const drafts: { draft7?: Ajv; draft2020?: Ajv2020 } = {};
+/** Validators of recent schemas by their JSON text: clients send the same schema request after request. */
+const recent = new Map<string, ValidateFunction>();
+const RECENT_SCHEMAS = 256;
+
+/** Draft 2020-12 (zod 4 writes it) or draft-07 (the default, and what the OpenAI SDK's helpers write). */
+function validatorFor(schema: unknown): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const cached = recent.get(key);
+  if (cached) {
+    recent.delete(key);
+    recent.set(key, cached);
+    return cached;
+  }
+  const draft2020 =
+    isObject(schema) && typeof schema.$schema === "string" && /2019-09|2020-12/.test(schema.$schema);
+  const ajv = draft2020 ? ajvFor("draft2020") : ajvFor("draft7");
+  const { $schema: _, ...rest } = isObject(schema) ? schema : {};
+  const body = isObject(schema) ? rest : (schema as boolean);
+  const validate = ajv.compile(body);
+  // The function keeps working; the instance forgets the schema (and any $id, which a later schema may reuse).
+  if (isObject(body)) ajv.removeSchema(body);
+  recent.set(key, validate);
+  if (recent.size > RECENT_SCHEMAS) recent.delete(recent.keys().next().value as string);
+  return validate;
+}
+
+function ajvFor(draft: "draft7" | "draft2020"): Ajv {
+  const existing = drafts[draft];
+  if (existing) return existing;
+  const ajv = draft === "draft2020" ? new Ajv2020(ajvOptions) : new Ajv(ajvOptions);
+  addFormats(ajv);
+  drafts[draft] = ajv;
+  return ajv;
+}
+
+function describe(errors: ErrorObject[]): string {
+  const [first] = errors;
+  return first ? `${first.instancePath || "/"} ${first.message ?? "is invalid"}` : "is invalid";
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The GBNF as a node-llama-cpp grammar, for LlamaChat. */
+export function createJsonGrammar(llama: Llama, gbnf: string): Promise<LlamaGrammar> {
+  return llama.createGrammar({ grammar: gbnf });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

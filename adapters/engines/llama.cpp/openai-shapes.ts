@@ -314,6 +314,14 @@ export function serverError(message: string, code: string): ErrorBody {
   return { error: { message, type: "server_error", param: null, code } };
 }
 
+/** A finished answer that failed its schema's check `attempts` times (never returned as if it passed). */
+export function invalidStructuredOutput(why: string, attempts: number): ErrorBody {
+  return serverError(
+    `the model's answer did not validate against the schema (${attempts === 1 ? "once" : `${attempts} attempts`}): ${why}`,
+    "invalid_structured_output",
+  );
+}
+
 export function usageOf(promptTokens: number, completionTokens: number): Usage {
   return {
     prompt_tokens: promptTokens,

@@ -2,11 +2,13 @@
 // - "auto": the tools go to LlamaChat as `functions`; the model's chat wrapper documents them in the prompt in the
 //   model's own syntax, and once the model starts a call, node-llama-cpp constrains its parameters to the schema.
 // - "required" or a named function: the answer must be a call, so the whole output is grammar-constrained to
-//   {"name": <one of the tools>, "arguments": <that tool's parameters>}; even random weights write a valid call.
+//   {"name": <one of the tools>, "arguments": <that tool's parameters>} by the same JSON-schema grammar as
+//   response_format (json-schema.ts); even random weights write a valid call.
+// Either way each call's arguments are then checked against the tool's whole schema (ajv), as structured outputs.
 // Earlier calls and their results (assistant `tool_calls`, `tool` messages) become functionCall items of the chat
 // history, which the wrapper renders the way the model was trained to read them.
 import type { ChatModelFunctions, GbnfJsonSchema } from "node-llama-cpp";
-import { toGrammarSchema, UnsupportedSchemaError } from "./json-schema.ts";
+import { schemaCheck, toGrammarSchema, UnsupportedSchemaError } from "./json-schema.ts";
 import {
   type ChatCompletionRequest,
   type FunctionTool,
@@ -15,15 +17,24 @@ import {
   type ToolCallOut,
 } from "./openai-shapes.ts";
 
+/** undefined when a call's arguments are valid, else why not. */
+export type ArgumentsCheck = (value: unknown) => string | undefined;
+
 export type ToolPlan =
   | { kind: "none" }
-  | { kind: "auto"; functions: ChatModelFunctions; maxParallelCalls: number | undefined }
+  | {
+      kind: "auto";
+      functions: ChatModelFunctions;
+      maxParallelCalls: number | undefined;
+      checks: Map<string, ArgumentsCheck>;
+    }
   | {
       kind: "forced";
-      /** {name, arguments} for the tools allowed, one branch per tool. */
-      schema: GbnfJsonSchema;
+      /** JSON Schema of {name, arguments} for the tools allowed, one branch per tool. */
+      schema: unknown;
       /** Tells the model what to write, added to the system prompt. */
       instructions: string;
+      checks: Map<string, ArgumentsCheck>;
     };
 
 /** Reads tools, tool_choice and parallel_tool_calls into a plan, or a 400 naming the field. */
@@ -35,11 +46,20 @@ export function planTools(req: ChatCompletionRequest): Parsed<ToolPlan> {
   if (choice === "none") return { ok: true, value: { kind: "none" } };
 
   const parameters = new Map<string, GbnfJsonSchema>();
+  const checks = new Map<string, ArgumentsCheck>();
   for (const [i, tool] of tools.entries()) {
     const name = tool.function.name;
-    if (parameters.has(name)) return refuse(`two tools are named "${name}"`, `tools[${i}].function.name`);
+    if (checks.has(name)) return refuse(`two tools are named "${name}"`, `tools[${i}].function.name`);
+    const schema = parametersOf(tool);
     try {
-      parameters.set(name, toGrammarSchema(tool.function.parameters ?? { type: "object", properties: {} }));
+      checks.set(name, schemaCheck(schema));
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return refuse(`the parameters are not a valid JSON Schema: ${why}`, `tools[${i}].function.parameters`);
+    }
+    if (choice !== "auto") continue;
+    try {
+      parameters.set(name, toGrammarSchema(schema));
     } catch (error) {
       if (error instanceof UnsupportedSchemaError)
         return refuse(error.message, `tools[${i}].function.parameters`);
@@ -59,7 +79,12 @@ export function planTools(req: ChatCompletionRequest): Parsed<ToolPlan> {
     );
     return {
       ok: true,
-      value: { kind: "auto", functions, maxParallelCalls: req.parallel_tool_calls === false ? 1 : undefined },
+      value: {
+        kind: "auto",
+        functions,
+        maxParallelCalls: req.parallel_tool_calls === false ? 1 : undefined,
+        checks,
+      },
     };
   }
 
@@ -67,18 +92,44 @@ export function planTools(req: ChatCompletionRequest): Parsed<ToolPlan> {
     typeof choice === "object" ? tools.filter((t) => t.function.name === choice.function.name) : tools;
   if (allowed.length === 0 && typeof choice === "object")
     return refuse(`tool_choice names "${choice.function.name}", which is not among the tools`, "tool_choice");
-  const callOf = (tool: FunctionTool): GbnfJsonSchema => ({
+  const single = allowed.length === 1;
+  const callOf = (tool: FunctionTool, i: number) => ({
     type: "object",
     // The grammar writes the properties in this order: the name first, so a stream can announce it early.
     properties: {
       name: { const: tool.function.name },
-      arguments: parameters.get(tool.function.name) ?? { type: "object" },
+      // The parameters' own references ($ref "#/$defs/x") now point inside the call schema.
+      arguments: rebaseRefs(
+        parametersOf(tool),
+        single ? "#/properties/arguments" : `#/oneOf/${i}/properties/arguments`,
+      ),
     },
     required: ["name", "arguments"],
+    additionalProperties: false,
   });
-  const [only] = allowed;
-  const schema: GbnfJsonSchema = only && allowed.length === 1 ? callOf(only) : { oneOf: allowed.map(callOf) };
-  return { ok: true, value: { kind: "forced", schema, instructions: forcedCallInstructions(allowed) } };
+  const schema = single ? callOf(allowed[0] as FunctionTool, 0) : { oneOf: allowed.map(callOf) };
+  return {
+    ok: true,
+    value: { kind: "forced", schema, instructions: forcedCallInstructions(allowed), checks },
+  };
+}
+
+function parametersOf(tool: FunctionTool): unknown {
+  return tool.function.parameters ?? { type: "object", properties: {} };
+}
+
+/** Every local `$ref` ("#...") of `schema` rewritten to hang under `base`. */
+function rebaseRefs(schema: unknown, base: string): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => rebaseRefs(item, base));
+  if (typeof schema !== "object" || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === "$ref" && typeof value === "string" && value.startsWith("#")
+        ? `${base}${value.slice(1)}`
+        : rebaseRefs(value, base),
+    ]),
+  );
 }
 
 function forcedCallInstructions(tools: FunctionTool[]): string {
