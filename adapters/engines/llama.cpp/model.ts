@@ -12,6 +12,7 @@ import {
   readGgufFileInfo,
   resolveChatWrapper,
 } from "node-llama-cpp";
+import { bySequenceId, Lockstep } from "./batching.ts";
 import { DEFAULT_CONTEXT_SIZE, FatalError, type WorkerConfig } from "./config.ts";
 import type { Log } from "./log.ts";
 
@@ -20,6 +21,8 @@ export interface LoadedModel {
   model: LlamaModel;
   context: LlamaContext;
   sequences: LlamaContextSequence[];
+  /** Keeps the sequences' generations decoding in shared batches (batching.ts). */
+  lockstep: Lockstep;
   chatWrapper: ChatWrapper;
   /** Tokens one sequence holds. */
   contextSize: number;
@@ -76,11 +79,15 @@ export async function loadModel(config: WorkerConfig, log: Log): Promise<LoadedM
   }
   try {
     const contextSize = Math.min(config.contextSize ?? DEFAULT_CONTEXT_SIZE, model.trainContextSize);
+    let created: LlamaContext | undefined;
     const context = await model.createContext({
       sequences: config.parallel,
       contextSize,
       threads: config.threads,
+      // One decode for a batch of many sequences only when it is ordered by sequence id (batching.ts).
+      batching: { itemPrioritizationStrategy: bySequenceId(() => created) },
     });
+    created = context;
     const sequences = Array.from({ length: config.parallel }, () => context.getSequence());
     const chatWrapper = resolveChatWrapper(model);
     log.info("model loaded", {
@@ -95,6 +102,7 @@ export async function loadModel(config: WorkerConfig, log: Log): Promise<LoadedM
       model,
       context,
       sequences,
+      lockstep: new Lockstep(),
       chatWrapper,
       contextSize: context.contextSize,
       ramGb: Math.max(1, Math.ceil((model.size + context.stateSize) / 2 ** 30)),
