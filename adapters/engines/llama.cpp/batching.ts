@@ -14,13 +14,24 @@
 //    queue together, one macrotask later (after the batch loop has looked at its queue and let go).
 import type { BatchItem, CustomBatchingPrioritizationStrategy, LlamaContext, PrioritizedBatchItem } from "node-llama-cpp";
 
+/** Batches formed and the sequences' items in them: their ratio is how many streams one decode served. */
+export interface BatchStats {
+  batches: number;
+  items: number;
+}
+
 /**
  * A batch prioritization strategy: every queued item gets its fair share of the batch (leftover room goes to
  * the longest, in order: a new prompt fills what single-token steps leave), ordered by sequence id.
  * `context` is read when a batch is formed (the strategy is given before the context exists).
  */
-export function bySequenceId(context: () => LlamaContext | undefined): CustomBatchingPrioritizationStrategy {
+export function bySequenceId(
+  context: () => LlamaContext | undefined,
+  stats: BatchStats = { batches: 0, items: 0 },
+): CustomBatchingPrioritizationStrategy {
   return ({ items, size }) => {
+    stats.batches += 1;
+    stats.items += items.length;
     let left = size;
     const share = Math.max(1, Math.floor(size / Math.max(1, items.length)));
     const out: PrioritizedBatchItem[] = [];
@@ -112,6 +123,11 @@ export class Lockstep {
       return;
     }
     this.stats.steps += 1;
+    if (this.streams.size === 1 && this.waiting.length === 0) {
+      // Alone: nobody to wait for, and no macrotask to pay per token.
+      stream.phase = "decoding";
+      return;
+    }
     stream.phase = "waiting";
     await new Promise<void>((resolve) => {
       this.waiting.push(resolve);
