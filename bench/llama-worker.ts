@@ -157,7 +157,12 @@ async function conversation(
 
 /** The worker's engine code in this process, on one sequence kept between requests. */
 async function inProcessEngine() {
-  const config = readConfig({ MODEL_PATH: modelPath, THREADS: String(threads), PARALLEL: "1", CONTEXT_SIZE: String(contextSize) });
+  const config = readConfig({
+    MODEL_PATH: modelPath,
+    THREADS: String(threads),
+    PARALLEL: "1",
+    CONTEXT_SIZE: String(contextSize),
+  });
   const loaded = await loadModel(config, createLog("silent"));
   const renderer = {
     llama: loaded.llama,
@@ -183,7 +188,7 @@ async function inProcessEngine() {
         if (!firstTokenMs && text) firstTokenMs = performance.now() - started;
       },
     });
-    return { firstTokenMs, text: outcome.text, ...outcome };
+    return { ...outcome, firstTokenMs };
   };
   return Object.assign(ask, { dispose: () => loaded.dispose() });
 }

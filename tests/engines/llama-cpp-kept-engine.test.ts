@@ -137,13 +137,15 @@ test("concurrent generations decode in shared batches", async () => {
 });
 
 test("a batch is ordered by sequence id, so llama.cpp decodes it as one", () => {
-  const tokens = [[1], [2], [3], [4, 5, 6]];
+  const text = loaded.model.tokenize("hello world and more");
+  const tokens = [text.slice(0, 1), text.slice(1, 2), text.slice(2, 3), text.slice(3, 6)];
+  expect(tokens[3]).toHaveLength(3);
   const items = tokens.map((t) => ({ tokens: t, logits: [], evaluationPriority: 5 as const }));
   const queue = [2, 0, 3, 1].map((sequenceId, i) => ({ sequenceId, tokens: tokens[i] }));
   const fakeContext = { _queuedDecodes: queue };
-  const strategy = bySequenceId(() => fakeContext as never);
+  const strategy = bySequenceId(() => fakeContext);
   const out = strategy({ items, size: 4 });
-  expect(out.map((p) => queue[items.indexOf(p.item as never)]?.sequenceId)).toEqual([0, 1, 2, 3]);
+  expect(out.map((p) => queue[items.indexOf(p.item)]?.sequenceId)).toEqual([0, 1, 2, 3]);
   expect(out.reduce((sum, p) => sum + p.processAmount, 0)).toBe(4);
   // Room left after the single steps goes to the prompt.
   const roomy = strategy({ items, size: 10 });

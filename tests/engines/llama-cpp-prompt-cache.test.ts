@@ -39,8 +39,9 @@ async function workerWithLog(parallel: number): Promise<{ worker: Worker; logLin
   void (async () => {
     const decoder = new TextDecoder();
     let rest = "";
-    for await (const chunk of worker.proc.stderr) {
-      rest += decoder.decode(chunk, { stream: true });
+    const reader = worker.proc.stderr.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      rest += decoder.decode(read.value, { stream: true });
       const parts = rest.split("\n");
       rest = parts.pop() ?? "";
       lines.push(...parts);
@@ -63,7 +64,11 @@ async function turn(worker: Worker, messages: ChatCompletionMessageParam[], extr
     seed: 3,
     ...extra,
   });
-  return { res, cached: res.usage?.prompt_tokens_details?.cached_tokens, prompt: res.usage?.prompt_tokens ?? 0 };
+  return {
+    res,
+    cached: res.usage?.prompt_tokens_details?.cached_tokens,
+    prompt: res.usage?.prompt_tokens ?? 0,
+  };
 }
 
 const next = (
@@ -179,7 +184,8 @@ describe("one sequence kept between requests", () => {
     // A forced call adds its instructions to the system prompt: the prefix up to there is reused.
     expect(call.cached).toBeGreaterThan(0);
     expect(call.res.choices[0]?.finish_reason).toBe("tool_calls");
-    const args = JSON.parse(call.res.choices[0]?.message.tool_calls?.[0]?.function.arguments ?? "") as {
+    const toolCall = call.res.choices[0]?.message.tool_calls?.[0];
+    const args = JSON.parse(toolCall?.type === "function" ? toolCall.function.arguments : "") as {
       unit: string;
     };
     expect(["celsius", "fahrenheit"]).toContain(args.unit);

@@ -12,7 +12,12 @@
 //    go next: two streams alternated for ever (one token a decode), four mostly split 3 + 1. `Lockstep` holds a
 //    sequence's next step until every other stream that is between steps has asked for its own, then lets them
 //    queue together, one macrotask later (after the batch loop has looked at its queue and let go).
-import type { BatchItem, CustomBatchingPrioritizationStrategy, LlamaContext, PrioritizedBatchItem } from "node-llama-cpp";
+import type {
+  BatchItem,
+  CustomBatchingPrioritizationStrategy,
+  LlamaContext,
+  PrioritizedBatchItem,
+} from "node-llama-cpp";
 
 /** Batches formed and the sequences' items in them: their ratio is how many streams one decode served. */
 export interface BatchStats {
@@ -26,7 +31,7 @@ export interface BatchStats {
  * `context` is read when a batch is formed (the strategy is given before the context exists).
  */
 export function bySequenceId(
-  context: () => LlamaContext | undefined,
+  context: () => LlamaContext | object | undefined,
   stats: BatchStats = { batches: 0, items: 0 },
 ): CustomBatchingPrioritizationStrategy {
   return ({ items, size }) => {
@@ -58,7 +63,7 @@ export function bySequenceId(
  * 3.22.1 has, the batch keeps node-llama-cpp's order (slower, never wrong).
  */
 function sequenceIdsOf(
-  context: LlamaContext | undefined,
+  context: LlamaContext | object | undefined,
   items: readonly BatchItem[],
 ): Map<BatchItem, number> | undefined {
   const queue: unknown = context ? Reflect.get(context, "_queuedDecodes") : undefined;

@@ -13,10 +13,10 @@ import type {
   Token,
 } from "node-llama-cpp";
 import { LlamaChat, TokenBias } from "node-llama-cpp";
-import { addSystemText, toChatHistory } from "./history.ts";
-import { createJsonGrammar, toGrammarSchema, UnsupportedSchemaError } from "./json-schema.ts";
 import type { Lockstep } from "./batching.ts";
 import { tapEvaluation } from "./evaluate-tap.ts";
+import { addSystemText, toChatHistory } from "./history.ts";
+import { createJsonGrammar, toGrammarSchema, UnsupportedSchemaError } from "./json-schema.ts";
 import { LogprobQueue, type SampledToken, sampledToken, type TokenDescriber } from "./logprobs.ts";
 import {
   type ChatCompletionRequest,

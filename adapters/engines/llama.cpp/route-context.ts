@@ -81,7 +81,6 @@ export async function runOnSequence(
     });
     failed = false;
     ctx.log.debug("completion", {
-      sequence: lease.item.sequenceId,
       prompt_tokens: outcome.promptTokens,
       cached_tokens: outcome.cachedTokens,
       completion_tokens: outcome.completionTokens,
