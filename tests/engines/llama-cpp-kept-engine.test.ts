@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LlamaContextSequence } from "node-llama-cpp";
+import type { BatchItem, LlamaContextSequence } from "node-llama-cpp";
 import { bySequenceId } from "#adapters/engines/llama.cpp/batching.ts";
 import { readConfig } from "#adapters/engines/llama.cpp/config.ts";
 import {
@@ -140,7 +140,7 @@ test("a batch is ordered by sequence id, so llama.cpp decodes it as one", () => 
   const text = loaded.model.tokenize("hello world and more");
   const tokens = [text.slice(0, 1), text.slice(1, 2), text.slice(2, 3), text.slice(3, 6)];
   expect(tokens[3]).toHaveLength(3);
-  const items = tokens.map((t) => ({ tokens: t, logits: [], evaluationPriority: 5 as const }));
+  const items: BatchItem[] = tokens.map((t) => ({ tokens: t, logits: [], evaluationPriority: 5 }));
   const queue = [2, 0, 3, 1].map((sequenceId, i) => ({ sequenceId, tokens: tokens[i] }));
   const fakeContext = { _queuedDecodes: queue };
   const strategy = bySequenceId(() => fakeContext);
