@@ -7,7 +7,7 @@
 // - each sampled token is reported (logprobs, and the UTF-8 guard's memory of the last token).
 // The pool lends a sequence to one request at a time, so nothing else sees the swap.
 import type { LlamaContextSequence, Token } from "node-llama-cpp";
-import type { Lockstep } from "./batching.ts";
+import type { Lockstep, Stream } from "./batching.ts";
 
 export interface EvaluationTap {
   lockstep: Lockstep;
@@ -18,15 +18,20 @@ export interface EvaluationTap {
   onToken?: ((token: Token, probabilities: Map<Token, number> | undefined) => void) | undefined;
 }
 
-/** Swaps `sequence.evaluate` until the returned function restores it. */
+/**
+ * Swaps `sequence.evaluate` until the returned function restores it (and takes out of the lockstep any
+ * evaluation LlamaChat left without closing, so that the other streams never wait for it).
+ */
 export function tapEvaluation(sequence: LlamaContextSequence, tap: EvaluationTap): () => void {
   const original = sequence.evaluate;
+  const open = new Set<Stream>();
   let first = true;
   const patched: LlamaContextSequence["evaluate"] = async function* (tokens, options) {
     if (first) tap.onFirstEvaluation(sequence.nextTokenIndex, tokens.length);
     first = false;
     const iterator = sequence.evaluateWithMetadata(tokens, { probabilities: tap.probabilities }, options);
     const stream = tap.lockstep.join();
+    open.add(stream);
     let next: Token | Token[] | undefined;
     let size = tokens.length;
     try {
@@ -45,6 +50,7 @@ export function tapEvaluation(sequence: LlamaContextSequence, tap: EvaluationTap
         size = Array.isArray(next) ? next.length : 1;
       }
     } finally {
+      open.delete(stream);
       tap.lockstep.leave(stream);
       await iterator.return();
     }
@@ -52,5 +58,7 @@ export function tapEvaluation(sequence: LlamaContextSequence, tap: EvaluationTap
   sequence.evaluate = patched;
   return () => {
     sequence.evaluate = original;
+    for (const stream of open) tap.lockstep.leave(stream);
+    open.clear();
   };
 }
