@@ -141,7 +141,7 @@ async function conversation(
   round: number,
   ask: (messages: Message[]) => Promise<Turn>,
 ): Promise<{ ttft: number[]; cached: number[]; prompt: number[] }> {
-  const system = `Round ${round} ${Date.now()}. ${benchPrompt.repeat(2).slice(0, 1880)}`;
+  const system = `Round ${round} ${Date.now()}. ${benchPrompt.repeat(3).slice(0, 2040)}`;
   const messages: Message[] = [{ role: "system", content: system }];
   const out = { ttft: [] as number[], cached: [] as number[], prompt: [] as number[] };
   for (let turn = 0; turn < turns; turn++) {
