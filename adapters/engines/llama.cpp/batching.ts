@@ -106,8 +106,11 @@ export class Lockstep {
   private waiting: (() => void)[] = [];
   private releasing = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** Decode steps asked for, and the batches they went in (as the lockstep released them): for tests and logs. */
-  readonly stats = { steps: 0, releases: 0 };
+  /**
+   * Single-token decode steps asked for, the groups the lockstep released them in, and the releases forced by
+   * MAX_WAIT_MS (a stream slow to come back): for tests and the bench.
+   */
+  readonly stats = { steps: 0, releases: 0, timeouts: 0 };
 
   join(): Stream {
     const stream: Stream = { phase: "handling" };
@@ -150,7 +153,10 @@ export class Lockstep {
     if (this.releasing || this.waiting.length === 0) return;
     for (const stream of this.streams)
       if (stream.phase === "handling" || stream.phase === "decoding") {
-        this.timer ??= setTimeout(() => this.release(), MAX_WAIT_MS);
+        this.timer ??= setTimeout(() => {
+          this.stats.timeouts += 1;
+          this.release();
+        }, MAX_WAIT_MS);
         return;
       }
     this.release();
