@@ -95,7 +95,7 @@ export interface Stream {
 }
 
 /** How long a stream waits for the others at most: a stream that is slow to come back must not stall the rest. */
-const MAX_WAIT_MS = 20;
+const MAX_WAIT_MS = 50;
 
 /**
  * Keeps the streams of one context in step: a stream's next decode waits until no other stream is handling a
