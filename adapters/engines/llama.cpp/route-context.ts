@@ -86,6 +86,7 @@ export async function runOnSequence(
       completion_tokens: outcome.completionTokens,
       finish_reason: outcome.finishReason,
       aborted: outcome.aborted,
+      lockstep: ctx.lockstep.stats,
     });
     return outcome;
   } finally {
