@@ -1,7 +1,7 @@
 // The worker's engine code in this process (loadModel, buildGeneration, generate) on the tiny random model: a
 // sequence kept between turns answers what a cleared one answers, reports the prompt tokens it really reused,
 // and concurrent generations share decodes.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +22,9 @@ import { sharedPrefix } from "#adapters/engines/llama.cpp/sequences.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 
 type Message = { role: "system" | "user" | "assistant"; content: string };
+
+// Five turns, twice each, on a loaded 2-core machine can pass bun's 5 s default.
+setDefaultTimeout(60_000);
 
 let dir: string;
 let loaded: LoadedModel;

@@ -3,7 +3,7 @@
 // streamed, and the per-request log line), grammars, tools and logprobs work on a kept sequence, an aborted
 // stream leaves a sequence the next request reuses, a request takes the sequence holding its longest prefix, and
 // a new conversation evicts the least recently used one.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,9 @@ import type OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { killWorkers, startWorker, type Worker, weather } from "./worker-support.ts";
+
+// A worker start and a conversation on a loaded 2-core machine can pass bun's 5 s default.
+setDefaultTimeout(60_000);
 
 let dir: string;
 let modelPath: string;
@@ -26,8 +29,14 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The worker's per-request log lines, as they come. */
+interface CompletionLog {
+  /** Resolves with the first `count` completion lines once they have arrived (stderr lags the HTTP answer). */
+  first(count: number): Promise<{ cached_tokens: number; prompt_tokens: number }[]>;
+}
+
 /** A worker whose stderr (JSON log lines, debug level) is collected as it comes. */
-async function workerWithLog(parallel: number): Promise<{ worker: Worker; logLines: () => string[] }> {
+async function workerWithLog(parallel: number): Promise<{ worker: Worker; completions: CompletionLog }> {
   const worker = await startWorker({
     MODEL_PATH: modelPath,
     MODEL_NAME: "tiny",
@@ -36,6 +45,7 @@ async function workerWithLog(parallel: number): Promise<{ worker: Worker; logLin
     LOG_LEVEL: "debug",
   });
   const lines: string[] = [];
+  let arrived = () => {};
   void (async () => {
     const decoder = new TextDecoder();
     let rest = "";
@@ -44,10 +54,17 @@ async function workerWithLog(parallel: number): Promise<{ worker: Worker; logLin
       rest += decoder.decode(read.value, { stream: true });
       const parts = rest.split("\n");
       rest = parts.pop() ?? "";
-      lines.push(...parts);
+      lines.push(...parts.filter((line) => line.includes('"msg":"completion"')));
+      arrived();
     }
   })();
-  return { worker, logLines: () => lines };
+  const completions: CompletionLog = {
+    async first(count) {
+      while (lines.length < count) await new Promise<void>((resolve) => (arrived = resolve));
+      return lines.slice(0, count).map((line) => JSON.parse(line));
+    },
+  };
+  return { worker, completions };
 }
 
 const opening = (name: string): ChatCompletionMessageParam[] => [
@@ -83,10 +100,10 @@ const next = (
 
 describe("one sequence kept between requests", () => {
   let worker: Worker;
-  let logLines: () => string[];
+  let completions: CompletionLog;
 
   beforeAll(async () => {
-    ({ worker, logLines } = await workerWithLog(1));
+    ({ worker, completions } = await workerWithLog(1));
   });
 
   test("turn 2 reuses turn 1: cached_tokens in the body, the streamed usage chunk and the log line", async () => {
@@ -113,9 +130,7 @@ describe("one sequence kept between requests", () => {
     // The same request again: everything but the last prompt token is reused.
     const again = await turn(worker, second);
     expect(again.cached).toBe(again.prompt - 1);
-    const logged = logLines()
-      .filter((line) => line.includes('"msg":"completion"'))
-      .map((line) => JSON.parse(line) as { cached_tokens: number; prompt_tokens: number });
+    const logged = await completions.first(3);
     expect(logged.map((entry) => entry.cached_tokens)).toEqual([0, cached, again.prompt - 1]);
   });
 
