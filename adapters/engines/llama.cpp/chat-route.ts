@@ -88,6 +88,6 @@ function completionOf(outcome: GenerationOutcome, meta: Meta): ChatCompletion {
         finish_reason: outcome.finishReason,
       },
     ],
-    usage: usageOf(outcome.promptTokens, outcome.completionTokens),
+    usage: usageOf(outcome),
   };
 }

@@ -92,7 +92,7 @@ export function streamCompletion(
             send({
               ...chunk({}, null),
               choices: [],
-              usage: usageOf(outcome.promptTokens, outcome.completionTokens),
+              usage: usageOf(outcome),
             });
           write("data: [DONE]\n\n");
           end();

@@ -12,15 +12,11 @@ import type {
   Token,
 } from "node-llama-cpp";
 import { LlamaChat, TokenBias } from "node-llama-cpp";
+import type { Lockstep } from "./batching.ts";
+import { tapEvaluation } from "./evaluate-tap.ts";
 import { addSystemText, toChatHistory } from "./history.ts";
 import { compileSchema, createJsonGrammar, UnsupportedSchemaError } from "./json-schema.ts";
-import {
-  LogprobQueue,
-  type SampledToken,
-  sampledToken,
-  type TokenDescriber,
-  tapSampledTokens,
-} from "./logprobs.ts";
+import { LogprobQueue, type SampledToken, sampledToken, type TokenDescriber } from "./logprobs.ts";
 import {
   type ChatCompletionRequest,
   type FinishReason,
@@ -56,7 +52,8 @@ export interface GenerationInput {
   logitBias: [Token, number][];
   /** logprobs: true, with this many alternatives per token. */
   logprobs: { top: number } | undefined;
-  promptTokens: number;
+  /** The prompt as the chat wrapper renders it, tokenized: what the sequence will hold before the answer. */
+  prompt: Token[];
   /** What the request asked for, cut to the room left in the sequence's context. */
   maxTokens: number;
   temperature: number;
@@ -89,6 +86,8 @@ export interface GenerationOutcome {
   logprobs: SampledToken[] | undefined;
   finishReason: FinishReason;
   promptTokens: number;
+  /** Prompt tokens the sequence already held from its previous request: reused, not evaluated. */
+  cachedTokens: number;
   completionTokens: number;
   /** The signal ended it before the model did. */
   aborted: boolean;
@@ -128,11 +127,12 @@ export async function buildGeneration(
   if (output.value.instructions) addSystemText(history.value, output.value.instructions);
   const bias = logitBias(req, renderer);
   if (!bias.ok) return bias;
-  const promptTokens = countPromptTokens(
+  const prompt = promptTokensOf(
     renderer,
     history.value,
     output.value.mode.kind === "tools" ? output.value.mode.functions : undefined,
   );
+  const promptTokens = prompt.length;
   // At least one token of room, or there is nothing to generate.
   const room = renderer.contextSize - promptTokens - 1;
   if (room < 1) {
@@ -155,7 +155,7 @@ export async function buildGeneration(
       output: output.value.mode,
       logitBias: bias.value,
       logprobs,
-      promptTokens,
+      prompt,
       maxTokens: Math.min(asked ?? room, room),
       temperature: req.temperature ?? samplingDefaults.temperature,
       // With logprobs the distribution reported is the one sampled from; OpenAI's default top_p is 1, and
@@ -257,17 +257,20 @@ function refuse(message: string, param: string): Parsed<never> {
   return { ok: false, error: invalidRequest(message, param) };
 }
 
-/** The prompt exactly as the chat wrapper renders it (special tokens included), counted by the model's tokenizer. */
-export function countPromptTokens(
-  renderer: PromptRenderer,
+/**
+ * The prompt exactly as the chat wrapper renders it (special tokens included), tokenized by the model's
+ * tokenizer: the tokens LlamaChat will want the sequence to hold before the answer's first token.
+ */
+export function promptTokensOf(
+  renderer: Pick<PromptRenderer, "chatWrapper" | "model">,
   history: ChatHistoryItem[],
   functions?: ChatModelFunctions,
-): number {
+): Token[] {
   const { contextText } = renderer.chatWrapper.generateContextState({
     chatHistory: history,
     ...(functions ? { availableFunctions: functions, documentFunctionParams: true } : {}),
   });
-  return contextText.tokenize(renderer.model.tokenizer).length;
+  return contextText.tokenize(renderer.model.tokenizer);
 }
 
 /**
@@ -296,19 +299,22 @@ function checkJson(text: string, check: ArgumentsCheck): string | undefined {
 }
 
 /**
- * Runs the generation on a sequence that holds nothing (the pool clears it between requests). Text and tool call
- * pieces are passed to `events` as the model produces them; an aborted signal stops it and resolves with what was
- * produced so far.
+ * Runs the generation on a sequence that may still hold an earlier request's tokens: LlamaChat keeps the part
+ * they share with this prompt and evaluates only the rest (`cachedTokens` says how much it kept). Text and tool
+ * call pieces are passed to `events` as the model produces them; an aborted signal stops it and resolves with
+ * what was produced so far. Every decode step goes through `lockstep`, the context's, so that concurrent
+ * generations share batches.
  */
 export async function generate(
   sequence: LlamaContextSequence,
   renderer: Pick<PromptRenderer, "chatWrapper" | "tokens">,
   input: GenerationInput,
-  options: { signal: AbortSignal } & GenerationEvents,
+  options: { signal: AbortSignal; lockstep: Lockstep } & GenerationEvents,
 ): Promise<GenerationOutcome> {
   const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: renderer.chatWrapper });
   const meterBefore = sequence.tokenMeter.getState();
   const logprobs = input.logprobs ? new LogprobQueue() : undefined;
+  let cachedTokens = 0;
   let lastSampled: Token | undefined;
   const guard =
     input.output.kind === "text"
@@ -319,14 +325,21 @@ export async function generate(
           () => requestBias(sequence, input),
         );
   const top = input.logprobs?.top ?? 0;
-  const restore =
-    logprobs || guard
-      ? tapSampledTokens(sequence, logprobs !== undefined, (token, probabilities) => {
-          lastSampled = token;
-          if (logprobs && probabilities)
-            logprobs.add(sampledToken(renderer.tokens, token, probabilities, top));
-        })
-      : undefined;
+  const restore = tapEvaluation(sequence, {
+    lockstep: options.lockstep,
+    probabilities: logprobs !== undefined,
+    onFirstEvaluation: (kept) => {
+      cachedTokens = Math.min(kept, input.prompt.length);
+    },
+    onToken:
+      logprobs || guard
+        ? (token, probabilities) => {
+            lastSampled = token;
+            if (logprobs && probabilities)
+              logprobs.add(sampledToken(renderer.tokens, token, probabilities, top));
+          }
+        : undefined,
+  });
   const forced = input.output.kind === "call" ? new ForcedCallReader() : undefined;
   const calls: GeneratedCall[] = [];
   let streamed = "";
@@ -355,7 +368,8 @@ export async function generate(
       logprobs: logprobs && !forced ? contentLogprobs : undefined,
       // A call cut by max_tokens stays "length": its arguments are not whole.
       finishReason: finishReason === "stop" && calls.length > 0 ? "tool_calls" : finishReason,
-      promptTokens: input.promptTokens,
+      promptTokens: input.prompt.length,
+      cachedTokens,
       completionTokens: Math.min(sequence.tokenMeter.diff(meterBefore).usedOutputTokens, input.maxTokens),
       aborted,
       ...(invalid === undefined ? {} : { invalid }),
@@ -422,7 +436,7 @@ export async function generate(
     if (!options.signal.aborted) throw error;
     return outcome(streamed, "stop", true);
   } finally {
-    restore?.();
+    restore();
     chat.dispose();
   }
 }

@@ -1,49 +1,12 @@
-// OpenAI's logprobs from llama.cpp's sampler. LlamaChat samples through `sequence.evaluate()`, which keeps the
-// probabilities to itself; for one generation the sequence's evaluate is swapped for evaluateWithMetadata(...,
-// {probabilities: true}), which yields the same tokens with the distribution each was drawn from (after
-// temperature, top_p, grammar and logit_bias). The probabilities are the model's numbers, not estimates.
-import type { LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+// OpenAI's logprobs from llama.cpp's sampler: evaluate-tap.ts hands each sampled token with the distribution it was
+// drawn from (after temperature, top_p, grammar and logit_bias); the probabilities are the model's numbers, not
+// estimates. This file turns them into OpenAI's shape.
+import type { LlamaModel, Token } from "node-llama-cpp";
 import type { ContentLogprob, TokenLogprob } from "./openai-shapes.ts";
 import type { ByteTokens } from "./utf8-guard.ts";
 
 /** One sampled token with the alternatives asked for, in OpenAI's shape. */
 export type SampledToken = ContentLogprob;
-
-/**
- * Makes `sequence.evaluate` report each sampled token (with the distribution it was drawn from, when
- * `probabilities`) to `onToken` until the returned function restores it. The pool lends a sequence to one
- * request at a time, so nothing else sees the swap.
- */
-export function tapSampledTokens(
-  sequence: LlamaContextSequence,
-  probabilities: boolean,
-  onToken: (token: Token, probabilities: Map<Token, number> | undefined) => void,
-): () => void {
-  const original = sequence.evaluate;
-  const patched: LlamaContextSequence["evaluate"] = async function* (tokens, options) {
-    const iterator = sequence.evaluateWithMetadata(tokens, { probabilities }, options);
-    let replacement: Token | Token[] | undefined;
-    try {
-      while (true) {
-        const step = await iterator.next(replacement);
-        if (step.done) return;
-        const { token } = step.value;
-        onToken(
-          token,
-          "probabilities" in step.value ? (step.value.probabilities as Map<Token, number>) : undefined,
-        );
-        // LlamaChat hands back a replacement token (or nothing) through next(), as evaluate() allows.
-        replacement = (yield token) as Token | Token[] | undefined;
-      }
-    } finally {
-      await iterator.return();
-    }
-  };
-  sequence.evaluate = patched;
-  return () => {
-    sequence.evaluate = original;
-  };
-}
 
 /** A sampled token and its `top` most likely alternatives, in OpenAI's shape. */
 export function sampledToken(

@@ -12,6 +12,7 @@ import {
   readGgufFileInfo,
   resolveChatWrapper,
 } from "node-llama-cpp";
+import { type BatchStats, bySequenceId, Lockstep } from "./batching.ts";
 import { DEFAULT_CONTEXT_SIZE, FatalError, type WorkerConfig } from "./config.ts";
 import type { Log } from "./log.ts";
 
@@ -20,6 +21,10 @@ export interface LoadedModel {
   model: LlamaModel;
   context: LlamaContext;
   sequences: LlamaContextSequence[];
+  /** Keeps the sequences' generations decoding in shared batches (batching.ts). */
+  lockstep: Lockstep;
+  /** What the context's batches held so far (batching.ts). */
+  batchStats: BatchStats;
   chatWrapper: ChatWrapper;
   /** Tokens one sequence holds. */
   contextSize: number;
@@ -76,11 +81,16 @@ export async function loadModel(config: WorkerConfig, log: Log): Promise<LoadedM
   }
   try {
     const contextSize = Math.min(config.contextSize ?? DEFAULT_CONTEXT_SIZE, model.trainContextSize);
+    let created: LlamaContext | undefined;
+    const batchStats: BatchStats = { batches: 0, items: 0 };
     const context = await model.createContext({
       sequences: config.parallel,
       contextSize,
       threads: config.threads,
+      // One decode for a batch of many sequences only when it is ordered by sequence id (batching.ts).
+      batching: { itemPrioritizationStrategy: bySequenceId(() => created, batchStats) },
     });
+    created = context;
     const sequences = Array.from({ length: config.parallel }, () => context.getSequence());
     const chatWrapper = resolveChatWrapper(model);
     log.info("model loaded", {
@@ -95,6 +105,8 @@ export async function loadModel(config: WorkerConfig, log: Log): Promise<LoadedM
       model,
       context,
       sequences,
+      lockstep: new Lockstep(),
+      batchStats,
       chatWrapper,
       contextSize: context.contextSize,
       ramGb: Math.max(1, Math.ceil((model.size + context.stateSize) / 2 ** 30)),

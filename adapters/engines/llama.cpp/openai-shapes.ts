@@ -232,6 +232,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** `cached_tokens`: prompt tokens the sequence still held from an earlier request, reused, not evaluated. */
+  prompt_tokens_details: { cached_tokens: number };
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls";
@@ -322,10 +324,15 @@ export function invalidStructuredOutput(why: string, attempts: number): ErrorBod
   );
 }
 
-export function usageOf(promptTokens: number, completionTokens: number): Usage {
+export function usageOf(counts: {
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+}): Usage {
   return {
-    prompt_tokens: promptTokens,
-    completion_tokens: completionTokens,
-    total_tokens: promptTokens + completionTokens,
+    prompt_tokens: counts.promptTokens,
+    completion_tokens: counts.completionTokens,
+    total_tokens: counts.promptTokens + counts.completionTokens,
+    prompt_tokens_details: { cached_tokens: counts.cachedTokens },
   };
 }

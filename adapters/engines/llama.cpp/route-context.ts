@@ -1,6 +1,7 @@
 // What the worker's route handlers share: their dependencies, the tracker of work still running
 // (so a shutdown waits for it), a completion's run on a borrowed sequence, and the error answers.
 import type { ChatWrapper, LlamaContextSequence } from "node-llama-cpp";
+import type { Lockstep } from "./batching.ts";
 import type { Embedder } from "./embeddings.ts";
 import {
   type GenerationEvents,
@@ -18,6 +19,8 @@ export interface RoutesDeps {
   modelName: string;
   renderer: PromptRenderer & { chatWrapper: ChatWrapper };
   pool: SequencePool<LlamaContextSequence>;
+  /** The context's: keeps concurrent generations decoding in shared batches. */
+  lockstep: Lockstep;
   /** Aborted when the worker shuts down: every generation stops. */
   shutdown: AbortSignal;
   log: Log;
@@ -57,25 +60,39 @@ export async function readJson(
   }
 }
 
-/** Waits for a free sequence (FIFO), generates, and always gives the sequence back. */
+/**
+ * Waits for a free sequence (FIFO; the one sharing the longest prefix with the prompt, else the least recently
+ * used), generates, and always gives the sequence back, keeping its tokens for the next request. After a failure
+ * the sequence is cleared: what it holds is not known.
+ */
 export async function runOnSequence(
   ctx: RouteContext,
   input: GenerationInput,
   signal: AbortSignal,
   events: GenerationEvents = {},
 ): Promise<GenerationOutcome> {
-  const lease = await ctx.pool.acquire(signal);
+  const lease = await ctx.pool.acquire(input.prompt, signal);
+  let failed = true;
   try {
-    const outcome = await generate(lease.item, ctx.renderer, input, { signal, ...events });
+    const outcome = await generate(lease.item, ctx.renderer, input, {
+      signal,
+      lockstep: ctx.lockstep,
+      ...events,
+    });
+    failed = false;
     ctx.log.debug("completion", {
       prompt_tokens: outcome.promptTokens,
+      cached_tokens: outcome.cachedTokens,
       completion_tokens: outcome.completionTokens,
       finish_reason: outcome.finishReason,
       aborted: outcome.aborted,
+      lockstep: ctx.lockstep.stats,
     });
     return outcome;
   } finally {
-    await lease.release().catch((error: unknown) => ctx.log.error("could not clear a sequence", { error }));
+    await lease
+      .release({ clear: failed })
+      .catch((error: unknown) => ctx.log.error("could not clear a sequence", { error }));
   }
 }
 

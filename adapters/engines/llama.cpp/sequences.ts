@@ -1,6 +1,10 @@
-// The context's sequences, lent one per request. node-llama-cpp's getSequence() throws when none is free, so
-// the worker takes all of them at start and lends them here: a request that finds none waits its turn (FIFO)
-// instead of failing, and a returned sequence is reset before the next request sees it.
+// The context's sequences, lent one per request, each keeping the tokens of its last request (llama-server's
+// slots with `cache_prompt`). node-llama-cpp's getSequence() throws when none is free, so the worker takes all of
+// them at start and lends them here. A request takes the free sequence whose kept tokens share the longest prefix
+// with its prompt, so a conversation's next turn finds its earlier turns already evaluated; a prompt that shares
+// too little with every free sequence takes the least recently used one instead, so a new conversation overwrites
+// the one idle longest rather than the one that matched a few template tokens. A request that finds no free
+// sequence waits its turn (FIFO) instead of failing.
 
 export class QueueClosedError extends Error {
   constructor() {
@@ -8,28 +12,53 @@ export class QueueClosedError extends Error {
   }
 }
 
+/**
+ * llama-server's `--slot-prompt-similarity` default: a free sequence is chosen for its prefix only when the
+ * shared prefix is more than this share of the prompt.
+ */
+export const PREFIX_SIMILARITY = 0.1;
+
+type Token = number;
+
 interface Waiter<T> {
-  resolve(item: T): void;
+  prompt: readonly Token[];
+  resolve(lease: Lease<T>): void;
   reject(error: unknown): void;
 }
 
 export interface Lease<T> {
   item: T;
-  /** Resets the item and hands it to the next waiter. Safe to call more than once. */
-  release(): Promise<void>;
+  /** Tokens of the prompt the item already held when it was chosen (what the engine may skip). */
+  sharedPrefix: number;
+  /**
+   * Hands the item to the next waiter, keeping its tokens; `clear` empties it first (after a failure whose
+   * state is unknown). Safe to call more than once.
+   */
+  release(options?: { clear?: boolean }): Promise<void>;
+}
+
+export interface SequencePoolOptions<T> {
+  /** The tokens the item holds now. */
+  tokens(item: T): readonly Token[];
+  /** Empties the item (for a sequence: clear its history). */
+  clear(item: T): Promise<void>;
+  similarity?: number;
 }
 
 export class SequencePool<T> {
   private readonly free: T[];
+  /** Item → the order of its last release (0: never used); the smallest is the least recently used. */
+  private readonly lastUsed = new Map<T, number>();
+  private releases = 0;
   private readonly waiters: Waiter<T>[] = [];
   private closed = false;
 
   constructor(
     items: T[],
-    /** Makes an item clean again (for a sequence: clear its history). */
-    private readonly reset: (item: T) => Promise<void>,
+    private readonly options: SequencePoolOptions<T>,
   ) {
     this.free = [...items];
+    for (const item of items) this.lastUsed.set(item, 0);
   }
 
   get freeCount(): number {
@@ -40,12 +69,14 @@ export class SequencePool<T> {
     return this.waiters.length;
   }
 
-  /** Resolves with a free item, in arrival order; rejects when the signal aborts first or the pool closes. */
-  acquire(signal?: AbortSignal): Promise<Lease<T>> {
+  /**
+   * Resolves with the free item best suited to `prompt` (the request's rendered prompt tokens), in arrival order;
+   * rejects when the signal aborts first or the pool closes.
+   */
+  acquire(prompt: readonly Token[], signal?: AbortSignal): Promise<Lease<T>> {
     if (this.closed) return Promise.reject(new QueueClosedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const item = this.free.shift();
-    if (item !== undefined) return Promise.resolve(this.lease(item));
+    if (this.free.length > 0 && this.waiters.length === 0) return Promise.resolve(this.take(prompt));
     return new Promise<Lease<T>>((resolve, reject) => {
       const onAbort = () => {
         const at = this.waiters.indexOf(waiter);
@@ -53,9 +84,10 @@ export class SequencePool<T> {
         reject(signal?.reason);
       };
       const waiter: Waiter<T> = {
-        resolve: (next) => {
+        prompt,
+        resolve: (lease) => {
           signal?.removeEventListener("abort", onAbort);
-          resolve(this.lease(next));
+          resolve(lease);
         },
         reject: (error) => {
           signal?.removeEventListener("abort", onAbort);
@@ -73,24 +105,56 @@ export class SequencePool<T> {
     for (const waiter of this.waiters.splice(0)) waiter.reject(new QueueClosedError());
   }
 
-  private lease(item: T): Lease<T> {
+  /** Takes the best free item for the prompt out of the free list. */
+  private take(prompt: readonly Token[]): Lease<T> {
+    const { index, shared } = this.choose(prompt);
+    const [item] = this.free.splice(index, 1) as [T];
+    return this.lease(item, shared);
+  }
+
+  /** The longest shared prefix above the similarity threshold, else the least recently used item. */
+  private choose(prompt: readonly Token[]): { index: number; shared: number } {
+    const threshold = (this.options.similarity ?? PREFIX_SIMILARITY) * prompt.length;
+    let best = { index: -1, shared: 0 };
+    let oldest = { index: 0, used: Number.POSITIVE_INFINITY, shared: 0 };
+    for (const [index, item] of this.free.entries()) {
+      const shared = sharedPrefix(this.options.tokens(item), prompt);
+      if (shared > best.shared) best = { index, shared };
+      const used = this.lastUsed.get(item) ?? 0;
+      if (used < oldest.used) oldest = { index, used, shared };
+    }
+    return best.index >= 0 && best.shared > threshold ? best : oldest;
+  }
+
+  private lease(item: T, shared: number): Lease<T> {
     let released: Promise<void> | undefined;
     return {
       item,
-      release: () => {
-        released ??= this.giveBack(item);
+      sharedPrefix: shared,
+      release: (options) => {
+        released ??= this.giveBack(item, options?.clear === true);
         return released;
       },
     };
   }
 
-  private async giveBack(item: T): Promise<void> {
+  private async giveBack(item: T, clear: boolean): Promise<void> {
     try {
-      await this.reset(item);
+      if (clear) await this.options.clear(item);
     } finally {
+      this.releases += 1;
+      this.lastUsed.set(item, this.releases);
+      this.free.push(item);
       const next = this.waiters.shift();
-      if (next) next.resolve(item);
-      else this.free.push(item);
+      if (next) next.resolve(this.take(next.prompt));
     }
   }
+}
+
+/** How many leading tokens two token lists share. */
+export function sharedPrefix(a: readonly Token[], b: readonly Token[]): number {
+  const end = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < end && a[i] === b[i]) i++;
+  return i;
 }

@@ -54,7 +54,10 @@ async function main(): Promise<void> {
   }
 
   const shutdown = new AbortController();
-  const pool = new SequencePool(loaded.sequences, (sequence) => sequence.clearHistory());
+  const pool = new SequencePool(loaded.sequences, {
+    tokens: (sequence) => sequence.contextTokens,
+    clear: (sequence) => sequence.clearHistory(),
+  });
   const routes = createRoutes({
     modelName: config.modelName,
     renderer: {
@@ -65,6 +68,7 @@ async function main(): Promise<void> {
       contextSize: loaded.contextSize,
     },
     pool,
+    lockstep: loaded.lockstep,
     shutdown: shutdown.signal,
     log,
     embedder: createEmbedder(loaded.model, { contextSize: loaded.contextSize, threads: config.threads }),
