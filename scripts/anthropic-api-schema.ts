@@ -4,8 +4,9 @@
 // is the published contract, read without the network. Run once per SDK upgrade:
 //   bun scripts/anthropic-api-schema.ts
 // and commit tests/inference/anthropic/anthropic-api.schema.json (it names the SDK version it came from).
-import { createGenerator } from "ts-json-schema-generator";
+
 import sdkPackage from "@anthropic-ai/sdk/package.json" with { type: "json" };
+import { createGenerator } from "ts-json-schema-generator";
 
 const out = new URL("../tests/inference/anthropic/anthropic-api.schema.json", import.meta.url);
 const entry = new URL("../tests/inference/anthropic/sdk-types.ts", import.meta.url).pathname;
@@ -20,7 +21,12 @@ const generator = createGenerator({
   jsDoc: "none",
 });
 const definitions = generator.createSchema("*").definitions ?? {};
-const wanted = ["PinnedMessage", "PinnedRawMessageStreamEvent", "PinnedMessageTokensCount", "PinnedErrorResponse"];
+const wanted = [
+  "PinnedMessage",
+  "PinnedRawMessageStreamEvent",
+  "PinnedMessageTokensCount",
+  "PinnedErrorResponse",
+];
 for (const name of wanted) {
   if (!definitions[name]) throw new Error(`the SDK's types lost ${name}`);
 }
@@ -31,4 +37,8 @@ const schema = {
   definitions,
 };
 await Bun.write(out, `${JSON.stringify(schema, null, 2)}\n`);
-console.log(`${out.pathname}: ${Object.keys(definitions).length} definitions from @anthropic-ai/sdk ${sdkPackage.version}`);
+// Written as the repository's formatter writes JSON, so a rerun with the same SDK changes nothing.
+Bun.spawnSync(["bunx", "biome", "format", "--write", out.pathname], { stdout: "ignore", stderr: "inherit" });
+console.log(
+  `${out.pathname}: ${Object.keys(definitions).length} definitions from @anthropic-ai/sdk ${sdkPackage.version}`,
+);
