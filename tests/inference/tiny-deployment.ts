@@ -2,7 +2,7 @@
 // orchestration API on the local provider, and an API key for it: what the client tests run against.
 
 import { join } from "node:path";
-import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import { type TinyGgufOptions, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { withInference } from "#server/compose.ts";
 import { buildHttpGateway, listen } from "#server/http/listen.ts";
 import { startReconciler } from "#services/orchestration/reconciler.ts";
@@ -26,8 +26,8 @@ export interface TinyDeployment {
 }
 
 export interface TinyOptions {
-  /** The model's training context (the GGUF's), 4096 by default. */
-  contextLength?: number;
+  /** How the tiny model is made (scripts/make-tiny-gguf.ts); its training context 4096 unless set. */
+  gguf?: TinyGgufOptions;
   /** The worker's context (CONTEXT_SIZE, through the deployment's `configuration.context_size`). */
   contextSize?: number;
 }
@@ -43,7 +43,7 @@ export async function startTinyDeployment(
   const reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, restartBaseMs: 200 });
   const modelPath = join(o.t.config.dataDir, "models", "tiny.gguf");
   // Long enough for a tool call's prompt and arguments.
-  writeTinyGguf(modelPath, { contextLength: options.contextLength ?? 4096 });
+  writeTinyGguf(modelPath, { contextLength: 4096, ...options.gguf });
   const pool = await createPool(o, { provider: "local" });
   const deployed = await call(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
