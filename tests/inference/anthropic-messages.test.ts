@@ -6,8 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
+import { Value } from "@sinclair/typebox/value";
 import Ajv from "ajv";
 import { createParser } from "eventsource-parser";
+import { ErrorResponse, Message, type MessageStreamEvent } from "#services/inference/anthropic/schemas.ts";
 import { weather } from "../engines/worker-support.ts";
 import pinned from "./anthropic/anthropic-api.schema.json" with { type: "json" };
 import { startTinyDeployment, type TinyDeployment } from "./tiny-deployment.ts";
@@ -41,6 +43,18 @@ const weatherTool: Tool = {
   description: "The weather in a city",
   input_schema: weather as unknown as Tool.InputSchema,
 };
+
+/** The message_delta event of a stream: its stop reason and usage. */
+function messageDelta(events: { data: MessageStreamEvent }[]) {
+  for (const { data } of events) if (data.type === "message_delta") return data;
+  throw new Error("no message_delta event");
+}
+
+/** A body that must be a Message (ours, so its fields are typed); the pinned schema checks it too. */
+function messageIn(body: unknown) {
+  if (!Value.Check(Message, body)) throw new Error(`not a message: ${JSON.stringify(body)}`);
+  return body;
+}
 
 /** What a call that must fail threw. */
 async function errorOf(call: PromiseLike<unknown>): Promise<unknown> {
@@ -78,7 +92,7 @@ async function rawEvents(body: unknown) {
     body: JSON.stringify({ ...(body as object), stream: true }),
   });
   expect(response.headers.get("content-type")).toContain("text/event-stream");
-  const events: { event: string | undefined; data: { type: string } & Record<string, unknown> }[] = [];
+  const events: { event: string | undefined; data: MessageStreamEvent }[] = [];
   const parser = createParser({ onEvent: (e) => events.push({ event: e.event, data: JSON.parse(e.data) }) });
   parser.feed(await response.text());
   return events;
@@ -91,9 +105,6 @@ describe("the Anthropic SDK", () => {
       max_tokens: 8,
       system: [{ type: "text", text: "You are terse." }],
       messages: [{ role: "user", content: "Say hello." }],
-      temperature: 0.5,
-      top_p: 0.9,
-      top_k: 20,
       metadata: { user_id: "user-42" },
     });
     expect(message.type).toBe("message");
@@ -107,6 +118,23 @@ describe("the Anthropic SDK", () => {
     expect(message.usage.cache_read_input_tokens).toBeGreaterThanOrEqual(0);
     expect(message.usage.cache_creation_input_tokens).toBe(0);
     expect(conformance("PinnedMessage", message)).toEqual([]);
+  });
+
+  test("output_config.format: structured output, the text is JSON valid against the schema", async () => {
+    const verdict = {
+      type: "object",
+      properties: { answer: { type: "string", enum: ["yes", "no"] }, sure: { type: "boolean" } },
+      required: ["answer", "sure"],
+      additionalProperties: false,
+    };
+    const message = await client().messages.create({
+      model: tiny.model,
+      max_tokens: 60,
+      output_config: { format: { type: "json_schema", schema: verdict } },
+      messages: [{ role: "user", content: "Is the sky blue?" }],
+    });
+    const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+    expect(new Ajv().compile(verdict)(JSON.parse(text))).toBe(true);
   });
 
   test("max_tokens reached is stop_reason max_tokens", async () => {
@@ -242,11 +270,8 @@ describe("the wire, against Anthropic's published shapes", () => {
       if (data.type === "ping") continue; // not among the SDK's event types: it skips pings
       expect(conformance("PinnedRawMessageStreamEvent", data)).toEqual([]);
     }
-    const delta = events.find((e) => e.data.type === "message_delta")?.data as {
-      delta: { stop_reason: string };
-      usage: { output_tokens: number; input_tokens: number };
-    };
-    expect(["end_turn", "max_tokens"]).toContain(delta.delta.stop_reason);
+    const delta = messageDelta(events);
+    expect(["end_turn", "max_tokens"]).toContain(delta.delta.stop_reason ?? "");
     expect(delta.usage.output_tokens).toBeGreaterThan(0);
     expect(delta.usage.input_tokens).toBeGreaterThan(0);
   });
@@ -262,23 +287,21 @@ describe("the wire, against Anthropic's published shapes", () => {
     for (const { data } of events) {
       if (data.type !== "ping") expect(conformance("PinnedRawMessageStreamEvent", data)).toEqual([]);
     }
-    const start = events.find(
-      (e) =>
-        e.data.type === "content_block_start" &&
-        (e.data.content_block as { type: string }).type === "tool_use",
+    const starts = events.map(({ data }) =>
+      data.type === "content_block_start" && data.content_block.type === "tool_use" ? data.index : -1,
     );
-    expect(start).toBeDefined();
-    const index = start?.data.index;
+    const index = starts.find((i) => i >= 0) ?? -1;
+    expect(index).toBeGreaterThanOrEqual(0);
     const json = events
-      .filter((e) => e.data.type === "content_block_delta" && e.data.index === index)
-      .map((e) => (e.data.delta as { partial_json: string }).partial_json)
+      .map(({ data }) =>
+        data.type === "content_block_delta" && data.index === index && data.delta.type === "input_json_delta"
+          ? data.delta.partial_json
+          : "",
+      )
       .join("");
     expect(new Ajv().compile(weather)(JSON.parse(json))).toBe(true);
     expect(events.some((e) => e.data.type === "content_block_stop" && e.data.index === index)).toBe(true);
-    const delta = events.find((e) => e.data.type === "message_delta")?.data as {
-      delta: { stop_reason: string };
-    };
-    expect(delta.delta.stop_reason).toBe("tool_use");
+    expect(messageDelta(events).delta.stop_reason).toBe("tool_use");
   });
 
   test("a tool result turn, with the key as a bearer token and anthropic-beta set", async () => {
@@ -288,6 +311,11 @@ describe("the wire, against Anthropic's published shapes", () => {
         model: tiny.model,
         max_tokens: 6,
         system: "Use the tools.",
+        // Sampling parameters the SDK no longer types, which older clients send.
+        temperature: 0.5,
+        top_p: 0.9,
+        top_k: 20,
+        metadata: { user_id: "user-42" },
         tools: [weatherTool],
         tool_choice: { type: "auto" },
         messages: [
@@ -381,10 +409,9 @@ describe("the wire, against Anthropic's published shapes", () => {
         body: { type: "error", error: { type: c.type } },
       });
       expect(conformance("PinnedErrorResponse", answer.body)).toEqual([]);
-      if (c.says) expect((answer.body as { error: { message: string } }).error.message).toMatch(c.says);
-      expect((answer.body as { request_id: string }).request_id).toBe(
-        answer.headers.get("x-request-id") ?? "",
-      );
+      if (!Value.Check(ErrorResponse, answer.body)) throw new Error(JSON.stringify(answer.body));
+      if (c.says) expect(answer.body.error.message).toMatch(c.says);
+      expect(answer.body.request_id).toBe(answer.headers.get("x-request-id") ?? "");
     }
     const count = await post("/v1/messages/count_tokens", { model: "missing", messages: hello.messages });
     expect(count.status).toBe(404);
@@ -403,16 +430,13 @@ describe("the wire, against Anthropic's published shapes", () => {
         temperature: 1,
         messages: [{ role: "user", content: "Write a long sentence." }],
       };
-      const stopped = stream
-        ? ((await rawEvents(body)).find((e) => e.data.type === "message_delta")?.data.delta as {
-            stop_reason: string;
-            stop_sequence: string | null;
-          })
-        : ((await post("/v1/messages", body)).body as { stop_reason: string; stop_sequence: string | null });
-      if (!stream)
-        expect(conformance("PinnedMessage", await post("/v1/messages", body).then((a) => a.body))).toEqual(
-          [],
-        );
+      let stopped: { stop_reason: string | null; stop_sequence: string | null };
+      if (stream) stopped = messageDelta(await rawEvents(body)).delta;
+      else {
+        const answer = await post("/v1/messages", body);
+        expect(conformance("PinnedMessage", answer.body)).toEqual([]);
+        stopped = messageIn(answer.body);
+      }
       expect(stopped.stop_reason).toBe("stop_sequence");
       expect(sequences).toContain(stopped.stop_sequence ?? "");
     }

@@ -19,7 +19,14 @@ let home: string;
 beforeAll(async () => {
   tiny = await startTinyDeployment("tiny-coder", {
     // The smallest shape the tiny model takes: attention over 73,000 tokens costs what its width costs.
-    gguf: { contextLength: contextSize, embeddingLength: 16, headCount: 1, headCountKv: 1, blockCount: 1, feedForwardLength: 32 },
+    gguf: {
+      contextLength: contextSize,
+      embeddingLength: 16,
+      headCount: 1,
+      headCountKv: 1,
+      blockCount: 1,
+      feedForwardLength: 32,
+    },
     contextSize,
   });
   home = mkdtempSync(join(tmpdir(), "claude-code-home-"));
@@ -66,15 +73,23 @@ async function claude(args: string[]) {
   return { code, stdout, stderr, seconds: (performance.now() - started) / 1000 };
 }
 
-test(
-  "claude -p completes a turn against the deployment and exits 0",
-  async () => {
-    const run = await claude(["-p", "Say hello.", "--output-format", "json", "--disallowedTools", ...schemaKeywordTools]);
-    console.log(`claude -p: ${run.seconds.toFixed(1)} s`, run.stdout.slice(0, 3000));
-    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
-    const result = JSON.parse(run.stdout) as { type: string; subtype: string; is_error: boolean; result: string };
-    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false });
-    expect(typeof result.result).toBe("string");
-  },
-  300_000,
-);
+test("claude -p completes a turn against the deployment and exits 0", async () => {
+  const run = await claude([
+    "-p",
+    "Say hello.",
+    "--output-format",
+    "json",
+    "--disallowedTools",
+    ...schemaKeywordTools,
+  ]);
+  console.log(`claude -p: ${run.seconds.toFixed(1)} s`, run.stdout.slice(0, 3000));
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+  const result = JSON.parse(run.stdout) as {
+    type: string;
+    subtype: string;
+    is_error: boolean;
+    result: string;
+  };
+  expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false });
+  expect(typeof result.result).toBe("string");
+}, 300_000);

@@ -1,7 +1,8 @@
 // A Messages request as a chat-completions request: `system` becomes the system message, each
 // message's blocks become chat messages (tool_use blocks → the assistant message's tool_calls,
 // tool_result blocks → tool messages, placed before the user's text as chat templates expect), tools
-// and tool_choice become chat tools, stop_sequences `stop`, metadata.user_id `user`. What a chat
+// and tool_choice become chat tools, stop_sequences `stop`, output_config.format `response_format`,
+// metadata.user_id `user`. What a chat
 // model's server cannot do is refused by name, never ignored.
 import { invalid } from "../../errors.ts";
 import type { ChatMessage, ChatRequestBody } from "../messages.ts";
@@ -32,6 +33,13 @@ export function toChatRequest(body: MessageCreateParams): ChatRequestBody {
   // Not an OpenAI parameter, but llama.cpp's, vLLM's and SGLang's servers read it.
   if (body.top_k !== undefined && body.top_k > 0) chat.top_k = body.top_k;
   if (body.stop_sequences && body.stop_sequences.length > 0) chat.stop = body.stop_sequences;
+  const format = body.output_config?.format;
+  if (format) {
+    chat.response_format = {
+      type: "json_schema",
+      json_schema: { name: "output", schema: format.schema, strict: true },
+    };
+  }
   const user = body.metadata?.user_id;
   if (typeof user === "string" && user !== "") chat.user = user;
   return chat;

@@ -42,11 +42,13 @@ export type ToolResultBlockParam = Static<typeof ToolResultBlockParam>;
 /** Blocks a model of ours never writes (thinking) come back in assistant turns only if a client made them. */
 const OtherBlockParam = T.Object(
   {
-    type: T.Union(
-      ["thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "search_result"].map(
-        (t) => T.Literal(t),
-      ),
-    ),
+    type: T.Union([
+      T.Literal("thinking"),
+      T.Literal("redacted_thinking"),
+      T.Literal("server_tool_use"),
+      T.Literal("web_search_tool_result"),
+      T.Literal("search_result"),
+    ]),
   },
   open,
 );
@@ -114,6 +116,22 @@ export const MessageCreateParams = T.Object(
     top_p: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
     top_k: T.Optional(T.Integer({ minimum: 0 })),
     stream: T.Optional(T.Boolean()),
+    output_config: T.Optional(
+      T.Object(
+        {
+          format: T.Optional(
+            T.Union([
+              T.Object(
+                { type: T.Literal("json_schema"), schema: T.Record(T.String(), T.Unknown()) },
+                { ...open, description: "Structured output: the text answer is JSON valid against `schema`" },
+              ),
+              T.Null(),
+            ]),
+          ),
+        },
+        open,
+      ),
+    ),
     metadata: T.Optional(
       T.Object({ user_id: T.Optional(T.Union([T.String({ maxLength: 256 }), T.Null()])) }, open),
     ),
@@ -143,10 +161,14 @@ export type ToolUseBlock = Static<typeof ToolUseBlock>;
 export const ContentBlock = T.Union([TextBlock, ToolUseBlock]);
 export type ContentBlock = Static<typeof ContentBlock>;
 
-export const StopReason = T.Union(
-  ["end_turn", "max_tokens", "stop_sequence", "tool_use", "refusal"].map((r) => T.Literal(r)),
-);
-export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal";
+export const StopReason = T.Union([
+  T.Literal("end_turn"),
+  T.Literal("max_tokens"),
+  T.Literal("stop_sequence"),
+  T.Literal("tool_use"),
+  T.Literal("refusal"),
+]);
+export type StopReason = Static<typeof StopReason>;
 
 export const Usage = T.Object({
   input_tokens: T.Integer(),
@@ -190,19 +212,17 @@ export const MessageDeltaUsage = T.Object({
 });
 export type MessageDeltaUsage = Static<typeof MessageDeltaUsage>;
 
-export const ErrorType = T.Union(
-  [
-    "invalid_request_error",
-    "authentication_error",
-    "permission_error",
-    "not_found_error",
-    "request_too_large",
-    "rate_limit_error",
-    "timeout_error",
-    "api_error",
-    "overloaded_error",
-  ].map((t) => T.Literal(t)),
-);
+export const ErrorType = T.Union([
+  T.Literal("invalid_request_error"),
+  T.Literal("authentication_error"),
+  T.Literal("permission_error"),
+  T.Literal("not_found_error"),
+  T.Literal("request_too_large"),
+  T.Literal("rate_limit_error"),
+  T.Literal("timeout_error"),
+  T.Literal("api_error"),
+  T.Literal("overloaded_error"),
+]);
 export type ErrorType = Static<typeof ErrorType>;
 
 export const ErrorResponse = T.Object({
