@@ -35,6 +35,8 @@ export async function createMessage(
     ...input,
     body: toChatRequest(body),
     inputParam: "messages",
+  }).catch((error: unknown) => {
+    throw inAnthropicWords(error);
   });
   const id = newMessageId();
   if (result.kind === "stream") {
@@ -47,6 +49,21 @@ export async function createMessage(
     };
   }
   return { kind: "json", body: messageOf(id, body, result.body as ChatAnswer) };
+}
+
+/**
+ * A prompt longer than the context, in Anthropic's words: Claude Code reads "prompt is too long: N tokens
+ * > M maximum" to know by how much, and compacts a long session by that much. The engines' own messages
+ * (ours, vLLM's, OpenAI's) name the context's size first and the prompt's second.
+ */
+function inAnthropicWords(error: unknown): unknown {
+  if (!(error instanceof AppError) || error.details?.openai_code !== "context_length_exceeded") return error;
+  const [limit, actual] = (error.message.match(/\d[\d,]*/g) ?? []).map((n) => Number(n.replaceAll(",", "")));
+  const message =
+    limit !== undefined && actual !== undefined
+      ? `prompt is too long: ${actual} tokens > ${limit} maximum`
+      : `prompt is too long: ${error.message}`;
+  return new AppError(error.code, message, error.details);
 }
 
 /** What a replica's tokenizer endpoint answers (the llama.cpp worker's POST /v1/tokenize, as vLLM's). */
