@@ -197,3 +197,40 @@ test("a rate limit is 429 rate_limit_error with Retry-After; the SDK's RateLimit
   }
   expect(thrown).toBeInstanceOf(Anthropic.RateLimitError);
 });
+
+test("a replica that fails, refuses or breaks midway: api_error, its refusal, an error event", async () => {
+  await call(g.o.filtration, "DELETE", `/management/config/rate_limit?deployment_id=${g.deploymentId}`, {
+    token: g.o.token,
+  });
+  const answered = async (body: Record<string, unknown> = {}) => {
+    const response = await eventually(async () => {
+      const r = await post(body);
+      return r.status === 429 ? undefined : r;
+    }, 10_000);
+    return { status: response.status, error: await errorOf(response) };
+  };
+  try {
+    g.stub.behaviour = "fail";
+    expect(await answered()).toMatchObject({ status: 502, error: { type: "api_error" } });
+    g.stub.behaviour = "refuse";
+    expect(await answered()).toMatchObject({ status: 400, error: { type: "invalid_request_error" } });
+
+    g.stub.behaviour = "die";
+    const response = await post({ stream: true });
+    expect(response.status).toBe(200);
+    const events = (await response.text())
+      .split("\n\n")
+      .filter((e) => e.startsWith("event: "))
+      .map((e) => ({
+        event: e.slice(7, e.indexOf("\n")),
+        data: JSON.parse(e.slice(e.indexOf("data: ") + 6)),
+      }));
+    expect(events[0]?.event).toBe("message_start");
+    const last = events.at(-1);
+    expect(last?.event).toBe("error");
+    expect(Value.Check(ErrorResponse, last?.data)).toBe(true);
+    expect(last?.data.error.type).toBe("api_error");
+  } finally {
+    g.stub.behaviour = "ok";
+  }
+});
