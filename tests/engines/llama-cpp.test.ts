@@ -98,13 +98,11 @@ describe("chat completions", () => {
   });
 
   test("POST /v1/tokenize counts a chat prompt as a completion of it counts it, without generating", async () => {
-    const body = {
-      model: "tiny-test",
-      messages: [
-        { role: "system", content: "Be brief." },
-        { role: "user", content: "How many tokens is this?" },
-      ],
-    };
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "How many tokens is this?" },
+    ];
+    const body = { model: "tiny-test", messages };
     const counted = await fetch(`${main.base}/v1/tokenize`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -112,11 +110,7 @@ describe("chat completions", () => {
     });
     expect(counted.status).toBe(200);
     const { count, max_model_len } = (await counted.json()) as { count: number; max_model_len: number };
-    const answered = await main.client.chat.completions.create({
-      ...body,
-      messages: body.messages,
-      max_tokens: 1,
-    });
+    const answered = await main.client.chat.completions.create({ ...body, max_tokens: 1 });
     expect(count).toBe(answered.usage?.prompt_tokens ?? -1);
     expect(max_model_len).toBeGreaterThan(count);
     const refused = await fetch(`${main.base}/v1/tokenize`, { method: "POST", body: "{}" });
