@@ -82,14 +82,18 @@ test("claude -p completes a turn against the deployment and exits 0", async () =
     "--disallowedTools",
     ...schemaKeywordTools,
   ]);
-  console.log(`claude -p: ${run.seconds.toFixed(1)} s`, run.stdout.slice(0, 3000));
+  console.log(`claude -p: one turn in ${run.seconds.toFixed(1)} s`);
   expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
   const result = JSON.parse(run.stdout) as {
     type: string;
     subtype: string;
     is_error: boolean;
     result: string;
+    usage: { input_tokens: number; output_tokens: number };
   };
   expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false });
   expect(typeof result.result).toBe("string");
+  // The whole first turn reached the model (system prompt and tools), as the gateway counted it.
+  expect(result.usage.input_tokens).toBeGreaterThan(50_000);
+  expect(result.usage.output_tokens).toBeGreaterThan(0);
 }, 300_000);
