@@ -6,9 +6,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { Value } from "@sinclair/typebox/value";
 import { ErrorResponse, Message } from "#services/inference/anthropic/schemas.ts";
+import { insertDeployment } from "../management/support.ts";
 import { eventually } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
-import { type GatewayTest, loggedRequest, setPolicy, startGatewayTest } from "./support.ts";
+import { createKey, type GatewayTest, loggedRequest, setPolicy, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
 let client: Anthropic;
@@ -233,4 +234,36 @@ test("a replica that fails, refuses or breaks midway: api_error, its refusal, an
   } finally {
     g.stub.behaviour = "ok";
   }
+});
+
+test("a key scoped to other deployments is 403 permission_error; no ready replica is 529 overloaded_error", async () => {
+  const other = await insertDeployment(g.o.t.app.db, g.o.orgId, {
+    name: `other-${crypto.randomUUID().slice(0, 6)}`,
+  });
+  const scoped = new Anthropic({
+    apiKey: await createKey(g.o, { deployment_ids: [other.id] }),
+    baseURL: g.url,
+    maxRetries: 0,
+  });
+  let thrown: unknown;
+  try {
+    await scoped.messages.create({
+      model: g.model,
+      max_tokens: 4,
+      messages: [{ role: "user", content: "Hi" }],
+    });
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(Anthropic.PermissionDeniedError);
+
+  const cold = `cold-${crypto.randomUUID().slice(0, 6)}`;
+  await insertDeployment(g.o.t.app.db, g.o.orgId, {
+    name: cold,
+    status: "DEPLOYING",
+    replicas: [{ state: "STARTING", endpoint: null }],
+  });
+  const response = await post({ model: cold });
+  expect(response.status).toBe(529);
+  expect((await errorOf(response)).type).toBe("overloaded_error");
 });
