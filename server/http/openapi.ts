@@ -10,7 +10,7 @@ import type { ErrorStatus } from "./route.ts";
 import { isMultipart, withoutCoercion } from "./strict-json.ts";
 
 type Json = Record<string, unknown>;
-export type ErrorStyle = "platform" | "openai";
+export type ErrorStyle = "platform" | "openai" | "anthropic";
 
 const nullableString = { type: ["string", "null"] };
 
@@ -37,6 +37,32 @@ const errorSchemas = {
           },
         },
       },
+    },
+  },
+  /** CONTRACTS: the Messages API routes answer Anthropic's error body (server/http/anthropic-errors.ts). */
+  AnthropicError: {
+    type: "object",
+    description: "Anthropic's error body.",
+    required: ["type", "error", "request_id"],
+    properties: {
+      type: { const: "error" },
+      error: {
+        type: "object",
+        required: ["type", "message"],
+        properties: {
+          type: {
+            type: "string",
+            examples: [
+              "invalid_request_error",
+              "authentication_error",
+              "not_found_error",
+              "overloaded_error",
+            ],
+          },
+          message: { type: "string" },
+        },
+      },
+      request_id: { ...nullableString, description: "The request's id, as in `x-request-id`." },
     },
   },
   /** CONTRACTS: the filtration and orchestration gateways' error envelope. */
@@ -87,6 +113,20 @@ const errorDescriptions: Record<ErrorStyle, Record<ErrorStatus, string>> = {
     503: "`deployment_unavailable`: no ready replica",
     504: "`upstream_timeout`: the model's server did not answer in time",
   },
+  anthropic: {
+    400: "`invalid_request_error`: a bad body, an image or document block, a replica's refusal",
+    401: "`authentication_error`: no key, or not a valid one (x-api-key or Authorization: Bearer)",
+    403: "`permission_error`: the key is scoped to other deployments",
+    404: "`not_found_error`: no deployment of that name",
+    409: "`invalid_request_error`",
+    413: "`request_too_large`: the body is over the gateway's limit",
+    422: "`invalid_request_error`: the replica refused the request",
+    429: "`rate_limit_error`: a rate limit, quota or budget (with `Retry-After` where it applies)",
+    500: "`api_error`: an unexpected error, logged",
+    502: "`api_error`: the model's server failed, answered badly or could not be reached",
+    503: "Not used: no ready replica is 529 `overloaded_error`, which clients retry",
+    504: "`timeout_error`: the model's server did not answer in time",
+  },
   platform: {
     400: "`validation_error`: `details.fields` names each bad field",
     401: "`unauthenticated`",
@@ -111,9 +151,15 @@ const rateLimitHeaders = {
   "x-ratelimit-remaining-tokens": { schema: { type: "integer" } },
 };
 
+const errorSchemaOf = {
+  openai: "OpenAIError",
+  platform: "PlatformError",
+  anthropic: "AnthropicError",
+} as const satisfies Record<ErrorStyle, keyof typeof errorSchemas>;
+
 /** A documented error answer of the gateway's envelope: reuse it for responses a route describes itself. */
 export function errorResponse(style: ErrorStyle, status: ErrorStatus): Json {
-  const schema = style === "openai" ? "OpenAIError" : "PlatformError";
+  const schema = errorSchemaOf[style];
   return {
     description: errorDescriptions[style][status],
     ...(status === 429 && style === "openai" ? { headers: rateLimitHeaders } : {}),
@@ -193,8 +239,10 @@ export function completeDocument(generated: Json, options: DocumentOptions): Jso
       securitySchemes: Object.fromEntries(Object.entries(schemes).filter(([name]) => securityUsed.has(name))),
       schemas: {
         ...(components.schemas as Json | undefined),
-        [options.style === "openai" ? "OpenAIError" : "PlatformError"]:
-          errorSchemas[options.style === "openai" ? "OpenAIError" : "PlatformError"],
+        [errorSchemaOf[options.style]]: errorSchemas[errorSchemaOf[options.style]],
+        ...(options.routes.some((r) => r.definition.errorStyle === "anthropic")
+          ? { AnthropicError: errorSchemas.AnthropicError }
+          : {}),
       },
     },
   };
@@ -208,6 +256,12 @@ const securitySchemes = {
     description: "An access token from POST /auth/login.",
   },
   internalKey: { type: "apiKey", in: "header", name: "X-Internal-API-Key" },
+  anthropicKey: {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+    description: "An inference API key, as Anthropic's clients send it (the Messages API routes).",
+  },
   apiKey: {
     type: "http",
     scheme: "bearer",
@@ -217,7 +271,9 @@ const securitySchemes = {
 
 function completeOperation(operation: Json, route: LoadedRoute, style: ErrorStyle): void {
   const d = route.definition;
-  if (d.apiKey) operation.security = [{ apiKey: [] }];
+  if (d.apiKey)
+    operation.security =
+      d.errorStyle === "anthropic" ? [{ anthropicKey: [] }, { apiKey: [] }] : [{ apiKey: [] }];
   if (route.rest) {
     const name = route.rest;
     operation.operationId = String(operation.operationId).replace(
@@ -256,7 +312,7 @@ function completeOperation(operation: Json, route: LoadedRoute, style: ErrorStyl
     (responses[success] as Json).content = content;
   }
   for (const status of [...defaultErrors(route), ...(d.errors ?? [])].sort())
-    responses[String(status)] ??= errorResponse(style, status);
+    responses[String(status)] ??= errorResponse(d.errorStyle ?? style, status);
   operation.responses = responses;
 }
 

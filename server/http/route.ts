@@ -78,6 +78,8 @@ export interface RouteDefinition<
   relayed?: TSchema;
   /** The handler checks an inference API key itself (Authorization: Bearer sk-…); documented so. */
   apiKey?: boolean;
+  /** Errors in Anthropic's shape and statuses instead of the gateway's (the Messages API routes). */
+  errorStyle?: "anthropic";
   handler(
     input: RouteInput<Static<P>, Static<Q>, Static<B>>,
   ): Promise<Static<R> | Response> | Static<R> | Response;

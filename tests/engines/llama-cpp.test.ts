@@ -92,6 +92,29 @@ describe("chat completions", () => {
     const res = await ask(stop);
     expect(res.choices[0]?.finish_reason).toBe("stop");
     expect(res.choices[0]?.message.content).toBe(full.slice(0, full.indexOf(stop)));
+    // Which stop string ended it, in vLLM's field (the gateway's Messages API reports it as stop_sequence).
+    expect(res.choices[0]).toMatchObject({ stop_reason: stop });
+    expect((await ask()).choices[0]).not.toHaveProperty("stop_reason");
+  });
+
+  test("POST /v1/tokenize counts a chat prompt as a completion of it counts it, without generating", async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "How many tokens is this?" },
+    ];
+    const body = { model: "tiny-test", messages };
+    const counted = await fetch(`${main.base}/v1/tokenize`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(counted.status).toBe(200);
+    const { count, max_model_len } = (await counted.json()) as { count: number; max_model_len: number };
+    const answered = await main.client.chat.completions.create({ ...body, max_tokens: 1 });
+    expect(count).toBe(answered.usage?.prompt_tokens ?? -1);
+    expect(max_model_len).toBeGreaterThan(count);
+    const refused = await fetch(`${main.base}/v1/tokenize`, { method: "POST", body: "{}" });
+    expect(refused.status).toBe(400);
   });
 
   test("a stream sends the role, content deltas, a finish_reason, then the usage and [DONE]", async () => {

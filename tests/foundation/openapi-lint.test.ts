@@ -143,7 +143,12 @@ describe("the inference gateway's document", () => {
           expect(
             op.responses[status]?.content?.["application/json"]?.schema?.$ref,
             `${method} ${path} ${status}`,
-          ).toBe("#/components/schemas/OpenAIError");
+          ).toBe(
+            // Anthropic's Messages API answers Anthropic's error body.
+            path.startsWith("/v1/messages")
+              ? "#/components/schemas/AnthropicError"
+              : "#/components/schemas/OpenAIError",
+          );
         }
       }
     }

@@ -18,6 +18,9 @@ const publicRoutes = new Set([
   // The inference gateway checks the API key in its lifecycle's first step (OpenAI error shape).
   "inference POST /v1/chat/completions",
   "inference POST /v1/embeddings",
+  // Anthropic's Messages API: the same first step, the key from x-api-key too (Anthropic error shape).
+  "inference POST /v1/messages",
+  "inference POST /v1/messages/count_tokens",
   "inference GET /v1/models",
   "inference GET /v1/models/*",
   "inference POST /v1/completions",

@@ -2,7 +2,7 @@
 // orchestration API on the local provider, and an API key for it: what the client tests run against.
 
 import { join } from "node:path";
-import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import { type TinyGgufOptions, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { withInference } from "#server/compose.ts";
 import { buildHttpGateway, listen } from "#server/http/listen.ts";
 import { startReconciler } from "#services/orchestration/reconciler.ts";
@@ -25,7 +25,17 @@ export interface TinyDeployment {
   close(): Promise<void>;
 }
 
-export async function startTinyDeployment(model = "tiny-chat"): Promise<TinyDeployment> {
+export interface TinyOptions {
+  /** How the tiny model is made (scripts/make-tiny-gguf.ts); its training context 4096 unless set. */
+  gguf?: TinyGgufOptions;
+  /** The worker's context (CONTEXT_SIZE, through the deployment's `configuration.context_size`). */
+  contextSize?: number;
+}
+
+export async function startTinyDeployment(
+  model = "tiny-chat",
+  options: TinyOptions = {},
+): Promise<TinyDeployment> {
   const o = await startOrchestrationTest();
   o.t.app = withInference(o.t.app, inProcessInference(o.t.app));
   const orchestration = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
@@ -33,7 +43,7 @@ export async function startTinyDeployment(model = "tiny-chat"): Promise<TinyDepl
   const reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, restartBaseMs: 200 });
   const modelPath = join(o.t.config.dataDir, "models", "tiny.gguf");
   // Long enough for a tool call's prompt and arguments.
-  writeTinyGguf(modelPath, { contextLength: 4096 });
+  writeTinyGguf(modelPath, { contextLength: 4096, ...options.gguf });
   const pool = await createPool(o, { provider: "local" });
   const deployed = await call(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
@@ -43,6 +53,7 @@ export async function startTinyDeployment(model = "tiny-chat"): Promise<TinyDepl
       engine: "llama.cpp",
       image: "llama.cpp",
       inference_model: modelPath,
+      ...(options.contextSize ? { configuration: { context_size: options.contextSize } } : {}),
     },
   });
   if (deployed.status !== 201) throw new Error(`deploy: ${deployed.status} ${JSON.stringify(deployed.body)}`);

@@ -86,6 +86,7 @@ function completionOf(outcome: GenerationOutcome, meta: Meta): ChatCompletion {
         },
         logprobs: logprobsOf(outcome.logprobs),
         finish_reason: outcome.finishReason,
+        ...(outcome.stopSequence === undefined ? {} : { stop_reason: outcome.stopSequence }),
       },
     ],
     usage: usageOf(outcome),

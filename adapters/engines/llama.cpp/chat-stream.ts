@@ -19,13 +19,19 @@ type Finish = ChatCompletionChunk["choices"][0]["finish_reason"];
 
 const chunkOf =
   (meta: Meta) =>
-  (delta: Delta, finish: Finish, logprobs?: SampledToken[]): ChatCompletionChunk => ({
+  (delta: Delta, finish: Finish, logprobs?: SampledToken[], stopSequence?: string): ChatCompletionChunk => ({
     id: meta.id,
     object: "chat.completion.chunk",
     created: meta.created,
     model: meta.model,
     choices: [
-      { index: 0, delta, ...(logprobs ? { logprobs: logprobsOf(logprobs) } : {}), finish_reason: finish },
+      {
+        index: 0,
+        delta,
+        ...(logprobs ? { logprobs: logprobsOf(logprobs) } : {}),
+        finish_reason: finish,
+        ...(stopSequence === undefined ? {} : { stop_reason: stopSequence }),
+      },
     ],
   });
 
@@ -87,7 +93,7 @@ export function streamCompletion(
             send(invalidStructuredOutput(outcome.invalid, 1));
             return end();
           }
-          send(chunk({}, outcome.finishReason));
+          send(chunk({}, outcome.finishReason, undefined, outcome.stopSequence));
           if (includeUsage)
             send({
               ...chunk({}, null),

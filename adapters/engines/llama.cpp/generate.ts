@@ -85,6 +85,8 @@ export interface GenerationOutcome {
   /** Per content token, when asked for. */
   logprobs: SampledToken[] | undefined;
   finishReason: FinishReason;
+  /** The stop string (`stop`) that ended the text, reported as vLLM does (`stop_reason`). */
+  stopSequence?: string | undefined;
   promptTokens: number;
   /** Prompt tokens the sequence already held from its previous request: reused, not evaluated. */
   cachedTokens: number;
@@ -257,6 +259,11 @@ function refuse(message: string, param: string): Parsed<never> {
   return { ok: false, error: invalidRequest(message, param) };
 }
 
+/** The stop string a custom stop trigger was made of (the request's `stop` entries are plain strings). */
+function stopString(trigger: readonly (string | Token)[]): string | undefined {
+  return trigger.every((part) => typeof part === "string") ? trigger.join("") : undefined;
+}
+
 /**
  * The prompt exactly as the chat wrapper renders it (special tokens included), tokenized by the model's
  * tokenizer: the tokens LlamaChat will want the sequence to hold before the answer's first token.
@@ -355,7 +362,12 @@ export async function generate(
     options.onText?.(text, tokens);
   };
   const contentLogprobs: SampledToken[] = [];
-  const outcome = (text: string, finishReason: FinishReason, aborted: boolean): GenerationOutcome => {
+  const outcome = (
+    text: string,
+    finishReason: FinishReason,
+    aborted: boolean,
+    stopSequence?: string,
+  ): GenerationOutcome => {
     if (forced) {
       const { rest, call } = forced.finish();
       if (rest) options.onToolCall?.({ index: 0, arguments: rest });
@@ -368,6 +380,7 @@ export async function generate(
       logprobs: logprobs && !forced ? contentLogprobs : undefined,
       // A call cut by max_tokens stays "length": its arguments are not whole.
       finishReason: finishReason === "stop" && calls.length > 0 ? "tool_calls" : finishReason,
+      ...(stopSequence === undefined ? {} : { stopSequence }),
       promptTokens: input.prompt.length,
       cachedTokens,
       completionTokens: Math.min(sequence.tokenMeter.diff(meterBefore).usedOutputTokens, input.maxTokens),
@@ -400,6 +413,7 @@ export async function generate(
     const output = input.output;
     let response: string;
     let stopReason: string;
+    let stopSequence: string | undefined;
     if (output.kind === "tools") {
       const started = new Set<number>();
       const result = await chat.generateResponse(input.history, {
@@ -421,6 +435,8 @@ export async function generate(
         calls.push({ name: call.functionName, arguments: JSON.stringify(call.params ?? {}) });
       response = result.response;
       stopReason = result.metadata.stopReason;
+      if (result.metadata.stopReason === "customStopTrigger")
+        stopSequence = stopString(result.metadata.customStopTrigger);
     } else {
       const grammar = output.kind === "text" ? undefined : output.grammar;
       const result = await chat.generateResponse(input.history, {
@@ -429,8 +445,15 @@ export async function generate(
       });
       response = result.response;
       stopReason = result.metadata.stopReason;
+      if (result.metadata.stopReason === "customStopTrigger")
+        stopSequence = stopString(result.metadata.customStopTrigger);
     }
-    return outcome(response, stopReason === "maxTokens" ? "length" : "stop", stopReason === "abort");
+    return outcome(
+      response,
+      stopReason === "maxTokens" ? "length" : "stop",
+      stopReason === "abort",
+      stopSequence,
+    );
   } catch (error) {
     // Aborted before the first token: node-llama-cpp throws the signal's reason instead of returning.
     if (!options.signal.aborted) throw error;

@@ -269,6 +269,8 @@ export interface ChatCompletion {
     message: { role: "assistant"; content: string | null; tool_calls?: ToolCallOut[]; refusal: null };
     logprobs: ChoiceLogprobs | null;
     finish_reason: FinishReason;
+    /** vLLM's field: the `stop` string that ended the text. */
+    stop_reason?: string;
   }[];
   usage: Usage;
 }
@@ -291,6 +293,8 @@ export interface ChatCompletionChunk {
     delta: { role?: "assistant"; content?: string | null; tool_calls?: ToolCallDelta[] };
     logprobs?: ChoiceLogprobs | null;
     finish_reason: FinishReason | null;
+    /** vLLM's field: the `stop` string that ended the text. */
+    stop_reason?: string;
   }[];
   usage?: Usage;
 }

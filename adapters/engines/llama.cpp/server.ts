@@ -1,11 +1,12 @@
 // The worker's HTTP routes: OpenAI chat completions (plain and SSE, chat-route.ts and chat-stream.ts),
-// embeddings, the model list and a liveness probe.
+// embeddings, prompt token counts (tokenize.ts), the model list and a liveness probe.
 // Each completion borrows one context sequence from the pool for its whole life and gives it back at the end,
 // whether it finished, the client went away, or the worker is shutting down.
 import { chatCompletions } from "./chat-route.ts";
 import { embeddingList, parseEmbeddingRequest } from "./embeddings.ts";
 import { invalidRequest, type ModelList, serverError } from "./openai-shapes.ts";
 import { json, type RouteContext, type RoutesDeps, readJson } from "./route-context.ts";
+import { tokenize } from "./tokenize.ts";
 
 export type { RoutesDeps } from "./route-context.ts";
 
@@ -15,7 +16,7 @@ export interface Routes {
   drained(): Promise<void>;
 }
 
-const paths = ["/v1/chat/completions", "/v1/embeddings", "/v1/models", "/health"];
+const paths = ["/v1/chat/completions", "/v1/embeddings", "/v1/models", "/v1/tokenize", "/health"];
 
 export function createRoutes(deps: RoutesDeps): Routes {
   const created = Math.floor(Date.now() / 1000);
@@ -36,6 +37,8 @@ export function createRoutes(deps: RoutesDeps): Routes {
           return chatCompletions(ctx, req);
         case "POST /v1/embeddings":
           return embeddings(ctx, req);
+        case "POST /v1/tokenize":
+          return tokenize(ctx, req);
         case "GET /v1/models":
           return json(200, modelList(deps.modelName, created));
         case "GET /health":

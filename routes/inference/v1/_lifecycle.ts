@@ -16,6 +16,10 @@ export const lifecycleInput = (
   incoming: request.headers,
 });
 
+/** Anthropic's clients send the key as x-api-key; Claude Code with ANTHROPIC_AUTH_TOKEN as a bearer token. */
+export const anthropicKeyOf = (request: Request, bearer: string | undefined) =>
+  request.headers.get("x-api-key")?.trim() || bearer;
+
 export function answer<Body>(
   result: { kind: "json"; body: Body } | { kind: "stream"; stream: ReadableStream<Uint8Array> },
   headers: Record<string, string | number>,

@@ -1,0 +1,29 @@
+// POST /v1/messages/count_tokens (Anthropic's Messages API): the prompt's tokens as the deployment's
+// own tokenizer and chat template count them (services/inference/anthropic/messages.ts).
+import { route } from "#server/http/route.ts";
+import { countTokens } from "#services/inference/anthropic/messages.ts";
+import { MessageCountTokensParams, MessageTokensCount } from "#services/inference/anthropic/schemas.ts";
+import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
+import { anthropicKeyOf, lifecycleInput } from "../_lifecycle.ts";
+import { lifecycleErrors } from "../_schemas/errors.ts";
+
+export const POST = route({
+  access: "public",
+  apiKey: true,
+  errorStyle: "anthropic",
+  freeText: true,
+  summary: "Count a message's input tokens (Anthropic's Messages API) with the deployment's tokenizer",
+  description:
+    "x-api-key: <API key> (or Authorization: Bearer). Counts system, messages and tools as the deployment's chat template renders them. Counted against the key's request rate limit; generates nothing.",
+  body: MessageCountTokensParams,
+  response: MessageTokensCount,
+  errors: lifecycleErrors,
+  handler: async ({ ctx, body, request, set }) => {
+    const input = lifecycleInput(ctx, request, set);
+    return countTokens(inferenceRuntimeOf(ctx), {
+      ...input,
+      apiKey: anthropicKeyOf(request, input.apiKey),
+      body,
+    });
+  },
+});
