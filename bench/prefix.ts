@@ -34,6 +34,7 @@ import { type ChatHistoryItem, getLlama, LlamaChat, resolveChatWrapper } from "n
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { PrefixTable } from "#adapters/upstream/prefix-table.ts";
 import { rng, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import type { ChatMessage } from "#services/inference/messages.ts";
 import { promptBlocks } from "#services/inference/prefix-blocks.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
 
@@ -276,7 +277,8 @@ function routingCostUs(entries: number): { us: number; entries: number } {
   const table = new PrefixTable();
   const balancer = new InFlightBalancer(undefined, table);
   const replicas = ["http://10.0.0.1:8000/v1", "http://10.0.0.2:8000/v1"];
-  const turn10 = messagesOf(conversation(999, 1528, 10), 9);
+  // Parsed from JSON, as the gateway has a request's messages (flat strings, not the ropes built here).
+  const turn10: ChatMessage[] = JSON.parse(JSON.stringify(messagesOf(conversation(999, 1528, 10), 9)));
   // Other conversations' prompts fill the table to `entries`.
   for (let i = 0; table.size < entries; i++) {
     const blocks = promptBlocks([{ role: "system", content: `conversation ${i}` }, ...turn10.slice(1, 4)]);

@@ -6,7 +6,7 @@
 import type { SharedPrefixStore } from "#adapters/upstream/prefix-table.ts";
 import type { RedisCommands } from "./client.ts";
 
-const keyOf = (scope: string, block: string) => `llmp:prefix:${scope}:${block}`;
+const keyOf = (scope: string, block: bigint) => `llmp:prefix:${scope}:${block.toString(36)}`;
 
 // KEYS: the blocks' keys; ARGV[1]: the endpoint, ARGV[2]: the time to live in milliseconds.
 const recordScript = `for _, key in ipairs(KEYS) do redis.call('SET', key, ARGV[1], 'PX', ARGV[2]) end
@@ -18,7 +18,7 @@ export class RedisPrefixStore implements SharedPrefixStore {
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
-  async lookup(scope: string, blocks: readonly string[]): Promise<(string | null)[]> {
+  async lookup(scope: string, blocks: readonly bigint[]): Promise<(string | null)[]> {
     if (blocks.length === 0) return [];
     try {
       const answer = await this.redis.send(
@@ -33,7 +33,7 @@ export class RedisPrefixStore implements SharedPrefixStore {
     }
   }
 
-  record(scope: string, blocks: readonly string[], endpoint: string, ttlMs: number): void {
+  record(scope: string, blocks: readonly bigint[], endpoint: string, ttlMs: number): void {
     if (blocks.length === 0) return;
     const keys = blocks.map((b) => keyOf(scope, b));
     this.redis

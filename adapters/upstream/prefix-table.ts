@@ -3,16 +3,19 @@
 // block i's hash covers blocks 0..i, so one table entry per block stands for the whole prefix up to it,
 // and the longest prefix a replica holds is the last block of the chain that the table knows.
 //
-// Entries live in one Map in least-recently-recorded order: a bounded LRU (maxEntries) with a time to
-// live, as an engine's KV cache forgets what it has not seen for a while. An entry naming a replica
-// that is no longer among the deployment's (drained, removed, out of rotation) is dropped when met.
+// Entries live in one Map per deployment, each in least-recently-recorded order, the deployments in the
+// order they last recorded: a bounded LRU (maxEntries; the oldest entries of the deployment that
+// recorded least recently go first) with a time to live, as an engine's KV cache forgets what it has not
+// seen for a while. An entry recorded again for the same replica moves only once it is half its time to
+// live old: a turn costs lookups, not rewrites. An entry naming a replica that is no longer among the
+// deployment's (drained, removed, out of rotation) is dropped when met.
 // With a SharedPrefixStore (Redis when REDIS_URL is set), what one gateway process records reaches the
 // others: a process that knows nothing of a prompt asks the store before routing blind.
 
-/** A prompt as the router sees it: its deployment (scope) and its chain of block hashes, in order. */
+/** A prompt as the router sees it: its deployment (scope) and its chain of 64-bit block hashes, in order. */
 export interface Affinity {
   scope: string;
-  blocks: readonly string[];
+  blocks: readonly bigint[];
 }
 
 /** What prefix routing did for one request: followed a prefix, found none, or found one on a replica over its load bound. */
@@ -27,9 +30,9 @@ export interface PrefixMatch {
 /** The table shared by gateway processes (adapters/redis/prefix-store.ts). */
 export interface SharedPrefixStore {
   /** The endpoint recorded for each block of the chain, null where none is; a failure reads as none. */
-  lookup(scope: string, blocks: readonly string[]): Promise<(string | null)[]>;
+  lookup(scope: string, blocks: readonly bigint[]): Promise<(string | null)[]>;
   /** Records, without waiting, that the endpoint served the chain. */
-  record(scope: string, blocks: readonly string[], endpoint: string, ttlMs: number): void;
+  record(scope: string, blocks: readonly bigint[], endpoint: string, ttlMs: number): void;
 }
 
 export interface PrefixTableOptions {
@@ -46,10 +49,9 @@ interface Entry {
   at: number;
 }
 
-const keyOf = (scope: string, block: string) => `${scope}\u0000${block}`;
-
 export class PrefixTable {
-  private readonly entries = new Map<string, Entry>();
+  private readonly scopes = new Map<string, Map<bigint, Entry>>();
+  private count = 0;
   private readonly maxEntries: number;
   readonly ttlMs: number;
   readonly shared: SharedPrefixStore | undefined;
@@ -63,7 +65,7 @@ export class PrefixTable {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.count;
   }
 
   /**
@@ -75,14 +77,17 @@ export class PrefixTable {
     present: readonly string[],
     usable: (endpoint: string) => boolean,
   ): PrefixMatch | undefined {
-    const { scope, blocks } = affinity;
+    const entries = this.scopes.get(affinity.scope);
+    if (!entries) return undefined;
+    const { blocks } = affinity;
     const oldest = this.now() - this.ttlMs;
     for (let i = blocks.length - 1; i >= 0; i--) {
-      const key = keyOf(scope, blocks[i] as string);
-      const entry = this.entries.get(key);
+      const block = blocks[i] as bigint;
+      const entry = entries.get(block);
       if (!entry) continue;
       if (entry.at < oldest || !present.includes(entry.endpoint)) {
-        this.entries.delete(key);
+        entries.delete(block);
+        this.count--;
         continue;
       }
       if (usable(entry.endpoint)) return { endpoint: entry.endpoint, blocks: i + 1 };
@@ -110,24 +115,45 @@ export class PrefixTable {
     const { scope, blocks } = affinity;
     if (blocks.length === 0) return;
     const at = this.now();
+    const fresh = at - this.ttlMs / 2;
+    let entries = this.scopes.get(scope);
+    if (entries) this.scopes.delete(scope);
+    else entries = new Map();
+    // Set again so that the deployments' order is the order they last recorded.
+    this.scopes.set(scope, entries);
     for (const block of blocks) {
-      const key = keyOf(scope, block);
+      const entry = entries.get(block);
+      if (entry?.endpoint === endpoint && entry.at > fresh) continue;
       // Deleted first so that the Map's order stays the order of recording (the LRU's).
-      this.entries.delete(key);
-      this.entries.set(key, { endpoint, at });
+      if (entry) entries.delete(block);
+      else this.count++;
+      entries.set(block, { endpoint, at });
     }
-    let over = this.entries.size - this.maxEntries;
-    if (over > 0) {
-      for (const key of this.entries.keys()) {
-        this.entries.delete(key);
+    if (this.count > this.maxEntries) this.evict(this.count - this.maxEntries);
+    this.shared?.record(scope, blocks, endpoint, this.ttlMs);
+  }
+
+  /** The oldest entries of the deployments that recorded least recently. */
+  private evict(over: number): void {
+    for (const [scope, entries] of this.scopes) {
+      for (const block of entries.keys()) {
+        entries.delete(block);
+        this.count--;
         if (--over === 0) break;
       }
+      if (entries.size === 0) this.scopes.delete(scope);
+      if (over === 0) return;
     }
-    this.shared?.record(scope, blocks, endpoint, this.ttlMs);
   }
 
   /** A replica is gone (removed, or out of rotation long enough to be forgotten): its prefixes go with it. */
   forget(endpoint: string): void {
-    for (const [key, entry] of this.entries) if (entry.endpoint === endpoint) this.entries.delete(key);
+    for (const entries of this.scopes.values()) {
+      for (const [block, entry] of entries) {
+        if (entry.endpoint !== endpoint) continue;
+        entries.delete(block);
+        this.count--;
+      }
+    }
   }
 }

@@ -21,7 +21,7 @@ export interface RoutedCall {
    * The prompt's block hashes (prefix-blocks.ts) when prefix affinity is on: each deployment tried
    * prefers its replica that served the longest prefix of them. Absent: fewest in flight.
    */
-  prefixBlocks?: readonly string[] | undefined;
+  prefixBlocks?: readonly bigint[] | undefined;
 }
 
 export interface RoutedResponse extends UpstreamResponse {
