@@ -154,19 +154,21 @@ export const PromptConfig = T.Object(
  */
 export const RoutingConfig = T.Object(
   {
-    fallbacks: T.Optional(T.Array(
-      T.String({
-        pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",
-        description: "A deployment name of the same organization",
-      }),
-      {
-        maxItems: 10,
-        uniqueItems: true,
-        description:
-          "Tried in order when the deployment has no ready replica or is not running, answers 5xx, " +
-          "does not answer in time, or answers 429; [] (or leaving it out) turns fallbacks off",
-      },
-    )),
+    fallbacks: T.Optional(
+      T.Array(
+        T.String({
+          pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",
+          description: "A deployment name of the same organization",
+        }),
+        {
+          maxItems: 10,
+          uniqueItems: true,
+          description:
+            "Tried in order when the deployment has no ready replica or is not running, answers 5xx, " +
+            "does not answer in time, or answers 429; [] (or leaving it out) turns fallbacks off",
+        },
+      ),
+    ),
     prefix_affinity: T.Optional(
       T.Boolean({
         description:

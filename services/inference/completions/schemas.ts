@@ -49,7 +49,11 @@ const Usage = T.Object({
   total_tokens: T.Integer(),
   prompt_tokens_details: T.Optional(
     T.Object(
-      { cached_tokens: T.Optional(T.Integer({ description: "Prompt tokens the engine reused (its prefix cache)" })) },
+      {
+        cached_tokens: T.Optional(
+          T.Integer({ description: "Prompt tokens the engine reused (its prefix cache)" }),
+        ),
+      },
       { additionalProperties: true },
     ),
   ),

@@ -143,7 +143,11 @@ const Usage = t.Object({
   total_tokens: t.Integer(),
   prompt_tokens_details: t.Optional(
     t.Object(
-      { cached_tokens: t.Optional(t.Integer({ description: "Prompt tokens the engine reused (its prefix cache)" })) },
+      {
+        cached_tokens: t.Optional(
+          t.Integer({ description: "Prompt tokens the engine reused (its prefix cache)" }),
+        ),
+      },
       { additionalProperties: true },
     ),
   ),
