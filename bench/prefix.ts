@@ -206,7 +206,20 @@ async function turnByTurn(target: Target, c: Conversation): Promise<number[]> {
 async function turnByTurnInProcess(c: Conversation): Promise<number[]> {
   const context = await model.createContext({ sequences: 1, contextSize, threads });
   try {
-    const chat = new LlamaChat({ contextSequence: context.getSequence(), chatWrapper });
+    const sequence = context.getSequence();
+    const chat = new LlamaChat({ contextSequence: sequence, chatWrapper });
+    // A new context's first evaluation allocates its buffers: done before measuring, as a worker's
+    // context has long been warm, then the sequence starts empty as a worker's would.
+    await chat.generateResponse(
+      [
+        { type: "user", text: "Hello" },
+        { type: "model", response: [] },
+      ],
+      {
+        maxTokens: 1,
+      },
+    );
+    await sequence.clearHistory();
     const ttft: number[] = [];
     for (let n = 0; n < c.users.length; n++) {
       const history: ChatHistoryItem[] = [{ type: "system", text: c.system }];
