@@ -32,6 +32,11 @@ export interface OpenAiStub {
   deltas: string[] | undefined;
   /** Tool calls to answer instead of text (JSON: message.tool_calls; SSE: delta.tool_calls chunks). */
   toolCalls: { name: string; arguments: string }[] | undefined;
+  /**
+   * Prompt tokens the stub says it reused, as an engine with a prefix cache reports them
+   * (`usage.prompt_tokens_details.cached_tokens`); undefined: the field is left out.
+   */
+  cachedTokens: number | undefined;
   /** Chat requests that reached the stub, answered or not (`up` false included). */
   chatCalls: number;
   /** Bodies of the chat requests received, newest last. */
@@ -132,6 +137,7 @@ export function startOpenAiStub(
     gapMs: options.gapMs ?? 0,
     deltas: undefined,
     toolCalls: undefined,
+    cachedTokens: undefined,
     chatCalls: 0,
     received: [],
     traceparents: [],
@@ -175,12 +181,20 @@ export function startOpenAiStub(
           return new Response(null, { status: 499 });
       }
       if (state.toolCalls) return toolCallAnswer(model, state.toolCalls, body.stream === true);
+      const cached =
+        state.cachedTokens === undefined
+          ? {}
+          : { prompt_tokens_details: { cached_tokens: state.cachedTokens } };
       if (body.stream !== true) {
-        const json = state.deltas
-          ? JSON.stringify(completion(model, state.deltas.join("")))
-          : model === "stub"
-            ? fixedJson
-            : JSON.stringify(completion(model));
+        const answered = completion(model, state.deltas?.join(""));
+        const json =
+          state.cachedTokens !== undefined
+            ? JSON.stringify({ ...answered, usage: { ...answered.usage, ...cached } })
+            : state.deltas
+              ? JSON.stringify(answered)
+              : model === "stub"
+                ? fixedJson
+                : JSON.stringify(answered);
         return new Response(json, {
           headers: { "content-type": "application/json" },
         });
@@ -215,7 +229,12 @@ export function startOpenAiStub(
                   event({
                     ...delta(model, ""),
                     choices: [],
-                    usage: { prompt_tokens: 12, completion_tokens: chunks, total_tokens: 12 + chunks },
+                    usage: {
+                      prompt_tokens: 12,
+                      completion_tokens: chunks,
+                      total_tokens: 12 + chunks,
+                      ...cached,
+                    },
                   }),
                 );
               }

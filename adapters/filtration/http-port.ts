@@ -40,6 +40,7 @@ interface ResolvedBody {
   key_prefix: string;
   classifier_endpoints?: string[];
   fallbacks?: { deployment: { id: string; name: string }; endpoints: string[] }[];
+  prefix_affinity?: boolean;
   price?: InferenceContext["price"];
   budgets?: InferenceContext["budgets"];
   cold_start?: InferenceContext["coldStart"];
@@ -144,6 +145,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           prompt: body.prompt ?? undefined,
           classifierEndpoints: body.classifier_endpoints,
           ...(body.fallbacks?.length ? { fallbacks: body.fallbacks } : {}),
+          ...(body.prefix_affinity === false ? { prefixAffinity: false } : {}),
           ...(body.price ? { price: body.price } : {}),
           ...(body.budgets ? { budgets: body.budgets } : {}),
           coldStart: body.cold_start,

@@ -2,8 +2,24 @@
 // replicas share the load instead of the first one taking it all. With a ReplicaHealth, replicas out
 // of rotation are passed over, unless every one left is out: then the least busy of them is tried
 // anyway (Envoy's "panic" routing), so a wrong verdict never turns into an outage of its own.
+//
+// With a PrefixTable, a request that carries its prompt's block hashes (an Affinity) goes to the replica
+// that most recently served the longest prefix of it, where the engine still holds that prefix's KV
+// cache, unless that replica is over its load bound: in flight + 1 > ceil(c × (all in flight + 1) / n)
+// over the n replicas in rotation ("consistent hashing with bounded loads", Mirrokni et al.), so one hot
+// prefix cannot pile a fleet's work onto one replica. Otherwise, fewest in flight as above.
 import type { ReachedEndpoints } from "./connect-probe.ts";
+import type { Affinity, AffinityOutcome, PrefixMatch, PrefixTable } from "./prefix-table.ts";
 import type { ReplicaHealth } from "./replica-health.ts";
+
+/** The bound's c: a replica may carry up to 25 % more than an even share before its prefixes move. */
+export const defaultLoadFactor = 1.25;
+
+export interface Choice {
+  endpoint: string;
+  /** Set when the request carried an affinity and the deployment had more than one replica to choose from. */
+  routing?: AffinityOutcome | undefined;
+}
 
 export class InFlightBalancer {
   private readonly inflight = new Map<string, number>();
@@ -11,7 +27,69 @@ export class InFlightBalancer {
   /** Endpoints that answered lately skip the connect probe (connect-probe.ts). */
   readonly reached: ReachedEndpoints = new Map();
 
-  constructor(readonly health?: ReplicaHealth | undefined) {}
+  constructor(
+    readonly health?: ReplicaHealth | undefined,
+    readonly prefixes?: PrefixTable | undefined,
+    readonly loadFactor = defaultLoadFactor,
+  ) {}
+
+  /**
+   * The replica for a request: by prefix when it carries an affinity and this balancer keeps a table,
+   * else fewest in flight. Answers at once (so the caller counts the request against the replica before
+   * another picks), except when the local table knows nothing and a shared one is asked.
+   */
+  choose(
+    endpoints: readonly string[],
+    exclude?: ReadonlySet<string>,
+    affinity?: Affinity,
+  ): Choice | undefined | Promise<Choice | undefined> {
+    const table = this.prefixes;
+    if (!affinity || !table) {
+      const endpoint = this.pick(endpoints, exclude);
+      return endpoint === undefined ? undefined : { endpoint };
+    }
+    const usable = (e: string) => !exclude?.has(e) && !(this.health?.isOut(e) ?? false);
+    const candidates = endpoints.filter(usable);
+    if (candidates.length < 2) {
+      // Nothing to choose: the prompt is still recorded, so a replica added later finds it placed.
+      const endpoint = this.pick(endpoints, exclude);
+      if (endpoint !== undefined) table.record(affinity, endpoint);
+      return endpoint === undefined ? undefined : { endpoint };
+    }
+    const match = table.longest(affinity, endpoints, usable);
+    if (match || !table.shared) return this.settle(affinity, candidates, match);
+    return table
+      .longestShared(affinity, endpoints, usable)
+      .then((shared) => this.settle(affinity, candidates, shared));
+  }
+
+  /** Follows the match within the load bound, else fewest in flight; records where the prompt went. */
+  private settle(
+    affinity: Affinity,
+    candidates: readonly string[],
+    match: PrefixMatch | undefined,
+  ): Choice | undefined {
+    let routing: AffinityOutcome = "miss";
+    let endpoint: string | undefined;
+    if (match) {
+      if (this.withinBound(match.endpoint, candidates)) {
+        routing = "hit";
+        endpoint = match.endpoint;
+      } else routing = "overloaded";
+    }
+    endpoint ??= this.pick(candidates);
+    if (endpoint === undefined) return undefined;
+    this.prefixes?.record(affinity, endpoint);
+    return { endpoint, routing };
+  }
+
+  /** May the replica take one more request without going over ceil(c × (total + 1) / n)? */
+  withinBound(endpoint: string, candidates: readonly string[]): boolean {
+    let total = 0;
+    for (const e of candidates) total += this.inFlight(e);
+    const bound = Math.ceil((this.loadFactor * (total + 1)) / candidates.length);
+    return this.inFlight(endpoint) + 1 <= bound;
+  }
 
   pick(endpoints: readonly string[], exclude?: ReadonlySet<string>): string | undefined {
     let best: string | undefined;

@@ -6,6 +6,7 @@
 import { AppError } from "#services/errors.ts";
 import type { InFlightBalancer } from "./balancer.ts";
 import { ConnectFailure, ensureReachable, markReached } from "./connect-probe.ts";
+import type { Affinity, AffinityOutcome } from "./prefix-table.ts";
 
 export interface UpstreamRequest {
   endpoints: readonly string[];
@@ -18,11 +19,15 @@ export interface UpstreamRequest {
   firstByteTimeoutMs: number;
   /** More request headers (the W3C `traceparent` of the caller's trace). */
   headers?: Record<string, string> | undefined;
+  /** The prompt's block hashes: the replica holding its longest prefix is preferred (balancer.ts). */
+  affinity?: Affinity | undefined;
 }
 
 export interface UpstreamResponse {
   response: Response;
   endpoint: string;
+  /** What prefix routing did, when the request carried an affinity and there was a choice. */
+  routing?: AffinityOutcome | undefined;
   /** Call when the response is consumed (or abandoned): frees the replica's in-flight slot. */
   release(): void;
 }
@@ -35,8 +40,10 @@ export async function sendUpstream(
 ): Promise<UpstreamResponse> {
   const tried = new Set<string>();
   for (let attempt = 0; attempt < 2; attempt++) {
-    const endpoint = balancer.pick(request.endpoints, tried);
-    if (!endpoint) break;
+    const chosen = balancer.choose(request.endpoints, tried, request.affinity);
+    const choice = chosen instanceof Promise ? await chosen : chosen;
+    if (!choice) break;
+    const endpoint = choice.endpoint;
     tried.add(endpoint);
     const release = balancer.acquire(endpoint);
     const controller = new AbortController();
@@ -61,6 +68,7 @@ export async function sendUpstream(
       return {
         response,
         endpoint,
+        routing: choice.routing,
         release: () => {
           request.signal.removeEventListener("abort", onClientAbort);
           release();

@@ -7,6 +7,15 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** OpenAI's field: `cached_tokens` are prompt tokens the engine reused rather than evaluated. */
+  prompt_tokens_details?: { cached_tokens?: number | undefined } | null | undefined;
+}
+
+/** The prompt tokens the engine says it reused, within 0..prompt_tokens (an engine's slip is not a cost). */
+export function cachedTokensOf(usage: Usage): number {
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  if (typeof cached !== "number" || !Number.isFinite(cached) || cached <= 0) return 0;
+  return Math.min(Math.floor(cached), Math.max(0, usage.prompt_tokens));
 }
 
 export interface RelayOutcome {

@@ -42,6 +42,8 @@ export const deployments = pgTable(
     /** What a million tokens cost, in the operator's currency: each request's `cost` (services/spend). */
     inputPricePerMillion: doublePrecision("input_price_per_million"),
     outputPricePerMillion: doublePrecision("output_price_per_million"),
+    /** What a million prompt tokens the engine reused (cached_tokens) cost; null: the input price. */
+    cachedInputPricePerMillion: doublePrecision("cached_input_price_per_million"),
     deletedAt: at("deleted_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

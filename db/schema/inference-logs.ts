@@ -32,6 +32,11 @@ export const inferenceLogs = pgTable(
     promptTokens: integer("prompt_tokens").notNull().default(0),
     completionTokens: integer("completion_tokens").notNull().default(0),
     totalTokens: integer("total_tokens").notNull().default(0),
+    /**
+     * Prompt tokens the engine reused from its prefix cache instead of evaluating, as its usage said
+     * (`prompt_tokens_details.cached_tokens`); 0 when it reused none or does not say.
+     */
+    cachedTokens: integer("cached_tokens").notNull().default(0),
     latencyMs: doublePrecision("latency_ms").notNull().default(0),
     /** What the request cost at its deployment's prices (services/spend/prices.ts); 0 when unpriced. */
     cost: doublePrecision("cost").notNull().default(0),

@@ -85,6 +85,7 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
       desiredState: deployments.desiredState,
       input_price_per_million: deployments.inputPricePerMillion,
       output_price_per_million: deployments.outputPricePerMillion,
+      cached_input_price_per_million: deployments.cachedInputPricePerMillion,
       estimated_cost_per_hour: deployments.estimatedCostPerHour,
     })
     .from(deployments)
@@ -108,6 +109,7 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
   const price: DeploymentPrice = {
     input_price_per_million: deployment.input_price_per_million,
     output_price_per_million: deployment.output_price_per_million,
+    cached_input_price_per_million: deployment.cached_input_price_per_million,
     estimated_cost_per_hour: deployment.estimated_cost_per_hour,
   };
   const context: ResolvedContext = {
@@ -127,6 +129,7 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     ...(hasLimits(budgets) ? { budgets } : {}),
   };
   if (fallbacks.length > 0) context.fallbacks = fallbacks;
+  if (policies.routing?.prefix_affinity === false) context.prefixAffinity = false;
   // A stopped deployment never starts for a request: only a running one scaled to zero is waited for.
   if (serving && policies.autoscaling?.max_replicas) {
     const settings = withDefaults(policies.autoscaling);

@@ -30,6 +30,8 @@ export interface InferenceLogView {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Prompt tokens the engine reused from its prefix cache (its usage's `cached_tokens`). */
+  cached_tokens: number;
   latency_ms: number;
   /** What the request cost at its deployment's prices, in their currency; 0 when unpriced. */
   cost: number;
@@ -96,6 +98,7 @@ export async function writeInferenceLogs(
     prompt_tokens: count(e.prompt_tokens),
     completion_tokens: count(e.completion_tokens),
     total_tokens: count(e.total_tokens ?? (e.prompt_tokens ?? 0) + (e.completion_tokens ?? 0)),
+    cached_tokens: count(e.cached_tokens),
     latency_ms: Math.max(0, e.latency_ms ?? 0),
     cost: Number.isFinite(e.cost) ? Math.max(0, e.cost as number) : 0,
     stream: e.stream ?? false,
@@ -188,6 +191,7 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   prompt_tokens: row.promptTokens,
   completion_tokens: row.completionTokens,
   total_tokens: row.totalTokens,
+  cached_tokens: row.cachedTokens,
   latency_ms: row.latencyMs,
   cost: row.cost,
   ttft_ms: row.ttftMs,

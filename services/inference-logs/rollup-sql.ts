@@ -26,6 +26,7 @@ const fieldTypes = {
   prompt_tokens: "integer",
   completion_tokens: "integer",
   total_tokens: "integer",
+  cached_tokens: "integer",
   latency_ms: "double precision",
   ttft_ms: "double precision",
   stream: "boolean",

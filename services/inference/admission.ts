@@ -5,7 +5,7 @@
 // come with it (observe.ts): an endpoint that starts with startRequest and calls the replica with
 // `request.send` is measured and traced like chat.
 import type { UpstreamRequest, UpstreamResponse } from "#adapters/upstream/send.ts";
-import type { Usage } from "#adapters/upstream/sse-relay.ts";
+import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
 import { AppError, answeredCode } from "../errors.ts";
 import type { RateLimits } from "../limits/limiter.ts";
 import { costOf } from "../spend/prices.ts";
@@ -268,8 +268,10 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
         entry.prompt_tokens = usage.prompt_tokens;
         entry.completion_tokens = usage.completion_tokens;
         entry.total_tokens = usage.total_tokens;
+        entry.cached_tokens = cachedTokensOf(usage);
         entry.cost = costOf(context?.price, {
           promptTokens: usage.prompt_tokens,
+          cachedTokens: entry.cached_tokens,
           completionTokens: usage.completion_tokens,
           latencyMs: entry.latency_ms,
           replicas: context?.endpoints.length ?? 1,

@@ -19,6 +19,7 @@ import {
 } from "./messages.ts";
 import type { GenAiOperation } from "./metrics.ts";
 import type { InferenceContext, Resolution } from "./port.ts";
+import { promptBlocks } from "./prefix-blocks.ts";
 import { sendRouted } from "./routing.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
@@ -148,6 +149,9 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
         }),
       signal: input.signal,
       firstByteTimeoutMs: stream ? runtime.timeouts.firstByteStreamMs : runtime.timeouts.firstByteMs,
+      // The prompt as the engine will see it (after templates and retrieval): its replica is the one
+      // that served its longest prefix, unless the routing policy turned prefix affinity off.
+      prefixBlocks: context.prefixAffinity === false ? undefined : promptBlocks(messages, body.tools),
     });
     request.served(upstream.servedBy);
     if (!upstream.response.ok) {

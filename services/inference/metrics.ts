@@ -34,6 +34,8 @@ export class InferenceMetrics {
   readonly inFlight: Gauge<Deployment>;
   readonly fallbacks: Counter<Deployment | "served_by">;
   readonly replicasOut: Gauge<"replica">;
+  readonly prefixRouting: Counter<Deployment | "outcome">;
+  readonly cachedTokens: Counter<Deployment | "operation">;
   /** The per-request series, found once each and updated in place (metric-series.ts). */
   readonly series: Record<
     | "requests"
@@ -43,7 +45,9 @@ export class InferenceMetrics {
     | "upstream"
     | "admission"
     | "guardrails"
-    | "inFlight",
+    | "inFlight"
+    | "prefixRouting"
+    | "cachedTokens",
     SeriesCache
   >;
 
@@ -114,6 +118,20 @@ export class InferenceMetrics {
       labelNames: ["replica"],
       registers,
     });
+    this.prefixRouting = new Counter({
+      name: "llm_prefix_routing_total",
+      help:
+        "Routing decisions by prompt prefix, by outcome: hit (the replica that served the longest prefix took it), " +
+        "miss (no replica known to hold a prefix: fewest in flight), overloaded (it was over its load bound).",
+      labelNames: [...deployment, "outcome"],
+      registers,
+    });
+    this.cachedTokens = new Counter({
+      name: "llm_cached_tokens_total",
+      help: "Prompt tokens the engine reused from its prefix cache, as its usage said (prompt_tokens_details.cached_tokens).",
+      labelNames: [...deployment, "operation"],
+      registers,
+    });
     this.series = {
       requests: new SeriesCache(this.requests),
       duration: new SeriesCache(this.duration),
@@ -123,6 +141,8 @@ export class InferenceMetrics {
       admission: new SeriesCache(this.admission),
       guardrails: new SeriesCache(this.guardrails),
       inFlight: new SeriesCache(this.inFlight),
+      prefixRouting: new SeriesCache(this.prefixRouting),
+      cachedTokens: new SeriesCache(this.cachedTokens),
     };
   }
 }

@@ -13,7 +13,7 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { sendUpstream, type UpstreamRequest, type UpstreamResponse } from "#adapters/upstream/send.ts";
-import type { Usage } from "#adapters/upstream/sse-relay.ts";
+import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
 import { type AppError, answeredCode } from "../errors.ts";
 import { contextOf, endFailed, parentOf, type Span, SpanKind, traceHeadersOf } from "../telemetry/tracing.ts";
 import { type DeploymentLabels, type GenAiOperation, replicaLabel } from "./metrics.ts";
@@ -152,6 +152,12 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
         if (client) endFailed(client, error);
         throw error;
       }
+      const routing = upstream.routing;
+      if (routing) {
+        series.prefixRouting
+          .get(`${deploymentKey}\u0000${routing}`, () => ({ ...labels, outcome: routing }))
+          .inc();
+      }
       if (client) {
         // Parsed only for a span: an untraced request does not pay for the URL.
         const { hostname, port } = urlOf(upstream.endpoint);
@@ -211,10 +217,12 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
         series.tokens
           .get(`${key}\u0000input`, () => ({ ...labels, operation, type: "input" }))
           .observe(usage.prompt_tokens);
-        if (operation !== "embeddings")
+        if (operation !== "embeddings") {
           series.tokens
             .get(`${key}\u0000output`, () => ({ ...labels, operation, type: "output" }))
             .observe(usage.completion_tokens);
+          series.cachedTokens.get(key, () => ({ ...labels, operation })).inc(cachedTokensOf(usage));
+        }
       }
       recordGuardrails(runtime, labels, deploymentKey, entry);
       if (!span) return;

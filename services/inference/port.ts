@@ -42,6 +42,11 @@ export interface InferenceContext {
    * replica, and allowed to the caller's key. Absent: no fallbacks.
    */
   fallbacks?: RouteTarget[] | undefined;
+  /**
+   * false when the routing policy turned prefix affinity off (`prefix_affinity: false`): replicas are
+   * chosen by load alone. Absent: on (it matters where a deployment has more than one replica).
+   */
+  prefixAffinity?: boolean | undefined;
   /** The deployment's prices: each request's cost (services/spend/prices.ts). Absent: unpriced. */
   price?: DeploymentPrice | undefined;
   /** The budgets of the organization and of the key; absent when neither sets a limit. */
@@ -94,6 +99,8 @@ export interface InferenceLogEntry {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Prompt tokens the engine reused (its usage's `prompt_tokens_details.cached_tokens`). */
+  cached_tokens?: number | undefined;
   latency_ms: number;
   /** What the request cost at its deployment's prices, in their currency; 0 when unpriced. */
   cost: number;

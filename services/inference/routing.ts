@@ -1,5 +1,5 @@
-// Where an admitted request goes: the asked deployment's replicas (the least busy in rotation, see
-// adapters/upstream/balancer.ts), then the fallbacks of its routing policy in order, each tried when
+// Where an admitted request goes: the asked deployment's replicas (the one holding the longest prefix
+// of the prompt within a load bound, else the least busy in rotation; see adapters/upstream/balancer.ts), then the fallbacks of its routing policy in order, each tried when
 // the one before has no replica in rotation, answers 5xx or 429, or does not answer in time. The first
 // other answer is the request's: 2xx, or a 4xx refusal that any deployment would repeat. Admission
 // (key, limits, quota, guardrails, templates) happened once, for the asked deployment.
@@ -17,6 +17,11 @@ export interface RoutedCall {
   body(deploymentName: string): string;
   signal: AbortSignal;
   firstByteTimeoutMs: number;
+  /**
+   * The prompt's block hashes (prefix-blocks.ts) when prefix affinity is on: each deployment tried
+   * prefers its replica that served the longest prefix of them. Absent: fewest in flight.
+   */
+  prefixBlocks?: readonly bigint[] | undefined;
 }
 
 export interface RoutedResponse extends UpstreamResponse {
@@ -53,6 +58,7 @@ export async function sendRouted(
           signal: call.signal,
           connectTimeoutMs: runtime.timeouts.connectMs,
           firstByteTimeoutMs: call.firstByteTimeoutMs,
+          affinity: call.prefixBlocks && { scope: target.deployment.id, blocks: call.prefixBlocks },
         });
         const status = upstream.response.status;
         if (status < 500 && status !== 429) return { ...upstream, servedBy: target.deployment };

@@ -2,8 +2,10 @@
 // the replica balancer, and the batchers that carry logs and usage off the hot path.
 import type { RedisCommands } from "#adapters/redis/client.ts";
 import { RedisLimiter } from "#adapters/redis/gcra.ts";
+import { RedisPrefixStore } from "#adapters/redis/prefix-store.ts";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { probeReplica } from "#adapters/upstream/health-probe.ts";
+import { PrefixTable, type PrefixTableOptions } from "#adapters/upstream/prefix-table.ts";
 import {
   defaultReplicaHealth,
   ReplicaHealth,
@@ -93,6 +95,8 @@ export interface RuntimeOptions {
   spillDir?: string | undefined;
   /** How long close() keeps trying to send before it spills (default 3 s: a stop ends within 10 s). */
   closeDeadlineMs?: number;
+  /** Bounds of the prefix-routing table (shared through `redis` when it is set). */
+  prefixTable?: Pick<PrefixTableOptions, "maxEntries" | "ttlMs"> | undefined;
 }
 
 export type ReplicaHealthSettings = Pick<
@@ -147,6 +151,18 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
   // A conversation's earlier messages come again with every turn: their input scans are kept.
   const inputScans = new InputScanCache();
   const timeouts = { connectMs: 3000, firstByteMs: 300_000, firstByteStreamMs: 60_000 };
+  const warnPrefixStore = throttledWarning(
+    log,
+    "prefix-routing table in Redis unreachable: routing by this process's own table",
+  );
+  const prefixes = new PrefixTable({
+    ...options.prefixTable,
+    shared: options.redis
+      ? new RedisPrefixStore(options.redis, (error) =>
+          warnPrefixStore({ error: (error as Error).message ?? String(error) }),
+        )
+      : undefined,
+  });
   const health = new ReplicaHealth({
     ...defaultReplicaHealth,
     ...options.replicaHealth,
@@ -161,7 +177,10 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
         log.info("replica answers again; back in rotation", { endpoint });
       }
     },
-    onForget: (endpoint) => metrics.replicasOut.remove({ replica: replicaLabel(endpoint) }),
+    onForget(endpoint) {
+      metrics.replicasOut.remove({ replica: replicaLabel(endpoint) });
+      prefixes.forget(endpoint);
+    },
   });
   registerBatchCounters(metrics.registry, { logs, usage });
   const load = new LoadReporter({
@@ -199,7 +218,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     load,
     coldStart: new ColdStartGate(load),
     limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
-    balancer: new InFlightBalancer(health),
+    balancer: new InFlightBalancer(health, prefixes),
     resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
     async quota(orgId, deploymentId, tokens) {
       const standing = await standings.get(`${orgId}\n${deploymentId}`);

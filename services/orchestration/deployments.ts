@@ -45,6 +45,8 @@ export interface PriceInput {
   /** null clears the price; left out keeps it. */
   input_price_per_million?: number | null | undefined;
   output_price_per_million?: number | null | undefined;
+  /** Prompt tokens the engine reused (cached_tokens); null: charged at the input price. */
+  cached_input_price_per_million?: number | null | undefined;
 }
 
 /** CONTRACTS: the deployment name, the `model` of inference calls. */
@@ -422,10 +424,22 @@ export async function setDeploymentPrice(ctx: RequestContext, input: PriceInput)
   const problems = new Problems();
   checkPrice(problems, "input_price_per_million", input.input_price_per_million);
   checkPrice(problems, "output_price_per_million", input.output_price_per_million);
-  if (input.input_price_per_million === undefined && input.output_price_per_million === undefined)
-    problems.add("input_price_per_million", "give input_price_per_million, output_price_per_million or both");
+  checkPrice(problems, "cached_input_price_per_million", input.cached_input_price_per_million);
+  if (
+    input.input_price_per_million === undefined &&
+    input.output_price_per_million === undefined &&
+    input.cached_input_price_per_million === undefined
+  )
+    problems.add(
+      "input_price_per_million",
+      "give input_price_per_million, output_price_per_million, cached_input_price_per_million or several",
+    );
   problems.throwIfAny();
-  const change: Partial<Pick<DeploymentRow, "inputPricePerMillion" | "outputPricePerMillion">> = {};
+  const change: Partial<
+    Pick<DeploymentRow, "inputPricePerMillion" | "outputPricePerMillion" | "cachedInputPricePerMillion">
+  > = {};
+  if (input.cached_input_price_per_million !== undefined)
+    change.cachedInputPricePerMillion = input.cached_input_price_per_million;
   if (input.input_price_per_million !== undefined)
     change.inputPricePerMillion = input.input_price_per_million;
   if (input.output_price_per_million !== undefined)
@@ -440,10 +454,15 @@ export async function setDeploymentPrice(ctx: RequestContext, input: PriceInput)
     return {
       result: (await viewsOf(tx, [updated as DeploymentRow]))[0] as DeploymentView,
       details: {
-        from: { input: row.inputPricePerMillion, output: row.outputPricePerMillion },
+        from: {
+          input: row.inputPricePerMillion,
+          output: row.outputPricePerMillion,
+          cached_input: row.cachedInputPricePerMillion,
+        },
         to: {
           input: (updated as DeploymentRow).inputPricePerMillion,
           output: (updated as DeploymentRow).outputPricePerMillion,
+          cached_input: (updated as DeploymentRow).cachedInputPricePerMillion,
         },
       },
     };

@@ -164,6 +164,8 @@ export interface DeploymentView {
   /** Per million tokens, in the operator's currency; null: not priced per token. */
   input_price_per_million: number | null;
   output_price_per_million: number | null;
+  /** Per million prompt tokens the engine reused; null: the input price. */
+  cached_input_price_per_million: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -221,6 +223,7 @@ export function deploymentView(
     estimated_cost_per_hour: d.estimatedCostPerHour,
     input_price_per_million: d.inputPricePerMillion,
     output_price_per_million: d.outputPricePerMillion,
+    cached_input_price_per_million: d.cachedInputPricePerMillion,
     created_at: d.createdAt.toISOString(),
     updated_at: d.updatedAt.toISOString(),
   };

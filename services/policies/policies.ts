@@ -182,7 +182,7 @@ async function referenceProblems(
   policy: StoredPolicy,
 ): Promise<FieldProblem[]> {
   if (policy.policy_type === "routing" && deploymentId) {
-    return fallbackProblems(db, orgId, deploymentId, policy.config.fallbacks);
+    return fallbackProblems(db, orgId, deploymentId, policy.config.fallbacks ?? []);
   }
   if (policy.policy_type === "rag") {
     const ids = [...new Set(policy.config.collection_ids.map((id) => id.toLowerCase()))];

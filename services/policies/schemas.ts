@@ -148,21 +148,34 @@ export const PromptConfig = T.Object(
   strict,
 );
 
-/** Other deployments of the organization, by name, tried in order when this one cannot serve. */
+/**
+ * Other deployments of the organization, by name, tried in order when this one cannot serve; and
+ * whether requests sharing a prompt prefix go to the replica that served it (adapters/upstream/balancer.ts).
+ */
 export const RoutingConfig = T.Object(
   {
-    fallbacks: T.Array(
-      T.String({
-        pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",
-        description: "A deployment name of the same organization",
-      }),
-      {
-        maxItems: 10,
-        uniqueItems: true,
+    fallbacks: T.Optional(
+      T.Array(
+        T.String({
+          pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",
+          description: "A deployment name of the same organization",
+        }),
+        {
+          maxItems: 10,
+          uniqueItems: true,
+          description:
+            "Tried in order when the deployment has no ready replica or is not running, answers 5xx, " +
+            "does not answer in time, or answers 429; [] (or leaving it out) turns fallbacks off",
+        },
+      ),
+    ),
+    prefix_affinity: T.Optional(
+      T.Boolean({
         description:
-          "Tried in order when the deployment has no ready replica or is not running, answers 5xx, " +
-          "does not answer in time, or answers 429; [] turns fallbacks off",
-      },
+          "Default true: a request goes to the replica that most recently served the longest prefix of its " +
+          "prompt (where the engine still holds it), unless that replica is over its load bound; false: " +
+          "fewest requests in flight alone",
+      }),
     ),
   },
   { ...strict, description: "Deployment scope only" },

@@ -59,6 +59,7 @@ test("each log row shows its cost, a dash when the deployment is unpriced", asyn
     prompt_tokens: 12,
     completion_tokens: 5,
     total_tokens: 17,
+    cached_tokens: 0,
     latency_ms: 3,
     cost,
     ttft_ms: null,

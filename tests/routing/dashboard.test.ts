@@ -66,6 +66,23 @@ test("the policies page shows the routing policy and saves the fallbacks typed i
   expect(after).toContain("backup-b\nbackup-a</textarea>");
 });
 
+test("the routing card turns prefix affinity off and shows it off; on again leaves the field out", async () => {
+  const asked = await insertDeployment(t.app.db, orgId, { name: "affinity-model" });
+  const path = `/deployments/${asked.id}/policies`;
+  expect(routingCard(await (await page(path)).text())).toContain('name="prefix_affinity"');
+  const read = async () =>
+    (await call(filtration, "GET", `/management/config/routing?deployment_id=${asked.id}`, { token })).body
+      .config;
+
+  expect((await submit(`${path}/routing`, { fallbacks: "", prefix_affinity: "off" })).status).toBe(303);
+  expect(await read()).toEqual({ fallbacks: [], prefix_affinity: false });
+  const off = routingCard(await (await page(`${path}?saved=routing`)).text());
+  expect(off).toMatch(/<option value="off"[^>]*selected/);
+
+  expect((await submit(`${path}/routing`, { fallbacks: "", prefix_affinity: "on" })).status).toBe(303);
+  expect(await read()).toEqual({ fallbacks: [] });
+});
+
 test("the inference logs page says which deployment served a request a fallback answered", async () => {
   const asked = await insertDeployment(t.app.db, orgId, { name: "logged-asked" });
   const backup = await insertDeployment(t.app.db, orgId, { name: "logged-backup" });

@@ -339,13 +339,17 @@ test("requests go to the replica with the fewest in flight", async () => {
     ],
   });
   // One long stream holds a replica; the next answers all go to the other one, where a round robin
-  // would send every other one to the busy replica.
+  // would send every other one to the busy replica. Each prompt is its own: a prompt sharing the held
+  // one's prefix would follow it there, within the load bound (tests/routing/prefix-routing.test.ts).
   const held = await chat({ url: g.url, key: g.key, model: name }, { stream: true });
   expect(held.status).toBe(200);
   const holder = busy.received.length === 1 ? busy : idle;
   const other = holder === busy ? idle : busy;
   for (let i = 0; i < 4; i++) {
-    const res = await chat({ url: g.url, key: g.key, model: name });
+    const res = await chat(
+      { url: g.url, key: g.key, model: name },
+      { messages: [{ role: "user", content: `Question ${i}` }] },
+    );
     expect(res.status).toBe(200);
     await res.body?.cancel();
   }

@@ -1,6 +1,6 @@
 // Fallbacks when the inference gateway runs apart from filtration: the context it resolves over HTTP
-// (/internal/context/resolve) carries the fallbacks, and the log it sends back (/internal/logs/create)
-// keeps the deployment that served.
+// (/internal/context/resolve) carries the fallbacks and the routing policy's prefix_affinity, and the
+// log it sends back (/internal/logs/create) keeps the deployment that served.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import type { Listener } from "#server/platform.ts";
@@ -49,4 +49,38 @@ test("a stopped deployment's fallback answers through a gateway that resolves ov
     servedByDeploymentId: fallback.id,
     servedBy: "split-backup",
   });
+});
+
+test("prefix_affinity reaches a gateway that resolves over HTTP: on, one prompt's requests stay together; off, they alternate", async () => {
+  const replicas = [startOpenAiStub(), startOpenAiStub()];
+  try {
+    const spread = async (name: string) => {
+      await insertDeployment(g.o.t.app.db, g.o.orgId, {
+        name,
+        replicas: replicas.map((r) => ({ state: "READY" as const, endpoint: r.baseUrl })),
+      });
+      const before = replicas.map((r) => r.chatCalls);
+      for (let i = 0; i < 4; i++) {
+        const res = await chat({ url: g.url, key: g.key, model: name });
+        expect(res.status).toBe(200);
+        await res.body?.cancel();
+      }
+      return replicas.filter((r, i) => r.chatCalls > (before[i] as number)).length;
+    };
+    expect(await spread("split-affine")).toBe(1);
+    const off = await insertDeployment(g.o.t.app.db, g.o.orgId, {
+      name: "split-blind",
+      replicas: replicas.map((r) => ({ state: "READY" as const, endpoint: r.baseUrl })),
+    });
+    await setPolicy(g, "routing", { prefix_affinity: false }, off.id);
+    const before = replicas.map((r) => r.chatCalls);
+    for (let i = 0; i < 4; i++) {
+      const res = await chat({ url: g.url, key: g.key, model: "split-blind" });
+      expect(res.status).toBe(200);
+      await res.body?.cancel();
+    }
+    expect(replicas.filter((r, i) => r.chatCalls > (before[i] as number))).toHaveLength(2);
+  } finally {
+    for (const r of replicas) r.stop();
+  }
 });

@@ -36,6 +36,7 @@ const InferenceLog = t.Object({
   prompt_tokens: t.Integer(),
   completion_tokens: t.Integer(),
   total_tokens: t.Integer(),
+  cached_tokens: t.Integer({ description: "Prompt tokens the engine reused from its prefix cache" }),
   latency_ms: t.Number(),
   cost: t.Number({
     description: "What the request cost at its deployment's prices, in their currency; 0: unpriced",

@@ -71,6 +71,12 @@ export const Deployment = t.Object({
   output_price_per_million: t.Nullable(
     t.Number({ description: "What a million output tokens cost, in your currency; null: not set" }),
   ),
+  cached_input_price_per_million: t.Nullable(
+    t.Number({
+      description:
+        "What a million prompt tokens the engine reused (cached_tokens) cost; null: the input price",
+    }),
+  ),
   created_at: t.String({ format: "date-time" }),
   updated_at: t.String({ format: "date-time" }),
 });
@@ -80,4 +86,5 @@ export const PriceRequest = t.Object({
   deployment_id: t.String({ minLength: 1 }),
   input_price_per_million: t.Optional(t.Nullable(PricePerMillion)),
   output_price_per_million: t.Optional(t.Nullable(PricePerMillion)),
+  cached_input_price_per_million: t.Optional(t.Nullable(PricePerMillion)),
 });

@@ -47,6 +47,16 @@ const Usage = T.Object({
   prompt_tokens: T.Integer(),
   completion_tokens: T.Integer(),
   total_tokens: T.Integer(),
+  prompt_tokens_details: T.Optional(
+    T.Object(
+      {
+        cached_tokens: T.Optional(
+          T.Integer({ description: "Prompt tokens the engine reused (its prefix cache)" }),
+        ),
+      },
+      { additionalProperties: true },
+    ),
+  ),
 });
 
 export const CompletionChoice = T.Object({

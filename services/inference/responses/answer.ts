@@ -1,7 +1,7 @@
 // A chat completion's answer as a Responses API response: the text as a `message` output item with
 // one `output_text` part, each tool call as a `function_call` item (its chat id as `call_id`), the
 // finish reason as the status, and usage in input/output tokens.
-import type { Usage } from "#adapters/upstream/sse-relay.ts";
+import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
 import type {
   ConversationItem,
   FunctionCallOutput,
@@ -79,7 +79,7 @@ export function outputOf(
 
 export const usageOf = (usage: Usage): ResponseUsage => ({
   input_tokens: usage.prompt_tokens,
-  input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+  input_tokens_details: { cached_tokens: cachedTokensOf(usage), cache_write_tokens: 0 },
   output_tokens: usage.completion_tokens,
   output_tokens_details: { reasoning_tokens: 0 },
   total_tokens: usage.total_tokens,

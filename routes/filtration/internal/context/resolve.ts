@@ -46,11 +46,15 @@ const Resolved = t.Object({
       },
     ),
   ),
+  prefix_affinity: t.Optional(
+    t.Boolean({ description: "false when the routing policy turned prefix affinity off; absent: on" }),
+  ),
   price: t.Optional(
     t.Object(
       {
         input_price_per_million: t.Nullable(t.Number()),
         output_price_per_million: t.Nullable(t.Number()),
+        cached_input_price_per_million: t.Optional(t.Nullable(t.Number())),
         estimated_cost_per_hour: t.Nullable(t.Number()),
       },
       { description: "The deployment's prices, each request's cost; absent when it is unpriced" },
@@ -127,6 +131,7 @@ export const POST = route({
       key_prefix: c.keyPrefix,
       ...(c.classifierEndpoints ? { classifier_endpoints: c.classifierEndpoints } : {}),
       ...(c.fallbacks ? { fallbacks: c.fallbacks } : {}),
+      ...(c.prefixAffinity === false ? { prefix_affinity: false } : {}),
       ...(c.price ? { price: c.price } : {}),
       ...(c.budgets ? { budgets: c.budgets } : {}),
       ...(c.coldStart ? { cold_start: c.coldStart } : {}),

@@ -16,6 +16,7 @@ const Entry = t.Object({
   prompt_tokens: t.Optional(count),
   completion_tokens: t.Optional(count),
   total_tokens: t.Optional(count),
+  cached_tokens: t.Optional(count),
   latency_ms: t.Optional(t.Number({ minimum: 0 })),
   cost: t.Optional(t.Number({ minimum: 0 })),
   ttft_ms: t.Optional(t.Nullable(t.Number({ minimum: 0 }))),

@@ -141,6 +141,16 @@ const Usage = t.Object({
   prompt_tokens: t.Integer(),
   completion_tokens: t.Integer(),
   total_tokens: t.Integer(),
+  prompt_tokens_details: t.Optional(
+    t.Object(
+      {
+        cached_tokens: t.Optional(
+          t.Integer({ description: "Prompt tokens the engine reused (its prefix cache)" }),
+        ),
+      },
+      { additionalProperties: true },
+    ),
+  ),
 });
 
 const TokenLogprob = t.Object({

@@ -25,7 +25,11 @@ export interface DeploymentPoliciesProps {
 /** A policy's config as the flat values of its form (guardrails: `input_pii_action`, ...). */
 export function formValuesOf(type: PolicyType, config: Record<string, unknown>): FormValues {
   if (type === "prompt") return { template_id: (config.template_id as string | null) ?? "" };
-  if (type === "routing") return { fallbacks: ((config.fallbacks as string[] | undefined) ?? []).join("\n") };
+  if (type === "routing")
+    return {
+      fallbacks: ((config.fallbacks as string[] | undefined) ?? []).join("\n"),
+      prefix_affinity: config.prefix_affinity === false ? "off" : "on",
+    };
   if (type !== "guardrails") return config;
   const values: FormValues = {};
   for (const stage of ["input", "output"] as const) {

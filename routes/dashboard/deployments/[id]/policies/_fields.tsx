@@ -149,17 +149,31 @@ export function CountFields({ form, counts }: { form: FormState; counts: [name: 
 
 export function RoutingFields({ form, otherDeployments }: { form: FormState; otherDeployments: string[] }) {
   return (
-    <TextArea
-      name="fallbacks"
-      label="Fallbacks (one deployment name a line, tried from the top)"
-      rows={3}
-      hint={
-        otherDeployments.length > 0
-          ? `Empty: no fallbacks. Deployments of this organization: ${otherDeployments.join(", ")}.`
-          : "Empty: no fallbacks."
-      }
-      {...form}
-    />
+    <>
+      <TextArea
+        name="fallbacks"
+        label="Fallbacks (one deployment name a line, tried from the top)"
+        rows={3}
+        hint={
+          otherDeployments.length > 0
+            ? `Empty: no fallbacks. Deployments of this organization: ${otherDeployments.join(", ")}.`
+            : "Empty: no fallbacks."
+        }
+        {...form}
+      />
+      <Select
+        name="prefix_affinity"
+        label="Replica choice"
+        choices={[
+          {
+            value: "on",
+            label: "by prompt prefix: the replica holding the conversation, within a load bound",
+          },
+          { value: "off", label: "fewest requests in flight only" },
+        ]}
+        {...form}
+      />
+    </>
   );
 }
 

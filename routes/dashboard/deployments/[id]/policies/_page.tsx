@@ -61,7 +61,12 @@ export function configFromForm(type: PolicyType, form: FormValues): FormResult<R
   if (type === "routing") {
     // One name a line (commas too), in the order they are tried.
     const names = typeof form.fallbacks === "string" ? form.fallbacks.split(/[\n,]/) : [];
-    return { ok: true, value: { fallbacks: names.map((n) => n.trim()).filter((n) => n !== "") } };
+    const fallbacks = names.map((n) => n.trim()).filter((n) => n !== "");
+    // Prefix affinity is on unless turned off: "on" leaves the field out, as the API's default.
+    return {
+      ok: true,
+      value: form.prefix_affinity === "off" ? { fallbacks, prefix_affinity: false } : { fallbacks },
+    };
   }
   if (type === "rag") {
     return parseForm(policySchemas.rag, { collection_ids: [], ...form }, { arrays: ["collection_ids"] });

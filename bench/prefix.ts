@@ -1,0 +1,579 @@
+// Conversations, not strangers (issue #29): what keeping the KV cache between turns and routing by
+// prefix give, from one run, in one table.
+//   (a) time to first token, turn by turn, of a 10-turn conversation (turn 1 about 1,583 prompt tokens,
+//       about 95 new a turn, turn 10 about 2,470): through the platform (the inference gateway with the
+//       lifecycle on, a llama.cpp deployment of one worker) beside the same engine keeping the sequence
+//       in this process (node-llama-cpp's LlamaChat on one sequence, as the worker drives it);
+//   (b) 8 conversations × 5 turns, each with its own system prompt (about 1,100 tokens), turns
+//       interleaved, 2 requests at a time, over a deployment of 2 workers: once routed by fewest in
+//       flight (`prefix_affinity: false`), once by prefix; mean and p90 time to first token;
+//   (c) tokens/s in all, 128-token streams, 1, 4 and 8 at once (the one-worker deployment);
+//   (d) the gateway's cost of the routing decision (block hashes of a turn-10 prompt and the choice)
+//       with 1,000 entries in the routing table;
+// and llama.cpp's llama-server beside them when LLAMA_SERVER=/path/to/llama-server is given (one server,
+// --parallel 4 --threads 1, 4,096 tokens a slot). Each figure is the median of --rounds runs (3).
+//
+//   bun run bench prefix [--rounds 3] [--user-template]
+//   LLAMA_SERVER=/opt/llama.cpp/build/bin/llama-server bun run bench prefix
+//
+// Model: scripts/make-tiny-gguf.ts, embeddingLength 384, blockCount 4, headCount 6, headCountKv 2,
+// feedForwardLength 1024, contextLength 4096, eogBias -30 (it never stops before max_tokens). Workers:
+// THREADS=1 PARALLEL=4 CONTEXT_SIZE=4096, deployed on a local pool as a user would.
+// The lifecycle is bench/gateway.ts's "lifecycle on": key, rate limit, a prompt template, input PII
+// redact + toxicity and prompt-injection block, output PII redact + toxicity scan (logged, not blocked:
+// the random model's output sometimes scores as toxic), logging. The
+// template is a system prompt only unless --user-template: a user template wraps the last user message
+// alone, so each turn re-sends the one before unwrapped and the engine evaluates it again (about 45
+// tokens a turn here), a cost of that policy rather than of the serving.
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import type { Subprocess } from "bun";
+import { type ChatHistoryItem, getLlama, LlamaChat, resolveChatWrapper } from "node-llama-cpp";
+import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import { PrefixTable } from "#adapters/upstream/prefix-table.ts";
+import { rng, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import type { ChatMessage } from "#services/inference/messages.ts";
+import { promptBlocks } from "#services/inference/prefix-blocks.ts";
+import { startBenchPlatform } from "./in-process-platform.ts";
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    "user-template": { type: "boolean", default: false },
+  },
+});
+const rounds = Math.max(1, Number(values.rounds));
+const threads = 1;
+const parallel = 4;
+const contextSize = 4096;
+
+// ---------- the model and texts ----------
+
+const dir = mkdtempSync(join(tmpdir(), "llmp-bench-prefix-"));
+const modelPath = join(dir, "tiny-384.gguf");
+writeTinyGguf(modelPath, {
+  embeddingLength: 384,
+  blockCount: 4,
+  headCount: 6,
+  headCountKv: 2,
+  feedForwardLength: 1024,
+  contextLength: contextSize,
+  eogBias: -30,
+});
+const children: Subprocess[] = [];
+process.on("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const llama = await getLlama({ gpu: false, build: "never", maxThreads: threads });
+const model = await llama.loadModel({ modelPath });
+const chatWrapper = resolveChatWrapper(model);
+const tokenCount = (text: string) => model.tokenize(text).length;
+
+const words = (
+  "river table green orange window garden music paper stone light morning letter number silver " +
+  "market yellow forest engine bridge pocket summer winter coffee island planet circle shadow " +
+  "blanket ladder harbor meadow lantern pencil rocket violin canvas marble thunder velvet"
+).split(" ");
+
+/** Plain words (nothing a guardrail would flag) until the text is `tokens` tokens long. */
+function textOf(random: () => number, tokens: number): string {
+  let text = "";
+  while (tokenCount(text) < tokens) {
+    for (let i = 0; i < 8; i++) text += `${words[Math.floor(random() * words.length)]} `;
+  }
+  return text.trim();
+}
+
+interface Conversation {
+  system: string;
+  users: string[];
+  /** The answers a client re-sends in later turns (fixed, so every setup gets the same prompts). */
+  answers: string[];
+}
+
+function conversation(seed: number, systemTokens: number, turns: number): Conversation {
+  const random = rng(seed);
+  return {
+    system: `Conversation ${seed}. ${textOf(random, systemTokens)}`,
+    users: Array.from({ length: turns }, () => textOf(random, 45)),
+    answers: Array.from({ length: turns }, () => textOf(random, 40)),
+  };
+}
+
+/** The messages of turn `n` (0-based): the system prompt, every earlier exchange, the new question. */
+function messagesOf(c: Conversation, n: number) {
+  const messages = [{ role: "system", content: c.system }];
+  for (let i = 0; i < n; i++) {
+    messages.push({ role: "user", content: c.users[i] as string });
+    messages.push({ role: "assistant", content: c.answers[i] as string });
+  }
+  messages.push({ role: "user", content: c.users[n] as string });
+  return messages;
+}
+
+// ---------- measuring ----------
+
+interface Streamed {
+  ttftMs: number;
+  completionTokens: number;
+  promptTokens: number;
+  cachedTokens: number;
+}
+
+async function streamChat(
+  url: string,
+  headers: Record<string, string>,
+  body: Record<string, unknown>,
+): Promise<Streamed> {
+  const started = performance.now();
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
+  });
+  if (!res.ok || !res.body) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
+  const out: Streamed = { ttftMs: Number.NaN, completionTokens: 0, promptTokens: 0, cachedTokens: 0 };
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const reader = res.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    buffer += decoder.decode(read.value, { stream: true });
+    let end = buffer.indexOf("\n\n");
+    while (end >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      end = buffer.indexOf("\n\n");
+      const data = event
+        .split("\n")
+        .find((line) => line.startsWith("data: "))
+        ?.slice(6);
+      if (!data || data === "[DONE]") continue;
+      const chunk = JSON.parse(data) as {
+        choices?: { delta?: { content?: string } }[];
+        usage?: {
+          prompt_tokens: number;
+          completion_tokens: number;
+          prompt_tokens_details?: { cached_tokens?: number };
+        };
+        error?: { message: string };
+      };
+      if (chunk.error) {
+        errors.push(chunk.error.message);
+        continue;
+      }
+      if (Number.isNaN(out.ttftMs) && chunk.choices?.[0]?.delta?.content)
+        out.ttftMs = performance.now() - started;
+      if (chunk.usage) {
+        out.completionTokens = chunk.usage.completion_tokens;
+        out.promptTokens = chunk.usage.prompt_tokens;
+        out.cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+      }
+    }
+  }
+  return out;
+}
+
+/** An OpenAI-compatible server to measure: the platform's gateway or llama-server. */
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+  model: string;
+}
+
+const answerTokens = 16;
+/** Streams that ended with an error event (counted under the table). */
+const errors: string[] = [];
+
+/** (a) Time to first token of each turn of one conversation, in turn order. */
+async function turnByTurn(target: Target, c: Conversation): Promise<number[]> {
+  const ttft: number[] = [];
+  for (let n = 0; n < c.users.length; n++) {
+    const r = await streamChat(target.url, target.headers, {
+      model: target.model,
+      messages: messagesOf(c, n),
+      max_tokens: answerTokens,
+    });
+    ttft.push(r.ttftMs);
+  }
+  return ttft;
+}
+
+/** (a) in process: the same engine on one kept sequence (LlamaChat aligns the new prompt with what it holds). */
+async function turnByTurnInProcess(c: Conversation): Promise<number[]> {
+  const context = await model.createContext({ sequences: 1, contextSize, threads });
+  try {
+    const sequence = context.getSequence();
+    const chat = new LlamaChat({ contextSequence: sequence, chatWrapper });
+    // A new context's first evaluation allocates its buffers: done before measuring, as a worker's
+    // context has long been warm, then the sequence starts empty as a worker's would.
+    await chat.generateResponse(
+      [
+        { type: "user", text: "Hello" },
+        { type: "model", response: [] },
+      ],
+      {
+        maxTokens: 1,
+      },
+    );
+    await sequence.clearHistory();
+    const ttft: number[] = [];
+    for (let n = 0; n < c.users.length; n++) {
+      const history: ChatHistoryItem[] = [{ type: "system", text: c.system }];
+      for (let i = 0; i < n; i++) {
+        history.push({ type: "user", text: c.users[i] as string });
+        history.push({ type: "model", response: [c.answers[i] as string] });
+      }
+      history.push({ type: "user", text: c.users[n] as string }, { type: "model", response: [] });
+      const started = performance.now();
+      let first = Number.NaN;
+      await chat.generateResponse(history, {
+        maxTokens: answerTokens,
+        onTextChunk: () => {
+          if (Number.isNaN(first)) first = performance.now() - started;
+        },
+      });
+      ttft.push(first);
+    }
+    chat.dispose();
+    return ttft;
+  } finally {
+    await context.dispose();
+  }
+}
+
+/** (b) The conversations' turns in order (turn 1 of each, then turn 2...), `concurrency` at a time. */
+async function interleaved(target: Target, conversations: Conversation[], concurrency = 2) {
+  const queue = conversations[0]?.users.flatMap((_, n) => conversations.map((c) => ({ c, n }))) ?? [];
+  const ttft: number[] = [];
+  let cached = 0;
+  const runner = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const r = await streamChat(target.url, target.headers, {
+        model: target.model,
+        messages: messagesOf(next.c, next.n),
+        max_tokens: answerTokens,
+      });
+      ttft.push(r.ttftMs);
+      cached += r.cachedTokens;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, runner));
+  const sorted = [...ttft].sort((x, y) => x - y);
+  return {
+    mean: ttft.reduce((s, x) => s + x, 0) / ttft.length,
+    p90: sorted[Math.min(sorted.length - 1, Math.ceil(0.9 * sorted.length) - 1)] as number,
+    cached,
+  };
+}
+
+/** (c) Tokens/s in all of `n` 128-token streams at once. */
+async function tokensPerSecond(target: Target, n: number, round: number): Promise<number> {
+  const started = performance.now();
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      streamChat(target.url, target.headers, {
+        model: target.model,
+        messages: [{ role: "user", content: `Tell me a long story, number ${round}-${i}.` }],
+        max_tokens: 128,
+      }),
+    ),
+  );
+  return results.reduce((s, r) => s + r.completionTokens, 0) / ((performance.now() - started) / 1000);
+}
+
+/** (d) Microseconds per routing decision (block hashes + choice) with `entries` in the table. */
+function routingCostUs(entries: number): { us: number; entries: number } {
+  const table = new PrefixTable();
+  const balancer = new InFlightBalancer(undefined, table);
+  const replicas = ["http://10.0.0.1:8000/v1", "http://10.0.0.2:8000/v1"];
+  // Parsed from JSON, as the gateway has a request's messages (flat strings, not the ropes built here).
+  const turn10: ChatMessage[] = JSON.parse(JSON.stringify(messagesOf(conversation(999, 1528, 10), 9)));
+  // Other conversations' prompts fill the table to `entries`.
+  for (let i = 0; table.size < entries; i++) {
+    const blocks = promptBlocks([{ role: "system", content: `conversation ${i}` }, ...turn10.slice(1, 4)]);
+    table.record({ scope: "deployment", blocks }, replicas[i % 2] as string);
+  }
+  const filled = table.size;
+  const decide = () => {
+    const affinity = { scope: "deployment", blocks: promptBlocks(turn10) };
+    const choice = balancer.choose(replicas, undefined, affinity);
+    if (choice instanceof Promise || !choice) throw new Error("a local decision waited");
+    return choice;
+  };
+  for (let i = 0; i < 2000; i++) decide();
+  const n = 20_000;
+  const started = performance.now();
+  for (let i = 0; i < n; i++) decide();
+  return { us: ((performance.now() - started) * 1000) / n, entries: filled };
+}
+
+// ---------- the setups ----------
+
+async function startPlatform() {
+  const bench = await startBenchPlatform({
+    services: ["filtration", "orchestration", "inference"],
+    modelDirs: [dir],
+    prefix: "llmp-bench-prefix-data-",
+  });
+  const token = await bench.signIn();
+  const filtration = bench.url("filtration");
+  const orchestration = bench.url("orchestration");
+  const poolId = await bench.createBenchPool(token);
+  const template = await bench.api<{ id: string }>(
+    filtration,
+    "/management/prompts",
+    {
+      name: "bench",
+      system_prompt: "You are a concise assistant.",
+      ...(values["user-template"] ? { user_template: "Task: {{input}}" } : {}),
+    },
+    token,
+  );
+  const policy = (id: string, type: string, config: unknown) =>
+    bench.api(filtration, `/management/config/${type}`, { deployment_id: id, config }, token);
+  async function deploy(name: string, replicas: number): Promise<string> {
+    const { deployment_id: id } = await bench.api<{ deployment_id: string }>(
+      orchestration,
+      "/deployment/deploy",
+      {
+        model_name: name,
+        pool_id: poolId,
+        image: "llama.cpp",
+        inference_model: modelPath,
+        replicas,
+        configuration: { threads, parallel, context_size: contextSize },
+      },
+      token,
+    );
+    for (let i = 0; ; i++) {
+      const d = await bench.api<{ status: string; endpoints: string[] }>(
+        orchestration,
+        `/deployment/status/${id}`,
+        undefined,
+        token,
+      );
+      if (d.status === "RUNNING" && d.endpoints.length === replicas) break;
+      if (d.status === "FAILED" || i > 1200) throw new Error(`${name}: ${JSON.stringify(d)}`);
+      await Bun.sleep(100);
+    }
+    await policy(id, "prompt", { template_id: template.id });
+    await policy(id, "rate_limit", {
+      requests_per_minute: 100_000_000,
+      tokens_per_minute: 1_000_000_000_000,
+    });
+    await policy(id, "guardrails", {
+      input: {
+        pii: { action: "redact" },
+        toxicity: { action: "block" },
+        prompt_injection: { action: "block" },
+      },
+      // Scanned as bench/gateway.ts scans, but logged rather than blocked: the random model's gibberish
+      // now and then reads as toxic, and a blocked stream would end before its 128 tokens.
+      output: { pii: { action: "redact" }, toxicity: { action: "log" }, mode: "blocking" },
+    });
+    return id;
+  }
+  const soloId = await deploy("prefix-solo", 1);
+  const pairId = await deploy("prefix-pair", 2);
+  const { key } = await bench.api<{ key: string }>(
+    filtration,
+    "/management/api-keys",
+    { name: "bench" },
+    token,
+  );
+  const url = `${bench.url("inference")}/v1/chat/completions`;
+  const headers = { authorization: `Bearer ${key}` };
+  return {
+    solo: { url, headers, model: "prefix-solo" } satisfies Target,
+    pair: { url, headers, model: "prefix-pair" } satisfies Target,
+    /** Routing by prefix or by fewest in flight; the gateway sees the policy within a second. */
+    async routeByPrefix(on: boolean) {
+      await policy(pairId, "routing", { prefix_affinity: on });
+      await Bun.sleep(1500);
+    },
+    async stop() {
+      for (const id of [soloId, pairId]) await bench.terminate(id, token);
+      await bench.stop();
+    },
+  };
+}
+
+async function startLlamaServer(binary: string): Promise<Target> {
+  const port = 18_000 + Math.floor(Math.random() * 1000);
+  const proc = Bun.spawn(
+    [
+      binary,
+      "-m",
+      modelPath,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--parallel",
+      String(parallel),
+      "--threads",
+      String(threads),
+      "-c",
+      String(contextSize * parallel),
+      "--no-webui",
+    ],
+    { stdout: "ignore", stderr: "ignore" },
+  );
+  children.push(proc);
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    const ok = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return { url: `${base}/v1/chat/completions`, headers: {}, model: "tiny" };
+    await Bun.sleep(100);
+  }
+  throw new Error("llama-server did not become healthy");
+}
+
+// ---------- the run ----------
+
+const median = (xs: number[]) => {
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  return s.length % 2
+    ? (s[s.length >> 1] as number)
+    : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+};
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+
+console.log(
+  `# prefix bench: ${rounds} round(s), load average before ${load()} (${navigator.hardwareConcurrency} cores)`,
+);
+const platform = await startPlatform();
+const llamaServer = process.env.LLAMA_SERVER ? await startLlamaServer(process.env.LLAMA_SERVER) : undefined;
+
+type Column = "platform" | "inProcess" | "llamaServer";
+const turns: Record<Column, number[][]> = { platform: [], inProcess: [], llamaServer: [] };
+const mixes: Record<"fewest" | "prefix" | "llamaServer", { mean: number; p90: number; cached: number }[]> = {
+  fewest: [],
+  prefix: [],
+  llamaServer: [],
+};
+const rates: Record<"platform" | "llamaServer", Record<number, number[]>> = {
+  platform: { 1: [], 4: [], 8: [] },
+  llamaServer: { 1: [], 4: [], 8: [] },
+};
+let seed = 1;
+try {
+  // Warm-up: every worker has loaded its model and answered once.
+  await interleaved(platform.pair, [conversation(seed++, 200, 1), conversation(seed++, 200, 1)]);
+  await turnByTurn(platform.solo, conversation(seed++, 200, 1));
+  for (let round = 0; round < rounds; round++) {
+    // A new conversation each time: nothing of an earlier run is in any cache.
+    turns.platform.push(await turnByTurn(platform.solo, conversation(seed++, 1528, 10)));
+    turns.inProcess.push(await turnByTurnInProcess(conversation(seed++, 1528, 10)));
+    if (llamaServer) turns.llamaServer.push(await turnByTurn(llamaServer, conversation(seed++, 1528, 10)));
+    // Fewest in flight and prefix routing take turns going first.
+    for (const mode of round % 2 === 0 ? (["fewest", "prefix"] as const) : (["prefix", "fewest"] as const)) {
+      await platform.routeByPrefix(mode === "prefix");
+      const conversations = Array.from({ length: 8 }, () => conversation(seed++, 1100, 5));
+      mixes[mode].push(await interleaved(platform.pair, conversations));
+    }
+    if (llamaServer)
+      mixes.llamaServer.push(
+        await interleaved(
+          llamaServer,
+          Array.from({ length: 8 }, () => conversation(seed++, 1100, 5)),
+        ),
+      );
+    for (const n of [1, 4, 8]) {
+      rates.platform[n]?.push(await tokensPerSecond(platform.solo, n, round));
+      if (llamaServer) rates.llamaServer[n]?.push(await tokensPerSecond(llamaServer, n, round));
+    }
+    console.log(`round ${round + 1} of ${rounds} done, load average ${load()}`);
+  }
+} finally {
+  await platform.stop();
+}
+const routing = [routingCostUs(1000), routingCostUs(1000), routingCostUs(1000)];
+
+// ---------- the table ----------
+
+const ms = (x: number) => (Number.isNaN(x) ? "—" : `${Math.round(x).toLocaleString("en")} ms`);
+const turnMedian = (column: Column, n: number) => median(turns[column].map((t) => t[n] as number));
+const mix = (key: keyof typeof mixes, field: "mean" | "p90" | "cached") =>
+  median(mixes[key].map((m) => m[field]));
+const rate = (key: keyof typeof rates, n: number) => median(rates[key][n] ?? []);
+const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
+
+const rows: string[][] = [];
+for (let n = 0; n < 10; n++) {
+  rows.push([
+    `time to first token, turn ${n + 1}`,
+    ms(turnMedian("platform", n)),
+    ms(turnMedian("inProcess", n)),
+    llamaServer ? ms(turnMedian("llamaServer", n)) : "—",
+    "",
+  ]);
+}
+const turn10 = turnMedian("platform", 9) / turnMedian("inProcess", 9);
+(rows[9] as string[])[4] = `≤ 1.3× in process: ${turn10.toFixed(2)}× ${verdict(turn10 <= 1.3)}`;
+const meanRatio = mix("prefix", "mean") / mix("fewest", "mean");
+const p90Ratio = mix("prefix", "p90") / mix("fewest", "p90");
+rows.push([
+  "8 conversations × 5 turns, 2 at a time, 2 replicas, fewest in flight: mean / p90",
+  `${ms(mix("fewest", "mean"))} / ${ms(mix("fewest", "p90"))}`,
+  "—",
+  llamaServer
+    ? `${ms(mix("llamaServer", "mean"))} / ${ms(mix("llamaServer", "p90"))} (one server, 4 slots)`
+    : "—",
+  "",
+]);
+rows.push([
+  "the same, prefix routing: mean / p90",
+  `${ms(mix("prefix", "mean"))} / ${ms(mix("prefix", "p90"))}`,
+  "—",
+  "",
+  `mean ≤ 0.3×: ${meanRatio.toFixed(2)}× ${verdict(meanRatio <= 0.3)}; p90 ≤ 0.5×: ${p90Ratio.toFixed(2)}× ${verdict(p90Ratio <= 0.5)}`,
+]);
+rows.push([
+  "cached_tokens reported in all (fewest / prefix)",
+  `${mix("fewest", "cached")} / ${mix("prefix", "cached")}`,
+  "—",
+  llamaServer ? String(mix("llamaServer", "cached")) : "—",
+  "",
+]);
+const scale = rate("platform", 8) / rate("platform", 1);
+rows.push([
+  "tokens/s in all, 128-token streams, 1 / 4 / 8 at once",
+  [1, 4, 8].map((n) => rate("platform", n).toFixed(0)).join(" / "),
+  "—",
+  llamaServer ? [1, 4, 8].map((n) => rate("llamaServer", n).toFixed(0)).join(" / ") : "—",
+  `8 streams ≥ 2× 1 stream: ${scale.toFixed(2)}× ${verdict(scale >= 2)}`,
+]);
+const cost = median(routing.map((r) => r.us));
+rows.push([
+  `routing decision (block hashes + choice), ${routing[0]?.entries.toLocaleString("en")} table entries`,
+  `${cost.toFixed(2)} µs`,
+  "—",
+  "—",
+  `< 20 µs: ${verdict(cost < 20)}`,
+]);
+
+const header = ["", "this platform", "the same engine keeping the sequence", "llama-server", "target"];
+console.log(`\n| ${header.join(" | ")} |\n|---|---:|---:|---:|---|`);
+for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+if (errors.length > 0)
+  console.log(`\n${errors.length} stream(s) ended with an error event, first: ${errors[0]}`);
+console.log(
+  `\nmedians of ${rounds}; tiny random GGUF (384 × 4 blocks), workers THREADS=${threads} PARALLEL=${parallel} ` +
+    `CONTEXT_SIZE=${contextSize}, lifecycle on${values["user-template"] ? " (with a user template)" : ""}; ` +
+    `load average after ${load()}`,
+);
+await model.dispose();
+await llama.dispose();
+process.exit(0);
