@@ -33,6 +33,7 @@ export function mountRoute(
   // A rest-of-path parameter arrives as Elysia's "*"; the handler gets it by the file's name for it.
   if (d.params && !r.rest) hook.params = d.params;
   if (d.query) hook.query = d.query;
+  if (d.parse) hook.parse = d.parse;
   if (d.body) hook.body = options.formBodies || isMultipart(d.body) ? d.body : strictJson(d.body);
   if (d.response) hook.response = { [d.status ?? 200]: strictJson(d.response) };
   gateway.route(

@@ -50,6 +50,11 @@ export interface RouteDefinition<
   response?: R;
   /** The success status; 200 unless set (201 for a creation). */
   status?: number;
+  /**
+   * The body is JSON whatever its content type calls it (SCIM's `application/scim+json`, which
+   * Elysia would otherwise not parse).
+   */
+  parse?: "json";
   /** Bytes allowed in the request body; the gateway's default otherwise. */
   bodyLimit?: number;
   /**

@@ -3,9 +3,9 @@
 import type { Actor, AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import type { Access } from "../permissions.ts";
-import { secretsEqual } from "./constant-time.ts";
 import { actorFromScimToken } from "../scim/tokens.ts";
 import { actorFromServiceToken, isPlatformToken } from "../sso/service-accounts.ts";
+import { secretsEqual } from "./constant-time.ts";
 import { actorFromAccessToken } from "./session.ts";
 
 export interface Credentials {

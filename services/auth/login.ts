@@ -63,7 +63,10 @@ async function firstFactor(
   if (!(await passwordSignInAllowed(ctx.db, first, email)))
     return fail(
       "password_disabled",
-      new AppError("forbidden", "password sign-in is turned off for this organization: use its single sign-on"),
+      new AppError(
+        "forbidden",
+        "password sign-in is turned off for this organization: use its single sign-on",
+      ),
     );
   return { user, orgId: first, fail };
 }

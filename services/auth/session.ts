@@ -38,7 +38,9 @@ export async function membershipOf(
     .from(memberships)
     .innerJoin(roles, eq(roles.id, memberships.roleId))
     // A membership the identity provider deactivated (SCIM `active: false`) starts no session.
-    .where(and(eq(memberships.userId, userId), eq(memberships.orgId, orgId), isNull(memberships.deactivatedAt)))
+    .where(
+      and(eq(memberships.userId, userId), eq(memberships.orgId, orgId), isNull(memberships.deactivatedAt)),
+    )
     .limit(1);
   return row;
 }

@@ -1,6 +1,6 @@
 // SCIM filters (RFC 7644 §3.4.2.2) through scim2-parse-filter: parsed to its AST and tested against the
 // resources as they are answered. A filter that does not parse is 400 with scimType `invalidFilter`.
-import { type Filter, filter as compile, parse } from "scim2-parse-filter";
+import { filter as compile, type Filter, parse } from "scim2-parse-filter";
 import { AppError } from "../errors.ts";
 
 /** userName and e-mails are case-insensitive (RFC 7643 `caseExact: false`); we keep them lower-cased. */

@@ -31,11 +31,16 @@ async function membersOf(db: Executor, orgId: string, roleIds: string[]) {
     .where(and(eq(memberships.orgId, orgId), inArray(memberships.roleId, roleIds)))
     .orderBy(asc(users.email));
   const byRole = new Map<string, { value: string; display: string }[]>();
-  for (const r of rows) byRole.set(r.roleId, [...(byRole.get(r.roleId) ?? []), { value: r.id, display: r.email }]);
+  for (const r of rows)
+    byRole.set(r.roleId, [...(byRole.get(r.roleId) ?? []), { value: r.id, display: r.email }]);
   return byRole;
 }
 
-function toScimGroup(role: RoleRow, members: { value: string; display: string }[], baseUrl: string): ScimGroupT {
+function toScimGroup(
+  role: RoleRow,
+  members: { value: string; display: string }[],
+  baseUrl: string,
+): ScimGroupT {
   return {
     schemas: [groupSchema],
     id: role.id,
@@ -89,7 +94,8 @@ export async function listScimGroups(
 
 async function setRole(tx: Executor, orgId: string, userIds: string[], roleId: string): Promise<void> {
   const ids = userIds.filter((id) => uuidPattern.test(id));
-  if (ids.length !== userIds.length) throw new AppError("validation_error", "a member is not a User id", { scimType: "invalidValue" });
+  if (ids.length !== userIds.length)
+    throw new AppError("validation_error", "a member is not a User id", { scimType: "invalidValue" });
   if (ids.length === 0) return;
   const updated = await tx
     .update(memberships)
@@ -103,7 +109,10 @@ async function setRole(tx: Executor, orgId: string, userIds: string[], roleId: s
 }
 
 async function defaultRole(tx: Executor, orgId: string): Promise<string> {
-  const [sso] = await tx.select({ role: ssoConfigs.defaultRole }).from(ssoConfigs).where(eq(ssoConfigs.orgId, orgId));
+  const [sso] = await tx
+    .select({ role: ssoConfigs.defaultRole })
+    .from(ssoConfigs)
+    .where(eq(ssoConfigs.orgId, orgId));
   const [role] = await tx
     .select({ id: roles.id })
     .from(roles)
@@ -118,7 +127,10 @@ export async function createScimGroup(
   baseUrl: string,
 ): Promise<ScimGroupT> {
   const { orgId } = actorOf(ctx);
-  const name = input.displayName.trim().toLowerCase().replace(/[^a-z0-9_-]+/g, "-");
+  const name = input.displayName
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-");
   if (!new RegExp(roleNamePattern).test(name))
     throw new AppError("validation_error", "displayName must name a role (letters, digits, _ and -)", {
       scimType: "invalidValue",
@@ -128,13 +140,19 @@ export async function createScimGroup(
       .select({ id: roles.id })
       .from(roles)
       .where(and(eq(roles.orgId, orgId), eq(roles.name, name)));
-    if (taken) throw new AppError("already_exists", `a group named ${name} exists`, { scimType: "uniqueness" });
+    if (taken)
+      throw new AppError("already_exists", `a group named ${name} exists`, { scimType: "uniqueness" });
     const [role] = await tx
       .insert(roles)
       .values({ orgId, name, description: "Provisioned by SCIM", permissions: [] })
       .returning();
     if (!role) throw new Error("the role was not created");
-    await setRole(tx, orgId, (input.members ?? []).map((m) => m.value), role.id);
+    await setRole(
+      tx,
+      orgId,
+      (input.members ?? []).map((m) => m.value),
+      role.id,
+    );
     return { result: await groupOf(tx, orgId, role.id, baseUrl), target: { type: "role", id: role.id } };
   });
 }
@@ -145,7 +163,8 @@ function memberOfPath(path: string): string | undefined {
 }
 
 function memberValues(value: unknown): string[] {
-  if (!Array.isArray(value)) throw new AppError("validation_error", "members must be a list", { scimType: "invalidValue" });
+  if (!Array.isArray(value))
+    throw new AppError("validation_error", "members must be a list", { scimType: "invalidValue" });
   return value.map((m) => {
     if (typeof m === "object" && m !== null && "value" in m && typeof m.value === "string") return m.value;
     throw new AppError("validation_error", "each member needs a value", { scimType: "invalidValue" });
@@ -168,18 +187,30 @@ export async function patchScimGroup(
       if ((op === "add" || op === "replace") && path.toLowerCase() === "members") {
         if (op === "replace") {
           const current = (await membersOf(tx, orgId, [role.id])).get(role.id) ?? [];
-          await setRole(tx, orgId, current.map((m) => m.value), fallback);
+          await setRole(
+            tx,
+            orgId,
+            current.map((m) => m.value),
+            fallback,
+          );
         }
         await setRole(tx, orgId, memberValues(operation.value), role.id);
       } else if (op === "remove" && path.toLowerCase() === "members") {
-        const ids = operation.value === undefined ? ((await membersOf(tx, orgId, [role.id])).get(role.id) ?? []).map((m) => m.value) : memberValues(operation.value);
+        const ids =
+          operation.value === undefined
+            ? ((await membersOf(tx, orgId, [role.id])).get(role.id) ?? []).map((m) => m.value)
+            : memberValues(operation.value);
         await setRole(tx, orgId, ids, fallback);
       } else if (op === "remove" && memberOfPath(path)) {
         await setRole(tx, orgId, [memberOfPath(path) as string], fallback);
       } else {
-        throw new AppError("validation_error", `unsupported Group PATCH: ${operation.op} ${path || "(no path)"}`, {
-          scimType: "invalidPath",
-        });
+        throw new AppError(
+          "validation_error",
+          `unsupported Group PATCH: ${operation.op} ${path || "(no path)"}`,
+          {
+            scimType: "invalidPath",
+          },
+        );
       }
     }
     return { result: await groupOf(tx, orgId, role.id, baseUrl) };
@@ -190,7 +221,9 @@ export async function deleteScimGroup(ctx: RequestContext, id: string): Promise<
   const { orgId } = actorOf(ctx);
   const role = await roleRow(ctx.db, orgId, id);
   if (role.builtin)
-    throw new AppError("failed_precondition", "a built-in role cannot be deleted", { scimType: "mutability" });
+    throw new AppError("failed_precondition", "a built-in role cannot be deleted", {
+      scimType: "mutability",
+    });
   await mutate(ctx, "scim.group.delete", { type: "role", id: role.id }, async (tx) => {
     const fallback = await defaultRole(tx, orgId);
     await tx

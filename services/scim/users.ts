@@ -212,7 +212,8 @@ async function applyChanges(
     const set: Partial<typeof memberships.$inferInsert> = {};
     if (wanted.externalId !== undefined) set.externalId = wanted.externalId;
     if (wanted.displayName !== undefined) set.displayName = wanted.displayName;
-    if (wanted.active !== undefined) set.deactivatedAt = wanted.active ? null : (current.deactivatedAt ?? now);
+    if (wanted.active !== undefined)
+      set.deactivatedAt = wanted.active ? null : (current.deactivatedAt ?? now);
     if (Object.keys(set).length > 0)
       await tx
         .update(memberships)

@@ -144,9 +144,9 @@ export async function putSso(ctx: RequestContext, input: PutSsoInput): Promise<S
     if (accounts) {
       await tx.delete(serviceAccounts).where(eq(serviceAccounts.orgId, orgId));
       if (accounts.length > 0)
-        await tx.insert(serviceAccounts).values(
-          accounts.map((a) => ({ orgId, clientId: a.client_id, roleId: ids.get(a.role) as string })),
-        );
+        await tx
+          .insert(serviceAccounts)
+          .values(accounts.map((a) => ({ orgId, clientId: a.client_id, roleId: ids.get(a.role) as string })));
     }
     return {
       result: await viewOf(tx, row),

@@ -14,7 +14,11 @@ export const ServiceAccountSchema = T.Object({
 
 export const PutSsoBody = T.Object({
   display_name: T.String({ minLength: 1, maxLength: 80, description: 'Shown as "Sign in with <name>"' }),
-  issuer_url: T.String({ minLength: 8, maxLength: 2048, description: "The provider's issuer (discovery base)" }),
+  issuer_url: T.String({
+    minLength: 8,
+    maxLength: 2048,
+    description: "The provider's issuer (discovery base)",
+  }),
   client_id: T.String({ minLength: 1, maxLength: 256 }),
   client_secret: T.Optional(
     T.String({ minLength: 1, maxLength: 1024, description: "Required the first time; omitted: kept" }),

@@ -90,14 +90,18 @@ export async function actorFromServiceToken(
     if (audited.has(key)) return;
     if (audited.size >= auditedLimit) audited.clear();
     audited.add(key);
-    await writeAudit(ctx.db, { actor: undefined, ip: undefined, userAgent: undefined, requestId: "" }, {
-      action: "auth.service_account",
-      outcome,
-      orgId: account.orgId,
-      actorId: account.id,
-      actorLabel: label,
-      details: reason ? { reason } : { role: account.role },
-    });
+    await writeAudit(
+      ctx.db,
+      { actor: undefined, ip: undefined, userAgent: undefined, requestId: "" },
+      {
+        action: "auth.service_account",
+        outcome,
+        orgId: account.orgId,
+        actorId: account.id,
+        actorLabel: label,
+        details: reason ? { reason } : { role: account.role },
+      },
+    );
   };
   if (!account.audience) {
     await record("failure", "no_audience_configured");

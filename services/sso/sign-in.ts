@@ -88,7 +88,6 @@ interface Provisioned {
 
 /** The user behind the identity: known by (issuer, subject), else by e-mail, else created now. */
 async function provision(
-  ctx: RequestContext,
   tx: Executor,
   orgId: string,
   identity: VerifiedIdentity & { email: string },
@@ -171,7 +170,7 @@ export async function finishSsoSignIn(
   if (!email) return fail("no_email", "the identity provider sent no e-mail address", identity.subject);
   const role = mappedRole(sso, identity.groups);
   const outcome = await ctx.db.transaction(async (tx) => {
-    const provisioned = await provision(ctx, tx, pending.orgId, { ...identity, email }, role);
+    const provisioned = await provision(tx, pending.orgId, { ...identity, email }, role);
     if (provisioned.deactivated) return undefined;
     if (provisioned.created)
       await writeAudit(tx, ctx, {

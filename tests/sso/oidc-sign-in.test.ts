@@ -7,10 +7,23 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs } from "#db/schema/index.ts";
 import { csrfCookie } from "#routes/dashboard/_shared/csrf.ts";
-import { adminEmail, adminPassword, call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import {
+  adminEmail,
+  adminPassword,
+  call,
+  createUser,
+  type Handler,
+  loginAsAdmin,
+  type TestApp,
+} from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
 import { csrfOf, postForm } from "../support/dashboard.ts";
-import { platformClient, signInThrough, startTestProvider, type TestProvider } from "../support/oidc-provider.ts";
+import {
+  platformClient,
+  signInThrough,
+  startTestProvider,
+  type TestProvider,
+} from "../support/oidc-provider.ts";
 
 let t: TestApp;
 let filtration: Handler;
@@ -201,7 +214,9 @@ describe("the code flow", () => {
     expect(rotated.body.user.email).toBe("frank@example.com");
     const out = await call(filtration, "POST", "/auth/logout", { token: rotated.body.access_token });
     expect(out.status).toBe(200);
-    expect((await call(filtration, "GET", "/auth/me", { token: rotated.body.access_token })).status).toBe(401);
+    expect((await call(filtration, "GET", "/auth/me", { token: rotated.body.access_token })).status).toBe(
+      401,
+    );
   });
 });
 

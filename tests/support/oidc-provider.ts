@@ -66,7 +66,14 @@ function configuration(
     claims: { openid: ["sub"], email: ["email", "email_verified"], groups: ["groups"], profile: ["name"] },
     pkce: { required: () => true },
     // Short enough that a platform clock five minutes ahead sees an expired ID token.
-    ttl: { IdToken: 60, AccessToken: 600, ClientCredentials: 600, Interaction: 600, Session: 3600, Grant: 3600 },
+    ttl: {
+      IdToken: 60,
+      AccessToken: 600,
+      ClientCredentials: 600,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+    },
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
@@ -194,9 +201,12 @@ export async function signInThrough(
     const html = await response.text();
     const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
     const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-    if (!action || !prompt) throw new Error(`unexpected page from the provider (${response.status}): ${html.slice(0, 300)}`);
+    if (!action || !prompt)
+      throw new Error(`unexpected page from the provider (${response.status}): ${html.slice(0, 300)}`);
     url = new URL(action, url);
-    body = new URLSearchParams(prompt === "login" ? { prompt, login: accountId, password: "any" } : { prompt });
+    body = new URLSearchParams(
+      prompt === "login" ? { prompt, login: accountId, password: "any" } : { prompt },
+    );
   }
   throw new Error("too many hops");
 }

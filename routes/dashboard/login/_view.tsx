@@ -43,11 +43,7 @@ export function LoginPage({ email, error, next, csrf, sso }: LoginProps) {
           <ul class="sso">
             {sso.map((b) => (
               <li>
-                <a
-                  class="button"
-                  href={`/login/sso/${b.orgId}?next=${encodeURIComponent(next ?? "/")}`}
-                  safe
-                >
+                <a class="button" href={`/login/sso/${b.orgId}?next=${encodeURIComponent(next ?? "/")}`} safe>
                   Sign in with {b.displayName}
                 </a>
               </li>

@@ -55,7 +55,12 @@ export function SsoPage({ page, config, tokens, form, redirectUri, saved, newTok
               hint={config?.client_secret_set ? "Blank keeps what is stored." : "Required."}
               {...form}
             />
-            <Field name="groups_claim" label="Groups claim" hint="The ID token claim listing the user's groups" {...form} />
+            <Field
+              name="groups_claim"
+              label="Groups claim"
+              hint="The ID token claim listing the user's groups"
+              {...form}
+            />
             <TextArea
               name="group_roles"
               label="Groups to roles"
@@ -63,7 +68,12 @@ export function SsoPage({ page, config, tokens, form, redirectUri, saved, newTok
               hint='One "group = role" a line; the first line whose group the user has decides.'
               {...form}
             />
-            <Field name="default_role" label="Default role" hint="For users none of whose groups is listed" {...form} />
+            <Field
+              name="default_role"
+              label="Default role"
+              hint="For users none of whose groups is listed"
+              {...form}
+            />
             <TextArea
               name="service_accounts"
               label="Service accounts"
@@ -71,7 +81,12 @@ export function SsoPage({ page, config, tokens, form, redirectUri, saved, newTok
               hint='One "client id = role" a line: clients whose client-credentials tokens call the API.'
               {...form}
             />
-            <Field name="service_audience" label="Service token audience" hint="The aud their tokens carry" {...form} />
+            <Field
+              name="service_audience"
+              label="Service token audience"
+              hint="The aud their tokens carry"
+              {...form}
+            />
             <div class="field">
               <label class="check">
                 <input type="checkbox" name="password_login_disabled" checked={off} />
@@ -105,7 +120,10 @@ export function SsoPage({ page, config, tokens, form, redirectUri, saved, newTok
         </p>
         {newToken ? (
           <p class="notice" role="status">
-            Your new SCIM token (shown once): <code class="mono" safe>{newToken}</code>
+            Your new SCIM token (shown once):{" "}
+            <code class="mono" safe>
+              {newToken}
+            </code>
           </p>
         ) : null}
         <ul>

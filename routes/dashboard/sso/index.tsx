@@ -21,7 +21,9 @@ export const POST = route({
   body: t.Record(t.String(), t.Unknown()),
   handler: async ({ ctx, body, request, set }) => {
     const { input, errors } = ssoInputOf(body);
-    const saved = input ? await attempt(() => putSso(ctx, input)) : ({ ok: false, errors: errors ?? {} } as const);
+    const saved = input
+      ? await attempt(() => putSso(ctx, input))
+      : ({ ok: false, errors: errors ?? {} } as const);
     if (saved.ok) return redirect("/sso?saved=1");
     set.status = 422;
     const { client_secret: _secret, ...values } = body;

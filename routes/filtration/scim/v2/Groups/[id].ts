@@ -21,6 +21,7 @@ export const PATCH = route({
   summary: "SCIM: add or remove members (they get the role; removed ones get the default role)",
   params,
   body: ScimPatch,
+  parse: "json",
   response: ScimGroup,
   errors: [404],
   handler: async ({ ctx, params, body, request, set }) =>

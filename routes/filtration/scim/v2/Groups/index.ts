@@ -1,7 +1,7 @@
 import { route } from "#server/http/route.ts";
 import { createScimGroup, listScimGroups } from "#services/scim/groups.ts";
-import { ListQuery, listResponseOf, ScimGroup, ScimGroupInput } from "#services/scim/protocol.ts";
-import { baseUrlOf, scimJson } from "../_scim.ts";
+import { listResponseOf, ScimGroup, ScimGroupInput } from "#services/scim/protocol.ts";
+import { baseUrlOf, ListQuery, scimJson } from "../_scim.ts";
 
 export const GET = route({
   access: "scim",
@@ -16,6 +16,7 @@ export const POST = route({
   access: "scim",
   summary: "SCIM: create a group: a custom role without permissions, with its members",
   body: ScimGroupInput,
+  parse: "json",
   status: 201,
   response: ScimGroup,
   errors: [409],

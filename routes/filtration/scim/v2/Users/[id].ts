@@ -1,12 +1,7 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
 import { ScimPatch, ScimUser, ScimUserInput } from "#services/scim/protocol.ts";
-import {
-  deleteScimUser,
-  getScimUser,
-  patchScimUser,
-  replaceScimUser,
-} from "#services/scim/users.ts";
+import { deleteScimUser, getScimUser, patchScimUser, replaceScimUser } from "#services/scim/users.ts";
 import { baseUrlOf, scimJson } from "../_scim.ts";
 
 const params = t.Object({ id: t.String() });
@@ -26,6 +21,7 @@ export const PUT = route({
   summary: "SCIM: replace a user (attributes left out are cleared; `active` defaults to true)",
   params,
   body: ScimUserInput,
+  parse: "json",
   response: ScimUser,
   errors: [404, 409],
   handler: async ({ ctx, params, body, request, set }) =>
@@ -37,6 +33,7 @@ export const PATCH = route({
   summary: "SCIM: change a user's attributes (`active: false` deactivates: sessions and API keys end)",
   params,
   body: ScimPatch,
+  parse: "json",
   response: ScimUser,
   errors: [404, 409],
   handler: async ({ ctx, params, body, request, set }) =>
