@@ -51,8 +51,8 @@ export interface RouteDefinition<
   /** The success status; 200 unless set (201 for a creation). */
   status?: number;
   /**
-   * The body is JSON whatever its content type calls it (SCIM's `application/scim+json`, which
-   * Elysia would otherwise not parse).
+   * "json": a body of any `application/<name>+json` media type is JSON too (SCIM's
+   * `application/scim+json`, which Elysia would otherwise not parse).
    */
   parse?: "json";
   /** Bytes allowed in the request body; the gateway's default otherwise. */

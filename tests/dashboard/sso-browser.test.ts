@@ -6,7 +6,14 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { call } from "../support/app.ts";
 import { platformClient, startTestProvider, type TestProvider } from "../support/oidc-provider.ts";
-import { type BrowserPlatform, haveChromium, newPage, shot, startBrowserPlatform, signIn } from "./browser.ts";
+import {
+  type BrowserPlatform,
+  haveChromium,
+  newPage,
+  shot,
+  signIn,
+  startBrowserPlatform,
+} from "./browser.ts";
 
 let bp: BrowserPlatform;
 let provider: TestProvider;
