@@ -50,6 +50,10 @@ export async function authorize(
       const actor = isPlatformToken(credentials.bearer)
         ? await actorFromAccessToken(ctx, credentials.bearer)
         : await actorFromServiceToken(ctx, credentials.bearer);
+      // "authenticated" routes are about the signed-in person (profile, TOTP, organizations): a machine
+      // acts only through its role's permissions.
+      if (access === "authenticated" && actor.machine)
+        throw new AppError("forbidden", "a service account has no profile; it acts through its role");
       if (access !== "authenticated" && !actor.permissions.has(access)) {
         throw new AppError("forbidden", `your role lacks the permission ${access}`);
       }

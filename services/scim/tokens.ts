@@ -79,5 +79,6 @@ export async function actorFromScimToken(ctx: Pick<AppContext, "db">, token: str
     orgId: row.orgId,
     role: "scim",
     permissions: new Set(),
+    machine: "scim",
   };
 }

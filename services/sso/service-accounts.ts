@@ -127,6 +127,7 @@ export async function actorFromServiceToken(
     orgId: account.orgId,
     role: account.role,
     permissions: new Set(account.permissions.filter(isPermission) as Permission[]),
+    machine: "service_account",
   };
 }
 

@@ -80,6 +80,9 @@ test("a client-credentials token acts with its mapped role on every API, and is 
   expect(await grpcStatus(token)).toBe(grpc.status.OK);
   // A developer manages neither roles nor the audit log.
   expect((await call(filtration, "GET", "/audit/logs", { token })).status).toBe(403);
+  // Routes about the signed-in person are not for a machine.
+  expect((await call(filtration, "GET", "/auth/me", { token })).status).toBe(403);
+  expect((await call(filtration, "POST", "/auth/totp/setup", { token })).status).toBe(403);
   const role = await call(filtration, "POST", "/admin/roles", {
     token,
     body: { name: "robots", permissions: [] },
