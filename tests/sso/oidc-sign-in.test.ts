@@ -5,7 +5,7 @@
 // sign-in turned off with a break-glass administrator, and every attempt audited.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditLogs } from "#db/schema/index.ts";
+import { auditLogs, ssoLoginStates } from "#db/schema/index.ts";
 import { csrfCookie } from "#routes/dashboard/_shared/csrf.ts";
 import {
   adminEmail,
@@ -176,6 +176,36 @@ describe("the code flow", () => {
     expect(res.status).toBe(401);
   });
 
+  test("an ID token for another audience, or with another nonce, is refused; a right one is accepted", async () => {
+    provider.accounts.set("hana", { email: "hana@example.com", groups: [] });
+    /** The callback answered when the provider's token endpoint hands back an ID token for `aud`. */
+    const withIdTokenFor = async (aud: string, nonce?: string) => {
+      const callback = await signInThrough(startUrl(), dashboard, "hana");
+      const state = callback.searchParams.get("state") ?? "";
+      const [pending] = await t.app.db.select().from(ssoLoginStates).where(eq(ssoLoginStates.state, state));
+      const now = Math.floor(Date.now() / 1000);
+      const idToken = await provider.sign({
+        iss: provider.issuer,
+        sub: "hana",
+        aud,
+        nonce: nonce ?? pending?.nonce,
+        iat: now,
+        exp: now + 60,
+        email: "hana@example.com",
+      });
+      provider.answerNextTokenRequest({
+        access_token: "opaque",
+        token_type: "Bearer",
+        expires_in: 60,
+        id_token: idToken,
+      });
+      return dashboard(new Request(callback));
+    };
+    expect((await withIdTokenFor("some-other-client")).status).toBe(401);
+    expect((await withIdTokenFor(platformClient.id, "a-nonce-of-another-sign-in")).status).toBe(401);
+    expect((await withIdTokenFor(platformClient.id)).status).toBe(200);
+  });
+
   test("an expired ID token is refused (the platform's clock five minutes ahead of a 60 s ID token)", async () => {
     provider.accounts.set("dave", { email: "dave@example.com", groups: [] });
     const callback = await signInThrough(startUrl(), dashboard, "dave");
@@ -190,7 +220,7 @@ describe("the code flow", () => {
       .select()
       .from(auditLogs)
       .where(and(eq(auditLogs.action, "auth.sso_login"), eq(auditLogs.outcome, "failure")));
-    expect(failures.filter((f) => f.details.reason === "provider_refused")).toHaveLength(1);
+    expect(failures.filter((f) => f.details.reason === "provider_refused")).toHaveLength(3);
   });
 
   test("after a key rotation at the provider (the old key gone) sign-in still works", async () => {
@@ -272,7 +302,7 @@ describe("password sign-in turned off", () => {
       .select()
       .from(auditLogs)
       .where(and(eq(auditLogs.action, "auth.login"), eq(auditLogs.actorLabel, "password-user@example.com")));
-    expect(refusals.filter((a) => a.details.reason === "password_disabled")).toHaveLength(2);
+    expect(refusals.filter((a) => a.details.reason === "password_disabled")).toHaveLength(3);
     provider.accounts.set("grace", { email: "grace@example.com", groups: [] });
     expect((await signIn("grace")).status).toBe(200);
     const back = await call(filtration, "PUT", "/admin/sso", {

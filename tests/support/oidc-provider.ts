@@ -7,7 +7,7 @@
 // them with fetch (a cookie jar of its own), the browser test clicks through them.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair } from "jose";
+import { exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
 import Provider, { type Configuration } from "oidc-provider";
 
 export interface TestAccount {
@@ -26,6 +26,13 @@ export interface TestProvider {
   rotate(): Promise<void>;
   /** The kid of the key tokens are signed with now. */
   kid(): string;
+  /** A JWT signed with the provider's current key (a token the provider could have issued). */
+  sign(claims: Record<string, unknown>): Promise<string>;
+  /**
+   * Answers the next token request with `body` instead of the provider's own answer (then the provider
+   * answers again): how a test hands the platform an ID token the provider would never issue.
+   */
+  answerNextTokenRequest(body: Record<string, unknown>): void;
   /** A client-credentials access token of the machine client, for `resource` (default: the API). */
   machineToken(resource?: string): Promise<string>;
   close(): Promise<void>;
@@ -104,8 +111,17 @@ export async function startTestProvider(redirectUris: string[]): Promise<TestPro
   const accounts = new Map<string, TestAccount>();
   let keys = [await signingKey("key-1")];
   let provider: Provider | undefined;
+  let nextTokenAnswer: Record<string, unknown> | undefined;
   // One port for the provider's life: a rotation swaps the Provider behind it.
   const server: Server = createServer((req, res) => {
+    if (nextTokenAnswer && req.method === "POST" && req.url === "/token") {
+      const body = JSON.stringify(nextTokenAnswer);
+      nextTokenAnswer = undefined;
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(body);
+      return;
+    }
     if (!provider) {
       res.statusCode = 503;
       res.end();
@@ -127,6 +143,16 @@ export async function startTestProvider(redirectUris: string[]): Promise<TestPro
       build();
     },
     kid: () => keys[0]?.kid ?? "",
+    async sign(claims) {
+      const jwk = keys[0];
+      if (!jwk) throw new Error("no signing key");
+      return new SignJWT(claims)
+        .setProtectedHeader({ alg: "RS256", kid: jwk.kid, typ: "JWT" })
+        .sign(await importJWK(jwk, "RS256"));
+    },
+    answerNextTokenRequest(body) {
+      nextTokenAnswer = body;
+    },
     async machineToken(resource = apiAudience) {
       const res = await fetch(`${issuer}/token`, {
         method: "POST",
