@@ -302,7 +302,7 @@ describe("password sign-in turned off", () => {
       .select()
       .from(auditLogs)
       .where(and(eq(auditLogs.action, "auth.login"), eq(auditLogs.actorLabel, "password-user@example.com")));
-    expect(refusals.filter((a) => a.details.reason === "password_disabled")).toHaveLength(3);
+    expect(refusals.filter((a) => a.details.reason === "password_disabled")).toHaveLength(2);
     provider.accounts.set("grace", { email: "grace@example.com", groups: [] });
     expect((await signIn("grace")).status).toBe(200);
     const back = await call(filtration, "PUT", "/admin/sso", {
