@@ -7,6 +7,7 @@ import type { Page } from "playwright-core";
 import { call } from "../support/app.ts";
 import { platformClient, startTestProvider, type TestProvider } from "../support/oidc-provider.ts";
 import {
+  axeViolations,
   type BrowserPlatform,
   haveChromium,
   newPage,
@@ -55,11 +56,13 @@ test.skipIf(!haveChromium)(
     await admin.page.waitForURL("**/sso?saved=1");
     expect(await admin.page.getByText(`${bp.dashboardUrl}/login/sso/callback`).count()).toBe(1);
     await shot(admin.page, "sso-settings");
+    expect(await axeViolations(admin.page)).toEqual([]);
     await admin.context.close();
 
     const { context, page } = await newPage(bp);
     await page.goto("/login?next=/api-keys");
     await shot(page, "sso-sign-in-page");
+    expect(await axeViolations(page)).toEqual([]);
     await page.getByRole("link", { name: "Sign in with Acme SSO" }).click();
     await throughProvider(page, "mia");
     await page.waitForURL(`${bp.dashboardUrl}/api-keys`);
