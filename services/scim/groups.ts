@@ -20,7 +20,7 @@ import {
   type ScimGroupT,
   type ScimPatchT,
 } from "./protocol.ts";
-import { scimNotFound } from "./users.ts";
+import { refuseBreakGlass, scimNotFound } from "./users.ts";
 
 async function membersOf(db: Executor, orgId: string, roleIds: string[]) {
   if (roleIds.length === 0) return new Map<string, { value: string; display: string }[]>();
@@ -94,6 +94,17 @@ export async function listScimGroups(
 
 async function setRole(tx: Executor, orgId: string, userIds: string[], roleId: string): Promise<void> {
   const ids = userIds.filter((id) => uuidPattern.test(id));
+  // A break-glass administrator stays an administrator, whatever the provider's groups say.
+  const [target] = await tx.select({ name: roles.name }).from(roles).where(eq(roles.id, roleId));
+  if (ids.length > 0 && target?.name !== "admin") {
+    const emails = await tx.select({ email: users.email }).from(users).where(inArray(users.id, ids));
+    await refuseBreakGlass(
+      tx,
+      orgId,
+      emails.map((e) => e.email),
+      "change their role",
+    );
+  }
   if (ids.length !== userIds.length)
     throw new AppError("validation_error", "a member is not a User id", { scimType: "invalidValue" });
   if (ids.length === 0) return;

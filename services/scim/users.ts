@@ -131,6 +131,27 @@ const userNameOf = (input: { userName: string }) => {
   return email;
 };
 
+/**
+ * The break-glass administrators (services/auth/password-policy.ts) are the organization's way in when
+ * its identity provider fails: the provider cannot deactivate, remove or demote them.
+ */
+export async function refuseBreakGlass(tx: Executor, orgId: string, emails: string[], what: string) {
+  const [sso] = await tx
+    .select({ breakGlass: ssoConfigs.breakGlassEmails })
+    .from(ssoConfigs)
+    .where(eq(ssoConfigs.orgId, orgId))
+    .limit(1);
+  const protectedOne = emails.find((e) => sso?.breakGlass.includes(e));
+  if (protectedOne)
+    throw new AppError(
+      "failed_precondition",
+      `${protectedOne} is a break-glass administrator: SCIM cannot ${what}`,
+      {
+        scimType: "mutability",
+      },
+    );
+}
+
 /** Ends what a deactivated (or removed) member was signed in with, in this organization. */
 async function cutOff(tx: Executor, orgId: string, userId: string, now: Date): Promise<void> {
   await revokeUserSessions(tx, userId, now, orgId);
@@ -200,6 +221,7 @@ async function applyChanges(
       ? "scim.user.reactivate"
       : "scim.user.update";
   return mutate(ctx, action, { type: "user", id: current.id }, async (tx) => {
+    if (deactivating) await refuseBreakGlass(tx, orgId, [current.email], "deactivate them");
     const now = ctx.clock();
     if (wanted.userName !== undefined) {
       const email = userNameOf({ userName: wanted.userName });
@@ -303,6 +325,7 @@ export async function deleteScimUser(ctx: RequestContext, id: string): Promise<v
   const { orgId } = actorOf(ctx);
   const current = await memberRow(ctx.db, orgId, id);
   await mutate(ctx, "scim.user.delete", { type: "user", id: current.id }, async (tx) => {
+    await refuseBreakGlass(tx, orgId, [current.email], "remove them");
     const now = ctx.clock();
     await cutOff(tx, orgId, current.id, now);
     await tx.delete(memberships).where(and(eq(memberships.orgId, orgId), eq(memberships.userId, current.id)));

@@ -168,7 +168,8 @@ export async function finishSsoSignIn(
   }
   const email = identity.email;
   if (!email) return fail("no_email", "the identity provider sent no e-mail address", identity.subject);
-  const role = mappedRole(sso, identity.groups);
+  // A break-glass administrator stays an administrator, whatever the provider's groups say.
+  const role = sso.breakGlassEmails.includes(email) ? "admin" : mappedRole(sso, identity.groups);
   const outcome = await ctx.db.transaction(async (tx) => {
     const provisioned = await provision(tx, pending.orgId, { ...identity, email }, role);
     if (provisioned.deactivated) return undefined;

@@ -10,7 +10,14 @@ import { auditLogs } from "#db/schema/index.ts";
 import { withInference } from "#server/compose.ts";
 import type { InferenceRuntime } from "#services/inference/runtime.ts";
 import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
-import { call, gatewayHandler, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import {
+  adminEmail,
+  call,
+  gatewayHandler,
+  type Handler,
+  loginAsAdmin,
+  type TestApp,
+} from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
 import { inProcessInference } from "../support/inference.ts";
 import {
@@ -302,6 +309,40 @@ describe("Groups are roles", () => {
     expect(roles.body.roles.find((r: { name: string }) => r.name === "tour-guides").permissions).toEqual([]);
     expect((await scim("POST", "/Groups", { displayName: "tour-guides" })).status).toBe(409);
     expect((await scim("DELETE", `/Groups/${made.body.id}`)).status).toBe(204);
+  });
+});
+
+describe("the break-glass administrator", () => {
+  test("cannot be deactivated, removed or demoted by the identity provider", async () => {
+    const setBreakGlass = (emails: string[]) =>
+      call(h.filtration, "PUT", "/admin/sso", {
+        token: admin,
+        body: {
+          display_name: "Test IdP",
+          issuer_url: provider.issuer,
+          client_id: platformClient.id,
+          default_role: "developer",
+          break_glass_emails: emails,
+        },
+      });
+    expect((await setBreakGlass([adminEmail])).status).toBe(200);
+    const found = await scim("GET", `/Users?filter=${encodeURIComponent(`userName eq "${adminEmail}"`)}`);
+    const id = found.body.Resources[0].id as string;
+    const deactivate = await scim("PATCH", `/Users/${id}`, {
+      schemas: [patchOp],
+      Operations: [{ op: "replace", path: "active", value: false }],
+    });
+    expect(deactivate.status).toBe(409);
+    expect(deactivate.body.scimType).toBe("mutability");
+    expect((await scim("DELETE", `/Users/${id}`)).status).toBe(409);
+    const adminGroup = found.body.Resources[0].groups[0].value as string;
+    const demote = await scim("PATCH", `/Groups/${adminGroup}`, {
+      schemas: [patchOp],
+      Operations: [{ op: "remove", path: `members[value eq "${id}"]` }],
+    });
+    expect(demote.status).toBe(409);
+    expect((await call(h.filtration, "GET", "/auth/me", { token: admin })).body.role).toBe("admin");
+    expect((await setBreakGlass([])).status).toBe(200);
   });
 });
 
