@@ -138,10 +138,7 @@ export async function createScimGroup(
   baseUrl: string,
 ): Promise<ScimGroupT> {
   const { orgId } = actorOf(ctx);
-  const name = input.displayName
-    .trim()
-    .toLowerCase()
-    .replace(/[^a-z0-9_-]+/g, "-");
+  const name = roleNameOf(input.displayName);
   if (!new RegExp(roleNamePattern).test(name))
     throw new AppError("validation_error", "displayName must name a role (letters, digits, _ and -)", {
       scimType: "invalidValue",
@@ -167,6 +164,21 @@ export async function createScimGroup(
     return { result: await groupOf(tx, orgId, role.id, baseUrl), target: { type: "role", id: role.id } };
   });
 }
+
+/** The displayName an add/replace sets: by its path, or in a value object without a path. */
+function renamesTo(path: string, value: unknown): string | undefined {
+  if (path.toLowerCase() === "displayname") return typeof value === "string" ? value : "";
+  if (path === "" && typeof value === "object" && value !== null && "displayName" in value)
+    return typeof value.displayName === "string" ? value.displayName : "";
+  return undefined;
+}
+
+/** A group's displayName as a role name: lower-case, runs of other characters as "-". */
+const roleNameOf = (displayName: string) =>
+  displayName
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-");
 
 /** `members[value eq "id"]`: the member a remove names (RFC 7644 §3.5.2.2). */
 function memberOfPath(path: string): string | undefined {
@@ -214,6 +226,13 @@ export async function patchScimGroup(
         await setRole(tx, orgId, ids, fallback);
       } else if (op === "remove" && memberOfPath(path)) {
         await setRole(tx, orgId, [memberOfPath(path) as string], fallback);
+      } else if (op !== "remove" && renamesTo(path, operation.value) !== undefined) {
+        // Entra ID sends the group's name with its changes: the same name is nothing to do; a role is
+        // renamed on the platform, not by the provider.
+        if (roleNameOf(renamesTo(path, operation.value) ?? "") !== role.name)
+          throw new AppError("validation_error", "a group (role) is renamed on the platform, not over SCIM", {
+            scimType: "mutability",
+          });
       } else {
         throw new AppError(
           "validation_error",

@@ -308,6 +308,18 @@ describe("Groups are roles", () => {
     const roles = await call(h.filtration, "GET", "/admin/roles", { token: admin });
     expect(roles.body.roles.find((r: { name: string }) => r.name === "tour-guides").permissions).toEqual([]);
     expect((await scim("POST", "/Groups", { displayName: "tour-guides" })).status).toBe(409);
+    // Entra ID repeats the name with its changes: the same name passes, another is refused.
+    const same = await scim("PATCH", `/Groups/${made.body.id}`, {
+      schemas: [patchOp],
+      Operations: [{ op: "Replace", path: "displayName", value: "Tour Guides" }],
+    });
+    expect(same.status).toBe(200);
+    const rename = await scim("PATCH", `/Groups/${made.body.id}`, {
+      schemas: [patchOp],
+      Operations: [{ op: "replace", value: { displayName: "Guides" } }],
+    });
+    expect(rename.status).toBe(400);
+    expect(rename.body.scimType).toBe("mutability");
     expect((await scim("DELETE", `/Groups/${made.body.id}`)).status).toBe(204);
   });
 });
