@@ -8,9 +8,11 @@ import { and, eq } from "drizzle-orm";
 import { auditLogs, ssoLoginStates } from "#db/schema/index.ts";
 import { csrfCookie } from "#routes/dashboard/_shared/csrf.ts";
 import {
+  addMembership,
   adminEmail,
   adminPassword,
   call,
+  createOrganization,
   createUser,
   type Handler,
   loginAsAdmin,
@@ -305,6 +307,15 @@ describe("password sign-in turned off", () => {
     expect(refusals.filter((a) => a.details.reason === "password_disabled")).toHaveLength(2);
     provider.accounts.set("grace", { email: "grace@example.com", groups: [] });
     expect((await signIn("grace")).status).toBe(200);
+    // A session begun in another organization does not enter this one either.
+    const elsewhere = await createOrganization(t, "sso-elsewhere");
+    const traveller = await createUser(t, filtration, "traveller@example.com", "viewer", elsewhere);
+    await addMembership(t, traveller.user.id, orgId, "viewer");
+    const switched = await call(filtration, "POST", "/auth/switch-org", {
+      token: traveller.access_token,
+      body: { org_id: orgId },
+    });
+    expect(switched.status).toBe(403);
     const back = await call(filtration, "PUT", "/admin/sso", {
       token: breakGlass.body.access_token,
       body: {
