@@ -30,7 +30,9 @@ function keySetOf(issuer: string, clientId: string): Promise<JwksGetter> {
       .then((configuration) => {
         const jwksUri = configuration.serverMetadata().jwks_uri;
         if (!jwksUri) throw new Error("the provider publishes no jwks_uri");
-        return createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: 10_000 });
+        // A token naming a key the set lacks refetches it at most once a second: a rotation at the
+        // provider is followed within a second, and a flood of unknown keys costs it one fetch a second.
+        return createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: 1_000 });
       });
     found.catch(() => keySets.delete(issuer));
     keySets.set(issuer, found);

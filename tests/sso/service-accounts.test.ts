@@ -119,6 +119,22 @@ test("a token signed by a key the provider never published is refused", async ()
   expect((await call(filtration, "GET", "/management/api-keys", { token: forged })).status).toBe(401);
 });
 
+test("after a key rotation at the provider, its new tokens are accepted within a second or two", async () => {
+  expect(
+    (await call(filtration, "GET", "/management/api-keys", { token: await provider.machineToken() })).status,
+  ).toBe(200);
+  await provider.rotate();
+  const token = await provider.machineToken();
+  const rotatedAt = performance.now();
+  let status = 0;
+  // The key set is refetched at most once a second: poll until the new key is known.
+  while (status !== 200 && performance.now() - rotatedAt < 5000) {
+    status = (await call(filtration, "GET", "/management/api-keys", { token })).status;
+    if (status !== 200) await Bun.sleep(200);
+  }
+  expect(status).toBe(200);
+});
+
 test("a role change applies to the next request; an unmapped client is refused", async () => {
   const token = await provider.machineToken();
   expect((await configure([{ client_id: machineClient.id, role: "admin" }])).status).toBe(200);
