@@ -224,8 +224,8 @@ export async function patchScimGroup(
             ? ((await membersOf(tx, orgId, [role.id])).get(role.id) ?? []).map((m) => m.value)
             : memberValues(operation.value);
         await setRole(tx, orgId, ids, fallback);
-      } else if (op === "remove" && memberOfPath(path)) {
-        await setRole(tx, orgId, [memberOfPath(path) as string], fallback);
+      } else if (op === "remove" && memberOfPath(path) !== undefined) {
+        await setRole(tx, orgId, [memberOfPath(path) ?? ""], fallback);
       } else if (op !== "remove" && renamesTo(path, operation.value) !== undefined) {
         // Entra ID sends the group's name with its changes: the same name is nothing to do; a role is
         // renamed on the platform, not by the provider.

@@ -69,7 +69,7 @@ function issuerProblem(url: string): string | undefined {
   return undefined;
 }
 
-/** Role names of the organization → their ids; an unknown name is a 400 on its field. */
+/** Looks the role names up in the organization (an unknown one is a 400 on its field); answers name → id. */
 async function roleIds(tx: Executor, orgId: string, wanted: { field: string; role: string }[]) {
   const names = [...new Set(wanted.map((w) => w.role))];
   const rows = names.length
@@ -80,7 +80,11 @@ async function roleIds(tx: Executor, orgId: string, wanted: { field: string; rol
     : [];
   const ids = new Map(rows.map((r) => [r.name, r.id]));
   for (const w of wanted) if (!ids.has(w.role)) throw invalid(w.field, `unknown role ${w.role}`);
-  return ids;
+  return (name: string): string => {
+    const id = ids.get(name);
+    if (!id) throw new Error(`role ${name} was not looked up`);
+    return id;
+  };
 }
 
 /** Break-glass e-mails must be administrators of the organization: they are its way back in. */
@@ -110,7 +114,7 @@ export async function putSso(ctx: RequestContext, input: PutSsoInput): Promise<S
     const groupRoles = input.group_roles ?? existing?.groupRoles ?? [];
     const defaultRole = input.default_role ?? existing?.defaultRole ?? "viewer";
     const accounts = input.service_accounts;
-    const ids = await roleIds(tx, orgId, [
+    const roleIdOf = await roleIds(tx, orgId, [
       { field: "default_role", role: defaultRole },
       ...groupRoles.map((g, i) => ({ field: `group_roles.${i}.role`, role: g.role })),
       ...(accounts ?? []).map((a, i) => ({ field: `service_accounts.${i}.role`, role: a.role })),
@@ -146,7 +150,7 @@ export async function putSso(ctx: RequestContext, input: PutSsoInput): Promise<S
       if (accounts.length > 0)
         await tx
           .insert(serviceAccounts)
-          .values(accounts.map((a) => ({ orgId, clientId: a.client_id, roleId: ids.get(a.role) as string })));
+          .values(accounts.map((a) => ({ orgId, clientId: a.client_id, roleId: roleIdOf(a.role) })));
     }
     return {
       result: await viewOf(tx, row),
