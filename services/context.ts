@@ -32,6 +32,11 @@ export interface Actor {
   permissions: ReadonlySet<Permission>;
   /** The session (refresh-token family) of the access token; sign-out revokes it. */
   sessionId?: string | undefined;
+  /**
+   * Not a person: a service account (a client-credentials token; `userId` is the service account's id)
+   * or an identity provider's SCIM client (`userId` is the SCIM token's id). Absent: a user.
+   */
+  machine?: "service_account" | "scim" | undefined;
 }
 
 export interface RequestContext extends AppContext {

@@ -24,6 +24,8 @@ export const permissionCatalog = {
   "roles:read": "See roles and their permissions",
   "roles:write": "Create, update and delete roles",
   "audit:read": "Read the audit log",
+  "sso:read": "See the single sign-on configuration (never its client secret) and SCIM tokens",
+  "sso:write": "Configure single sign-on, service accounts and password sign-in; make and revoke SCIM tokens",
 } as const;
 
 export type Permission = keyof typeof permissionCatalog;
@@ -39,9 +41,10 @@ export function isPermission(value: string): value is Permission {
  * - "authenticated": any signed-in user (their own profile, TOTP, organization switch)
  * - "internal": service-to-service calls with X-Internal-API-Key
  * - "node": a worker's heartbeat with its pool's node token (or the internal key)
+ * - "scim": an identity provider's SCIM client, with its organization's SCIM token
  * - "public": nobody needs to be known (login, health)
  */
-export type Access = Permission | "authenticated" | "internal" | "node" | "public";
+export type Access = Permission | "authenticated" | "internal" | "node" | "scim" | "public";
 
 const developerResources = [
   "deployments",

@@ -1,5 +1,5 @@
-import { index, pgTable, primaryKey, uuid } from "drizzle-orm/pg-core";
-import { belongsTo, createdAt } from "./_columns.ts";
+import { index, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { at, belongsTo, createdAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 import { roles } from "./roles.ts";
 import { users } from "./users.ts";
@@ -14,6 +14,14 @@ export const memberships = pgTable(
       .notNull()
       .references(() => roles.id),
     createdAt: createdAt(),
+    /**
+     * Set when the identity provider deactivated the user here (SCIM `active: false`): the membership
+     * signs in nowhere and its sessions are refused until reactivated.
+     */
+    deactivatedAt: at("deactivated_at"),
+    /** SCIM `externalId` and `displayName`, as the identity provider sent them. */
+    externalId: text("external_id"),
+    displayName: text("display_name"),
   },
   (t) => [primaryKey({ columns: [t.userId, t.orgId] }), index("memberships_org_idx").on(t.orgId)],
 );

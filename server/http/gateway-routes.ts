@@ -1,7 +1,7 @@
 // How a gateway mounts what the loader found: each HTTP route with its access, schemas and OpenAPI
 // details (the handler gets its input and the gateway's runtime), and each WebSocket route.
 
-import type { AnyElysia } from "elysia";
+import { type AnyElysia, ParseError } from "elysia";
 import type { RequestContext } from "#services/context.ts";
 import { AppError } from "#services/errors.ts";
 import type { Access } from "#services/permissions.ts";
@@ -10,6 +10,21 @@ import type { LoadedRoute, LoadedWsRoute } from "./loader.ts";
 import type { RequestBook } from "./request-book.ts";
 import type { GatewayRuntime, RouteInput } from "./route.ts";
 import { isMultipart, strictJson } from "./strict-json.ts";
+
+/**
+ * Bodies whose media type is `application/<something>+json` (SCIM's `application/scim+json`) parsed
+ * as JSON; anything else is left to Elysia's own parsers.
+ */
+async function structuredJson({ request, contentType }: { request: Request; contentType: string }) {
+  if (!/^application\/[\w.-]+\+json\b/i.test(contentType ?? "")) return undefined;
+  const text = await request.text();
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ParseError();
+  }
+}
 
 /** Mounts an HTTP route: the hook the access macro and Elysia's validation read, then the handler. */
 export function mountRoute(
@@ -33,6 +48,7 @@ export function mountRoute(
   // A rest-of-path parameter arrives as Elysia's "*"; the handler gets it by the file's name for it.
   if (d.params && !r.rest) hook.params = d.params;
   if (d.query) hook.query = d.query;
+  if (d.parse === "json") hook.parse = structuredJson;
   if (d.body) hook.body = options.formBodies || isMultipart(d.body) ? d.body : strictJson(d.body);
   if (d.response) hook.response = { [d.status ?? 200]: strictJson(d.response) };
   gateway.route(

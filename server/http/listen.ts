@@ -5,6 +5,7 @@ import type { ServiceName } from "../config.ts";
 import type { Listener } from "../listener.ts";
 import { createGateway, type GatewayOptions } from "./gateway.ts";
 import { loadRouteFiles, loadRoutes } from "./loader.ts";
+import { scimProblem } from "./scim-problems.ts";
 
 const about: Record<
   Exclude<ServiceName, "dashboard">,
@@ -45,6 +46,8 @@ export async function buildHttpGateway(
     title: about[name].title,
     description: about[name].description,
     errorStyle: about[name].openai ? "openai" : "platform",
+    // SCIM clients read RFC 7644's error body, not the platform's envelope.
+    ...(name === "filtration" ? { renderProblem: scimProblem } : {}),
     readinessChecks,
     metrics: () => [...registries, ...replicas, ...inference],
   });

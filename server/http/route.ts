@@ -50,6 +50,11 @@ export interface RouteDefinition<
   response?: R;
   /** The success status; 200 unless set (201 for a creation). */
   status?: number;
+  /**
+   * "json": a body of any `application/<name>+json` media type is JSON too (SCIM's
+   * `application/scim+json`, which Elysia would otherwise not parse).
+   */
+  parse?: "json";
   /** Bytes allowed in the request body; the gateway's default otherwise. */
   bodyLimit?: number;
   /**

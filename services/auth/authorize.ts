@@ -3,6 +3,8 @@
 import type { Actor, AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import type { Access } from "../permissions.ts";
+import { actorFromScimToken } from "../scim/tokens.ts";
+import { actorFromServiceToken, isPlatformToken } from "../sso/service-accounts.ts";
 import { secretsEqual } from "./constant-time.ts";
 import { actorFromAccessToken } from "./session.ts";
 
@@ -39,9 +41,19 @@ export async function authorize(
       if (credentials.bearer && (await ctx.orchestration.acceptsNodeToken(ctx, credentials.bearer)))
         return {};
       throw new AppError("unauthenticated", "missing or invalid node token");
+    case "scim":
+      if (!credentials.bearer) throw new AppError("unauthenticated", "missing bearer token");
+      return { actor: await actorFromScimToken(ctx, credentials.bearer) };
     default: {
       if (!credentials.bearer) throw new AppError("unauthenticated", "missing bearer token");
-      const actor = await actorFromAccessToken(ctx, credentials.bearer);
+      // The platform's own tokens (HS256), else a service account's token from the identity provider.
+      const actor = isPlatformToken(credentials.bearer)
+        ? await actorFromAccessToken(ctx, credentials.bearer)
+        : await actorFromServiceToken(ctx, credentials.bearer);
+      // "authenticated" routes are about the signed-in person (profile, TOTP, organizations): a machine
+      // acts only through its role's permissions.
+      if (access === "authenticated" && actor.machine)
+        throw new AppError("forbidden", "a service account has no profile; it acts through its role");
       if (access !== "authenticated" && !actor.permissions.has(access)) {
         throw new AppError("forbidden", `your role lacks the permission ${access}`);
       }

@@ -2,12 +2,13 @@
 // the answer nor its timing tells which e-mails exist. Too many attempts (per e-mail, known or not, and
 // per client address) get 429 with Retry-After before any hash is computed (login-throttle.ts). Every
 // attempt is audited (`auth.login`), with the e-mail as the actor label.
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import { memberships, users } from "#db/schema/index.ts";
 import { writeAudit } from "../audit/mutate.ts";
 import type { RequestContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import { clearAttempts, reserveAttempt } from "./login-throttle.ts";
+import { passwordSignInAllowed } from "./password-policy.ts";
 import { burnPasswordCheck, verifyPassword } from "./passwords.ts";
 import { issueSession, type Session } from "./session.ts";
 import { secondFactorTokenSeconds, signToken, verifyToken } from "./tokens.ts";
@@ -29,7 +30,8 @@ type FailureReason =
   | "wrong_password"
   | "no_organization"
   | "totp_missing"
-  | "totp_invalid";
+  | "totp_invalid"
+  | "password_disabled";
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
@@ -57,6 +59,15 @@ async function firstFactor(
   }
   if (!(await verifyPassword(input.password, user.passwordHash))) return fail("wrong_password");
   if (!first) return fail("no_organization");
+  // Checked after the password, so only someone who knows it learns that passwords are off here.
+  if (!(await passwordSignInAllowed(ctx.db, first, email)))
+    return fail(
+      "password_disabled",
+      new AppError(
+        "forbidden",
+        "password sign-in is turned off for this organization: use its single sign-on",
+      ),
+    );
   return { user, orgId: first, fail };
 }
 
@@ -65,7 +76,7 @@ async function firstOrganization(ctx: RequestContext, userId: string): Promise<s
   const [first] = await ctx.db
     .select({ orgId: memberships.orgId })
     .from(memberships)
-    .where(eq(memberships.userId, userId))
+    .where(and(eq(memberships.userId, userId), isNull(memberships.deactivatedAt)))
     .orderBy(asc(memberships.createdAt))
     .limit(1);
   return first?.orgId;

@@ -4,7 +4,8 @@ import { asc, eq } from "drizzle-orm";
 import { memberships, organizations, roles } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { notFound } from "../errors.ts";
+import { AppError, notFound } from "../errors.ts";
+import { passwordSignInAllowed } from "./password-policy.ts";
 import { issueSession, membershipOf, type Session } from "./session.ts";
 
 export interface OrganizationMembership {
@@ -52,6 +53,10 @@ export async function switchOrganization(ctx: RequestContext, orgId: string): Pr
   const actor = actorOf(ctx);
   return mutate(ctx, "auth.switch_org", { type: "organization", id: orgId }, async (tx) => {
     if (!(await membershipOf(tx, actor.userId, orgId))) throw notFound("organization");
+    // An organization that signs its members in only through its identity provider is not entered
+    // with a session begun elsewhere (by a password, or another organization's provider).
+    if (!(await passwordSignInAllowed(tx, orgId, actor.email)))
+      throw new AppError("forbidden", "this organization signs in through its single sign-on only");
     const session = await issueSession(ctx, tx, { id: actor.userId, email: actor.email }, orgId);
     return { result: session };
   });

@@ -1,6 +1,6 @@
 // Issuing a session (access + refresh token) for a user in one organization, and turning an access
 // token back into the Actor every permission check reads.
-import { and, eq, isNotNull, notExists } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, notExists } from "drizzle-orm";
 import type { Executor } from "#db/client.ts";
 import { memberships, refreshTokens, roles, users } from "#db/schema/index.ts";
 import type { Actor, AppContext } from "../context.ts";
@@ -37,7 +37,10 @@ export async function membershipOf(
     .select({ role: roles.name, permissions: roles.permissions })
     .from(memberships)
     .innerJoin(roles, eq(roles.id, memberships.roleId))
-    .where(and(eq(memberships.userId, userId), eq(memberships.orgId, orgId)))
+    // A membership the identity provider deactivated (SCIM `active: false`) starts no session.
+    .where(
+      and(eq(memberships.userId, userId), eq(memberships.orgId, orgId), isNull(memberships.deactivatedAt)),
+    )
     .limit(1);
   return row;
 }
@@ -104,7 +107,14 @@ export async function actorFromAccessToken(ctx: AppContext, token: string): Prom
     .from(memberships)
     .innerJoin(roles, eq(roles.id, memberships.roleId))
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.userId, claims.sub), eq(memberships.orgId, claims.org), notExists(revoked)))
+    .where(
+      and(
+        eq(memberships.userId, claims.sub),
+        eq(memberships.orgId, claims.org),
+        isNull(memberships.deactivatedAt),
+        notExists(revoked),
+      ),
+    )
     .limit(1);
   if (!row) throw new AppError("unauthenticated", "invalid token");
   return {

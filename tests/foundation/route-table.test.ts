@@ -4,7 +4,7 @@ import { loadRouteFiles, pathOf, restParamOf } from "#server/http/loader.ts";
 import { isPermission } from "#services/permissions.ts";
 
 const gateways = ["_common", "inference", "filtration", "orchestration", "dashboard"];
-const nonPermissionAccess = new Set(["authenticated", "internal", "node", "public"]);
+const nonPermissionAccess = new Set(["authenticated", "internal", "node", "scim", "public"]);
 
 /** Entry points anyone may call. Adding one is a deliberate act: it fails this test until listed. */
 const publicRoutes = new Set([
@@ -33,6 +33,9 @@ const publicRoutes = new Set([
   "dashboard GET /login/verify",
   "dashboard POST /login/verify",
   "dashboard POST /logout",
+  // Single sign-on: the start redirects to the identity provider, the callback checks its answer.
+  "dashboard GET /login/sso/:org_id",
+  "dashboard GET /login/sso/callback",
   "dashboard GET /assets/:file",
 ]);
 

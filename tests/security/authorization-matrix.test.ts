@@ -35,7 +35,7 @@ function expectation(access: Access, persona: Persona): Expectation | undefined 
   if (access === "public") return undefined;
   if (persona === "anonymous") return 401;
   // A user's access token is neither the internal key nor a pool's node token.
-  if (access === "internal" || access === "node") return 401;
+  if (access === "internal" || access === "node" || access === "scim") return 401;
   if (access === "authenticated") return "allowed";
   return (builtinRoles[roleOf(persona)] as readonly string[]).includes(access) ? "allowed" : 403;
 }
@@ -104,7 +104,7 @@ test("the matrix covers the protected routes of every gateway", () => {
   }
   for (const r of routes) {
     const access = r.route.definition.access;
-    expect(isPermission(access) || ["authenticated", "internal", "node"].includes(access)).toBe(true);
+    expect(isPermission(access) || ["authenticated", "internal", "node", "scim"].includes(access)).toBe(true);
   }
 });
 

@@ -122,6 +122,10 @@ describe.each(gateways)("%s gateway", (gateway) => {
         if (gateway === "inference") {
           expect(res.body.error.type, where).toBe("invalid_request_error");
           expect(res.body.error.param, where).toBeString();
+        } else if (route.path.startsWith("/scim/")) {
+          // SCIM clients get RFC 7644's error body.
+          expect(res.body.schemas, where).toEqual(["urn:ietf:params:scim:api:messages:2.0:Error"]);
+          expect(res.body.detail, where).toContain("character");
         } else if (gateway !== "dashboard") {
           expect(res.body.error.code, where).toBe("validation_error");
           expect(res.body.error.details.fields[0].message, where).toContain("character");

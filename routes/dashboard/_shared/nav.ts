@@ -18,6 +18,7 @@ export const sections: Section[] = [
   { href: "/prompts", label: "Prompt templates", permission: "prompts:read" },
   { href: "/providers", label: "Providers", permission: "providers:read" },
   { href: "/users", label: "Users and roles", permission: "users:read" },
+  { href: "/sso", label: "Single sign-on", permission: "sso:read" },
   { href: "/logs", label: "Inference logs", permission: "logs:read" },
   { href: "/audit", label: "Audit log", permission: "audit:read" },
 ];

@@ -1,14 +1,22 @@
 import { Layout } from "../_shared/layout.tsx";
 
+/** An organization whose members sign in through its identity provider. */
+export interface SsoButton {
+  orgId: string;
+  displayName: string;
+}
+
 export interface LoginProps {
   email?: string | undefined;
+  /** "Sign in with <name>" buttons, one per organization with single sign-on. */
+  sso?: SsoButton[] | undefined;
   error?: string | undefined;
   next?: string | undefined;
   csrf: string;
 }
 
 /** Step one: e-mail and password. */
-export function LoginPage({ email, error, next, csrf }: LoginProps) {
+export function LoginPage({ email, error, next, csrf, sso }: LoginProps) {
   return (
     <Layout title="Sign in" csrf={csrf}>
       <section class="card narrow">
@@ -31,6 +39,17 @@ export function LoginPage({ email, error, next, csrf }: LoginProps) {
           </label>
           <button type="submit">Sign in</button>
         </form>
+        {sso && sso.length > 0 ? (
+          <ul class="sso">
+            {sso.map((b) => (
+              <li>
+                <a class="button" href={`/login/sso/${b.orgId}?next=${encodeURIComponent(next ?? "/")}`} safe>
+                  Sign in with {b.displayName}
+                </a>
+              </li>
+            ))}
+          </ul>
+        ) : null}
       </section>
     </Layout>
   );

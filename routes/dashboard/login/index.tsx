@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { route } from "#server/http/route.ts";
 import { beginLogin } from "#services/auth/login.ts";
 import { AppError } from "#services/errors.ts";
+import { ssoButtons } from "#services/sso/config.ts";
 import { csrfTokenOf } from "../_shared/csrf.ts";
 import { redirect, safeNext, secondFactorCookies, sessionCookies } from "../_shared/session.ts";
 import { LoginPage } from "./_view.tsx";
@@ -11,11 +12,12 @@ export const GET = route({
   summary: "Sign-in page",
   html: true,
   query: t.Object({ next: t.Optional(t.String()), expired: t.Optional(t.String()) }),
-  handler: ({ query, request }) => (
+  handler: async ({ ctx, query, request }) => (
     <LoginPage
       next={safeNext(query.next)}
       csrf={csrfTokenOf(request)}
       error={query.expired ? "The sign-in took too long: enter your e-mail and password again." : undefined}
+      sso={await ssoButtons(ctx.db)}
     />
   ),
 });
@@ -44,8 +46,18 @@ export const POST = route({
         set.status = 429;
         set.headers["retry-after"] = String(error.details?.retry_after_s ?? 1);
       } else if (error.code === "unauthenticated") set.status = 401;
+      // Password sign-in turned off for the user's organization: the SSO buttons are the way in.
+      else if (error.code === "forbidden") set.status = 403;
       else throw error;
-      return <LoginPage email={body.email} error={error.message} next={next} csrf={csrfTokenOf(request)} />;
+      return (
+        <LoginPage
+          email={body.email}
+          error={error.message}
+          next={next}
+          csrf={csrfTokenOf(request)}
+          sso={await ssoButtons(ctx.db)}
+        />
+      );
     }
   },
 });
