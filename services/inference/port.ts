@@ -116,6 +116,9 @@ export interface QuotaStanding {
   resetAt?: string | undefined;
   remainingRequests?: number | undefined;
   remainingTokens?: number | undefined;
+  /** Used today so far, as the database counts it (0 when the quota sets no limit). */
+  usedRequests?: number | undefined;
+  usedTokens?: number | undefined;
 }
 
 /** A response of POST /v1/responses kept for GET and `previous_response_id` (db stored_responses). */

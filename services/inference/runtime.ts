@@ -2,6 +2,7 @@
 // the replica balancer, and the batchers that carry logs and usage off the hot path.
 import type { RedisCommands } from "#adapters/redis/client.ts";
 import { RedisLimiter } from "#adapters/redis/gcra.ts";
+import { RedisReservations, RedisReservationsWithFallback } from "#adapters/redis/reservations.ts";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { probeReplica } from "#adapters/upstream/health-probe.ts";
 import {
@@ -15,6 +16,7 @@ import { LoadReporter } from "../autoscaling/load-reporter.ts";
 import type { Logger } from "../context.ts";
 import type { AppError } from "../errors.ts";
 import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "../limits/limiter.ts";
+import { InProcessReservations, type ReservationStore } from "../limits/reservations.ts";
 import { counter } from "../observability/counters.ts";
 import { throttledWarning } from "../observability/throttled-log.ts";
 import type { Tracer } from "../telemetry/tracing.ts";
@@ -42,10 +44,15 @@ export interface InferenceRuntime {
   limiter: RateLimiter;
   balancer: InFlightBalancer;
   resolve(apiKey: string, model: string): Promise<Resolution>;
-  /** May the organization send `tokens` more today? From a standing at most a second old. */
-  quota(orgId: string, deploymentId: string, tokens: number): Promise<boolean>;
-  /** May this key (or the organization's playground) start one more call under its budgets? Same age. */
-  budget(orgId: string, apiKeyId: string | undefined): Promise<BudgetStanding>;
+  /** The organization's use today, as the database counts it: a standing at most a second old. */
+  quotaStanding(orgId: string, deploymentId: string): Promise<QuotaStanding>;
+  /** The spend of the organization and of the key (or the playground) under their budgets. Same age. */
+  budgetStanding(orgId: string, apiKeyId: string | undefined): Promise<BudgetStanding>;
+  /**
+   * Quota and budget counters: each call reserves its maximum at admission and settles at its end
+   * (services/limits/reservations.ts); shared through Redis with REDIS_URL.
+   */
+  reservations: ReservationStore;
   logs: Batcher<InferenceLogEntry>;
   usage: Batcher<UsageRecord>;
   guard(policy: Record<string, unknown>): RequestGuard | undefined;
@@ -201,13 +208,9 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
     balancer: new InFlightBalancer(health),
     resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
-    async quota(orgId, deploymentId, tokens) {
-      const standing = await standings.get(`${orgId}\n${deploymentId}`);
-      return (
-        standing.allowed && (standing.remainingTokens === undefined || tokens <= standing.remainingTokens)
-      );
-    },
-    budget: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
+    quotaStanding: (orgId, deploymentId) => standings.get(`${orgId}\n${deploymentId}`),
+    budgetStanding: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
+    reservations: options.redis ? guardedRedisReservations(options.redis, log) : new InProcessReservations(),
     logs,
     usage,
     guard: (policy) => requestGuard(policy, inputScans),
@@ -235,6 +238,23 @@ function guardedRedisLimiter(redis: RedisCommands, log: Logger): RateLimiter {
   );
   return new StoreFailureGuard(new RedisLimiter(redis), (error) => {
     rateLimitStoreErrors.inc({ store: "redis" });
+    warn({ error: (error as Error).message ?? String(error) });
+  });
+}
+
+export const reservationStoreErrors = counter(
+  "reservation_store_errors_total",
+  "Quota and budget reservations and settlements the counter store (Redis) failed to answer.",
+  ["store"],
+);
+
+function guardedRedisReservations(redis: RedisCommands, log: Logger): ReservationStore {
+  const warn = throttledWarning(
+    log,
+    "reservation store unreachable: quotas and budgets are held by this process's counters meanwhile",
+  );
+  return new RedisReservationsWithFallback(new RedisReservations(redis), (error) => {
+    reservationStoreErrors.inc({ store: "redis" });
     warn({ error: (error as Error).message ?? String(error) });
   });
 }
