@@ -99,6 +99,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
   const started = performance.now();
   const observer = observeRequest(runtime, meta);
   const entry: InferenceLogEntry = {
+    id: Bun.randomUUIDv7(),
     request_id: meta.requestId,
     org_id: undefined,
     deployment_id: undefined,

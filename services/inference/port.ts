@@ -83,6 +83,8 @@ export interface UsageRecord {
 }
 
 export interface InferenceLogEntry {
+  /** The log row's id, given by the gateway: a batch written twice (a retry) keeps one row each. */
+  id?: string | undefined;
   request_id: string;
   org_id: string | undefined;
   deployment_id: string | undefined;
