@@ -98,6 +98,8 @@ export interface RuntimeOptions {
    * next start. Unset: they are reported as lost.
    */
   spillDir?: string | undefined;
+  /** How long the receiver may fail before queued logs and usage go to `spillDir` (default 10 s). */
+  spillAfterMs?: number;
   /** How long close() keeps trying to send before it spills (default 3 s: a stop ends within 10 s). */
   closeDeadlineMs?: number;
 }
@@ -136,8 +138,20 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     },
     { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
   );
-  const batcher = <T>(what: string, sink: (batch: T[]) => Promise<void>) =>
+  const { spillDir } = options;
+  const batcher = <T>(what: string, sink: (batch: T[]) => Promise<void>, kind: "logs" | "usage") =>
     new Batcher<T>({
+      // The database (or the filtration side) away for longer than this: queued records go to
+      // DATA_DIR/spill and come back once a batch is written again.
+      spill: spillDir
+        ? {
+            afterMs: options.spillAfterMs ?? 10_000,
+            put: (records) => {
+              spill(spillDir, kind, records);
+            },
+            take: () => takeSpilled<T>(spillDir, kind),
+          }
+        : undefined,
       sink,
       maxBatch: 500,
       intervalMs: 1000,
@@ -148,8 +162,8 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
       onRefused: (error, records) =>
         log.error(`${what} refused by the filtration service; batch dropped`, { error, records }),
     });
-  const logs = batcher<InferenceLogEntry>("inference logs", (batch) => port.writeLogs(batch));
-  const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch));
+  const logs = batcher<InferenceLogEntry>("inference logs", (batch) => port.writeLogs(batch), "logs");
+  const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch), "usage");
   const metrics = new InferenceMetrics();
   // A conversation's earlier messages come again with every turn: their input scans are kept.
   const inputScans = new InputScanCache();
@@ -177,7 +191,6 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     intervalMs: options.loadReportIntervalMs,
     onDemand: options.onDemand,
   });
-  const { spillDir } = options;
   if (spillDir) {
     // What an earlier stop could not send goes out first.
     const [oldLogs, oldUsage] = [
