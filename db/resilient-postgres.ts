@@ -12,7 +12,7 @@
 //   503s at once instead of each request waiting out a connect time-out.
 // - postgres.js writing to a socket it already closed (`null is not an object (evaluating
 //   'socket.write')`, thrown from a timer, so uncaught) is caught, logged and answered by a new pool
-//   instead of ending the process (guardProcess).
+//   instead of ending the process (guardPostgresProcess, installed by the server).
 import postgres, { type Sql } from "postgres";
 import { isDatabaseUnreachable } from "./unreachable.ts";
 
@@ -65,7 +65,8 @@ const codeOf = (error: unknown): string | undefined => {
 type PendingRows = Promise<unknown> & { values(): Promise<unknown> };
 
 interface Guarded {
-  run<T>(work: () => Promise<T>): Promise<T>;
+  /** `deadline: false`: a transaction, whose length is its caller's (its statements each have theirs). */
+  run<T>(work: () => Promise<T>, options?: { deadline: boolean }): Promise<T>;
 }
 
 export interface ResilientPostgres {
@@ -116,7 +117,7 @@ export function resilientPostgres(
   };
 
   const guarded: Guarded = {
-    async run(work) {
+    async run(work, { deadline: bounded } = { deadline: true }) {
       let probe = false;
       if (downSince !== undefined) {
         const now = performance.now();
@@ -128,6 +129,7 @@ export function resilientPostgres(
       }
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<never>((_, reject) => {
+        if (!bounded) return;
         timer = setTimeout(
           () =>
             reject(
@@ -182,9 +184,13 @@ export function resilientPostgres(
       if (property === "unsafe")
         return (query: string, params?: unknown[], queryOptions?: object) =>
           pending(() => current.unsafe(query, params as never, queryOptions as never));
+      // A transaction's statements run on the connection it reserved (each under the server's
+      // statement time-out); the transaction as a whole may take as long as its caller needs.
       if (property === "begin")
         return (...args: unknown[]) =>
-          guarded.run(() => (current.begin as (...a: unknown[]) => Promise<unknown>)(...args));
+          guarded.run(() => (current.begin as (...a: unknown[]) => Promise<unknown>)(...args), {
+            deadline: false,
+          });
       if (property === "reserve") return () => guarded.run(() => current.reserve());
       const value = Reflect.get(current, property);
       return typeof value === "function" ? value.bind(current) : value;
@@ -195,7 +201,7 @@ export function resilientPostgres(
   });
 
   const replaceOnWedge = () => replace("postgres.js wrote to a closed connection");
-  guardProcess(replaceOnWedge, onEvent);
+  onWedged.add(replaceOnWedge);
   return {
     client: facade,
     get replacements() {
@@ -208,31 +214,54 @@ export function resilientPostgres(
   };
 }
 
+/** Every open pool's way to replace itself, for the process guard. */
 const onWedged = new Set<() => void>();
-let installed = false;
+let guarded = false;
 
 /**
  * postgres.js, on Bun, may run a write it scheduled (setImmediate) after its socket closed: a TypeError
- * thrown from a timer, which would end the process. That one error, and only it, is taken as a lost
- * connection: logged, and the pools are replaced. Any other uncaught error ends the process as before.
+ * thrown from a timer, which would end the process. The server (server/main.ts) installs this guard:
+ * that one error, and only it, is taken as a lost connection: logged, and the pools are replaced. Any
+ * other uncaught error is reported and ends the process, as without the guard. Not installed by a
+ * library user or the test runner, whose own handling of uncaught errors stays as it is.
  */
-function guardProcess(
-  replacePools: () => void,
-  onEvent: (event: string, details: Record<string, unknown>) => void,
-): void {
-  onWedged.add(replacePools);
-  if (installed) return;
-  installed = true;
+export function guardPostgresProcess(log: {
+  error(message: string, details?: Record<string, unknown>): void;
+  warn(message: string, details?: Record<string, unknown>): void;
+}): void {
+  if (guarded) return;
+  guarded = true;
   process.on("uncaughtException", (error) => {
     if (isClosedSocketWrite(error)) {
-      onEvent("postgres.js wrote to a closed connection; pool replaced", { error: error.message });
-      for (const fix of onWedged) fix();
+      log.warn("postgres.js wrote to a closed connection; pool replaced", { error: error.message });
+      for (const replace of onWedged) replace();
       return;
     }
-    // What the process would have done without this handler: report and exit.
-    console.error(error);
+    log.error("uncaught exception; stopping", { error });
     process.exit(1);
   });
+  // A query of a connection killed under it (57P01 from pg_terminate_backend, a reset) was seen
+  // rejected with nobody listening, somewhere inside postgres.js, under such kills: the process died of
+  // it. Those rejections, and only those, are logged; the query's caller had its error already.
+  process.on("unhandledRejection", (reason) => {
+    if (isLostConnectionRejection(reason)) {
+      log.warn("postgres.js rejected a query of a lost connection with nobody listening", {
+        error: (reason as Error).message,
+      });
+      return;
+    }
+    log.error("unhandled rejection; stopping", { error: reason });
+    process.exit(1);
+  });
+}
+
+/** A postgres.js error (thrown from its own code) that says the connection was lost or killed. */
+export function isLostConnectionRejection(reason: unknown): boolean {
+  return (
+    reason instanceof Error &&
+    /postgres[\\/](src|cjs)[\\/]/.test(reason.stack ?? "") &&
+    isDatabaseUnreachable(reason)
+  );
 }
 
 export function isClosedSocketWrite(error: unknown): error is Error {

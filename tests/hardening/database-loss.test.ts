@@ -148,6 +148,8 @@ async function expectAllLogged(setup: Setup, served: number) {
 }
 
 async function expectAlive(setup: Setup) {
+  if (setup.platform.proc.exitCode !== null)
+    console.log(setup.platform.output.slice(-8).join("\n"), await setup.platform.stderr);
   expect(setup.platform.proc.exitCode).toBeNull();
   expect((await fetch(`${setup.inference}/health`)).status).toBe(200);
   const chat = await post(
