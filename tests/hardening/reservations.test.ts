@@ -215,3 +215,32 @@ describe("two gateways sharing PostgreSQL and Redis", () => {
     expect(await spentToday(g, id)).toBeCloseTo(10, 9);
   }, 60_000);
 });
+
+describe("Redis down", () => {
+  let g: GatewayTest;
+  let redis: TestRedis;
+  let store: RedisStore;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    store = new RedisStore(redis.url);
+    await store.connect();
+    g = await startGatewayTest({ store });
+  }, 60_000);
+  afterAll(async () => {
+    await g.close();
+    store.close();
+    await redis.stop();
+  }, 30_000);
+
+  test("while Redis does not answer, the process's own counters hold the budget: exactly 10 of 100", async () => {
+    await price(g);
+    const { id, key } = await newKey(g);
+    await setBudget(g, { api_key_id: id, config: { max_spend_per_day: 10 } });
+    await policiesSeen();
+    await redis.stop();
+    const outcome = await burst([{ url: g.url }], g.model, [key], 100);
+    expect(outcome.codes).toEqual({ "200": 10, "429 insufficient_quota": 90 });
+    const metrics = await (await fetch(`${g.url}/metrics`)).text();
+    expect(metrics).toMatch(/^reservation_store_errors_total\{store="redis"\} [1-9]\d*$/m);
+  }, 60_000);
+});
