@@ -6,8 +6,8 @@ import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
 import { PGliteRemote } from "./pglite-remote.ts";
+import { defaultResilience, type ResilienceOptions, resilientPostgres } from "./resilient-postgres.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -29,18 +29,25 @@ export interface OpenOptions {
   pgliteDir?: string;
   /** Connections in the postgres.js pool. */
   maxConnections?: number;
+  /** Time limits of the PostgreSQL pool (db/resilient-postgres.ts). */
+  resilience?: ResilienceOptions | undefined;
+  /** Where the pool reports a database lost and found again, and a pool replaced. */
+  log?: { warn(message: string, details?: Record<string, unknown>): void } | undefined;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  if (options.url) return openPostgres(options.url, options.maxConnections ?? 10);
+  if (options.url) return openPostgres(options.url, options.maxConnections ?? 10, options);
   return openPglite(options.pgliteDir ?? "memory://");
 }
 
-function openPostgres(url: string, max: number): DatabaseHandle {
-  // A database that went away is found out in seconds, not minutes: a connection attempt gives up after
-  // 3 s (postgres.js waits 30 s by default), and queries then fail with a connection error that the
-  // gateways answer 503 (db/unreachable.ts) while cached contexts keep serving.
-  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 3 });
+function openPostgres(url: string, max: number, options: OpenOptions): DatabaseHandle {
+  // A database that went away costs errors on the queries that needed it, answered 503 by the gateways
+  // (db/unreachable.ts) while cached contexts keep serving; never a hang or the process
+  // (db/resilient-postgres.ts).
+  const pool = resilientPostgres(url, max, options.resilience ?? defaultResilience, (event, details) =>
+    options.log?.warn(event, details),
+  );
+  const client = pool.client;
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
   return {
     db,
@@ -48,7 +55,7 @@ function openPostgres(url: string, max: number): DatabaseHandle {
     ping: async () => {
       await client`select 1`;
     },
-    close: () => client.end({ timeout: 5 }),
+    close: () => pool.end(5),
   };
 }
 

@@ -19,6 +19,8 @@ export interface MigrationReport {
 export async function migrate(db: Database): Promise<MigrationReport> {
   const migrations = readMigrationFiles({ migrationsFolder });
   return db.transaction(async (tx) => {
+    // A migration may take longer than the pool's statement time-out (db/resilient-postgres.ts).
+    await tx.execute(sql`set local statement_timeout = 0`);
     await tx.execute(sql`select pg_advisory_xact_lock(${lockKey})`);
     await tx.execute(sql`create schema if not exists drizzle`);
     await tx.execute(sql`create table if not exists drizzle.__drizzle_migrations (

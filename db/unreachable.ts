@@ -11,6 +11,9 @@ const connectionCodes = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
+  // db/resilient-postgres.ts: the database known unreachable (answered at once), or silent too long.
+  "DATABASE_UNAVAILABLE",
+  "QUERY_TIMEOUT",
   // PostgreSQL itself shutting down or refusing new connections (admin_shutdown, cannot_connect_now…).
   "57P01",
   "57P02",

@@ -219,6 +219,11 @@ export function loadConfig(env: Env = process.env): Config {
       memoryKib: wholeNumber(env, "PASSWORD_HASH_MEMORY_KIB", 65_536, 1024, 4_194_304),
       timeCost: wholeNumber(env, "PASSWORD_HASH_TIME_COST", 2, 1, 32),
     },
+    database: {
+      statementTimeoutMs: milliseconds(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5000),
+      connectTimeoutMs: milliseconds(env, "DATABASE_CONNECT_TIMEOUT_MS", 5000),
+      retryIntervalMs: milliseconds(env, "DATABASE_RETRY_INTERVAL_MS", 1000),
+    },
     replicaHealth: {
       failureThreshold: count(env, "REPLICA_FAILURE_THRESHOLD", 3, 100),
       probeBaseMs: milliseconds(env, "REPLICA_PROBE_INTERVAL_MS", 1000),

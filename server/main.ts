@@ -1,4 +1,6 @@
 // `bun start`: every service of SERVICES in this one process, on the configured ports.
+
+import { guardPostgresProcess } from "#db/resilient-postgres.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { startPlatform } from "./platform.ts";
@@ -17,6 +19,8 @@ try {
 }
 
 const log = createLogger(config.logLevel);
+// A lost PostgreSQL connection must not end the process (db/resilient-postgres.ts).
+guardPostgresProcess(log);
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 try {
   platform = await startPlatform(config, log);

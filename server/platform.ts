@@ -35,7 +35,12 @@ export interface StartResult extends Platform {
 export async function startPlatform(config: Config, log: Logger): Promise<StartResult> {
   const started = performance.now();
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
-  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: join(config.dataDir, "pgdata") });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    pgliteDir: join(config.dataDir, "pgdata"),
+    resilience: config.database,
+    log,
+  });
   const migrations = await migrate(database.db);
   log.info("database ready", { kind: database.kind, migrations_applied: migrations.applied });
   const tracingSettings = tracingSettingsFromEnv();

@@ -60,6 +60,12 @@ export interface Config {
   replicaHealth: { failureThreshold: number; probeBaseMs: number; probeMaxMs: number };
   /** argon2id's cost for new password hashes (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_TIME_COST). */
   passwordHash: PasswordHashCost;
+  /**
+   * PostgreSQL time limits (db/resilient-postgres.ts): a statement's (DATABASE_STATEMENT_TIMEOUT_MS),
+   * a connection attempt's (DATABASE_CONNECT_TIMEOUT_MS), and how often one query tries again while
+   * the database is unreachable (DATABASE_RETRY_INTERVAL_MS).
+   */
+  database: { statementTimeoutMs: number; connectTimeoutMs: number; retryIntervalMs: number };
 }
 
 export interface ModelSourceSettings {

@@ -7,7 +7,13 @@
 import { AppError } from "#services/errors.ts";
 import { BatchRefused } from "#services/inference/batcher.ts";
 import type { ChatMessage } from "#services/inference/messages.ts";
-import type { FiltrationPort, InferenceContext, Resolution, Unresolved } from "#services/inference/port.ts";
+import type {
+  BudgetStanding,
+  FiltrationPort,
+  InferenceContext,
+  Resolution,
+  Unresolved,
+} from "#services/inference/port.ts";
 import type { GuardrailsPolicyConfig, RagPolicy } from "#services/policies/schemas.ts";
 import { fromWire, type StoredResponseWire, toWire } from "#services/responses/wire.ts";
 
@@ -165,16 +171,20 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
         reset_at?: string;
         remaining_requests?: number;
         remaining_tokens?: number;
+        used_requests?: number;
+        used_tokens?: number;
       }>("/internal/policy/check_quota", { org_id: orgId, deployment_id: deploymentId, tokens });
       return {
         allowed: body.allowed,
         resetAt: body.reset_at,
         remainingRequests: body.remaining_requests,
         remainingTokens: body.remaining_tokens,
+        usedRequests: body.used_requests,
+        usedTokens: body.used_tokens,
       };
     },
     async checkBudget(orgId, apiKeyId) {
-      return post<{ allowed: boolean; message?: string }>("/internal/policy/check_budget", {
+      return post<BudgetStanding>("/internal/policy/check_budget", {
         org_id: orgId,
         ...(apiKeyId ? { api_key_id: apiKeyId } : {}),
       });

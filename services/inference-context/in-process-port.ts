@@ -39,6 +39,8 @@ export function inProcessFiltration(ctx: AppContext): FiltrationPort {
         resetAt: check.reset_at,
         remainingRequests: check.remaining_requests,
         remainingTokens: check.remaining_tokens,
+        usedRequests: check.used_requests,
+        usedTokens: check.used_tokens,
       };
     },
     checkBudget: (orgId, apiKeyId) => checkBudget(ctx, { orgId, apiKeyId }),

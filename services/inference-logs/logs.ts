@@ -87,6 +87,7 @@ export async function writeInferenceLogs(
   // database, so the rollups added up below (rollUpBatch) and the rows agree on its minute.
   const now = new Date().toISOString();
   const rows = entries.map((e, i) => ({
+    id: idOrNull(e.id, `entries.${i}.id`) ?? Bun.randomUUIDv7(),
     request_id: e.request_id,
     org_id: idOrNull(e.org_id, `entries.${i}.org_id`),
     deployment_id: idOrNull(e.deployment_id, `entries.${i}.deployment_id`),

@@ -15,6 +15,7 @@ import {
 
 /** The fields of a batch's JSON rows and their SQL types. */
 const fieldTypes = {
+  id: "uuid",
   request_id: "text",
   org_id: "uuid",
   deployment_id: "uuid",
@@ -239,16 +240,20 @@ function upsertGroups(table: RollupTable, unit: "minute" | "hour", keyed: boolea
   const key = keyed ? "org_id, api_key_id, deployment_id" : "org_id, deployment_id";
   const constraint = sql.raw(`${getTableName(table)}_key`);
   // Ordered by the key, so two batches that meet on some rows lock them in the same order (no deadlock).
+  // Nothing is added for a batch written before (`logged` empty: see logAndRollUp).
   return sql`insert into ${table} as t (${sql.raw(`${key}, ${unit}, ${figureColumns}`)})
     select ${sql.raw(`${key}, at, ${figureColumns}`)}
     from json_to_recordset(${JSON.stringify(groups)}::json) as g(${groupType})
+    where exists (select 1 from logged)
     order by ${sql.raw(key)}, at
     on conflict on constraint ${constraint} do update set ${rollupMerge}`;
 }
 
 /**
  * The statement for one chunk of rows (`chunk`: their JSON array, every field of fieldTypes): inserts
- * the logs and upserts the rollups' groups of the same rows (rollUpBatch), as one statement.
+ * the logs and upserts the rollups' groups of the same rows (rollUpBatch), as one statement. Each log
+ * has the id its gateway gave it, so a batch sent again (its first answer lost: a connection cut, a
+ * time-out after the database had written it) adds no row twice, and its rollups are not added again.
  */
 export function logAndRollUp(chunk: string, rows: LogRow[]): SQL {
   const g = rollUpBatch(rows);
@@ -256,6 +261,8 @@ export function logAndRollUp(chunk: string, rows: LogRow[]): SQL {
   with logged as (
     insert into ${inferenceLogs} (${logColumnList})
     select ${logColumnList} from json_to_recordset(${chunk}::json) as j(${recordType})
+    on conflict (id) do nothing
+    returning 1
   ),
   minutes as (${upsertGroups(inferenceLogMinutes, "minute", false, g.minutes)}),
   hours as (${upsertGroups(inferenceLogHours, "hour", false, g.hours)}),

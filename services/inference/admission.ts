@@ -9,6 +9,7 @@ import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
 import { AppError, answeredCode } from "../errors.ts";
 import type { RateLimits } from "../limits/limiter.ts";
 import { costOf } from "../spend/prices.ts";
+import { allowanceLines, type Held, reserveAllowances } from "./allowances.ts";
 import type { GenAiOperation } from "./metrics.ts";
 import { observeRequest, type RequestObserver } from "./observe.ts";
 import type { InferenceContext, InferenceLogEntry, Resolution, RouteTarget, Unresolved } from "./port.ts";
@@ -55,6 +56,8 @@ export interface InferenceRequest {
     resolved?: Resolution | undefined;
     /** Estimated, charged to the token limit now and corrected by `finish` with the real usage. */
     promptTokens: number;
+    /** The call's max_tokens, when it sets one: reserved with the prompt (rate limit, quota, budgets). */
+    maxTokens?: number | undefined;
     /** The client went away: a request waiting for a replica stops waiting. */
     signal?: AbortSignal | undefined;
     /**
@@ -96,6 +99,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
   const started = performance.now();
   const observer = observeRequest(runtime, meta);
   const entry: InferenceLogEntry = {
+    id: Bun.randomUUIDv7(),
     request_id: meta.requestId,
     org_id: undefined,
     deployment_id: undefined,
@@ -116,6 +120,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
   let firstTokenAt: number | undefined;
   let limits: RateLimits | undefined;
   let charged = 0;
+  let held: Held | undefined;
   let leaveLoad: (() => void) | undefined;
   const headers = meta.headers;
 
@@ -177,7 +182,9 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
 
       limits = limitsOf(context);
       if (limits) {
-        charged = input.promptTokens;
+        // The prompt and, when the call sets it, max_tokens: parallel calls cannot pass the limit by
+        // their completions; `finish` gives back what was not used.
+        charged = input.promptTokens + (input.maxTokens ?? 0);
         const key = rateKey(context);
         const chosen = limits;
         const taking = observer.step("rate limits", () => runtime.limiter.take(key, chosen, charged));
@@ -214,27 +221,30 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
         }
       }
 
-      if (context.quota) {
-        const { orgId, deployment } = context;
-        const allowed = await observer.step("quota", () =>
-          runtime.quota(orgId, deployment.id, input.promptTokens),
-        );
-        observer.admission("quota", allowed);
-        if (!allowed) {
-          throw new AppError("rate_limited", "the organization's quota is used up", {
-            openai_code: "insufficient_quota",
-          });
+      // (4) quota and budgets: the call's maximum reserved, settled in `finish`.
+      if (context.quota || context.budgets) {
+        const { orgId, deployment, apiKeyId } = context;
+        const admitting = context;
+        const reserved = await observer.step("quota", async () => {
+          const [quota, budget] = await Promise.all([
+            admitting.quota ? runtime.quotaStanding(orgId, deployment.id) : undefined,
+            admitting.budgets ? runtime.budgetStanding(orgId, apiKeyId || undefined) : undefined,
+          ]);
+          const lines = allowanceLines(
+            admitting,
+            { promptTokens: input.promptTokens, maxTokens: input.maxTokens },
+            { quota, budget },
+            new Date(),
+          );
+          return reserveAllowances(runtime.reservations, lines);
+        });
+        if (!reserved.ok) {
+          observer.admission(reserved.measure === "cost" ? "budget" : "quota", false);
+          throw new AppError("rate_limited", reserved.message, { openai_code: "insufficient_quota" });
         }
-      }
-      if (context.budgets) {
-        const { orgId, apiKeyId } = context;
-        const standing = await observer.step("budget", () => runtime.budget(orgId, apiKeyId || undefined));
-        observer.admission("budget", standing.allowed);
-        if (!standing.allowed) {
-          throw new AppError("rate_limited", standing.message ?? "a budget is spent", {
-            openai_code: "insufficient_quota",
-          });
-        }
+        if (context.quota) observer.admission("quota", true);
+        if (context.budgets) observer.admission("budget", true);
+        held = reserved.held;
       }
 
       // No ready replica of a deployment that autoscales: wait for one (it may be scaled to zero).
@@ -277,6 +287,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
           replicas: context?.endpoints.length ?? 1,
         });
       }
+      held?.settle(usage, entry.cost);
       runtime.logs.add(entry);
       observer.finish(entry, usage, error);
       if (context && usage) {

@@ -33,7 +33,19 @@ export interface BatcherOptions<T> {
   onError?(error: unknown, queued: number, retryInMs: number): void;
   /** A refused batch, dropped. */
   onRefused?(error: unknown, records: number): void;
+  /**
+   * Where records go when the receiver stays away (failing for `afterMs`) or the queue is full, instead
+   * of memory or being dropped: `put` keeps them (DATA_DIR/spill), `take` hands them back once a batch
+   * is written again. Unset: they wait in memory, and the oldest are dropped past `maxQueued`.
+   */
+  spill?: SpillStore<T> | undefined;
   random?: () => number;
+}
+
+export interface SpillStore<T> {
+  afterMs: number;
+  put(records: T[]): void;
+  take(): T[];
 }
 
 export const defaultRetry: RetryOptions = { baseMs: 250, maxMs: 30_000 };
@@ -59,6 +71,12 @@ export class Batcher<T> {
   refused = 0;
   /** Failed attempts, each followed by a back-off. */
   retries = 0;
+  /** Records moved to the spill store (and later queued again from it). */
+  spilled = 0;
+  /** Records may wait in the spill store. */
+  private spillPending = false;
+  /** Since when the receiver has failed without a success in between. */
+  private failingSince: number | undefined;
 
   constructor(private readonly options: BatcherOptions<T>) {
     this.timer = setInterval(() => void this.flush(), options.intervalMs);
@@ -132,6 +150,8 @@ export class Batcher<T> {
       try {
         await this.options.sink(batch);
         this.failures = 0;
+        this.failingSince = undefined;
+        if (this.spillPending) this.unspill();
       } catch (error) {
         if (this.closed) return;
         if (error instanceof BatchRefused) {
@@ -141,6 +161,13 @@ export class Batcher<T> {
           continue;
         }
         this.queue.unshift(...batch);
+        this.failingSince ??= Date.now();
+        const spill = this.options.spill;
+        // The receiver stays away: what waits goes to disk, so a long outage holds no memory and a
+        // crash loses nothing queued.
+        // One batch stays: the next attempt, whose success brings the rest back.
+        if (spill && Date.now() - this.failingSince >= spill.afterMs)
+          this.spillOut(this.queue.length - this.options.maxBatch);
         this.trim();
         this.failures++;
         this.retries++;
@@ -160,15 +187,57 @@ export class Batcher<T> {
   private trim(): void {
     const excess = this.queue.length - this.options.maxQueued;
     if (excess <= 0) return;
+    if (this.spillOut(excess)) return;
     this.queue.splice(0, excess);
     this.dropped += excess;
+  }
+
+  /** Moves the oldest `count` records to the spill store; false when there is none or it failed. */
+  private spillOut(count: number): boolean {
+    const spill = this.options.spill;
+    if (!spill || count <= 0) return false;
+    const out = this.queue.slice(0, count);
+    try {
+      spill.put(out);
+    } catch {
+      return false;
+    }
+    this.queue.splice(0, count);
+    this.spilled += out.length;
+    this.spillPending = true;
+    return true;
+  }
+
+  /**
+   * The receiver answers again: what was spilled is queued again (oldest first, before the rest), as
+   * much as the queue holds; the rest goes back to the store for the next successful batch.
+   */
+  private unspill(): void {
+    const spill = this.options.spill;
+    if (!spill) return;
+    const room = this.options.maxQueued - this.queue.length;
+    if (room <= 0) return;
+    const back = spill.take();
+    this.spillPending = false;
+    const kept = back.slice(0, room);
+    const rest = back.slice(room);
+    this.queue.unshift(...kept);
+    if (rest.length > 0) {
+      try {
+        spill.put(rest);
+        this.spillPending = true;
+      } catch {
+        this.queue.push(...rest);
+        this.trim();
+      }
+    }
   }
 }
 
 const droppedHelp =
   "Records of a batch dropped: the queue was full (overflow) or the receiver refused them (refused).";
 
-type Counted = Pick<Batcher<never>, "dropped" | "refused" | "retries">;
+type Counted = Pick<Batcher<never>, "dropped" | "refused" | "retries" | "spilled">;
 
 /**
  * Records dropped (queue full, or refused) and failed attempts, per batcher, as counters of `registry`
@@ -186,6 +255,16 @@ export function registerBatchCounters(registry: Registry, batchers: Record<strin
         this.inc({ batch, reason: "overflow" }, b.dropped);
         this.inc({ batch, reason: "refused" }, b.refused);
       }
+    },
+  });
+  new Counter({
+    name: "inference_batch_records_spilled_total",
+    help: "Records moved to DATA_DIR/spill while the receiver stayed away or the queue was full.",
+    labelNames: ["batch"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [batch, b] of Object.entries(batchers)) this.inc({ batch }, b.spilled);
     },
   });
   new Counter({

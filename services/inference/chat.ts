@@ -78,6 +78,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       apiKey: input.apiKey,
       resolved: input.resolved,
       promptTokens: estimatePromptTokens(body.messages),
+      maxTokens: maxTokensOf(body),
       signal: input.signal,
       meanwhile: (admitted) => {
         const guard = admitted.guardrails ? runtime.guard(admitted.guardrails) : undefined;
@@ -233,4 +234,10 @@ function countUsage(messages: ChatMessage[], answer: Record<string, unknown>): U
   const completion = estimateTokens(choices.map((c) => c.message?.content ?? "").join(""));
   const prompt = estimatePromptTokens(messages);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+/** The completion's bound the call sets, if any (max_completion_tokens wins, as OpenAI's). */
+function maxTokensOf(body: ChatInput["body"]): number | undefined {
+  const bound = body.max_completion_tokens ?? body.max_tokens;
+  return typeof bound === "number" ? bound : undefined;
 }

@@ -57,7 +57,8 @@ export async function createEmbeddings(
     incoming: input.incoming,
   });
   try {
-    const context = await request.admit({ apiKey: input.apiKey, promptTokens });
+    // No completion: the input's tokens are the call's maximum.
+    const context = await request.admit({ apiKey: input.apiKey, promptTokens, maxTokens: 0 });
     const upstream = await sendRouted(runtime, request, context, {
       path: "/embeddings",
       body: (deploymentName) => JSON.stringify({ ...body, model: deploymentName, encoding_format: "float" }),

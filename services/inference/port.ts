@@ -88,6 +88,8 @@ export interface UsageRecord {
 }
 
 export interface InferenceLogEntry {
+  /** The log row's id, given by the gateway: a batch written twice (a retry) keeps one row each. */
+  id?: string | undefined;
   request_id: string;
   org_id: string | undefined;
   deployment_id: string | undefined;
@@ -123,6 +125,9 @@ export interface QuotaStanding {
   resetAt?: string | undefined;
   remainingRequests?: number | undefined;
   remainingTokens?: number | undefined;
+  /** Used today so far, as the database counts it (0 when the quota sets no limit). */
+  usedRequests?: number | undefined;
+  usedTokens?: number | undefined;
 }
 
 /** A response of POST /v1/responses kept for GET and `previous_response_id` (db stored_responses). */

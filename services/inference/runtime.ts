@@ -3,6 +3,7 @@
 import type { RedisCommands } from "#adapters/redis/client.ts";
 import { RedisLimiter } from "#adapters/redis/gcra.ts";
 import { RedisPrefixStore } from "#adapters/redis/prefix-store.ts";
+import { RedisReservations, RedisReservationsWithFallback } from "#adapters/redis/reservations.ts";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { probeReplica } from "#adapters/upstream/health-probe.ts";
 import { PrefixTable, type PrefixTableOptions } from "#adapters/upstream/prefix-table.ts";
@@ -17,6 +18,7 @@ import { LoadReporter } from "../autoscaling/load-reporter.ts";
 import type { Logger } from "../context.ts";
 import type { AppError } from "../errors.ts";
 import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "../limits/limiter.ts";
+import { InProcessReservations, type ReservationStore } from "../limits/reservations.ts";
 import { counter } from "../observability/counters.ts";
 import { throttledWarning } from "../observability/throttled-log.ts";
 import type { Tracer } from "../telemetry/tracing.ts";
@@ -44,10 +46,15 @@ export interface InferenceRuntime {
   limiter: RateLimiter;
   balancer: InFlightBalancer;
   resolve(apiKey: string, model: string): Promise<Resolution>;
-  /** May the organization send `tokens` more today? From a standing at most a second old. */
-  quota(orgId: string, deploymentId: string, tokens: number): Promise<boolean>;
-  /** May this key (or the organization's playground) start one more call under its budgets? Same age. */
-  budget(orgId: string, apiKeyId: string | undefined): Promise<BudgetStanding>;
+  /** The organization's use today, as the database counts it: a standing at most a second old. */
+  quotaStanding(orgId: string, deploymentId: string): Promise<QuotaStanding>;
+  /** The spend of the organization and of the key (or the playground) under their budgets. Same age. */
+  budgetStanding(orgId: string, apiKeyId: string | undefined): Promise<BudgetStanding>;
+  /**
+   * Quota and budget counters: each call reserves its maximum at admission and settles at its end
+   * (services/limits/reservations.ts); shared through Redis with REDIS_URL.
+   */
+  reservations: ReservationStore;
   logs: Batcher<InferenceLogEntry>;
   usage: Batcher<UsageRecord>;
   guard(policy: Record<string, unknown>): RequestGuard | undefined;
@@ -93,6 +100,8 @@ export interface RuntimeOptions {
    * next start. Unset: they are reported as lost.
    */
   spillDir?: string | undefined;
+  /** How long the receiver may fail before queued logs and usage go to `spillDir` (default 10 s). */
+  spillAfterMs?: number;
   /** How long close() keeps trying to send before it spills (default 3 s: a stop ends within 10 s). */
   closeDeadlineMs?: number;
   /** Bounds of the prefix-routing table (shared through `redis` when it is set). */
@@ -133,8 +142,20 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     },
     { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
   );
-  const batcher = <T>(what: string, sink: (batch: T[]) => Promise<void>) =>
+  const { spillDir } = options;
+  const batcher = <T>(what: string, sink: (batch: T[]) => Promise<void>, kind: "logs" | "usage") =>
     new Batcher<T>({
+      // The database (or the filtration side) away for longer than this: queued records go to
+      // DATA_DIR/spill and come back once a batch is written again.
+      spill: spillDir
+        ? {
+            afterMs: options.spillAfterMs ?? 10_000,
+            put: (records) => {
+              spill(spillDir, kind, records);
+            },
+            take: () => takeSpilled<T>(spillDir, kind),
+          }
+        : undefined,
       sink,
       maxBatch: 500,
       intervalMs: 1000,
@@ -145,8 +166,8 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
       onRefused: (error, records) =>
         log.error(`${what} refused by the filtration service; batch dropped`, { error, records }),
     });
-  const logs = batcher<InferenceLogEntry>("inference logs", (batch) => port.writeLogs(batch));
-  const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch));
+  const logs = batcher<InferenceLogEntry>("inference logs", (batch) => port.writeLogs(batch), "logs");
+  const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch), "usage");
   const metrics = new InferenceMetrics();
   // A conversation's earlier messages come again with every turn: their input scans are kept.
   const inputScans = new InputScanCache();
@@ -189,7 +210,6 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     intervalMs: options.loadReportIntervalMs,
     onDemand: options.onDemand,
   });
-  const { spillDir } = options;
   if (spillDir) {
     // What an earlier stop could not send goes out first.
     const [oldLogs, oldUsage] = [
@@ -220,13 +240,9 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
     balancer: new InFlightBalancer(health, prefixes),
     resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
-    async quota(orgId, deploymentId, tokens) {
-      const standing = await standings.get(`${orgId}\n${deploymentId}`);
-      return (
-        standing.allowed && (standing.remainingTokens === undefined || tokens <= standing.remainingTokens)
-      );
-    },
-    budget: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
+    quotaStanding: (orgId, deploymentId) => standings.get(`${orgId}\n${deploymentId}`),
+    budgetStanding: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
+    reservations: options.redis ? guardedRedisReservations(options.redis, log) : new InProcessReservations(),
     logs,
     usage,
     guard: (policy) => requestGuard(policy, inputScans),
@@ -254,6 +270,23 @@ function guardedRedisLimiter(redis: RedisCommands, log: Logger): RateLimiter {
   );
   return new StoreFailureGuard(new RedisLimiter(redis), (error) => {
     rateLimitStoreErrors.inc({ store: "redis" });
+    warn({ error: (error as Error).message ?? String(error) });
+  });
+}
+
+export const reservationStoreErrors = counter(
+  "reservation_store_errors_total",
+  "Quota and budget reservations and settlements the counter store (Redis) failed to answer.",
+  ["store"],
+);
+
+function guardedRedisReservations(redis: RedisCommands, log: Logger): ReservationStore {
+  const warn = throttledWarning(
+    log,
+    "reservation store unreachable: quotas and budgets are held by this process's counters meanwhile",
+  );
+  return new RedisReservationsWithFallback(new RedisReservations(redis), (error) => {
+    reservationStoreErrors.inc({ store: "redis" });
     warn({ error: (error as Error).message ?? String(error) });
   });
 }

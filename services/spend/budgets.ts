@@ -23,6 +23,13 @@ export interface BudgetStanding {
   allowed: boolean;
   /** Which budget is spent, its limit and the spend: the 429's message. */
   message?: string | undefined;
+  /** Spent so far per scope and period (absent when no budget applies): seeds the gateway's counters. */
+  spent?: SpentSoFar | undefined;
+}
+
+export interface SpentSoFar {
+  organization: { day: number; month: number };
+  api_key: { day: number; month: number };
 }
 
 export type BudgetScope = "organization" | "api_key";
@@ -71,7 +78,12 @@ export async function applicableBudgets(
 }
 
 /** Spend of the organization (and of one key) today and this month. */
-async function spendNow(db: Executor, orgId: string, apiKeyId: string | undefined, now: Date) {
+async function spendNow(
+  db: Executor,
+  orgId: string,
+  apiKeyId: string | undefined,
+  now: Date,
+): Promise<SpentSoFar> {
   const today = utcDayOf(now);
   const [row] = await db
     .select({
@@ -128,8 +140,15 @@ export async function checkBudget(
 ): Promise<BudgetStanding> {
   if (!isUuid(input.orgId)) throw invalid("org_id", "is not a UUID");
   if (input.apiKeyId !== undefined && !isUuid(input.apiKeyId)) throw invalid("api_key_id", "is not a UUID");
-  const spentLine = (await budgetLines(ctx, input.orgId, input.apiKeyId)).find((l) => l.spent >= l.limit);
-  return spentLine ? { allowed: false, message: refusalOf(spentLine) } : { allowed: true };
+  const lines = await budgetLines(ctx, input.orgId, input.apiKeyId);
+  if (lines.length === 0) return { allowed: true };
+  const spent: SpentSoFar = {
+    organization: { day: 0, month: 0 },
+    api_key: { day: 0, month: 0 },
+  };
+  for (const line of lines) spent[line.scope][line.period] = line.spent;
+  const spentLine = lines.find((l) => l.spent >= l.limit);
+  return spentLine ? { allowed: false, message: refusalOf(spentLine), spent } : { allowed: true, spent };
 }
 
 /** The keys of the organization that have a budget of their own, among `keyIds`. */

@@ -29,6 +29,9 @@ export interface QuotaCheck {
   /** Left today, before this request; absent when the quota sets no such limit. */
   remaining_requests?: number;
   remaining_tokens?: number;
+  /** Used today so far (the counters' figures; reservations of calls in flight are the gateway's). */
+  used_requests: number;
+  used_tokens: number;
   /** When the day's counters start again (next UTC midnight). */
   reset_at: string;
 }
@@ -120,10 +123,15 @@ export async function checkQuota(
   const reset_at = nextUtcMidnight(now);
   const quota = (await effectivePolicies(ctx.db, input.orgId, input.deploymentId)).quota;
   if (!quota || (quota.requests_per_day === undefined && quota.tokens_per_day === undefined)) {
-    return { allowed: true, reset_at };
+    return { allowed: true, reset_at, used_requests: 0, used_tokens: 0 };
   }
   const used = await usageToday(ctx, input.orgId);
-  const result: QuotaCheck = { allowed: true, reset_at };
+  const result: QuotaCheck = {
+    allowed: true,
+    reset_at,
+    used_requests: used.requests,
+    used_tokens: used.tokens,
+  };
   if (quota.requests_per_day !== undefined) {
     result.remaining_requests = Math.max(0, quota.requests_per_day - used.requests);
     if (used.requests >= quota.requests_per_day) result.allowed = false;

@@ -229,7 +229,13 @@ describe("policy/check_quota and policy/track_usage", () => {
     const tomorrow = { ...t.app, clock: () => new Date("2030-01-02T00:00:01Z") };
     await trackUsage(today, [{ orgId: org, promptTokens: 1, completionTokens: 1 }]);
     const refused = await checkQuota(today, { orgId: org });
-    expect(refused).toEqual({ allowed: false, remaining_requests: 0, reset_at: "2030-01-02T00:00:00.000Z" });
+    expect(refused).toEqual({
+      allowed: false,
+      remaining_requests: 0,
+      used_requests: 1,
+      used_tokens: 2,
+      reset_at: "2030-01-02T00:00:00.000Z",
+    });
     expect((await checkQuota(tomorrow, { orgId: org })).allowed).toBe(true);
   });
 

@@ -9,6 +9,8 @@ export interface RunningPlatform {
   ports: Record<string, number>;
   startupMs: number;
   output: string[];
+  /** Everything the process wrote to stderr, once it has ended. */
+  stderr: Promise<string>;
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
@@ -78,6 +80,7 @@ export async function runPlatform(env: Record<string, string>, timeoutMs = 30_00
     ports: ready.listeners,
     startupMs: ready.startup_ms,
     output,
+    stderr,
     async stop(signal = "SIGTERM") {
       proc.kill(signal);
       return proc.exited;

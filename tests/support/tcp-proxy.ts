@@ -1,6 +1,8 @@
 // A TCP proxy a test can cut and restore, to play a dependency (PostgreSQL) going away under a running
 // platform: cut() closes every connection and stops listening, so new connections are refused;
-// restore() listens on the same port again.
+// restore() listens on the same port again. blackhole() plays a silent partition instead: connections
+// stay open and new ones are accepted, but nothing is forwarded either way until restore() (then what
+// was held is delivered, as TCP would once the path is back).
 import type { Socket, TCPSocketListener } from "bun";
 
 interface Pipe {
@@ -12,6 +14,8 @@ interface Pipe {
 export interface TcpProxy {
   port: number;
   cut(): void;
+  /** Holds every byte and every new connection until restore(): TCP open, nothing answering. */
+  blackhole(): void;
   restore(): void;
   stop(): void;
 }
@@ -41,6 +45,11 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
   const open = new Set<Socket<Pipe>>();
   let port = 0;
   let listener: TCPSocketListener<Pipe> | undefined;
+  let holding: (() => void)[] | undefined;
+  const forward = (to: Socket<Pipe>, chunk: Uint8Array) => {
+    if (holding) holding.push(() => send(to, chunk));
+    else send(to, chunk);
+  };
   const listen = () => {
     listener = Bun.listen<Pipe>({
       hostname: "127.0.0.1",
@@ -49,29 +58,11 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
         open(client) {
           client.data = { backlog: [] };
           open.add(client);
-          Bun.connect<Pipe>({
-            ...target,
-            socket: {
-              open(upstream) {
-                upstream.data = { backlog: [], peer: client };
-                open.add(upstream);
-                client.data.peer = upstream;
-                for (const chunk of client.data.backlog.splice(0)) send(upstream, chunk);
-              },
-              data: (_upstream, chunk) => send(client, chunk),
-              drain,
-              close(upstream) {
-                open.delete(upstream);
-                client.end();
-              },
-              error: () => {
-                client.end();
-              },
-            },
-          }).catch(() => client.end());
+          if (holding) holding.push(() => connectUpstream(client));
+          else connectUpstream(client);
         },
         data(client, chunk) {
-          if (client.data.peer) send(client.data.peer, chunk);
+          if (client.data.peer) forward(client.data.peer, chunk);
           else client.data.backlog.push(chunk);
         },
         drain,
@@ -83,18 +74,47 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
     });
     port = listener.port;
   };
+  const connectUpstream = (client: Socket<Pipe>) => {
+    Bun.connect<Pipe>({
+      ...target,
+      socket: {
+        open(upstream) {
+          upstream.data = { backlog: [], peer: client };
+          open.add(upstream);
+          client.data.peer = upstream;
+          for (const chunk of client.data.backlog.splice(0)) send(upstream, chunk);
+        },
+        data: (_upstream, chunk) => forward(client, chunk),
+        drain,
+        close(upstream) {
+          open.delete(upstream);
+          client.end();
+        },
+        error: () => {
+          client.end();
+        },
+      },
+    }).catch(() => client.end());
+  };
   listen();
   return {
     get port() {
       return port;
     },
+    blackhole() {
+      holding ??= [];
+    },
     cut() {
+      holding = undefined;
       listener?.stop(true);
       listener = undefined;
       for (const socket of open) socket.terminate();
       open.clear();
     },
     restore() {
+      const held = holding ?? [];
+      holding = undefined;
+      for (const action of held) action();
       if (!listener) listen();
     },
     stop() {

@@ -5,6 +5,7 @@ import { Uuid } from "../../_schemas/internal.ts";
 
 const count = t.Integer({ minimum: 0 });
 const Entry = t.Object({
+  id: t.Optional(Uuid),
   request_id: t.String({ minLength: 1, maxLength: 128 }),
   org_id: t.Optional(t.Nullable(Uuid)),
   deployment_id: t.Optional(t.Nullable(Uuid)),

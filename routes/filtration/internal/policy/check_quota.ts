@@ -18,6 +18,8 @@ export const POST = route({
     allowed: t.Boolean(),
     remaining_requests: t.Optional(t.Integer()),
     remaining_tokens: t.Optional(t.Integer()),
+    used_requests: t.Integer({ description: "Requests counted today so far" }),
+    used_tokens: t.Integer({ description: "Tokens counted today so far" }),
     reset_at: t.String({ format: "date-time" }),
   }),
   handler: ({ ctx, body }) =>
