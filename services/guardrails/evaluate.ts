@@ -19,6 +19,39 @@ export interface Evaluation {
 const strength: Record<Decision, number> = { allow: 0, log: 1, redact: 2, block: 3 };
 
 /**
+ * The most characters (UTF-16 code units) each scanner reads of one text. Every scanner is linear in
+ * its input, but with constants that differ (the phone validator costs up to ~10 µs a character of a
+ * text dense with digits): the caps bound one scan to about a second of a worker's CPU. What lies past
+ * a scanner's cap is not read by it: it becomes an `unscanned` finding of that scanner (score 1), so
+ * the scanner's configured action decides it: `block` refuses the text, `redact` replaces the unread
+ * tail by `[UNSCANNED]`, `log` lets it through and records it. docs/security.md lists them.
+ */
+export const SCAN_CAPS: Readonly<Record<ScannerId, number>> = {
+  pii: 128 * 1024,
+  prompt_injection: 256 * 1024,
+  toxicity: 256 * 1024,
+};
+
+/** The finding that stands for the part of a text a scanner did not read. */
+export function unscannedFinding(scanner: ScannerId, start: number, end: number): Finding {
+  return { scanner, type: "unscanned", score: 1, start, end };
+}
+
+function scanCapped(id: ScannerId, text: string, config: ScannerConfig): Finding[] {
+  const cap = SCAN_CAPS[id];
+  if (text.length <= cap) return scanners[id].scan(text, config);
+  // Not cut inside a surrogate pair.
+  const at = isHighSurrogate(text.charCodeAt(cap - 1)) ? cap - 1 : cap;
+  const found = scanners[id].scan(text.slice(0, at), config);
+  found.push(unscannedFinding(id, at, text.length));
+  return found;
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+/**
  * What a configured action means for a scanner. `redact` is defined for PII only; asked of another
  * scanner it blocks, because a prompt injection or an insult cannot be made safe by masking a span.
  */
@@ -54,7 +87,7 @@ export function evaluate(text: string, policy: GuardrailsPolicy, stage: Stage = 
   const redactable: Finding[] = [];
   const blockedBy: ScannerId[] = [];
   for (const [id, config] of stageConfigs(policy, stage)) {
-    const found = scanners[id].scan(text, config);
+    const found = scanCapped(id, text, config);
     if (found.length === 0) continue;
     const d = decisionFor(id, config.action);
     for (const f of found) findings.push(f);
