@@ -81,13 +81,18 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       meanwhile: (admitted) => {
         const guard = admitted.guardrails ? runtime.guard(admitted.guardrails) : undefined;
         scan.guard = guard;
-        if (guard) scan.checked = request.step("input guardrails", () => guard.input(body.messages));
+        if (guard) {
+          scan.checked = request.step("input guardrails", () => guard.input(body.messages));
+          // Awaited below when the request is admitted; a refused request leaves it unread.
+          scan.checked.catch(() => {});
+        }
       },
     });
     let messages = body.messages;
 
     // (5) input guardrails.
-    const { guard, checked } = scan;
+    const { guard } = scan;
+    const checked = await scan.checked;
     if (checked) {
       entry.guardrails.input = checked.decision;
       if (checked.blockedBy) {
@@ -176,18 +181,29 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
             completion_tokens: estimateTokens(outcome.content),
             total_tokens: prompt + estimateTokens(outcome.content),
           };
-          if (output)
-            entry.guardrails.output = request.step("output guardrails", () => output.finish(outcome.content));
           if (request.observer.tracing) request.observer.annotate(responseAttributes(runtime, outcome));
-          const blockedBy = output?.blockedBy();
-          finish(
-            usage,
-            blockedBy
-              ? blocked(blockedBy)
-              : outcome.error
-                ? new AppError("upstream_error", outcome.error)
-                : undefined,
-          );
+          const done = () => {
+            const blockedBy = output?.blockedBy();
+            finish(
+              usage,
+              blockedBy
+                ? blocked(blockedBy)
+                : outcome.error
+                  ? new AppError("upstream_error", outcome.error)
+                  : undefined,
+            );
+          };
+          if (!output) return done();
+          // The async mode's scan of a long answer runs off the loop; the request is logged after it.
+          request
+            .step("output guardrails", () => output.finish(outcome.content))
+            .then(
+              (decision) => {
+                entry.guardrails.output = decision;
+              },
+              () => {},
+            )
+            .finally(done);
         },
       });
       return { kind: "stream", stream: relayed, context };
@@ -206,7 +222,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     answer.usage = usage;
     if (request.observer.tracing) request.observer.annotate(answerAttributes(runtime, answer));
     if (guard) {
-      const checked = request.step("output guardrails", () => guard.outputText(answer));
+      const checked = await request.step("output guardrails", () => guard.outputText(answer));
       entry.guardrails.output = checked.decision;
       if (checked.blockedBy) throw blocked(checked.blockedBy);
     }
