@@ -1,6 +1,6 @@
 // Issuing a session (access + refresh token) for a user in one organization, and turning an access
 // token back into the Actor every permission check reads.
-import { and, eq, isNotNull, notExists } from "drizzle-orm";
+import { and, eq, exists, isNotNull, notExists } from "drizzle-orm";
 import type { Executor } from "#db/client.ts";
 import { memberships, refreshTokens, roles, users } from "#db/schema/index.ts";
 import type { Actor, AppContext } from "../context.ts";
@@ -99,12 +99,25 @@ export async function actorFromAccessToken(ctx: AppContext, token: string): Prom
     .select({ id: refreshTokens.id })
     .from(refreshTokens)
     .where(and(eq(refreshTokens.familyId, sessionId), isNotNull(refreshTokens.revokedAt)));
+  // The session must exist, and be this user's: a token signed with the real secret (a leaked one, or
+  // one minted by whoever read it) naming a session that was never opened is refused.
+  const opened = ctx.db
+    .select({ id: refreshTokens.id })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.familyId, sessionId), eq(refreshTokens.userId, claims.sub)));
   const [row] = await ctx.db
     .select({ email: users.email, role: roles.name, permissions: roles.permissions })
     .from(memberships)
     .innerJoin(roles, eq(roles.id, memberships.roleId))
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.userId, claims.sub), eq(memberships.orgId, claims.org), notExists(revoked)))
+    .where(
+      and(
+        eq(memberships.userId, claims.sub),
+        eq(memberships.orgId, claims.org),
+        exists(opened),
+        notExists(revoked),
+      ),
+    )
     .limit(1);
   if (!row) throw new AppError("unauthenticated", "invalid token");
   return {
