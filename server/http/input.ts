@@ -3,7 +3,10 @@
 // (a 50,000-deep array overflowed the stack of JSON.stringify further on), and control characters in
 // strings and keys of the body, the query and the path. NUL is refused everywhere (PostgreSQL text and
 // jsonb cannot hold it); the other C0 controls but tab, line feed and carriage return are refused too,
-// except in the bodies of routes that carry free text (prompts, documents, model output).
+// except in the bodies of routes that carry free text (prompts, documents, model output). Everywhere,
+// strings must be well-formed UTF-16 (an unpaired surrogate such as "a\ud800b" is no Unicode text, and
+// PostgreSQL refused it with a 500), and numbers that are integers must be exact (beyond ±2^53, as
+// 9007199254740993, JSON.parse has already rounded them: the value read is not the value sent).
 import { AppError } from "#services/errors.ts";
 
 /** Levels of arrays and objects a JSON body may nest. */
@@ -29,6 +32,19 @@ const controlProblem = (field: string, rule: TextRule) =>
     ],
   });
 
+const notUnicode = (field: string) =>
+  new AppError("validation_error", `${field}: contains an unpaired surrogate (not valid Unicode)`, {
+    fields: [{ field, message: "contains an unpaired surrogate (not valid Unicode)" }],
+  });
+
+const inexact = (field: string) =>
+  new AppError("validation_error", `${field}: an integer beyond ±2^53 cannot be represented exactly`, {
+    fields: [{ field, message: "an integer beyond ±2^53 cannot be represented exactly" }],
+  });
+
+/** ES2024's String.prototype.isWellFormed (Bun has it; the ES2023 lib of tsconfig does not name it). */
+const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
+
 const tooDeep = () =>
   new AppError("validation_error", `body: JSON nested deeper than ${maxJsonDepth} levels`, {
     fields: [{ field: "body", message: `nested deeper than ${maxJsonDepth} levels` }],
@@ -50,6 +66,11 @@ export function checkJsonValue(value: unknown, rule: TextRule, prefix = "", dept
   const visit = (v: unknown, depth: number): void => {
     if (typeof v === "string") {
       if (pattern.test(v)) throw controlProblem(keys.length > 0 ? place() : `${prefix}body`, rule);
+      if (!wellFormed(v)) throw notUnicode(keys.length > 0 ? place() : `${prefix}body`);
+      return;
+    }
+    if (typeof v === "number") {
+      if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw inexact(keys.length > 0 ? place() : `${prefix}body`);
       return;
     }
     if (v === null || typeof v !== "object") return;
@@ -63,8 +84,10 @@ export function checkJsonValue(value: unknown, rule: TextRule, prefix = "", dept
       return;
     }
     const names = Object.keys(v);
-    for (const key of names)
+    for (const key of names) {
       if (pattern.test(key)) throw controlProblem(place(key.replace(anyControl, "?")), rule);
+      if (!wellFormed(key)) throw notUnicode(place("?"));
+    }
     for (let i = names.length - 1; i >= 0; i--) {
       const key = names[i] as string;
       keys.push(key);
