@@ -60,6 +60,8 @@ export interface Config {
   replicaHealth: { failureThreshold: number; probeBaseMs: number; probeMaxMs: number };
   /** argon2id's cost for new password hashes (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_TIME_COST). */
   passwordHash: PasswordHashCost;
+  /** The shortest password accepted (PASSWORD_MIN_LENGTH; 12 unless set higher). */
+  passwordMinLength: number;
 }
 
 export interface ModelSourceSettings {
