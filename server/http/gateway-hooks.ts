@@ -41,8 +41,8 @@ export function problemRenderer(options: GatewayOptions, log: Logger, book: Requ
 }
 
 /**
- * The first hook of every request: its id, the gateway's response headers, the body limit (a body
- * sent without its length is counted as it arrives), then the gateway's guard (the dashboard's CSRF
+ * The first hook of every request: its id, the gateway's response headers, the body limit and read
+ * deadline (every body is counted as it arrives), then the gateway's guard (the dashboard's CSRF
  * check). Synchronous unless there is something to wait for: this runs on every request.
  */
 export function admission(
@@ -51,7 +51,7 @@ export function admission(
   rulesFor: (request: Request) => InputRules,
   render: RenderProblem,
 ) {
-  /** A body sent without its length, counted as it arrives; the parsers then read this copy of it. */
+  /** A body counted as it arrives, within its deadline; the parsers then read this copy of it. */
   const bufferBody = async (request: Request, set: ResponseSet, limit: number): Promise<unknown> => {
     let bytes: Uint8Array<ArrayBuffer>;
     try {
@@ -86,7 +86,9 @@ export function admission(
     const declared = request.headers.get("content-length");
     if (declared !== null && Number(declared) > limit)
       return render(problemOf("", tooLarge(limit), request), request, set);
-    if (declared === null && request.body)
+    // Every body is read here, against its limit and its deadline (bodyDeadlineMs: a body trickling
+    // in is cut with 408), and the parsers read this copy of it.
+    if (request.body && declared !== "0")
       return bufferBody(request, set, limit).then((read) => {
         if (!(read instanceof Request)) return read;
         early.request = read;
