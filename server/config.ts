@@ -224,6 +224,11 @@ export function loadConfig(env: Env = process.env): Config {
     services: services(env),
     trustedProxies: trustedProxies(env),
     passwordMinLength,
+    providerUrls: {
+      allowHttp: bool(env, "PROVIDER_URL_ALLOW_HTTP", false),
+      allowedHosts: hostList(env, "PROVIDER_URL_ALLOWED_HOSTS"),
+      variables: { allowHttp: "PROVIDER_URL_ALLOW_HTTP", allowedHosts: "PROVIDER_URL_ALLOWED_HOSTS" },
+    },
     passwordHash: {
       memoryKib: wholeNumber(env, "PASSWORD_HASH_MEMORY_KIB", 65_536, 1024, 4_194_304),
       timeCost: wholeNumber(env, "PASSWORD_HASH_TIME_COST", 2, 1, 32),
