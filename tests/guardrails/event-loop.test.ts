@@ -6,9 +6,12 @@
 // in docs/security.md); the bound here tolerates a shared 2-core CI machine, where the scan's worker
 // thread and other processes compete with the request loop for the cores (on main: seconds).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq, sql } from "drizzle-orm";
+import { knowledgeChunks } from "#db/schema/index.ts";
 import { evaluate, SCAN_CAPS } from "#services/guardrails/evaluate.ts";
 import { evaluateOffLoop, INLINE_SCAN_CHARS } from "#services/guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "#services/guardrails/policy.ts";
+import { createCollection, uploadFiles } from "../knowledge-base/support.ts";
 import { call } from "../support/app.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 
@@ -87,6 +90,40 @@ describe("no input stalls the loop", () => {
     expect(unscanned).toMatchObject({ scanner: "pii", type: "unscanned", score: 1, end: text.length });
     expect(unscanned.start).toBeLessThanOrEqual(SCAN_CAPS.pii);
     expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+  }, 60_000);
+});
+
+describe("knowledge-base documents are read off the loop", () => {
+  let g: GatewayTest;
+  let collection: string;
+  beforeAll(async () => {
+    g = await startGatewayTest();
+    collection = await createCollection(g, "big");
+  }, 30_000);
+  afterAll(() => g.close(), 30_000);
+
+  test("1.1 MB of Markdown with 60,000 headings: /health stays fast, and it is stored and chunked", async () => {
+    let markdown = "";
+    for (let i = 0; i < 61_000; i++) markdown += `# H${i}\n\nw${i}\n\n`;
+    expect(markdown.length).toBeGreaterThan(1_000_000);
+    const { result, worstMs } = await healthBeside(g.url, () =>
+      uploadFiles(g, collection, { "headings.md": markdown }),
+    );
+    expect(result.status).toBe(201);
+    expect(result.body.stored).toBe(1);
+    const [{ count }] = await g.o.t.app.db
+      .select({ count: sql<number>`count(*)::int` })
+      .from(knowledgeChunks)
+      .where(eq(knowledgeChunks.documentId, result.body.documents[0].id));
+    expect(count).toBeGreaterThan(60_000);
+    expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+  }, 180_000);
+
+  test("HTML nested 20,000 deep is a 400 naming the file, not a 500", async () => {
+    const html = `${"<div>".repeat(20_000)}deep${"</div>".repeat(20_000)}`;
+    const res = await uploadFiles(g, collection, [new File([html], "deep.html", { type: "text/html" })]);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fields[0].field).toBe("files.0");
   }, 60_000);
 });
 
