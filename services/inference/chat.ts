@@ -3,6 +3,7 @@
 // guardrails, (9) logging off the hot path. Each step is configured by the deployment's context and
 // costs nothing when its policy is absent.
 
+import { schemaSizeProblem } from "#adapters/engines/schema-limits.ts";
 import { replicaError } from "#adapters/upstream/refusal.ts";
 import { relaySse, type StreamChunk, type Usage } from "#adapters/upstream/sse-relay.ts";
 import { AppError } from "../errors.ts";
@@ -69,6 +70,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
   if (request.observer.tracing) request.observer.annotate(requestAttributes(runtime, body));
 
   try {
+    checkSchemaSizes(body, input.inputParam);
     // (1) to (4): the key, the deployment, rate limits and quota; (5)'s scan of the input runs while
     // the rate limiter's answer travels (admission.ts `meanwhile`), its verdict applied below only to
     // a request admitted.
@@ -245,4 +247,35 @@ function countUsage(messages: ChatMessage[], answer: Record<string, unknown>): U
   const completion = estimateTokens(choices.map((c) => c.message?.content ?? "").join(""));
   const prompt = estimatePromptTokens(messages);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/**
+ * The JSON Schemas of a request that an engine turns into grammars (response_format's, each tool's
+ * parameters), by their parameter names.
+ */
+function grammarSchemas(body: ChatRequestBody): [string, unknown][] {
+  const found: [string, unknown][] = [];
+  const format = body.response_format;
+  if (isRecord(format) && format.type === "json_schema" && isRecord(format.json_schema))
+    found.push(["response_format.json_schema.schema", format.json_schema.schema]);
+  if (Array.isArray(body.tools))
+    body.tools.forEach((tool: unknown, i) => {
+      if (isRecord(tool) && isRecord(tool.function))
+        found.push([`tools.${i}.function.parameters`, tool.function.parameters]);
+    });
+  return found;
+}
+
+/** OpenAI's structured-outputs size limits (adapters/engines/schema-limits.ts): 400 naming the schema. */
+function checkSchemaSizes(body: ChatRequestBody, inputParam: string | undefined): void {
+  for (const [param, schema] of grammarSchemas(body)) {
+    const problem = schema === undefined ? undefined : schemaSizeProblem(schema);
+    if (problem)
+      throw new AppError("validation_error", `${param}: the schema ${problem}`, {
+        param: inputParam === "input" && param.startsWith("response_format") ? "text.format.schema" : param,
+        fields: [{ field: param, message: `the schema ${problem}` }],
+      });
+  }
 }

@@ -1,6 +1,7 @@
 // One chat completion on one context sequence: OpenAI messages become node-llama-cpp chat history, the
 // model's chat wrapper renders them, LlamaChat samples, and the counts come from the model's tokenizer.
 // What the answer may be (free text, JSON under a schema, tool calls) is decided here once, from the request.
+
 import type {
   ChatHistoryItem,
   ChatModelFunctions,
@@ -13,6 +14,7 @@ import type {
   Token,
 } from "node-llama-cpp";
 import { LlamaChat, TokenBias } from "node-llama-cpp";
+import { schemaSizeProblem } from "../schema-limits.ts";
 import { addSystemText, toChatHistory } from "./history.ts";
 import { createJsonGrammar, toGrammarSchema, UnsupportedSchemaError } from "./json-schema.ts";
 import {
@@ -189,6 +191,8 @@ async function outputMode(
   }
   if (req.response_format?.type === "json_schema") {
     const { schema } = req.response_format.json_schema;
+    const tooLarge = schemaSizeProblem(schema ?? {});
+    if (tooLarge) return refuse(`the schema ${tooLarge}`, "response_format.json_schema.schema");
     const grammar = await grammarOrRefusal(
       llama,
       () => toGrammarSchema(schema ?? {}),
