@@ -129,3 +129,54 @@ export async function actorFromAccessToken(ctx: AppContext, token: string): Prom
     sessionId,
   };
 }
+
+/**
+ * Whether the session an actor signed in with still stands: not revoked (sign-out, refresh-token reuse,
+ * a password change, a removal or a new role) and its membership still there.
+ */
+export async function sessionStands(ctx: Pick<AppContext, "db">, actor: Actor): Promise<boolean> {
+  if (!actor.sessionId) return true;
+  const revoked = ctx.db
+    .select({ id: refreshTokens.id })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.familyId, actor.sessionId), isNotNull(refreshTokens.revokedAt)));
+  const [row] = await ctx.db
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.userId, actor.userId), eq(memberships.orgId, actor.orgId), notExists(revoked)))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** How often a long-lived stream (a log WebSocket) checks that its session still stands. */
+export const SESSION_WATCH_MS = 1000;
+
+/**
+ * Calls `ended` once when the actor's session stops standing (checked every SESSION_WATCH_MS, so a
+ * stream opened with it ends within about a second of a sign-out on any process); returns the stop.
+ * A check that fails (the database away) is not an end: the next one decides.
+ */
+export function watchSession(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  ended: () => void,
+  everyMs = SESSION_WATCH_MS,
+): () => void {
+  if (!actor.sessionId) return () => {};
+  let checking = false;
+  const timer = setInterval(async () => {
+    if (checking) return;
+    checking = true;
+    try {
+      if (!(await sessionStands(ctx, actor))) {
+        clearInterval(timer);
+        ended();
+      }
+    } catch {
+      // The database is away: the stream stays until a check can tell.
+    } finally {
+      checking = false;
+    }
+  }, everyMs);
+  return () => clearInterval(timer);
+}
