@@ -70,7 +70,8 @@ export function checkJsonValue(value: unknown, rule: TextRule, prefix = "", dept
       return;
     }
     if (typeof v === "number") {
-      if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw inexact(keys.length > 0 ? place() : `${prefix}body`);
+      if (Number.isInteger(v) && !Number.isSafeInteger(v))
+        throw inexact(keys.length > 0 ? place() : `${prefix}body`);
       return;
     }
     if (v === null || typeof v !== "object") return;

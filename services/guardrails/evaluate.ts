@@ -104,7 +104,11 @@ export function evaluate(text: string, policy: GuardrailsPolicy, stage: Stage = 
  * The evaluation of a text no scanner could read in time (its scan passed its deadline): all of it is
  * `unscanned` for every scanner the stage runs, so each scanner's action decides, as past a cap.
  */
-export function evaluateUnscanned(text: string, policy: GuardrailsPolicy, stage: Stage = "input"): Evaluation {
+export function evaluateUnscanned(
+  text: string,
+  policy: GuardrailsPolicy,
+  stage: Stage = "input",
+): Evaluation {
   return decide(
     text,
     stageConfigs(policy, stage).map(([id, config]) => [id, config, [unscannedFinding(id, 0, text.length)]]),

@@ -125,7 +125,9 @@ export function urlProblem(raw: string, rules: UrlCheck): string | undefined {
     return "is not a valid URL";
   }
   if (url.protocol !== "https:" && !(url.protocol === "http:" && rules.allowHttp)) {
-    return rules.allowHttp ? "must be an http(s) URL" : `must be an https URL (${names.allowHttp} allows http)`;
+    return rules.allowHttp
+      ? "must be an http(s) URL"
+      : `must be an https URL (${names.allowHttp} allows http)`;
   }
   if (url.username || url.password) return "must not carry credentials";
   if (hostListed(url, rules.allowedHosts)) return undefined;

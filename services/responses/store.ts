@@ -23,7 +23,8 @@ export async function saveResponse(ctx: Ctx, record: StoredResponse): Promise<vo
       body: record.body,
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError("already_exists", `response ${record.id} is already stored`);
+    if (isUniqueViolation(error))
+      throw new AppError("already_exists", `response ${record.id} is already stored`);
     if (isForeignKeyViolation(error)) throw invalid("org_id", "no such organization");
     throw error;
   }

@@ -38,17 +38,25 @@ test.each([
   "http:evil.example",
   "javascript:alert(1)",
   "evil.example",
-])("next=%j is refused: back to /", async (next) => {
-  expect(await signInWith(next)).toBe("/");
-}, 30_000);
+])(
+  "next=%j is refused: back to /",
+  async (next) => {
+    expect(await signInWith(next)).toBe("/");
+  },
+  30_000,
+);
 
 test.each([
   ["/api-keys?from=test", "/api-keys?from=test"],
   ["/deployments#top", "/deployments#top"],
   ["/", "/"],
-])("next=%j, a path of the dashboard, is kept", async (next, location) => {
-  expect(await signInWith(next)).toBe(location);
-}, 30_000);
+])(
+  "next=%j, a path of the dashboard, is kept",
+  async (next, location) => {
+    expect(await signInWith(next)).toBe(location);
+  },
+  30_000,
+);
 
 test("the sign-in page carries only a safe next in its form", async () => {
   const html = await (await dashboard(new Request("http://localhost/login?next=%2F%5Cevil.example"))).text();

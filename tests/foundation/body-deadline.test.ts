@@ -3,8 +3,8 @@
 // shape, with or without a Content-Length; a body that arrives in time is read as before.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bodyDeadlineMs } from "#server/http/input.ts";
-import { gatewayHandler, type Handler } from "../support/app.ts";
 import { type GatewayTest, startGatewayTest } from "../inference/support.ts";
+import { gatewayHandler, type Handler } from "../support/app.ts";
 
 let g: GatewayTest;
 let dashboard: Handler;
@@ -45,7 +45,11 @@ test("a trickling body gets 408 on every gateway, over a socket and in process, 
     // A real connection: headers promise 100 bytes, then one arrives every 400 ms.
     const res = await fetch(`${g.url}/v1/chat/completions`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${g.key}`, "content-length": "100" },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${g.key}`,
+        "content-length": "100",
+      },
       body: trickle(),
     });
     return { status: res.status, body: (await res.json()) as { error: { code: string } } };
@@ -69,9 +73,15 @@ test("a trickling body gets 408 on every gateway, over a socket and in process, 
     form,
   ]);
   const elapsed = performance.now() - started;
-  expect(inference).toEqual({ status: 408, body: { error: expect.objectContaining({ code: "request_timeout" }) } });
+  expect(inference).toEqual({
+    status: 408,
+    body: { error: expect.objectContaining({ code: "request_timeout" }) },
+  });
   for (const answer of [filtration, orchestration, chunked])
-    expect(answer).toEqual({ status: 408, body: { error: expect.objectContaining({ code: "request_timeout" }) } });
+    expect(answer).toEqual({
+      status: 408,
+      body: { error: expect.objectContaining({ code: "request_timeout" }) },
+    });
   expect(page.status).toBe(408);
   expect(elapsed).toBeGreaterThanOrEqual(9_500);
   expect(elapsed).toBeLessThan(20_000);

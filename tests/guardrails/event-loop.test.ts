@@ -11,9 +11,9 @@ import { knowledgeChunks } from "#db/schema/index.ts";
 import { evaluate, SCAN_CAPS } from "#services/guardrails/evaluate.ts";
 import { evaluateOffLoop, INLINE_SCAN_CHARS } from "#services/guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "#services/guardrails/policy.ts";
+import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { createCollection, uploadFiles } from "../knowledge-base/support.ts";
 import { call } from "../support/app.ts";
-import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 
 const HEALTH_BOUND_MS = 400;
 const redactPii: GuardrailsPolicy = { input: { pii: { action: "redact" } } };
@@ -50,15 +50,19 @@ describe("no input stalls the loop", () => {
     ["600 KB of IP addresses", "192.168.1.1 ".repeat(50_000)],
     ["200 KB of phone numbers", fill("+1 415 555 0100 ", 200_000)],
     ["200 KB of card numbers", fill("4111 1111 1111 1111 ", 200_000)],
-  ])("a chat of %s with PII redact: /health stays fast", async (_, content) => {
-    const { result, worstMs } = await healthBeside(g.url, async () => {
-      const res = await chat(g, { messages: [{ role: "user", content }] });
-      await res.arrayBuffer();
-      return res.status;
-    });
-    expect(result).toBe(200);
-    expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
-  }, 60_000);
+  ])(
+    "a chat of %s with PII redact: /health stays fast",
+    async (_, content) => {
+      const { result, worstMs } = await healthBeside(g.url, async () => {
+        const res = await chat(g, { messages: [{ role: "user", content }] });
+        await res.arrayBuffer();
+        return res.status;
+      });
+      expect(result).toBe(200);
+      expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+    },
+    60_000,
+  );
 
   test("400 KB of e-mail addresses through the guardrail preview: /health stays fast, the text is redacted", async () => {
     const content = fill("john.doe@example.com ", 400_000);
@@ -137,7 +141,9 @@ describe("caps and deadlines", () => {
     expect(logged).toMatchObject({ allowed: true, action: "log" });
     // The read part ends after the last space before the cap.
     const cut = over.lastIndexOf(" ", SCAN_CAPS.pii - 1) + 1;
-    expect(logged.findings).toEqual([{ scanner: "pii", type: "unscanned", score: 1, start: cut, end: over.length }]);
+    expect(logged.findings).toEqual([
+      { scanner: "pii", type: "unscanned", score: 1, start: cut, end: over.length },
+    ]);
     const redacted = evaluate(over, redactPii);
     expect(redacted.redacted === `${over.slice(0, cut)}[UNSCANNED]`).toBe(true);
     expect(evaluate(over, { input: { pii: { action: "block" } } }).blockedBy).toEqual(["pii"]);
@@ -151,6 +157,8 @@ describe("caps and deadlines", () => {
     expect(await evaluateOffLoop(text, redactPii)).toEqual(evaluate(text, redactPii));
     const late = await evaluateOffLoop(text, redactPii, "input", 0);
     expect(late).toMatchObject({ action: "redact", redacted: "[UNSCANNED]" });
-    expect(late.findings).toEqual([{ scanner: "pii", type: "unscanned", score: 1, start: 0, end: text.length }]);
+    expect(late.findings).toEqual([
+      { scanner: "pii", type: "unscanned", score: 1, start: 0, end: text.length },
+    ]);
   });
 });

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { storedResponses } from "#db/schema/index.ts";
-import { call } from "../support/app.ts";
-import { defaultOrgId } from "../management/support.ts";
 import { type GatewayTest, startGatewayTest } from "../inference/support.ts";
+import { defaultOrgId } from "../management/support.ts";
 import { createPool } from "../orchestration/support.ts";
+import { call } from "../support/app.ts";
 
 let g: GatewayTest;
 beforeAll(async () => {
@@ -87,7 +87,10 @@ describe("/internal/responses/save", () => {
   test("an unknown organization is 400, a taken id 409, a surrogate 400", async () => {
     // A response as the gateway stores it, then sent again under new ids.
     const answered = (await (await responses({ input: "Hi" })).json()) as { id: string };
-    const [row] = await g.o.t.app.db.select().from(storedResponses).where(eq(storedResponses.id, answered.id));
+    const [row] = await g.o.t.app.db
+      .select()
+      .from(storedResponses)
+      .where(eq(storedResponses.id, answered.id));
     if (!row) throw new Error("the response was not stored");
     const record = (orgId: string, id = `resp_${crypto.randomUUID().replaceAll("-", "")}`) => ({
       id,

@@ -45,9 +45,9 @@ describe.each([
     const refused = await call(api, "POST", "/auth/register", { body: { email: email(), password: short } });
     expect(refused.status).toBe(400);
     expect(fieldOf(refused)?.field).toBe("password");
-    expect((await call(api, "POST", "/auth/register", { body: { email: email(), password: enough } })).status).toBe(
-      201,
-    );
+    expect(
+      (await call(api, "POST", "/auth/register", { body: { email: email(), password: enough } })).status,
+    ).toBe(201);
   });
 
   test("a new account added by an administrator", async () => {
