@@ -59,7 +59,13 @@ export function admission(
     } catch (error) {
       return render(problemOf("", error, request), request, set);
     }
-    const copy = new Request(request.url, { method: request.method, headers: request.headers, body: bytes });
+    // The copy keeps the original's signal: a client that leaves still cancels the work (the upstream).
+    const copy = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: bytes,
+      signal: request.signal,
+    });
     book.sameAs(copy, request);
     return copy;
   };
@@ -145,7 +151,7 @@ export function accessMacro(
         // Read when something records it (audit), not on every request: it showed in the profile.
         get ip() {
           return clientAddress(
-            serverOf()?.requestIP(request)?.address,
+            serverOf()?.requestIP(book.receivedOf(request))?.address,
             request.headers.get("x-forwarded-for"),
             trustedProxies,
           );
