@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH_FLOOR } from "#services/auth/passwords.ts";
 import {
   type Config,
   type LogLevel,
@@ -186,9 +187,16 @@ export function loadConfig(env: Env = process.env): Config {
   const local = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
   const adminEmail = (env.ADMIN_EMAIL || "admin@example.com").trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(adminEmail)) throw new ConfigError("ADMIN_EMAIL", "not an e-mail address");
+  const passwordMinLength = wholeNumber(
+    env,
+    "PASSWORD_MIN_LENGTH",
+    PASSWORD_MIN_LENGTH_FLOOR,
+    PASSWORD_MIN_LENGTH_FLOOR,
+    PASSWORD_MAX_LENGTH,
+  );
   const adminPassword = env.ADMIN_PASSWORD || undefined;
-  if (adminPassword !== undefined && adminPassword.length < 8) {
-    throw new ConfigError("ADMIN_PASSWORD", "must be at least 8 characters");
+  if (adminPassword !== undefined && adminPassword.length < passwordMinLength) {
+    throw new ConfigError("ADMIN_PASSWORD", `must be at least ${passwordMinLength} characters`);
   }
   return {
     dataDir,
@@ -215,6 +223,12 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, "LOG_LEVEL", logLevels, "info"),
     services: services(env),
     trustedProxies: trustedProxies(env),
+    passwordMinLength,
+    providerUrls: {
+      allowHttp: bool(env, "PROVIDER_URL_ALLOW_HTTP", false),
+      allowedHosts: hostList(env, "PROVIDER_URL_ALLOWED_HOSTS"),
+      variables: { allowHttp: "PROVIDER_URL_ALLOW_HTTP", allowedHosts: "PROVIDER_URL_ALLOWED_HOSTS" },
+    },
     passwordHash: {
       memoryKib: wholeNumber(env, "PASSWORD_HASH_MEMORY_KIB", 65_536, 1024, 4_194_304),
       timeCost: wholeNumber(env, "PASSWORD_HASH_TIME_COST", 2, 1, 32),

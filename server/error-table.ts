@@ -19,6 +19,7 @@ export const errorTable: Record<ErrorCode, ErrorMapping> = {
   already_exists: { status: 409, wire: "conflict", grpc: Code.AlreadyExists },
   failed_precondition: { status: 409, wire: "conflict", grpc: Code.FailedPrecondition },
   payload_too_large: { status: 413, wire: "payload_too_large", grpc: Code.ResourceExhausted },
+  request_timeout: { status: 408, wire: "request_timeout", grpc: Code.DeadlineExceeded },
   rate_limited: { status: 429, wire: "rate_limit_exceeded", grpc: Code.ResourceExhausted },
   unavailable: { status: 503, wire: "unavailable", grpc: Code.Unavailable },
   upstream_refused: { status: 400, wire: "upstream_refused", grpc: Code.InvalidArgument },

@@ -66,6 +66,24 @@ export interface Config {
    * the database is unreachable (DATABASE_RETRY_INTERVAL_MS).
    */
   database: { statementTimeoutMs: number; connectTimeoutMs: number; retryIntervalMs: number };
+  /** The shortest password accepted (PASSWORD_MIN_LENGTH; 12 unless set higher). */
+  passwordMinLength: number;
+  /**
+   * What a provider's `settings.base_url` (and any other `*_url` setting) may name: the model sources'
+   * rule (https, public addresses) with its own variables, PROVIDER_URL_ALLOW_HTTP and
+   * PROVIDER_URL_ALLOWED_HOSTS.
+   */
+  providerUrls: UrlRules;
+}
+
+/** Which URLs the server may be made to call: their scheme, and the hosts allowed though internal. */
+export interface UrlRules {
+  /** http:// URLs too (https:// only otherwise). */
+  allowHttp: boolean;
+  /** Hosts (`name` or `name:port`) a URL may name even when they are loopback or private. */
+  allowedHosts: string[];
+  /** The variables that set the two, named in the refusals. */
+  variables: { allowHttp: string; allowedHosts: string };
 }
 
 export interface ModelSourceSettings {
@@ -76,3 +94,8 @@ export interface ModelSourceSettings {
   /** Hosts (`name` or `name:port`) a model URL may name even when they are loopback or private. */
   allowedHosts: string[];
 }
+
+export const modelSourceVariables = {
+  allowHttp: "MODEL_SOURCE_ALLOW_HTTP",
+  allowedHosts: "MODEL_SOURCE_ALLOWED_HOSTS",
+} as const;

@@ -12,6 +12,8 @@ export const errorCodes = [
   /** A state that forbids the operation. HTTP 409 `conflict`, gRPC FAILED_PRECONDITION. */
   "failed_precondition",
   "payload_too_large",
+  /** The request's body did not arrive in time (HTTP 408). */
+  "request_timeout",
   "rate_limited",
   "unavailable",
   /**

@@ -17,6 +17,8 @@ const anthropicErrors: Record<ErrorCode, { type: ErrorType; status?: number }> =
   already_exists: { type: "invalid_request_error", status: 400 },
   failed_precondition: { type: "invalid_request_error", status: 400 },
   payload_too_large: { type: "request_too_large" },
+  // The client sent its body too slowly (408): the closest of Anthropic's types.
+  request_timeout: { type: "timeout_error" },
   rate_limited: { type: "rate_limit_error" },
   // Anthropic's "overloaded": clients (the SDKs, Claude Code) retry it as they retry 503.
   unavailable: { type: "overloaded_error", status: 529 },

@@ -48,8 +48,8 @@ export function problemRenderer(options: GatewayOptions, log: Logger, book: Requ
 }
 
 /**
- * The first hook of every request: its id, the gateway's response headers, the body limit (a body
- * sent without its length is counted as it arrives), then the gateway's guard (the dashboard's CSRF
+ * The first hook of every request: its id, the gateway's response headers, the body limit and read
+ * deadline (every body is counted as it arrives), then the gateway's guard (the dashboard's CSRF
  * check). Synchronous unless there is something to wait for: this runs on every request.
  */
 export function admission(
@@ -58,7 +58,7 @@ export function admission(
   rulesFor: (request: Request) => InputRules,
   render: RenderProblem,
 ) {
-  /** A body sent without its length, counted as it arrives; the parsers then read this copy of it. */
+  /** A body counted as it arrives, within its deadline; the parsers then read this copy of it. */
   const bufferBody = async (request: Request, set: ResponseSet, limit: number): Promise<unknown> => {
     let bytes: Uint8Array<ArrayBuffer>;
     try {
@@ -66,7 +66,13 @@ export function admission(
     } catch (error) {
       return render(problemOf("", error, request), request, set);
     }
-    const copy = new Request(request.url, { method: request.method, headers: request.headers, body: bytes });
+    // The copy keeps the original's signal: a client that leaves still cancels the work (the upstream).
+    const copy = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: bytes,
+      signal: request.signal,
+    });
     book.sameAs(copy, request);
     return copy;
   };
@@ -93,7 +99,9 @@ export function admission(
     const declared = request.headers.get("content-length");
     if (declared !== null && Number(declared) > limit)
       return render(problemOf("", tooLarge(limit), request), request, set);
-    if (declared === null && request.body)
+    // Every body is read here, against its limit and its deadline (bodyDeadlineMs: a body trickling
+    // in is cut with 408), and the parsers read this copy of it.
+    if (request.body && declared !== "0")
       return bufferBody(request, set, limit).then((read) => {
         if (!(read instanceof Request)) return read;
         early.request = read;
@@ -150,7 +158,7 @@ export function accessMacro(
         // Read when something records it (audit), not on every request: it showed in the profile.
         get ip() {
           return clientAddress(
-            serverOf()?.requestIP(request)?.address,
+            serverOf()?.requestIP(book.receivedOf(request))?.address,
             request.headers.get("x-forwarded-for"),
             trustedProxies,
           );

@@ -2,6 +2,7 @@
 // details (the handler gets its input and the gateway's runtime), and each WebSocket route.
 
 import { type AnyElysia, ParseError } from "elysia";
+import { watchSession } from "#services/auth/session.ts";
 import type { RequestContext } from "#services/context.ts";
 import { AppError } from "#services/errors.ts";
 import type { Access } from "#services/permissions.ts";
@@ -117,10 +118,20 @@ export function mountSocket(
       });
     },
     async open(ws: Socket) {
-      const cleanup = await d.open(ws.data.accepted, {
+      const stop = await d.open(ws.data.accepted, {
         send: (message) => ws.send(JSON.stringify(message)),
         close: (code, reason) => ws.close(code, reason),
       });
+      // A socket lives as long as the session that opened it: a sign-out or a revocation closes it
+      // (1008, policy violation) within about a second.
+      const actor = ws.data.ctx.actor;
+      const unwatch = actor
+        ? watchSession(ws.data.ctx, actor, () => ws.close(1008, "the session ended"))
+        : () => {};
+      const cleanup = () => {
+        unwatch();
+        stop();
+      };
       if (closed.has(ws.raw)) cleanup();
       else cleanups.set(ws.raw, cleanup);
     },

@@ -3,7 +3,10 @@
 // (a 50,000-deep array overflowed the stack of JSON.stringify further on), and control characters in
 // strings and keys of the body, the query and the path. NUL is refused everywhere (PostgreSQL text and
 // jsonb cannot hold it); the other C0 controls but tab, line feed and carriage return are refused too,
-// except in the bodies of routes that carry free text (prompts, documents, model output).
+// except in the bodies of routes that carry free text (prompts, documents, model output). Everywhere,
+// strings must be well-formed UTF-16 (an unpaired surrogate such as "a\ud800b" is no Unicode text, and
+// PostgreSQL refused it with a 500), and numbers that are integers must be exact (beyond ±2^53, as
+// 9007199254740993, JSON.parse has already rounded them: the value read is not the value sent).
 import { AppError } from "#services/errors.ts";
 
 /** Levels of arrays and objects a JSON body may nest. */
@@ -29,6 +32,19 @@ const controlProblem = (field: string, rule: TextRule) =>
     ],
   });
 
+const notUnicode = (field: string) =>
+  new AppError("validation_error", `${field}: contains an unpaired surrogate (not valid Unicode)`, {
+    fields: [{ field, message: "contains an unpaired surrogate (not valid Unicode)" }],
+  });
+
+const inexact = (field: string) =>
+  new AppError("validation_error", `${field}: an integer beyond ±2^53 cannot be represented exactly`, {
+    fields: [{ field, message: "an integer beyond ±2^53 cannot be represented exactly" }],
+  });
+
+/** ES2024's String.prototype.isWellFormed (Bun has it; the ES2023 lib of tsconfig does not name it). */
+const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
+
 const tooDeep = () =>
   new AppError("validation_error", `body: JSON nested deeper than ${maxJsonDepth} levels`, {
     fields: [{ field: "body", message: `nested deeper than ${maxJsonDepth} levels` }],
@@ -50,6 +66,12 @@ export function checkJsonValue(value: unknown, rule: TextRule, prefix = "", dept
   const visit = (v: unknown, depth: number): void => {
     if (typeof v === "string") {
       if (pattern.test(v)) throw controlProblem(keys.length > 0 ? place() : `${prefix}body`, rule);
+      if (!wellFormed(v)) throw notUnicode(keys.length > 0 ? place() : `${prefix}body`);
+      return;
+    }
+    if (typeof v === "number") {
+      if (Number.isInteger(v) && !Number.isSafeInteger(v))
+        throw inexact(keys.length > 0 ? place() : `${prefix}body`);
       return;
     }
     if (v === null || typeof v !== "object") return;
@@ -63,8 +85,10 @@ export function checkJsonValue(value: unknown, rule: TextRule, prefix = "", dept
       return;
     }
     const names = Object.keys(v);
-    for (const key of names)
+    for (const key of names) {
       if (pattern.test(key)) throw controlProblem(place(key.replace(anyControl, "?")), rule);
+      if (!wellFormed(key)) throw notUnicode(place("?"));
+    }
     for (let i = names.length - 1; i >= 0; i--) {
       const key = names[i] as string;
       keys.push(key);
@@ -83,21 +107,54 @@ export function checkParameters(
   if (values) checkJsonValue(values, "strict", prefix);
 }
 
-/** The body's bytes, refused (413) as soon as they pass `limit`. */
-export async function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+/**
+ * How long a request's body may take to arrive: 10 s, and one second more for each MiB its route allows
+ * past the first (a 16 MiB upload gets 25 s). Bytes trickling in do not extend it, so a client sending
+ * one byte a second holds a connection for 10 s, not for as long as it likes.
+ */
+export function bodyDeadlineMs(limit: number): number {
+  const mib = 1024 * 1024;
+  return 10_000 + Math.max(0, Math.ceil((limit - mib) / mib)) * 1000;
+}
+
+export const bodyTimedOut = (deadlineMs: number) =>
+  new AppError("request_timeout", `the request body did not arrive within ${deadlineMs / 1000} s`);
+
+/**
+ * The body's bytes, refused (413) as soon as they pass `limit`, and (408) when they have not all
+ * arrived by `deadlineMs` (bodyDeadlineMs).
+ */
+export async function readLimited(
+  request: Request,
+  limit: number,
+  deadlineMs = bodyDeadlineMs(limit),
+): Promise<Uint8Array<ArrayBuffer>> {
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => resolve("expired"), deadlineMs);
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), expired]);
+      if (next === "expired") {
+        await reader.cancel().catch(() => {});
+        throw bodyTimedOut(deadlineMs);
+      }
+      const { value, done } = next;
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   const bytes = new Uint8Array(total);
   let offset = 0;

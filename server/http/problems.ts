@@ -77,6 +77,7 @@ export function platformBody(problem: Problem) {
 const openaiCodes: Partial<Record<ErrorCode, { type: string; code: string }>> = {
   validation_error: { type: "invalid_request_error", code: "invalid_request_error" },
   payload_too_large: { type: "invalid_request_error", code: "payload_too_large" },
+  request_timeout: { type: "invalid_request_error", code: "request_timeout" },
   unauthenticated: { type: "invalid_request_error", code: "invalid_api_key" },
   forbidden: { type: "invalid_request_error", code: "model_not_allowed" },
   // An unknown route or record; an unknown model says model_not_found itself (admission.ts, models.ts).

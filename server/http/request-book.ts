@@ -10,6 +10,8 @@ interface RequestMeta {
   start: number;
   /** A streamed answer: its metrics are taken when the last byte has gone, not at the headers. */
   streaming?: boolean;
+  /** The request as the server received it, when a copy (its body read ahead) stands for it. */
+  received?: Request;
 }
 
 let sequence = 0;
@@ -42,8 +44,12 @@ export function requestBook(log: Logger, metrics: HttpMetrics) {
     idOf: (request: Request): string | undefined => meta.get(request)?.id,
     /** The copy of a request (its body read ahead) is the same request in the book. */
     sameAs(copy: Request, original: Request): void {
-      meta.set(copy, meta.get(original) as RequestMeta);
+      const m = meta.get(original) as RequestMeta;
+      m.received = original;
+      meta.set(copy, m);
     },
+    /** The request the server received (its socket's address is known by that object only). */
+    receivedOf: (request: Request): Request => meta.get(request)?.received ?? request,
     /** The answer has gone (a streamed one is recorded when its stream ends). */
     answered(request: Request, template: string, status: number): void {
       if (meta.get(request)?.streaming) return;

@@ -19,7 +19,7 @@ export interface ChangePasswordInput {
 
 export async function changePassword(ctx: RequestContext, input: ChangePasswordInput): Promise<Session> {
   const actor = actorOf(ctx);
-  const problem = passwordProblem(input.new_password);
+  const problem = passwordProblem(input.new_password, ctx.config.passwordMinLength);
   if (problem) throw invalid("new_password", problem);
   const [user] = await ctx.db.select().from(users).where(eq(users.id, actor.userId)).limit(1);
   if (!user) throw new AppError("unauthenticated", "invalid token");

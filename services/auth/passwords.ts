@@ -33,5 +33,13 @@ export function generatePassword(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url");
 }
 
-export const passwordProblem = (password: string): string | undefined =>
-  password.length < 8 ? "must be at least 8 characters" : password.length > 256 ? "is too long" : undefined;
+/** The floor of PASSWORD_MIN_LENGTH (OWASP ASVS 2.1.1: at least 12 characters); it may be set higher. */
+export const PASSWORD_MIN_LENGTH_FLOOR = 12;
+export const PASSWORD_MAX_LENGTH = 256;
+
+export const passwordProblem = (password: string, minLength: number): string | undefined =>
+  password.length < minLength
+    ? `must be at least ${minLength} characters`
+    : password.length > PASSWORD_MAX_LENGTH
+      ? "is too long"
+      : undefined;

@@ -28,7 +28,7 @@ const organizationTaken = () =>
 export async function register(ctx: RequestContext, input: RegisterInput): Promise<Session> {
   if (!ctx.config.allowRegistration) throw new AppError("forbidden", "registration is closed");
   const email = normaliseEmail(input.email);
-  const problem = passwordProblem(input.password);
+  const problem = passwordProblem(input.password, ctx.config.passwordMinLength);
   if (problem) throw invalid("password", problem);
   const organizationName = input.organization_name?.trim();
   if (organizationName === "") throw invalid("organization_name", "must not be blank");

@@ -17,7 +17,7 @@ export interface PasswordReset {
 
 export async function resetPassword(ctx: AppContext, email: string, given?: string): Promise<PasswordReset> {
   const address = email.trim().toLowerCase();
-  const problem = given === undefined ? undefined : passwordProblem(given);
+  const problem = given === undefined ? undefined : passwordProblem(given, ctx.config.passwordMinLength);
   if (problem) throw new AppError("validation_error", `ADMIN_PASSWORD ${problem}`);
   const password = given ?? generatePassword();
   const passwordHash = await hashPassword(password, ctx.config.passwordHash);

@@ -1,6 +1,6 @@
 // Issuing a session (access + refresh token) for a user in one organization, and turning an access
 // token back into the Actor every permission check reads.
-import { and, eq, isNotNull, isNull, notExists } from "drizzle-orm";
+import { and, eq, exists, isNotNull, isNull, notExists } from "drizzle-orm";
 import type { Executor } from "#db/client.ts";
 import { memberships, refreshTokens, roles, users } from "#db/schema/index.ts";
 import type { Actor, AppContext } from "../context.ts";
@@ -102,6 +102,12 @@ export async function actorFromAccessToken(ctx: AppContext, token: string): Prom
     .select({ id: refreshTokens.id })
     .from(refreshTokens)
     .where(and(eq(refreshTokens.familyId, sessionId), isNotNull(refreshTokens.revokedAt)));
+  // The session must exist, and be this user's: a token signed with the real secret (a leaked one, or
+  // one minted by whoever read it) naming a session that was never opened is refused.
+  const opened = ctx.db
+    .select({ id: refreshTokens.id })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.familyId, sessionId), eq(refreshTokens.userId, claims.sub)));
   const [row] = await ctx.db
     .select({ email: users.email, role: roles.name, permissions: roles.permissions })
     .from(memberships)
@@ -112,6 +118,7 @@ export async function actorFromAccessToken(ctx: AppContext, token: string): Prom
         eq(memberships.userId, claims.sub),
         eq(memberships.orgId, claims.org),
         isNull(memberships.deactivatedAt),
+        exists(opened),
         notExists(revoked),
       ),
     )
@@ -125,4 +132,55 @@ export async function actorFromAccessToken(ctx: AppContext, token: string): Prom
     permissions: new Set(row.permissions.filter(isPermission) as Permission[]),
     sessionId,
   };
+}
+
+/**
+ * Whether the session an actor signed in with still stands: not revoked (sign-out, refresh-token reuse,
+ * a password change, a removal or a new role) and its membership still there.
+ */
+export async function sessionStands(ctx: Pick<AppContext, "db">, actor: Actor): Promise<boolean> {
+  if (!actor.sessionId) return true;
+  const revoked = ctx.db
+    .select({ id: refreshTokens.id })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.familyId, actor.sessionId), isNotNull(refreshTokens.revokedAt)));
+  const [row] = await ctx.db
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.userId, actor.userId), eq(memberships.orgId, actor.orgId), notExists(revoked)))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** How often a long-lived stream (a log WebSocket) checks that its session still stands. */
+export const SESSION_WATCH_MS = 1000;
+
+/**
+ * Calls `ended` once when the actor's session stops standing (checked every SESSION_WATCH_MS, so a
+ * stream opened with it ends within about a second of a sign-out on any process); returns the stop.
+ * A check that fails (the database away) is not an end: the next one decides.
+ */
+export function watchSession(
+  ctx: Pick<AppContext, "db">,
+  actor: Actor,
+  ended: () => void,
+  everyMs = SESSION_WATCH_MS,
+): () => void {
+  if (!actor.sessionId) return () => {};
+  let checking = false;
+  const timer = setInterval(async () => {
+    if (checking) return;
+    checking = true;
+    try {
+      if (!(await sessionStands(ctx, actor))) {
+        clearInterval(timer);
+        ended();
+      }
+    } catch {
+      // The database is away: the stream stays until a check can tell.
+    } finally {
+      checking = false;
+    }
+  }, everyMs);
+  return () => clearInterval(timer);
 }

@@ -10,6 +10,7 @@ const placeholders: Readonly<Record<string, string>> = {
   api_key: "[SECRET]",
   private_key: "[SECRET]",
   jwt: "[SECRET]",
+  unscanned: "[UNSCANNED]",
 };
 
 export function placeholderFor(type: string): string {
@@ -21,15 +22,36 @@ export function placeholderFor(type: string): string {
  * then the first; a finding that overlaps one already replaced is dropped, so no fragment of a
  * redacted value is left behind and no placeholder is cut in two.
  */
-export function redact(text: string, findings: readonly Finding[]): string {
-  if (findings.length === 0) return text;
-  const ordered = [...findings].sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+/**
+ * Of findings in order of preference, those that overlap none preferred before them, by start. Linear
+ * in the text: each finding looks at the characters it covers (marked once taken), instead of every
+ * finding kept so far (50,000 addresses in a text made that a quadratic 0.2 s).
+ */
+export function disjoint(ordered: readonly Finding[], length: number): Finding[] {
+  const taken = new Uint8Array(length + 1);
   const chosen: Finding[] = [];
   for (const f of ordered) {
     if (f.end <= f.start) continue;
-    if (!chosen.some((c) => f.start < c.end && c.start < f.end)) chosen.push(f);
+    const start = Math.max(0, f.start);
+    const end = Math.min(length, f.end);
+    let clash = false;
+    for (let i = start; i < end; i++) {
+      if (taken[i] === 1) {
+        clash = true;
+        break;
+      }
+    }
+    if (clash) continue;
+    taken.fill(1, start, end);
+    chosen.push(f);
   }
-  chosen.sort((a, b) => a.start - b.start);
+  return chosen.sort((a, b) => a.start - b.start);
+}
+
+export function redact(text: string, findings: readonly Finding[]): string {
+  if (findings.length === 0) return text;
+  const ordered = [...findings].sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+  const chosen = disjoint(ordered, text.length);
   let out = "";
   let at = 0;
   for (const f of chosen) {

@@ -6,7 +6,8 @@ import { invalid } from "../errors.ts";
 import { type ChatMessage, textOf } from "../inference/messages.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
-import { type Decision, evaluate } from "./evaluate.ts";
+import type { Decision } from "./evaluate.ts";
+import { evaluateOffLoop } from "./off-loop.ts";
 import type { GuardrailsPolicy, Stage } from "./policy.ts";
 import type { Finding } from "./scanner.ts";
 
@@ -45,7 +46,7 @@ export async function scanContent(ctx: { db: Executor }, request: ScanRequest): 
   }
   const policy = (await policyFor(ctx.db, request)) ?? {};
   if (request.messages === undefined) {
-    const result = evaluate(request.text ?? "", policy, request.direction);
+    const result = await evaluateOffLoop(request.text ?? "", policy, request.direction);
     return {
       allowed: result.allowed,
       action: result.action,
@@ -58,9 +59,16 @@ export async function scanContent(ctx: { db: Executor }, request: ScanRequest): 
   const findings: ScanResult["findings"] = [];
   const blockedBy = new Set<string>();
   // On input, what the assistant said earlier is the model's, not the caller's: it is not scanned.
+  const results = await Promise.all(
+    request.messages.map((message) =>
+      request.direction === "input" && message.role === "assistant"
+        ? undefined
+        : evaluateOffLoop(textOf(message), policy, request.direction),
+    ),
+  );
   const redacted = request.messages.map((message, index) => {
-    if (request.direction === "input" && message.role === "assistant") return message;
-    const result = evaluate(textOf(message), policy, request.direction);
+    const result = results[index];
+    if (result === undefined) return message;
     for (const f of result.findings) findings.push({ ...f, message: index });
     for (const s of result.blockedBy ?? []) blockedBy.add(s);
     if (strength[result.action] > strength[action]) action = result.action;

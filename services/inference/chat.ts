@@ -3,6 +3,7 @@
 // guardrails, (9) logging off the hot path. Each step is configured by the deployment's context and
 // costs nothing when its policy is absent.
 
+import { schemaSizeProblem } from "#adapters/engines/schema-limits.ts";
 import { replicaError } from "#adapters/upstream/refusal.ts";
 import { relaySse, type StreamChunk, type Usage } from "#adapters/upstream/sse-relay.ts";
 import { AppError } from "../errors.ts";
@@ -70,6 +71,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
   if (request.observer.tracing) request.observer.annotate(requestAttributes(runtime, body));
 
   try {
+    checkSchemaSizes(body, input.inputParam);
     // (1) to (4): the key, the deployment, rate limits and quota; (5)'s scan of the input runs while
     // the rate limiter's answer travels (admission.ts `meanwhile`), its verdict applied below only to
     // a request admitted.
@@ -83,13 +85,18 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       meanwhile: (admitted) => {
         const guard = admitted.guardrails ? runtime.guard(admitted.guardrails) : undefined;
         scan.guard = guard;
-        if (guard) scan.checked = request.step("input guardrails", () => guard.input(body.messages));
+        if (guard) {
+          scan.checked = request.step("input guardrails", () => guard.input(body.messages));
+          // Awaited below when the request is admitted; a refused request leaves it unread.
+          scan.checked.catch(() => {});
+        }
       },
     });
     let messages = body.messages;
 
     // (5) input guardrails.
-    const { guard, checked } = scan;
+    const { guard } = scan;
+    const checked = await scan.checked;
     if (checked) {
       entry.guardrails.input = checked.decision;
       if (checked.blockedBy) {
@@ -181,18 +188,29 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
             completion_tokens: estimateTokens(outcome.content),
             total_tokens: prompt + estimateTokens(outcome.content),
           };
-          if (output)
-            entry.guardrails.output = request.step("output guardrails", () => output.finish(outcome.content));
           if (request.observer.tracing) request.observer.annotate(responseAttributes(runtime, outcome));
-          const blockedBy = output?.blockedBy();
-          finish(
-            usage,
-            blockedBy
-              ? blocked(blockedBy)
-              : outcome.error
-                ? new AppError("upstream_error", outcome.error)
-                : undefined,
-          );
+          const done = () => {
+            const blockedBy = output?.blockedBy();
+            finish(
+              usage,
+              blockedBy
+                ? blocked(blockedBy)
+                : outcome.error
+                  ? new AppError("upstream_error", outcome.error)
+                  : undefined,
+            );
+          };
+          if (!output) return done();
+          // The async mode's scan of a long answer runs off the loop; the request is logged after it.
+          request
+            .step("output guardrails", () => output.finish(outcome.content))
+            .then(
+              (decision) => {
+                entry.guardrails.output = decision;
+              },
+              () => {},
+            )
+            .finally(done);
         },
       });
       return { kind: "stream", stream: relayed, context };
@@ -211,7 +229,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     answer.usage = usage;
     if (request.observer.tracing) request.observer.annotate(answerAttributes(runtime, answer));
     if (guard) {
-      const checked = request.step("output guardrails", () => guard.outputText(answer));
+      const checked = await request.step("output guardrails", () => guard.outputText(answer));
       entry.guardrails.output = checked.decision;
       if (checked.blockedBy) throw blocked(checked.blockedBy);
     }
@@ -240,4 +258,35 @@ function countUsage(messages: ChatMessage[], answer: Record<string, unknown>): U
 function maxTokensOf(body: ChatInput["body"]): number | undefined {
   const bound = body.max_completion_tokens ?? body.max_tokens;
   return typeof bound === "number" ? bound : undefined;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/**
+ * The JSON Schemas of a request that an engine turns into grammars (response_format's, each tool's
+ * parameters), by their parameter names.
+ */
+function grammarSchemas(body: ChatRequestBody): [string, unknown][] {
+  const found: [string, unknown][] = [];
+  const format = body.response_format;
+  if (isRecord(format) && format.type === "json_schema" && isRecord(format.json_schema))
+    found.push(["response_format.json_schema.schema", format.json_schema.schema]);
+  if (Array.isArray(body.tools))
+    body.tools.forEach((tool: unknown, i) => {
+      if (isRecord(tool) && isRecord(tool.function))
+        found.push([`tools.${i}.function.parameters`, tool.function.parameters]);
+    });
+  return found;
+}
+
+/** OpenAI's structured-outputs size limits (adapters/engines/schema-limits.ts): 400 naming the schema. */
+function checkSchemaSizes(body: ChatRequestBody, inputParam: string | undefined): void {
+  for (const [param, schema] of grammarSchemas(body)) {
+    const problem = schema === undefined ? undefined : schemaSizeProblem(schema);
+    if (problem)
+      throw new AppError("validation_error", `${param}: the schema ${problem}`, {
+        param: inputParam === "input" && param.startsWith("response_format") ? "text.format.schema" : param,
+        fields: [{ field: param, message: `the schema ${problem}` }],
+      });
+  }
 }

@@ -2,7 +2,8 @@
 // processing (step 5), and the answer (step 8), while it streams in blocking mode or after it in async
 // mode. Findings carry offsets and types only, never the matched text.
 import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
-import { evaluate, stageConfigs } from "../guardrails/evaluate.ts";
+import { type Evaluation, stageConfigs } from "../guardrails/evaluate.ts";
+import { evaluateOffLoop } from "../guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { Finding } from "../guardrails/scanner.ts";
 import { createStreamScanner } from "../guardrails/stream-scan.ts";
@@ -19,19 +20,21 @@ export interface OutputGuard {
   chunk?(chunk: StreamChunk): StreamChunk;
   /** The scanner that blocked the stream, if one did. */
   blockedBy(): string | undefined;
-  /** Called with the whole answer at the end; async mode scans here. */
-  finish(content: string): GuardDecision;
+  /** Called with the whole answer at the end; async mode scans here (off the loop when it is long). */
+  finish(content: string): Promise<GuardDecision>;
 }
 
 export interface RequestGuard {
-  input(messages: ChatMessage[]): {
+  input(messages: ChatMessage[]): Promise<{
     messages: ChatMessage[];
     blockedBy?: string | undefined;
     decision: GuardDecision;
-  };
+  }>;
   output(stream: boolean): OutputGuard | undefined;
   /** Non-streaming answers: checks (and in blocking mode redacts) the message content in place. */
-  outputText(answer: Record<string, unknown>): { blockedBy?: string | undefined; decision: GuardDecision };
+  outputText(
+    answer: Record<string, unknown>,
+  ): Promise<{ blockedBy?: string | undefined; decision: GuardDecision }>;
 }
 
 /** Raised inside the stream relay to end a stream whose content a guardrail blocked. */
@@ -52,15 +55,22 @@ export function requestGuard(
   const blocking = (policy.output?.mode ?? "blocking") === "blocking";
 
   return {
-    input(messages) {
+    async input(messages) {
       const decision: GuardDecision = { action: "allow", findings: [] };
       if (!inputOn) return { messages, decision };
       let blockedBy: string | undefined;
+      // The conversation so far comes again with every turn: its messages are evaluated once. Long
+      // ones are scanned off the request loop, all at once.
+      const results = await Promise.all(
+        messages.map((message) => {
+          if (message.role === "assistant") return undefined;
+          const text = textOf(message);
+          return inputScans ? inputScans.evaluate(text, policy) : evaluateOffLoop(text, policy, "input");
+        }),
+      );
       const checked = messages.map((message, index) => {
-        if (message.role === "assistant") return message;
-        // The conversation so far comes again with every turn: its messages are evaluated once.
-        const text = textOf(message);
-        const result = inputScans ? inputScans.evaluate(text, policy) : evaluate(text, policy, "input");
+        const result = results[index];
+        if (result === undefined) return message;
         for (const f of result.findings) decision.findings.push({ ...f, message: index });
         if (rank(result.action) > rank(decision.action)) decision.action = result.action;
         if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
@@ -76,7 +86,7 @@ export function requestGuard(
       if (!blocking || !stream) {
         return {
           blockedBy: () => undefined,
-          finish: (content) => summarize(evaluate(content, policy, "output")),
+          finish: async (content) => summarize(await evaluateOffLoop(content, policy, "output")),
         };
       }
       const scanner = createStreamScanner(policy.output ?? {});
@@ -104,11 +114,11 @@ export function requestGuard(
           return chunk;
         },
         blockedBy: () => blocked,
-        finish: () => ({ action: blocked ? "block" : findings.length ? "redact" : "allow", findings }),
+        finish: async () => ({ action: blocked ? "block" : findings.length ? "redact" : "allow", findings }),
       };
     },
 
-    outputText(answer) {
+    async outputText(answer) {
       const decision: GuardDecision = { action: "allow", findings: [] };
       if (!outputOn) return { decision };
       const choices =
@@ -117,7 +127,7 @@ export function requestGuard(
       for (const choice of choices) {
         const content = choice.message?.content;
         if (!content) continue;
-        const result = evaluate(content, policy, "output");
+        const result = await evaluateOffLoop(content, policy, "output");
         decision.findings.push(...result.findings);
         if (rank(result.action) > rank(decision.action)) decision.action = result.action;
         if (!blocking) continue;
@@ -135,6 +145,6 @@ export function requestGuard(
 
 const rank = (action: string) => ({ allow: 0, log: 1, redact: 2, block: 3 })[action as "allow"] ?? 0;
 
-function summarize(result: ReturnType<typeof evaluate>): GuardDecision {
+function summarize(result: Evaluation): GuardDecision {
   return { action: result.action, findings: result.findings };
 }

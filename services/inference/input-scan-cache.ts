@@ -3,7 +3,8 @@
 // in memory and bounded, so a long conversation costs the scan of its new message only. The key is
 // the full text (not a hash an attacker could collide), so a hit is exactly the result `evaluate`
 // would give: scanners are pure functions of the text and the policy.
-import { type Evaluation, evaluate } from "../guardrails/evaluate.ts";
+import type { Evaluation } from "../guardrails/evaluate.ts";
+import { evaluateOffLoop } from "../guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 
 const MAX_ENTRIES = 2048;
@@ -33,8 +34,8 @@ export class InputScanCache {
   #chars = 0;
 
   /** `evaluate(text, policy, "input")`, given again from memory for a text and policy seen recently. */
-  evaluate(text: string, policy: GuardrailsPolicy): Evaluation {
-    if (text.length > MAX_TEXT) return evaluate(text, policy, "input");
+  async evaluate(text: string, policy: GuardrailsPolicy): Promise<Evaluation> {
+    if (text.length > MAX_TEXT) return evaluateOffLoop(text, policy, "input");
     const entries = this.#entries;
     const key = `${policyKeyOf(policy)}\u0000${text}`;
     const known = entries.get(key);
@@ -44,7 +45,7 @@ export class InputScanCache {
       entries.set(key, known);
       return known;
     }
-    const result = frozen(evaluate(text, policy, "input"));
+    const result = frozen(await evaluateOffLoop(text, policy, "input"));
     entries.set(key, result);
     this.#chars += key.length;
     for (const [old] of entries) {

@@ -8,7 +8,8 @@ import { type KnowledgeDocumentRow, knowledgeDocuments } from "#db/schema/index.
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
-import { storeChunks } from "./chunk-store.ts";
+import type { Chunk } from "./chunk.ts";
+import { chunkDocument, storeChunks } from "./chunk-store.ts";
 import { collectionOfOrg } from "./collections.ts";
 import { type DocumentType, documentTypeOf } from "./document-types.ts";
 import { type DocumentView, documentView } from "./documents.ts";
@@ -42,6 +43,8 @@ interface Checked {
   sizeBytes: number;
   sha: string;
   content: string;
+  /** Where it came in the upload (`files.N`), for a refusal. */
+  place: string;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -49,7 +52,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 async function check(
   file: UploadedFile,
   field: string,
-): Promise<Checked | (FieldProblem & { tooLarge?: true })> {
+): Promise<Omit<Checked, "place"> | (FieldProblem & { tooLarge?: true })> {
   const filename = (file.name || "untitled").slice(0, 255);
   if (file.size > uploadLimits.fileBytes) {
     return {
@@ -107,7 +110,7 @@ export async function uploadDocuments(
   for (const [index, file] of files.entries()) {
     const result = await check(file, `files.${index}`);
     if ("field" in result) problems.push(result);
-    else checked.push(result);
+    else checked.push({ ...result, place: `files.${index}` });
   }
   if (problems.length > 0) {
     const fields = problems.map(({ field, message }) => ({ field, message }));
@@ -117,6 +120,12 @@ export async function uploadDocuments(
       `nothing was stored: ${fields.map((f) => `${f.field} ${f.message}`).join("; ")}`,
       { fields },
     );
+  }
+
+  // Read and cut before the transaction, on a worker (chunk-store.ts).
+  const chunksOf = new Map<string, Chunk[]>();
+  for (const c of checked) {
+    if (!chunksOf.has(c.sha)) chunksOf.set(c.sha, await chunkDocument(c.content, c.contentType, c.place));
   }
 
   return mutate(
@@ -148,8 +157,7 @@ export async function uploadDocuments(
             orgId,
             collectionId: collection.id,
             documentId: row.id,
-            text: c.content,
-            type: c.contentType,
+            chunks: chunksOf.get(c.sha) ?? [],
           };
         }),
       );

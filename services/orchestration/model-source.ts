@@ -23,7 +23,7 @@ import {
 } from "#adapters/net/addresses.ts";
 import type { Executor } from "#db/client.ts";
 import { models } from "#db/schema/index.ts";
-import type { ModelSourceSettings } from "../config.ts";
+import { type ModelSourceSettings, modelSourceVariables, type UrlRules } from "../config.ts";
 import { AppError, invalid } from "../errors.ts";
 
 export type ModelSource =
@@ -116,7 +116,8 @@ export function confinedModelFile(
  * What can be said of a model URL without DNS: its scheme, and whether it names an internal address or
  * localhost. Container engines get URLs checked this far (they fetch from their own network).
  */
-export function urlProblem(raw: string, rules: ModelSourceSettings): string | undefined {
+export function urlProblem(raw: string, rules: UrlCheck): string | undefined {
+  const names = rules.variables ?? modelSourceVariables;
   let url: URL;
   try {
     url = new URL(raw);
@@ -126,22 +127,22 @@ export function urlProblem(raw: string, rules: ModelSourceSettings): string | un
   if (url.protocol !== "https:" && !(url.protocol === "http:" && rules.allowHttp)) {
     return rules.allowHttp
       ? "must be an http(s) URL"
-      : "must be an https URL (MODEL_SOURCE_ALLOW_HTTP allows http)";
+      : `must be an https URL (${names.allowHttp} allows http)`;
   }
   if (url.username || url.password) return "must not carry credentials";
   if (hostListed(url, rules.allowedHosts)) return undefined;
-  if (isInternalHostLiteral(hostOf(url))) return internalHost;
+  if (isInternalHostLiteral(hostOf(url))) return internalHost(names);
   return undefined;
 }
 
-const internalHost =
-  "names a loopback, link-local or private address (MODEL_SOURCE_ALLOWED_HOSTS lists the ones allowed)";
+/** The rules of a URL check; without `variables`, the model sources' own (MODEL_SOURCE_*). */
+type UrlCheck = Pick<UrlRules, "allowHttp" | "allowedHosts"> & { variables?: UrlRules["variables"] };
+
+const internalHost = (names: UrlRules["variables"]) =>
+  `names a loopback, link-local or private address (${names.allowedHosts} lists the ones allowed)`;
 
 /** urlProblem, then every address the host resolves to must be public (or the host listed). */
-export async function resolvedUrlProblem(
-  raw: string,
-  rules: ModelSourceSettings,
-): Promise<string | undefined> {
+export async function resolvedUrlProblem(raw: string, rules: UrlCheck): Promise<string | undefined> {
   const problem = urlProblem(raw, rules);
   if (problem) return problem;
   const url = new URL(raw);
@@ -152,7 +153,9 @@ export async function resolvedUrlProblem(
   } catch {
     return "its host does not resolve";
   }
-  return addresses.length === 0 || addresses.some(isInternalAddress) ? internalHost : undefined;
+  return addresses.length === 0 || addresses.some(isInternalAddress)
+    ? internalHost(rules.variables ?? modelSourceVariables)
+    : undefined;
 }
 
 async function registered(db: Executor, orgId: string, name: string, version: string) {

@@ -28,7 +28,10 @@ export async function previewPrompt(
   const deployment = await deploymentOfOrg(ctx.db, orgId, deploymentId);
   const policies = await effectivePolicies(ctx.db, orgId, deployment.id);
   const guard = policies.guardrails ? requestGuard(policies.guardrails) : undefined;
-  const checked = guard?.input(messages) ?? { messages, decision: { action: "allow", findings: [] } };
+  const checked = (await guard?.input(messages)) ?? {
+    messages,
+    decision: { action: "allow", findings: [] },
+  };
   if (checked.blockedBy)
     return { messages: [], blocked_by: checked.blockedBy, guardrails: checked.decision, retrieval: null };
   const processed = await processPrompt(ctx, {

@@ -7,7 +7,9 @@ import type { AccountDirectory } from "#adapters/providers/remote-accounts.ts";
 import { deployments, pools, providerConfigs, replicas } from "#db/schema/index.ts";
 import type { ProviderId } from "#db/schema/pools.ts";
 import type { AppContext } from "../context.ts";
+import { AppError, type FieldProblem } from "../errors.ts";
 import { providerCredentials, providerSettings } from "./config.ts";
+import { providerUrlProblems } from "./urls.ts";
 
 export async function providerAccess(
   ctx: Pick<AppContext, "db" | "config">,
@@ -18,6 +20,16 @@ export async function providerAccess(
     providerCredentials(ctx, orgId, provider),
     providerSettings(ctx, orgId, provider),
   ]);
+  // Stored settings are checked again: stored before the rule, or a name that now resolves inside.
+  const problems = await providerUrlProblems(settings, ctx.config.providerUrls);
+  if (problems.length > 0) {
+    const first = problems[0] as FieldProblem;
+    throw new AppError(
+      "failed_precondition",
+      `the ${provider} provider configuration's ${first.field} ${first.message}`,
+      { fields: problems },
+    );
+  }
   return { credentials, settings };
 }
 

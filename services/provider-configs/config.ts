@@ -1,12 +1,14 @@
 // Each organization's settings and credentials per compute provider. Credentials are sealed with
 // ENCRYPTION_KEY before they reach the database and leave the HTTP API only masked; the provider
 // adapters read them in clear through providerCredentials(), which no route calls.
+
 import { and, eq } from "drizzle-orm";
 import { type ProviderConfigRow, type ProviderId, providerConfigs, providerIds } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { open, seal } from "../crypto/secret-box.ts";
 import { invalid } from "../errors.ts";
+import { checkProviderUrls } from "./urls.ts";
 
 export type Credentials = Record<string, string>;
 
@@ -91,6 +93,7 @@ export async function setProviderConfig(
         throw invalid(`credentials.${name}`, "must be a non-empty string");
     }
   }
+  if (input.settings) await checkProviderUrls(input.settings, ctx.config.providerUrls);
   return mutate(ctx, "provider_config.update", { type: "provider_config", id: provider }, async (tx) => {
     const now = ctx.clock();
     const sealed =

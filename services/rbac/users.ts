@@ -173,7 +173,9 @@ export async function addUser(ctx: RequestContext, input: AddUserInput): Promise
           fields: [{ field: "email", message: "is already a member of this organization" }],
         });
     } else {
-      const problem = input.password ? passwordProblem(input.password) : "is required for a new account";
+      const problem = input.password
+        ? passwordProblem(input.password, ctx.config.passwordMinLength)
+        : "is required for a new account";
       if (problem) throw invalid("password", problem);
       [user] = await tx
         .insert(users)

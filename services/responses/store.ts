@@ -2,22 +2,32 @@
 // lookup names the organization, so another organization's id reads as not found.
 import { and, eq } from "drizzle-orm";
 import { storedResponses } from "#db/schema/index.ts";
+import { isForeignKeyViolation, isUniqueViolation } from "#db/unique-violation.ts";
 import { verifyApiKey } from "../api-keys/verify.ts";
 import type { AppContext } from "../context.ts";
+import { AppError, invalid } from "../errors.ts";
 import type { KeyedLookup, ResponseStorePort, StoredResponse } from "../inference/port.ts";
 import type { ConversationItem, ResponseObject } from "../inference/responses/schemas.ts";
 
 type Ctx = Pick<AppContext, "db" | "log" | "clock" | "lastUsed">;
 
+/** A response id taken, or an organization that does not exist, is the caller's error, not a 500. */
 export async function saveResponse(ctx: Ctx, record: StoredResponse): Promise<void> {
-  await ctx.db.insert(storedResponses).values({
-    id: record.id,
-    orgId: record.orgId,
-    apiKeyId: record.apiKeyId ?? null,
-    deploymentId: record.deploymentId,
-    conversation: record.conversation,
-    body: record.body,
-  });
+  try {
+    await ctx.db.insert(storedResponses).values({
+      id: record.id,
+      orgId: record.orgId,
+      apiKeyId: record.apiKeyId ?? null,
+      deploymentId: record.deploymentId,
+      conversation: record.conversation,
+      body: record.body,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new AppError("already_exists", `response ${record.id} is already stored`);
+    if (isForeignKeyViolation(error)) throw invalid("org_id", "no such organization");
+    throw error;
+  }
 }
 
 /** The response `id` of the organization of `apiKey`. */

@@ -59,6 +59,9 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     ADMIN_PASSWORD: password,
     INTERNAL_API_KEY: internalKey,
+    // docs/providers.md points provider settings at the fakes on this machine.
+    PROVIDER_URL_ALLOWED_HOSTS: "127.0.0.1",
+    PROVIDER_URL_ALLOW_HTTP: "true",
   });
   const walk = await bash(
     `set -e

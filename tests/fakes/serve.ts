@@ -32,7 +32,8 @@ const providers = {
 };
 for (const [provider, body] of Object.entries(providers)) console.log(JSON.stringify({ provider, ...body }));
 console.log(
-  `# the fakes' replicas answer from the tiny llama.cpp worker at ${worker.url}; Ctrl-C or kill stops all`,
+  `# the fakes' replicas answer from the tiny llama.cpp worker at ${worker.url}; Ctrl-C or kill stops all` +
+    " (the platform needs PROVIDER_URL_ALLOWED_HOSTS=127.0.0.1 PROVIDER_URL_ALLOW_HTTP=true to reach them)",
 );
 
 // Ctrl-C, or `kill` from a script (a script's background job ignores SIGINT), stops the worker too.

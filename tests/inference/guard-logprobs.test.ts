@@ -23,7 +23,7 @@ test("a blocking stream guardrail drops the chunks' logprobs", () => {
   expect(JSON.stringify(out)).not.toContain("john");
 });
 
-test("a redacted plain answer loses its logprobs; an answer left as it was keeps them", () => {
+test("a redacted plain answer loses its logprobs; an answer left as it was keeps them", async () => {
   const guard = requestGuard(pii);
   const answer = (content: string) => ({
     choices: [
@@ -31,10 +31,10 @@ test("a redacted plain answer loses its logprobs; an answer left as it was keeps
     ],
   });
   const redacted = answer("Mail john.doe@example.com");
-  guard?.outputText(redacted);
+  await guard?.outputText(redacted);
   expect(redacted.choices[0]?.message.content).toBe("Mail [EMAIL]");
   expect(redacted.choices[0]?.logprobs).toBeNull();
   const clean = answer("Nothing to hide");
-  guard?.outputText(clean);
+  await guard?.outputText(clean);
   expect(clean.choices[0]?.logprobs).toEqual(tokens("Nothing to hide"));
 });

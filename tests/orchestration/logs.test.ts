@@ -6,7 +6,7 @@ import { buildHttpGateway, listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/platform.ts";
 import { keepLines } from "#services/orchestration/logs.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
-import { call } from "../support/app.ts";
+import { adminEmail, adminPassword, call } from "../support/app.ts";
 import {
   createPool,
   eventually,
@@ -162,5 +162,44 @@ describe("the log stream", () => {
       },
     );
     expect(unknown.status).toBe(404);
+  }, 30_000);
+});
+
+describe("a log socket lives as long as its session", () => {
+  test("sign-out closes an open log socket within two seconds (1008); another session's socket stays", async () => {
+    const url = `ws://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/ws`;
+    const open = async (token: string) => {
+      const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } } as never);
+      const closed = new Promise<{ code: number; at: number }>((resolve) => {
+        socket.onclose = (event) => resolve({ code: event.code, at: performance.now() });
+      });
+      await new Promise((resolve, reject) => {
+        socket.onopen = resolve;
+        socket.onerror = reject;
+      });
+      return { socket, closed };
+    };
+    const signIn = async () =>
+      (
+        await call(o.filtration, "POST", "/auth/login", {
+          body: { email: adminEmail, password: adminPassword },
+        })
+      ).body.access_token as string;
+    const leaving = await signIn();
+    const staying = await signIn();
+    const first = await open(leaving);
+    const second = await open(staying);
+    const signedOut = performance.now();
+    expect((await call(o.filtration, "POST", "/auth/logout", { token: leaving })).status).toBeLessThan(300);
+    const { code, at } = await first.closed;
+    expect(code).toBe(1008);
+    expect(at - signedOut).toBeLessThan(2500);
+    // The other session's socket still streams.
+    const lines: string[] = [];
+    second.socket.onmessage = (event) => lines.push(JSON.parse(String(event.data)).line);
+    o.t.app.orchestration.logs.push(deploymentId, 0, "stdout", ["still here"]);
+    await eventually(async () => lines.includes("still here"), 5000, "the other session's line");
+    second.socket.close();
+    await second.closed;
   }, 30_000);
 });

@@ -43,8 +43,13 @@ export interface ProviderTest {
 }
 
 export async function startProviderTest(): Promise<ProviderTest> {
-  // Short heartbeat intervals, so a silent worker turns UNHEALTHY within a second.
-  const o = await startOrchestrationTest({ HEARTBEAT_INTERVAL_MS: "300" });
+  // Short heartbeat intervals, so a silent worker turns UNHEALTHY within a second. The fake providers
+  // listen on this machine, over http: the operator's allowance for provider URLs lets them be reached.
+  const o = await startOrchestrationTest({
+    HEARTBEAT_INTERVAL_MS: "300",
+    PROVIDER_URL_ALLOWED_HOSTS: "127.0.0.1",
+    PROVIDER_URL_ALLOW_HTTP: "true",
+  });
   o.t.app = withInference(o.t.app, inProcessInference(o.t.app));
   const workerDir = mkdtempSync(join(tmpdir(), "llmp-worker-"));
   const worker = await startTinyWorker(workerDir, modelName);

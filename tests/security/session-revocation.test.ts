@@ -185,3 +185,26 @@ test("an access token without a session (signed before sessions were carried) is
   );
   expect(await answers(legacy, me.body.org_id)).toEqual(refused);
 }, 30_000);
+
+test("a token signed with the real secret naming a session that was never opened is refused", async () => {
+  const me = await call(filtration, "GET", "/auth/me", { token: admin });
+  const minted = await signToken(
+    t.app.config.jwtSecret,
+    { sub: me.body.id, org: me.body.org_id, typ: "access", sid: crypto.randomUUID() },
+    accessTokenSeconds,
+    new Date(),
+  );
+  expect(await answers(minted, me.body.org_id)).toEqual(refused);
+  // Another user's session is not this user's either.
+  const email = `sid-${crypto.randomUUID().slice(0, 6)}@example.com`;
+  await createUser(t, filtration, email, "viewer");
+  const [, payload] = (await login(email)).access_token.split(".");
+  const { sid } = JSON.parse(Buffer.from(payload as string, "base64url").toString()) as { sid: string };
+  const borrowed = await signToken(
+    t.app.config.jwtSecret,
+    { sub: me.body.id, org: me.body.org_id, typ: "access", sid },
+    accessTokenSeconds,
+    new Date(),
+  );
+  expect(await answers(borrowed, me.body.org_id)).toEqual(refused);
+}, 30_000);

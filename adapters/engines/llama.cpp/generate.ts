@@ -1,6 +1,7 @@
 // One chat completion on one context sequence: OpenAI messages become node-llama-cpp chat history, the
 // model's chat wrapper renders them, LlamaChat samples, and the counts come from the model's tokenizer.
 // What the answer may be (free text, JSON under a schema, tool calls) is decided here once, from the request.
+
 import type {
   ChatHistoryItem,
   ChatModelFunctions,
@@ -12,6 +13,7 @@ import type {
   Token,
 } from "node-llama-cpp";
 import { LlamaChat, TokenBias } from "node-llama-cpp";
+import { schemaSizeProblem } from "../schema-limits.ts";
 import type { Lockstep } from "./batching.ts";
 import { tapEvaluation } from "./evaluate-tap.ts";
 import { addSystemText, toChatHistory } from "./history.ts";
@@ -200,6 +202,8 @@ async function outputMode(
   }
   if (req.response_format?.type === "json_schema") {
     const { schema } = req.response_format.json_schema;
+    const tooLarge = schemaSizeProblem(schema ?? {});
+    if (tooLarge) return refuse(`the schema ${tooLarge}`, "response_format.json_schema.schema");
     const grammar = await grammarOrRefusal(llama, schema ?? {}, "response_format.json_schema.schema");
     return grammar.ok ? { ok: true, value: { mode: { kind: "json", ...grammar.value } } } : grammar;
   }

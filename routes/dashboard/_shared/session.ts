@@ -40,9 +40,27 @@ export const clearedCookies = (request: Request): string[] => [
   cookie(request, refreshCookie, "", 0),
 ];
 
-/** Only same-site paths, so ?next= cannot send a user elsewhere. */
-export const safeNext = (next: string | undefined): string =>
-  next?.startsWith("/") && !next.startsWith("//") ? next : "/";
+const HERE = "http://dashboard.invalid";
+
+/**
+ * Where sign-in may send the browser back to: a path of this dashboard, nothing else. The value is read
+ * as a browser reads a Location header (WHATWG URL: backslashes are slashes, tabs and line breaks are
+ * dropped), so "/\\evil.example" or "/<tab>/evil.example", which a browser resolves to another host,
+ * are refused as "//evil" and absolute URLs are; what is sent back is the path as parsed.
+ */
+export function safeNext(next: string | undefined): string {
+  if (!next?.startsWith("/")) return "/";
+  let url: URL;
+  try {
+    url = new URL(next, HERE);
+  } catch {
+    return "/";
+  }
+  if (url.origin !== HERE) return "/";
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // Re-read: a path that itself begins with "//" would name a host in the header.
+  return path.startsWith("//") || path.startsWith("/\\") ? "/" : path;
+}
 
 export function redirect(location: string, cookies: string[] = []): Response {
   const headers = new Headers({ location });

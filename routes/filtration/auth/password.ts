@@ -9,7 +9,7 @@ export const POST = route({
   description:
     "Ends every session of the user, in every organization, and answers a new one for the caller. " +
     "400 when `current_password` is wrong (counted by the sign-in throttle: 429 with Retry-After once " +
-    "it locks) or `new_password` is shorter than 8 characters.",
+    "it locks) or `new_password` is shorter than PASSWORD_MIN_LENGTH (12 unless set higher).",
   body: t.Object({
     current_password: t.String({ minLength: 1, maxLength: 256 }),
     new_password: t.String({ minLength: 1, maxLength: 256 }),

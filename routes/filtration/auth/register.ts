@@ -12,7 +12,7 @@ export const POST = route({
     "e-mail (or organization name) already taken.",
   body: t.Object({
     email: t.String({ format: "email", maxLength: 320 }),
-    password: t.String({ minLength: 8, maxLength: 256 }),
+    password: t.String({ minLength: 12, maxLength: 256 }),
     organization_name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
   }),
   status: 201,

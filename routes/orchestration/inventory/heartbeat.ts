@@ -3,15 +3,18 @@ import { route } from "#server/http/route.ts";
 import { recordHeartbeat } from "#services/orchestration/inventory.ts";
 import { Node } from "../_schemas/pool.ts";
 
+const INT4_MAX = 2_147_483_647;
+
 export const POST = route({
   access: "node",
   summary: "A node's health report, with its pool's node token as Bearer (or X-Internal-API-Key and pool_id)",
   body: t.Object({
     provider: t.Optional(t.String()),
     provider_instance_id: t.String({ description: "The job or instance id at the provider" }),
-    gpu_allocated: t.Optional(t.Integer({ minimum: 0 })),
-    vcpu_allocated: t.Optional(t.Integer({ minimum: 0 })),
-    ram_gb_allocated: t.Optional(t.Integer({ minimum: 0 })),
+    // The columns are PostgreSQL integers: a larger count is refused here, not by the database.
+    gpu_allocated: t.Optional(t.Integer({ minimum: 0, maximum: INT4_MAX })),
+    vcpu_allocated: t.Optional(t.Integer({ minimum: 0, maximum: INT4_MAX })),
+    ram_gb_allocated: t.Optional(t.Integer({ minimum: 0, maximum: INT4_MAX })),
     health_score: t.Optional(t.Integer({ minimum: 0, maximum: 100 })),
     state: t.Optional(t.String({ description: "READY (default), UNHEALTHY or OFFLINE" })),
     expose_url: t.Optional(t.String({ description: "URL of the worker" })),

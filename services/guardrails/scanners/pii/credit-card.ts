@@ -4,7 +4,10 @@ import { type Detector, piiFinding } from "./types.ts";
 // 13 or more digits, optionally grouped by single spaces, dashes or dots (as printed on cards, receipts
 // and forms).
 // A run may go on past the card ("4111 1111 1111 1111 12/26"), so it is cut at group boundaries below.
-const LOOSE = /(?<![\d.-])\d(?:[ .-]?\d){12,}/g;
+// At most 19 digits are matched (the longest card); REST then skips the remainder of a longer run
+// when it holds no card, so each character is read a bounded number of times.
+const LOOSE = /(?<![\d.-])\d(?:[ .-]?\d){12,18}/g;
+const REST = /(?:[ .-]?\d)*/y;
 
 const positions: number[] = [];
 
@@ -33,7 +36,8 @@ const groupLengths: number[] = [];
 function cardEnd(text: string, start: number, end: number): number {
   positions.length = 0;
   let digits = "";
-  for (let i = start; i < end; i++) {
+  // A card has 19 digits at most: a longer run is read no further (it may hold thousands).
+  for (let i = start; i < end && digits.length < 19; i++) {
     const c = text.charCodeAt(i);
     if (c >= 48 && c <= 57) {
       positions.push(i);
@@ -47,8 +51,7 @@ function cardEnd(text: string, start: number, end: number): number {
   for (let len = Math.min(19, digits.length); len >= 13; len--) {
     const last = positions[len - 1] as number;
     const next = text.charCodeAt(last + 1);
-    const atBoundary = len === digits.length || !(next >= 48 && next <= 57);
-    if (!atBoundary) continue;
+    if (next >= 48 && next <= 57) continue; // not at a group boundary
     const candidate = digits.slice(0, len);
     if (allSame(candidate) || !luhnValid(candidate)) continue;
     groupLengths.length = 0;
@@ -69,6 +72,14 @@ export const detectCreditCards: Detector = (text, out) => {
   LOOSE.lastIndex = 0;
   for (let m = LOOSE.exec(text); m !== null; m = LOOSE.exec(text)) {
     const end = cardEnd(text, m.index, m.index + m[0].length);
-    if (end > 0) out.push(piiFinding("credit_card", 0.95, m.index, end));
+    if (end > 0) {
+      out.push(piiFinding("credit_card", 0.95, m.index, end));
+      // The run may go on with more cards ("4111 1111 1111 1111 5500 0000 0000 0004").
+      LOOSE.lastIndex = end;
+    } else {
+      REST.lastIndex = LOOSE.lastIndex;
+      REST.exec(text);
+      LOOSE.lastIndex = REST.lastIndex;
+    }
   }
 };

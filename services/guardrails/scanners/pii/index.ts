@@ -1,3 +1,4 @@
+import { disjoint } from "../../redact.ts";
 import type { Finding, Scanner, ScannerConfig } from "../../scanner.ts";
 import { detectCreditCards } from "./credit-card.ts";
 import { detectEmails } from "./email.ts";
@@ -40,21 +41,10 @@ function rank(f: Finding): number {
 }
 
 /** Keeps, of overlapping findings, the most specific (then the longest, then the first). */
-export function resolveOverlaps(found: Finding[]): Finding[] {
+export function resolveOverlaps(found: Finding[], length: number): Finding[] {
   if (found.length < 2) return found;
   found.sort((a, b) => rank(b) - rank(a) || b.end - b.start - (a.end - a.start) || a.start - b.start);
-  const kept: Finding[] = [];
-  for (const f of found) {
-    let clash = false;
-    for (const k of kept) {
-      if (f.start < k.end && k.start < f.end) {
-        clash = true;
-        break;
-      }
-    }
-    if (!clash) kept.push(f);
-  }
-  return kept.sort((a, b) => a.start - b.start);
+  return disjoint(found, length);
 }
 
 export const piiScanner: Scanner = {
@@ -65,7 +55,7 @@ export const piiScanner: Scanner = {
     const threshold = config.threshold ?? DEFAULT_THRESHOLD;
     const found: Finding[] = [];
     for (const detect of detectors) detect(text, found);
-    const kept = resolveOverlaps(found);
+    const kept = resolveOverlaps(found, text.length);
     return threshold > 0 ? kept.filter((f) => f.score >= threshold) : kept;
   },
 };

@@ -34,17 +34,25 @@ function digitsIn(text: string, start: number, end: number): number {
 }
 
 /**
- * Whether a finding already made covers [start, end). This detector runs last and every other type
- * is more specific than a phone, so a number read from a run inside a card, an IBAN, an SSN or an
- * address would lose to it in `resolveOverlaps` anyway: not asking the library saves its parse
- * (several for a card, whose groups it tries one by one).
+ * The text with the spans the detectors before this one claimed blanked out (same length, so offsets
+ * hold). This detector runs last and every other type is more specific than a phone, so a number read
+ * inside a card, an IBAN, an SSN or an address would lose to it in `resolveOverlaps` anyway: not asking
+ * the library saves its parse (several for a card, whose groups it tries one by one), and a text of
+ * 50,000 addresses is no longer one run of digits and dots for the library to read whole.
  */
-function claimed(found: readonly Finding[], count: number, start: number, end: number): boolean {
-  for (let i = 0; i < count; i++) {
-    const f = found[i] as Finding;
-    if (f.start <= start && f.end >= end) return true;
+function unclaimed(text: string, found: readonly Finding[]): string {
+  if (found.length === 0) return text;
+  const spans = [...found].sort((a, b) => a.start - b.start);
+  const parts: string[] = [];
+  let at = 0;
+  for (const f of spans) {
+    if (f.end <= at) continue;
+    const start = Math.max(at, f.start);
+    parts.push(text.slice(at, start), "\n".repeat(f.end - start));
+    at = f.end;
   }
-  return false;
+  parts.push(text.slice(at));
+  return parts.join("");
 }
 
 function findIn(text: string, from: number, to: number, out: Finding[]): void {
@@ -104,6 +112,18 @@ const COUNTRY = new RegExp(
 // How far from the number a country's name still says which country it is.
 const HINT_DISTANCE = 60;
 
+/** The index of the first hint at or after `position` (binary search). */
+function firstHintFrom(hints: readonly [number, CountryCode][], position: number): number {
+  let lo = 0;
+  let hi = hints.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((hints[mid] as [number, CountryCode])[0] < position) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Runs no reading found a number in, read again as national numbers of a country named near them. */
 function nationalNumbers(text: string, runs: readonly [number, number][], out: Finding[]): void {
   const hints: [number, CountryCode][] = [];
@@ -116,7 +136,11 @@ function nationalNumbers(text: string, runs: readonly [number, number][], out: F
   for (const [start, end] of runs) {
     let best: CountryCode | undefined;
     let distance = HINT_DISTANCE;
-    for (const [at, code] of hints) {
+    // Only the hints within reach (hints are in text order): a text of many names and many numbers
+    // would otherwise cost names × numbers.
+    for (let i = firstHintFrom(hints, start - HINT_DISTANCE); i < hints.length; i++) {
+      const [at, code] = hints[i] as [number, CountryCode];
+      if (at > end + HINT_DISTANCE) break;
       const d = at < start ? start - at : at > end ? at - end : 0;
       if (d <= distance) {
         distance = d;
@@ -130,8 +154,8 @@ function nationalNumbers(text: string, runs: readonly [number, number][], out: F
   }
 }
 
-export const detectPhones: Detector = (text, out) => {
-  const claims = out.length;
+export const detectPhones: Detector = (original, out) => {
+  const text = unclaimed(original, out);
   const candidates: [number, number][] = [];
   // Candidates whose context windows touch are searched as one window: a number is then never cut
   // in two by its neighbour's window (cut, "+376 312 345 +971 50 123 4567" lost the second number).
@@ -143,7 +167,6 @@ export const detectPhones: Detector = (text, out) => {
     if (digitsIn(text, m.index, end) < 7) continue;
     // An ISO date ("2017-02-26 20:37:16") is no phone number, whatever the digits after it.
     if (ISO_DATE.test(m[0])) continue;
-    if (claimed(out, claims, m.index, end)) continue;
     if (wholeRunNumber(text, m.index, m[0])) {
       out.push(piiFinding("phone", 0.85, m.index, end));
       continue;
@@ -160,6 +183,9 @@ export const detectPhones: Detector = (text, out) => {
   }
   if (to >= 0) findIn(text, from, to, out);
   if (candidates.length === 0) return;
-  const unread = candidates.filter(([start, end]) => !out.some((f) => f.start < end && f.end > start));
-  if (unread.length > 0) nationalNumbers(text, unread, out);
+  const found = new Uint8Array(text.length + 1);
+  for (const f of out) found.fill(1, f.start, f.end);
+  const unread = candidates.filter(([start, end]) => found.subarray(start, end).indexOf(1) < 0);
+  // Country names are looked for in the text as written (one may sit in a claimed e-mail address).
+  if (unread.length > 0) nationalNumbers(original, unread, out);
 };

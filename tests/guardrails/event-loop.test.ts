@@ -1,0 +1,164 @@
+// Inputs that used to hold the event loop for seconds (issue 33, findings 2 and 8): with the PII policy
+// `redact`, 600 KB of IP addresses in a chat (22-39 s on main), 200 KB of phone numbers or card
+// numbers, 400 KB of e-mail addresses through the guardrail preview, 1 MB through
+// /internal/guardrails/scan (84 s). Each is sent while `/health` is asked again and again on a real
+// port of the same process; the slowest `/health` must stay short. 50 ms is the aim (measured figures
+// in docs/security.md); the bound here tolerates a shared 2-core CI machine, where the scan's worker
+// thread and other processes compete with the request loop for the cores (on main: seconds).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq, sql } from "drizzle-orm";
+import { knowledgeChunks } from "#db/schema/index.ts";
+import { evaluate, SCAN_CAPS } from "#services/guardrails/evaluate.ts";
+import { evaluateOffLoop, INLINE_SCAN_CHARS } from "#services/guardrails/off-loop.ts";
+import type { GuardrailsPolicy } from "#services/guardrails/policy.ts";
+import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
+import { createCollection, uploadFiles } from "../knowledge-base/support.ts";
+import { call } from "../support/app.ts";
+
+const HEALTH_BOUND_MS = 400;
+const redactPii: GuardrailsPolicy = { input: { pii: { action: "redact" } } };
+
+/** Runs `work` while asking /health back to back; the slowest answer's time. */
+async function healthBeside<T>(url: string, work: () => Promise<T>): Promise<{ result: T; worstMs: number }> {
+  let done = false;
+  const running = work().finally(() => {
+    done = true;
+  });
+  let worstMs = 0;
+  do {
+    const started = performance.now();
+    const res = await fetch(`${url}/health`);
+    await res.arrayBuffer();
+    worstMs = Math.max(worstMs, performance.now() - started);
+  } while (!done);
+  // The figure docs/security.md quotes, one line per input.
+  console.log(`slowest /health: ${worstMs.toFixed(1)} ms`);
+  return { result: await running, worstMs };
+}
+
+const fill = (unit: string, bytes: number) => unit.repeat(Math.ceil(bytes / unit.length));
+
+describe("no input stalls the loop", () => {
+  let g: GatewayTest;
+  beforeAll(async () => {
+    g = await startGatewayTest();
+    await setPolicy(g, "guardrails", redactPii);
+  }, 30_000);
+  afterAll(() => g.close(), 30_000);
+
+  test.each([
+    ["600 KB of IP addresses", "192.168.1.1 ".repeat(50_000)],
+    ["200 KB of phone numbers", fill("+1 415 555 0100 ", 200_000)],
+    ["200 KB of card numbers", fill("4111 1111 1111 1111 ", 200_000)],
+  ])(
+    "a chat of %s with PII redact: /health stays fast",
+    async (_, content) => {
+      const { result, worstMs } = await healthBeside(g.url, async () => {
+        const res = await chat(g, { messages: [{ role: "user", content }] });
+        await res.arrayBuffer();
+        return res.status;
+      });
+      expect(result).toBe(200);
+      expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+    },
+    60_000,
+  );
+
+  test("400 KB of e-mail addresses through the guardrail preview: /health stays fast, the text is redacted", async () => {
+    const content = fill("john.doe@example.com ", 400_000);
+    const { result, worstMs } = await healthBeside(g.url, () =>
+      call(g.o.filtration, "POST", `/management/deployments/${g.deploymentId}/preview`, {
+        token: g.o.token,
+        body: { messages: [{ role: "user", content }] },
+      }),
+    );
+    expect(result.status).toBe(200);
+    const redacted = result.body.messages.at(-1).content as string;
+    expect(redacted.startsWith("[EMAIL] [EMAIL]")).toBe(true);
+    // Past the PII scanner's cap, the text is not read: `redact` masks it whole, with the address that
+    // straddles the cap.
+    expect(redacted.endsWith(" [UNSCANNED]")).toBe(true);
+    expect(redacted.includes("john")).toBe(false);
+    expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+  }, 60_000);
+
+  test("1 MB through /internal/guardrails/scan: /health stays fast; past the cap the action decides", async () => {
+    const text = fill("192.168.1.1 ", 1024 * 1024);
+    const { result, worstMs } = await healthBeside(g.url, () =>
+      call(g.o.filtration, "POST", "/internal/guardrails/scan", {
+        headers: { "x-internal-api-key": g.o.t.config.internalApiKey },
+        body: { text, direction: "input", config: { input: { pii: { action: "block" } } } },
+      }),
+    );
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ allowed: false, action: "block", blocked_by: ["pii"] });
+    const unscanned = result.body.findings.find((f: { type: string }) => f.type === "unscanned");
+    expect(unscanned).toMatchObject({ scanner: "pii", type: "unscanned", score: 1, end: text.length });
+    expect(unscanned.start).toBeLessThanOrEqual(SCAN_CAPS.pii);
+    expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+  }, 60_000);
+});
+
+describe("knowledge-base documents are read off the loop", () => {
+  let g: GatewayTest;
+  let collection: string;
+  beforeAll(async () => {
+    g = await startGatewayTest();
+    collection = await createCollection(g, "big");
+  }, 30_000);
+  afterAll(() => g.close(), 30_000);
+
+  test("1.1 MB of Markdown with 60,000 headings: /health stays fast, and it is stored and chunked", async () => {
+    let markdown = "";
+    for (let i = 0; i < 61_000; i++) markdown += `# H${i}\n\nw${i}\n\n`;
+    expect(markdown.length).toBeGreaterThan(1_000_000);
+    const { result, worstMs } = await healthBeside(g.url, () =>
+      uploadFiles(g, collection, { "headings.md": markdown }),
+    );
+    expect(result.status).toBe(201);
+    expect(result.body.stored).toBe(1);
+    const [row] = await g.o.t.app.db
+      .select({ count: sql<number>`count(*)::int` })
+      .from(knowledgeChunks)
+      .where(eq(knowledgeChunks.documentId, result.body.documents[0].id));
+    expect(row?.count).toBeGreaterThan(60_000);
+    expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+  }, 180_000);
+
+  test("HTML nested 20,000 deep is a 400 naming the file, not a 500", async () => {
+    const html = `${"<div>".repeat(20_000)}deep${"</div>".repeat(20_000)}`;
+    const res = await uploadFiles(g, collection, [new File([html], "deep.html", { type: "text/html" })]);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fields[0].field).toBe("files.0");
+  }, 60_000);
+});
+
+describe("caps and deadlines", () => {
+  const over = `${"a word ".repeat(Math.ceil(SCAN_CAPS.pii / 7))}jane@example.com`;
+
+  test("past a scanner's cap, the unread tail is an unscanned finding its action decides", () => {
+    const logged = evaluate(over, { input: { pii: { action: "log" } } });
+    expect(logged).toMatchObject({ allowed: true, action: "log" });
+    // The read part ends after the last space before the cap.
+    const cut = over.lastIndexOf(" ", SCAN_CAPS.pii - 1) + 1;
+    expect(logged.findings).toEqual([
+      { scanner: "pii", type: "unscanned", score: 1, start: cut, end: over.length },
+    ]);
+    const redacted = evaluate(over, redactPii);
+    expect(redacted.redacted === `${over.slice(0, cut)}[UNSCANNED]`).toBe(true);
+    expect(evaluate(over, { input: { pii: { action: "block" } } }).blockedBy).toEqual(["pii"]);
+    // Under its cap, toxicity read all of it and found nothing.
+    expect(evaluate(over, { input: { toxicity: { action: "block" } } }).action).toBe("allow");
+  });
+
+  test("off the loop, a scan gives what evaluate gives; one past its deadline counts as unscanned", async () => {
+    const text = "Mail jane.doe@example.com or call +44 20 7946 0958. ".repeat(200);
+    expect(text.length).toBeGreaterThan(INLINE_SCAN_CHARS);
+    expect(await evaluateOffLoop(text, redactPii)).toEqual(evaluate(text, redactPii));
+    const late = await evaluateOffLoop(text, redactPii, "input", 0);
+    expect(late).toMatchObject({ action: "redact", redacted: "[UNSCANNED]" });
+    expect(late.findings).toEqual([
+      { scanner: "pii", type: "unscanned", score: 1, start: 0, end: text.length },
+    ]);
+  });
+});
