@@ -8,12 +8,19 @@
 // cache, unless that replica is over its load bound: in flight + 1 > ceil(c × (all in flight + 1) / n)
 // over the n replicas in rotation ("consistent hashing with bounded loads", Mirrokni et al.), so one hot
 // prefix cannot pile a fleet's work onto one replica. Otherwise, fewest in flight as above.
+// A match covering less than half the prompt's blocks (minMatchShare, SGLang's cache-aware router's
+// default cache threshold) counts as a miss: prompts that share only a common head (one system prompt
+// or template before each conversation's own text) would otherwise all follow that head to one
+// replica, more conversations than its engine can keep, while another replica idles.
 import type { ReachedEndpoints } from "./connect-probe.ts";
 import type { Affinity, AffinityOutcome, PrefixMatch, PrefixTable } from "./prefix-table.ts";
 import type { ReplicaHealth } from "./replica-health.ts";
 
 /** The bound's c: a replica may carry up to 25 % more than an even share before its prefixes move. */
 export const defaultLoadFactor = 1.25;
+
+/** The share of a prompt's blocks a replica must hold for its match to count. */
+export const minMatchShare = 0.5;
 
 export interface Choice {
   endpoint: string;
@@ -71,7 +78,7 @@ export class InFlightBalancer {
   ): Choice | undefined {
     let routing: AffinityOutcome = "miss";
     let endpoint: string | undefined;
-    if (match) {
+    if (match && match.blocks >= minMatchShare * affinity.blocks.length) {
       if (this.withinBound(match.endpoint, candidates)) {
         routing = "hit";
         endpoint = match.endpoint;

@@ -134,6 +134,16 @@ describe("one sequence kept between requests", () => {
     expect(logged.map((entry) => entry.cached_tokens)).toEqual([0, cached, again.prompt - 1]);
   });
 
+  test("cache_prompt: false (llama-server's extension) evaluates the whole prompt, with the same answer", async () => {
+    const messages = opening("Uncached");
+    const first = await turn(worker, messages);
+    const reused = await turn(worker, messages);
+    expect(reused.cached).toBe(reused.prompt - 1);
+    const whole = await turn(worker, messages, { cache_prompt: false });
+    expect(whole.cached).toBe(0);
+    expect(whole.res.choices[0]?.message.content).toBe(first.res.choices[0]?.message.content ?? "");
+  });
+
   test("an aborted stream leaves a sequence the next request reuses, with the same answer", async () => {
     const messages = opening("Aborting");
     const before = await turn(worker, messages, { max_tokens: 8 });

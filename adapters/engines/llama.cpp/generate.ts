@@ -66,6 +66,8 @@ export interface GenerationInput {
   stop: string[];
   presencePenalty: number;
   frequencyPenalty: number;
+  /** false: the sequence is emptied first and the whole prompt evaluated (llama-server's `cache_prompt`). */
+  cachePrompt: boolean;
 }
 
 /** A tool call as generated: the arguments are JSON text, exactly as streamed. */
@@ -171,6 +173,7 @@ export async function buildGeneration(
       stop,
       presencePenalty: req.presence_penalty ?? 0,
       frequencyPenalty: req.frequency_penalty ?? 0,
+      cachePrompt: req.cache_prompt !== false,
     },
   };
 }

@@ -143,6 +143,11 @@ export const ChatCompletionRequest = T.Object(
         T.Null(),
       ]),
     ),
+    /**
+     * llama-server's extension, default true: the prompt may reuse what a kept sequence holds. false evaluates
+     * it whole (a baseline for measurements, or a caller that wants no reuse).
+     */
+    cache_prompt: T.Optional(T.Union([T.Boolean(), T.Null()])),
   },
   { additionalProperties: true },
 );

@@ -74,6 +74,7 @@ export async function runOnSequence(
   const lease = await ctx.pool.acquire(input.prompt, signal);
   let failed = true;
   try {
+    if (!input.cachePrompt) await lease.item.clearHistory();
     const outcome = await generate(lease.item, ctx.renderer, input, {
       signal,
       lockstep: ctx.lockstep,
