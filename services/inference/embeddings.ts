@@ -99,18 +99,20 @@ export async function createEmbeddings(
   }
 }
 
-function vectorOf(embedding: number[] | string | undefined): Float32Array {
+// Vectors are held as doubles, so a float answer passes the replica's numbers on unchanged; only base64
+// (OpenAI's little-endian float32) rounds them.
+function vectorOf(embedding: number[] | string | undefined): Float64Array {
   if (typeof embedding === "string") {
     const bytes = Buffer.from(embedding, "base64");
     // A copy: the decoded bytes need not sit at an offset a Float32Array may start at.
-    return new Float32Array(new Uint8Array(bytes).buffer, 0, Math.floor(bytes.length / 4));
+    return Float64Array.from(new Float32Array(new Uint8Array(bytes).buffer, 0, Math.floor(bytes.length / 4)));
   }
   if (!Array.isArray(embedding)) throw new AppError("upstream_error", "the model's server sent no embedding");
-  return Float32Array.from(embedding);
+  return Float64Array.from(embedding);
 }
 
 /** The first `dimensions` values scaled to length 1; the whole vector when `dimensions` is not given. */
-function shortened(vector: Float32Array, dimensions: number | undefined): Float32Array {
+function shortened(vector: Float64Array, dimensions: number | undefined): Float64Array {
   if (dimensions === undefined || dimensions === vector.length) return vector;
   if (dimensions > vector.length) {
     throw invalid(
@@ -125,7 +127,8 @@ function shortened(vector: Float32Array, dimensions: number | undefined): Float3
   return norm > 0 ? cut.map((x) => x / norm) : cut;
 }
 
-function written(vector: Float32Array, encoding: EmbeddingsBody["encoding_format"]): number[] | string {
+function written(vector: Float64Array, encoding: EmbeddingsBody["encoding_format"]): number[] | string {
   if (encoding !== "base64") return Array.from(vector);
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64");
+  const single = Float32Array.from(vector);
+  return Buffer.from(single.buffer).toString("base64");
 }
