@@ -74,9 +74,11 @@ test.skipIf(!hasJq)(
     // tool_choice "auto" with three tools: a 200 whose prompt is longer than the 512 tokens the model once had.
     const auto = JSON.parse(lines[tools] as string) as { prompt_tokens: number };
     expect(auto.prompt_tokens).toBeGreaterThan(512);
-    expect(lines.slice(tools + 1, tools + 3)).toEqual([
+    expect(lines.slice(tools + 1, tools + 4)).toEqual([
       '["answer"]',
       '{"object":"response","output":["message"],"stored":true}',
+      // Anthropic's Messages API: the tiny model never stops before max_tokens.
+      '{"type":"message","stop_reason":"max_tokens"}',
     ]);
     expect(out).toContain('{"status":"RUNNING","replicas":2}');
     // Autoscaling: to zero when idle, back on the next request, each decision with its reason.
