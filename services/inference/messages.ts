@@ -1,3 +1,5 @@
+import type { Usage } from "#adapters/upstream/sse-relay.ts";
+
 // Chat messages as the gateway handles them, and the up-front token estimate that rate limits charge
 // before the model has counted (corrected with the real usage afterwards).
 
@@ -32,4 +34,18 @@ export interface ChatRequestBody {
   stream?: boolean | undefined;
   stream_options?: { include_usage?: boolean | undefined; [k: string]: unknown } | undefined;
   [key: string]: unknown;
+}
+
+/** A chat completion as the engines answer it: what the Responses and Messages translators read. */
+export interface ChatAnswer {
+  choices?: {
+    message?: {
+      content?: string | null;
+      tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[];
+    };
+    finish_reason?: string | null;
+    /** vLLM's (and our llama.cpp worker's) field: the stop string that ended the text. */
+    stop_reason?: string | number | null;
+  }[];
+  usage?: Usage;
 }

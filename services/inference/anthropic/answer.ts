@@ -3,6 +3,7 @@
 // `stop_reason`, and usage in input/output tokens with the engine's reused prompt tokens as
 // `cache_read_input_tokens`.
 import type { Usage as ChatUsage } from "#adapters/upstream/sse-relay.ts";
+import type { ChatAnswer } from "../messages.ts";
 import type {
   ContentBlock,
   Message,
@@ -12,21 +13,7 @@ import type {
   Usage,
 } from "./schemas.ts";
 
-/** The chat usage as engines report it; `prompt_tokens_details.cached_tokens` where they reuse a prefix. */
-export type EngineUsage = ChatUsage & { prompt_tokens_details?: { cached_tokens?: number | null } | null };
-
-export interface ChatAnswer {
-  choices?: {
-    message?: {
-      content?: string | null;
-      tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[];
-    };
-    finish_reason?: string | null;
-    /** vLLM's (and our llama.cpp worker's) field: the stop string that ended the text. */
-    stop_reason?: string | number | null;
-  }[];
-  usage?: EngineUsage;
-}
+export type { ChatAnswer };
 
 export const newMessageId = () => `msg_${crypto.randomUUID().replaceAll("-", "")}`;
 export const newToolUseId = () => `toolu_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
@@ -69,7 +56,7 @@ export const toolUseBlock = (id: string, name: string, input: unknown): ToolUseB
   caller: { type: "direct" },
 });
 
-export function usageOf(usage: EngineUsage | undefined): Usage {
+export function usageOf(usage: ChatUsage | undefined): Usage {
   return {
     input_tokens: usage?.prompt_tokens ?? 0,
     output_tokens: usage?.completion_tokens ?? 0,

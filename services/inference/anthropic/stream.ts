@@ -2,16 +2,9 @@
 // ping, then per content block content_block_start, content_block_delta… (text_delta for text,
 // input_json_delta for a tool call's arguments), content_block_stop; finally message_delta with the
 // stop reason and usage, and message_stop. An error ends the stream with an `error` event.
+import type { Usage as ChatUsage } from "#adapters/upstream/sse-relay.ts";
 import type { ChatChunk, StreamError, StreamTranslator, ToolCallDelta } from "../chat-stream.ts";
-import {
-  type EngineUsage,
-  messageObject,
-  newToolUseId,
-  stopOf,
-  textBlock,
-  toolUseBlock,
-  usageOf,
-} from "./answer.ts";
+import { messageObject, newToolUseId, stopOf, textBlock, toolUseBlock, usageOf } from "./answer.ts";
 import type { MessageCreateParams, MessageStreamEvent } from "./schemas.ts";
 
 type OpenBlock = { kind: "text"; index: number } | { kind: "call"; index: number; chatIndex: number };
@@ -19,7 +12,7 @@ type OpenBlock = { kind: "text"; index: number } | { kind: "call"; index: number
 /** A chunk as engines send it: vLLM's `stop_reason` names the stop string that matched. */
 type EngineChunk = ChatChunk & {
   choices?: (NonNullable<ChatChunk["choices"]>[number] & { stop_reason?: string | number | null })[];
-  usage?: EngineUsage;
+  usage?: ChatUsage;
 };
 
 const event = (data: MessageStreamEvent) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -31,7 +24,7 @@ export function messageEvents(meta: {
 }): StreamTranslator {
   let blocks = 0;
   let open: OpenBlock | undefined;
-  let usage: EngineUsage | undefined;
+  let usage: ChatUsage | undefined;
   let finishReason: string | undefined;
   let matched: string | number | null | undefined;
 

@@ -2,6 +2,7 @@
 // one `output_text` part, each tool call as a `function_call` item (its chat id as `call_id`), the
 // finish reason as the status, and usage in input/output tokens.
 import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
+import type { ChatAnswer } from "../messages.ts";
 import type {
   ConversationItem,
   FunctionCallOutput,
@@ -24,16 +25,7 @@ export function itemLocation(id: string): { responseId: string; index: number } 
   return match ? { responseId: `resp_${match[1]}`, index: Number(match[2]) } : undefined;
 }
 
-export interface ChatAnswer {
-  choices?: {
-    message?: {
-      content?: string | null;
-      tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[];
-    };
-    finish_reason?: string | null;
-  }[];
-  usage?: Usage;
-}
+export type { ChatAnswer };
 
 export const messageItem = (id: string, text: string, status: MessageOutput["status"]): MessageOutput => ({
   id,
