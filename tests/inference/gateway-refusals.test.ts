@@ -95,8 +95,12 @@ describe("a replica's 400 passes through", () => {
       expect(g.stub.received.filter((b) => b.model === name).length + second.received.length).toBe(1);
       expect(g.runtime.balancer.inFlight(g.stub.baseUrl)).toBe(0);
       expect(g.runtime.balancer.inFlight(second.baseUrl)).toBe(0);
-      // Both replicas still take requests: nothing marked either of them failed.
-      for (let i = 0; i < 4; i++) expect((await chat({ ...g, model: name })).status).toBe(200);
+      // Both replicas still take requests: nothing marked either of them failed. Unrelated prompts, so
+      // that prefix affinity does not keep them on one replica.
+      for (let i = 0; i < 4; i++) {
+        const messages = [{ role: "user", content: `Question number ${i}` }];
+        expect((await chat({ ...g, model: name }, { messages })).status).toBe(200);
+      }
       expect(second.received.length).toBeGreaterThanOrEqual(2);
     } finally {
       g.stub.behaviour = "ok";
