@@ -16,6 +16,7 @@ export * from "./login-attempts.ts";
 export * from "./memberships.ts";
 export * from "./models.ts";
 export * from "./nodes.ts";
+export * from "./org-invitations.ts";
 export * from "./organizations.ts";
 export * from "./policies.ts";
 export * from "./pools.ts";

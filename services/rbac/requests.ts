@@ -12,7 +12,11 @@ export const Permissions = T.Array(T.String({ maxLength: 64 }), { maxItems: 100 
 /** The body of POST /admin/users, and the dashboard's add-user form. */
 export const AddUserBody = T.Object({
   email: T.String({ minLength: 3, maxLength: 254 }),
-  password: T.Optional(T.String({ maxLength: 1024, description: "A new account's first password" })),
+  // Required for everyone, so that leaving it out answers alike whether or not the e-mail has an account.
+  password: T.String({
+    maxLength: 1024,
+    description: "A new account's first password; required also for an existing account, which keeps its own",
+  }),
   role: T.String({ minLength: 1, maxLength: 64 }),
 });
 

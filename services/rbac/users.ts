@@ -2,8 +2,9 @@
 // its last admin cannot be demoted, and nobody hands out (or takes away) more than they hold.
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Executor } from "#db/client.ts";
-import { memberships, organizations, roles, users } from "#db/schema/index.ts";
+import { memberships, organizations, orgInvitations, roles, users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
+import { invitationTtlMs } from "../auth/invitations.ts";
 import { normaliseEmail } from "../auth/login.ts";
 import { hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { revokeUserSessions } from "../auth/revoke.ts";
@@ -140,19 +141,29 @@ export async function removeUser(ctx: RequestContext, userId: string): Promise<v
 
 export interface AddUserInput {
   email: string;
-  /** The new account's first password; ignored for someone who already has an account. */
+  /** A new account's first password; required whoever the e-mail belongs to (see addUser). */
   password?: string | undefined;
   role: string;
 }
 
 /**
- * An administrator adds someone to the organization with a role: a new account with a first password,
- * or an existing account (of another organization) as a member. 409 when they are a member already.
+ * An administrator adds someone to the organization with a role. An e-mail without an account becomes a
+ * new account and member at once. An account that exists (of another organization) is never added
+ * without its consent: it gets an invitation (services/auth/invitations.ts) that becomes a membership
+ * when accepted. Both are answered alike, so the answer tells nothing of whether an account exists: the
+ * password is checked for both, the body has the same fields (an invitation answers with its own id,
+ * no TOTP state and the time of the invitation), and both are audited as `user.add` with the same details.
+ * 409 only for someone already a member, whom the administrator sees anyway.
  */
 export async function addUser(ctx: RequestContext, input: AddUserInput): Promise<OrganizationUser> {
   const actor = actorOf(ctx);
   const email = normaliseEmail(input.email);
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalid("email", "is not an e-mail address");
+  const password = input.password ?? "";
+  const problem = password ? passwordProblem(password, ctx.config.passwordMinLength) : "is required";
+  if (problem) throw invalid("password", problem);
+  // Hashed whether or not an account is made, so the time taken does not tell either.
+  const passwordHash = await hashPassword(password, ctx.config.passwordHash);
   return mutate(ctx, "user.add", { type: "user" }, async (tx) => {
     const [role] = await tx
       .select()
@@ -161,45 +172,68 @@ export async function addUser(ctx: RequestContext, input: AddUserInput): Promise
       .limit(1);
     if (!role) throw invalid("role", `no role named "${input.role}" in this organization`);
     mustHold(actor, role.permissions, "that role");
-    let [user] = await tx.select().from(users).where(eq(users.email, email)).limit(1);
-    const newAccount = !user;
-    if (user) {
+    const [existing] = await tx.select().from(users).where(eq(users.email, email)).limit(1);
+    const now = ctx.clock();
+    let answer: { id: string; totpEnabled: boolean; joinedAt: Date };
+    if (existing) {
       const [member] = await tx
         .select({ userId: memberships.userId })
         .from(memberships)
-        .where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, user.id)));
+        .where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, existing.id)));
       if (member)
         throw new AppError("already_exists", `${email} is already a member`, {
           fields: [{ field: "email", message: "is already a member of this organization" }],
         });
+      const invitation = await invite(
+        tx,
+        { orgId: actor.orgId, userId: existing.id, roleId: role.id },
+        actor,
+        now,
+      );
+      answer = { id: invitation, totpEnabled: false, joinedAt: now };
     } else {
-      const problem = input.password
-        ? passwordProblem(input.password, ctx.config.passwordMinLength)
-        : "is required for a new account";
-      if (problem) throw invalid("password", problem);
-      [user] = await tx
-        .insert(users)
-        .values({
-          email,
-          passwordHash: await hashPassword(input.password as string, ctx.config.passwordHash),
-        })
+      const [user] = await tx.insert(users).values({ email, passwordHash }).returning();
+      if (!user) throw new AppError("internal", "the user could not be created");
+      const [membership] = await tx
+        .insert(memberships)
+        .values({ userId: user.id, orgId: actor.orgId, roleId: role.id })
         .returning();
+      answer = { id: user.id, totpEnabled: user.totpEnabled, joinedAt: membership?.createdAt ?? now };
     }
-    if (!user) throw new AppError("internal", "the user could not be created");
-    const [membership] = await tx
-      .insert(memberships)
-      .values({ userId: user.id, orgId: actor.orgId, roleId: role.id })
-      .returning();
     return {
       result: {
-        id: user.id,
+        id: answer.id,
         email,
         role: role.name,
-        totp_enabled: user.totpEnabled,
-        joined_at: (membership?.createdAt ?? ctx.clock()).toISOString(),
+        totp_enabled: answer.totpEnabled,
+        joined_at: answer.joinedAt.toISOString(),
       },
-      target: { type: "user", id: user.id },
-      details: { role: role.name, new_account: newAccount },
+      target: { type: "user", id: answer.id },
+      details: { role: role.name },
     };
   });
+}
+
+/** Creates (or renews, with the new role) the pending invitation of an account; returns its id. */
+async function invite(
+  tx: Executor,
+  to: { orgId: string; userId: string; roleId: string },
+  actor: Actor,
+  now: Date,
+): Promise<string> {
+  const fresh = {
+    roleId: to.roleId,
+    // A service account's id is no user's, so its invitations name no inviter (the audit log does).
+    createdBy: actor.machine ? null : actor.userId,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + invitationTtlMs),
+    acceptedAt: null,
+  };
+  const [row] = await tx
+    .insert(orgInvitations)
+    .values({ ...to, ...fresh })
+    .onConflictDoUpdate({ target: [orgInvitations.orgId, orgInvitations.userId], set: fresh })
+    .returning({ id: orgInvitations.id });
+  if (!row) throw new AppError("internal", "the invitation could not be created");
+  return row.id;
 }

@@ -73,11 +73,11 @@ test.skipIf(!haveChromium)(
     await page.goto("/users");
     await page.getByLabel("E-mail").fill("reader@example.com");
     await page.getByLabel("Role", { exact: true }).selectOption("viewer");
-    await page.getByLabel("First password (new accounts)").fill("short");
+    await page.getByLabel("First password").fill("short");
     await page.getByRole("button", { name: "Add user" }).click();
     expect(await page.locator("#f-password-error").textContent()).toBeTruthy();
     expect(await page.getByLabel("E-mail").inputValue()).toBe("reader@example.com");
-    await page.getByLabel("First password (new accounts)").fill("a reader's long password");
+    await page.getByLabel("First password").fill("a reader's long password");
     await page.getByRole("button", { name: "Add user" }).click();
     await page.waitForURL("**/users");
     expect(await page.locator("tr", { hasText: "reader@example.com" }).count()).toBe(1);

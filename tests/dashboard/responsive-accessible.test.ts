@@ -172,9 +172,11 @@ describe.skipIf(!haveChromium)("notices after a change", () => {
       await signIn(page);
       await page.goto("/users");
       await page.getByLabel("E-mail", { exact: true }).fill("leaving@example.com");
-      await page.getByLabel("First password (new accounts)").fill("a first password");
+      await page.getByLabel("First password").fill("a first password");
       await page.getByRole("button", { name: "Add user" }).click();
-      expect(await page.locator("[data-flash]").textContent()).toBe("User added.");
+      expect(await page.locator("[data-flash]").textContent()).toBe(
+        "User added (an existing account joins once it accepts the invitation).",
+      );
       const row = page.locator("tr", { hasText: "leaving@example.com" });
       await row.getByRole("button", { name: "Remove" }).click();
       await page.waitForURL(/\/users$/);

@@ -1,5 +1,6 @@
-// POST /admin/users: an administrator adds a new account with a first password, or an existing
-// account of another organization as a member; a member twice is 409; a developer cannot.
+// POST /admin/users: an administrator adds a new account with a first password; an existing account
+// of another organization only gets an invitation (tests/security/invitations.test.ts); a member twice
+// is 409; a developer cannot.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import {
   call,
@@ -40,9 +41,12 @@ test("a new account with a role signs in with its first password", async () => {
   expect(again.status).toBe(409);
 });
 
-test("bad input: no password for a new account, an unknown role, not an e-mail", async () => {
+test("bad input: no password (for anyone), an unknown role, not an e-mail", async () => {
+  const other = await createOrganization(t, "password-check");
+  await createUser(t, api, "exists-elsewhere@example.com", "viewer", other);
   for (const [body, field] of [
     [{ email: "x@example.com", role: "viewer" }, "password"],
+    [{ email: "exists-elsewhere@example.com", role: "viewer" }, "password"],
     [{ email: "x@example.com", password: "a long first password", role: "boss" }, "role"],
     [{ email: "not-an-email", password: "a long first password", role: "viewer" }, "email"],
   ] as const) {
@@ -52,14 +56,16 @@ test("bad input: no password for a new account, an unknown role, not an e-mail",
   }
 });
 
-test("an account of another organization becomes a member; a developer may not add anyone", async () => {
+test("an account of another organization is answered alike but not yet a member; a developer may not add anyone", async () => {
   const other = await createOrganization(t, "elsewhere");
   await createUser(t, api, "outside@example.com", "admin", other);
   const added = await call(api, "POST", "/admin/users", {
     token: admin,
-    body: { email: "outside@example.com", role: "developer" },
+    body: { email: "outside@example.com", password: "a long first password", role: "developer" },
   });
   expect(added.status).toBe(201);
+  const members = await call(api, "GET", "/admin/users", { token: admin });
+  expect(members.body.users.map((u: { email: string }) => u.email)).not.toContain("outside@example.com");
   const developer = await createUser(t, api, "dev-adder@example.com", "developer");
   const refused = await call(api, "POST", "/admin/users", {
     token: developer.access_token,

@@ -9,7 +9,8 @@ import type { Permission } from "#services/permissions.ts";
 import { readCookie, redirect } from "./session.ts";
 
 export const notices = {
-  "user-added": "User added.",
+  // The same for an invitation (an existing account), so the notice tells nothing of who has an account.
+  "user-added": "User added (an existing account joins once it accepts the invitation).",
   "user-removed": "User removed from the organization; their sessions here have ended.",
   "role-changed": "Role changed.",
   "role-created": "Role created.",

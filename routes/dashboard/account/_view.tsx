@@ -1,9 +1,10 @@
+import type { PendingInvitation } from "#services/auth/invitations.ts";
 import type { Me } from "#services/auth/me.ts";
 import type { TotpSetup } from "#services/auth/totp.ts";
 import { Layout } from "../_shared/layout.tsx";
 import type { PageInfo } from "../_shared/page.ts";
 import { Csrf, Field, FormProblem, type FormState } from "../_shared/parts/form.tsx";
-import { Badge, PageHeader } from "../_shared/parts/list.tsx";
+import { ActionButton, Badge, PageHeader } from "../_shared/parts/list.tsx";
 
 export interface AccountPageProps {
   page: PageInfo;
@@ -12,9 +13,11 @@ export interface AccountPageProps {
   setup?: (TotpSetup & { qr: string }) | undefined;
   form?: FormState;
   notice?: string | undefined;
+  /** Pending invitations to other organizations (shown by the page itself, not after a TOTP form). */
+  invitations?: PendingInvitation[] | undefined;
 }
 
-export function AccountPage({ page, me, setup, form = {}, notice }: AccountPageProps) {
+export function AccountPage({ page, me, setup, form = {}, notice, invitations = [] }: AccountPageProps) {
   const organization = page.organizations.find((o) => o.active)?.name ?? me.org_id;
   return (
     <Layout title="Account" page={page}>
@@ -38,6 +41,7 @@ export function AccountPage({ page, me, setup, form = {}, notice }: AccountPageP
           </dd>
         </dl>
       </section>
+      {invitations.length > 0 ? <Invitations invitations={invitations} csrf={page.csrf} /> : null}
       {me.totp_enabled ? (
         <section class="card">
           <h2>Turn two-factor sign-in off</h2>
@@ -86,6 +90,30 @@ export function AccountPage({ page, me, setup, form = {}, notice }: AccountPageP
         </section>
       )}
     </Layout>
+  );
+}
+
+/** Invitations to other organizations, each with its Accept and Decline forms. */
+function Invitations({ invitations, csrf }: { invitations: PendingInvitation[]; csrf: string }) {
+  return (
+    <section class="card">
+      <h2>Invitations</h2>
+      <ul>
+        {invitations.map((i) => (
+          <li>
+            <span safe>{i.org_name}</span> invites you as <strong safe>{i.role}</strong> (until{" "}
+            <time datetime={i.expires_at}>{i.expires_at.slice(0, 10)}</time>)
+            <ActionButton action={`/account/invitations/${i.id}/accept`} label="Accept" csrf={csrf} />
+            <ActionButton
+              action={`/account/invitations/${i.id}/decline`}
+              label="Decline"
+              tone="secondary"
+              csrf={csrf}
+            />
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

@@ -106,11 +106,12 @@ export function UsersPage({ page, users, roles, permissions, failed }: UsersPage
             <Select name="role" label="Role" choices={roleChoices} {...stateOf("add")} />
             <Field
               name="password"
-              label="First password (new accounts)"
+              label="First password"
               type="password"
               autocomplete="new-password"
+              required
               errors={stateOf("add").errors}
-              hint="Someone who already has an account (another organization) keeps theirs: leave blank."
+              hint="Someone who already has an account (another organization) keeps theirs and is invited: they join once they accept."
             />
           </div>
           <button type="submit">Add user</button>

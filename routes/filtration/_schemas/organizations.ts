@@ -7,3 +7,12 @@ export const OrganizationMembership = t.Object({
   active: t.Boolean({ description: "The organization of the token you called with" }),
   joined_at: t.String({ format: "date-time" }),
 });
+
+export const PendingInvitation = t.Object({
+  id: t.String({ format: "uuid" }),
+  org_id: t.String({ format: "uuid" }),
+  org_name: t.String(),
+  role: t.String({ description: "The role the membership will have" }),
+  created_at: t.String({ format: "date-time" }),
+  expires_at: t.String({ format: "date-time" }),
+});

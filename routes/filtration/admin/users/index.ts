@@ -13,10 +13,13 @@ export const GET = route({
 
 export const POST = route({
   access: "users:write",
-  summary: "Add a user to your organization with a role",
+  summary: "Add a user to your organization with a role (an existing account is invited)",
   description:
-    "A new account with its first `password`, or an existing account (of another organization) as a member " +
-    "(`password` ignored). 409 when already a member; 403 for a role with permissions you do not hold.",
+    "An e-mail without an account becomes a new account and member with its first `password`. An existing " +
+    "account (of another organization) is invited instead and joins when it accepts (POST " +
+    "/auth/invitations/{id}/accept); the answer is the same for both (`id` is then the invitation's), so it " +
+    "does not tell whether an account exists. 409 when already a member; 403 for a role with permissions " +
+    "you do not hold.",
   body: AddUserBody,
   status: 201,
   response: OrganizationUser,

@@ -1,0 +1,176 @@
+// Membership across organizations is by invitation: an administrator adding the e-mail of another
+// organization's account gets the answer a new account gets (no account-existence oracle), and the
+// account becomes a member only once its holder accepts (GET /auth/invitations, accept, decline).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { auditLogs, orgInvitations } from "#db/schema/index.ts";
+import {
+  call,
+  createOrganization,
+  createUser,
+  type Handler,
+  loginAsAdmin,
+  type TestApp,
+} from "../support/app.ts";
+import { startGateway } from "../support/callers.ts";
+
+let t: TestApp;
+let api: Handler;
+let adminA: string;
+let orgA: string;
+let orgB: string;
+
+beforeAll(async () => {
+  ({ t, handle: api } = await startGateway("filtration"));
+  const admin = await loginAsAdmin(api);
+  adminA = admin.access_token;
+  orgA = admin.user.org_id;
+  orgB = await createOrganization(t, "org-b");
+}, 60_000);
+afterAll(() => t.close());
+
+const password = "a long first password";
+
+async function add(email: string, role = "developer") {
+  return call(api, "POST", "/admin/users", { token: adminA, body: { email, password, role } });
+}
+
+async function membersOfA(): Promise<string[]> {
+  const res = await call(api, "GET", "/admin/users", { token: adminA });
+  return res.body.users.map((u: { email: string }) => u.email);
+}
+
+test("an unknown e-mail and another organization's account are answered alike", async () => {
+  await createUser(t, api, "b-user@example.com", "admin", orgB);
+  const unknown = await add("nobody-yet@example.com");
+  const existing = await add("b-user@example.com");
+  expect(existing.status).toBe(unknown.status);
+  expect(existing.status).toBe(201);
+  expect(Object.keys(existing.body).sort()).toEqual(Object.keys(unknown.body).sort());
+  for (const key of Object.keys(unknown.body))
+    expect(typeof existing.body[key]).toBe(typeof unknown.body[key]);
+  expect(existing.body).toMatchObject({
+    email: "b-user@example.com",
+    role: "developer",
+    totp_enabled: false,
+  });
+  // The audit log of A reads the same for both.
+  const records = await t.app.db.select().from(auditLogs).where(eq(auditLogs.action, "user.add"));
+  const details = records.filter((r) => r.outcome === "success").map((r) => JSON.stringify(r.details));
+  expect(new Set(details).size).toBe(1);
+  // Without a password, both are the same 400.
+  const noPassword = await Promise.all(
+    ["nobody-either@example.com", "b-user@example.com"].map((email) =>
+      call(api, "POST", "/admin/users", { token: adminA, body: { email, role: "viewer" } }),
+    ),
+  );
+  expect(noPassword.map((r) => r.status)).toEqual([400, 400]);
+  expect(noPassword[0]?.body).toEqual(noPassword[1]?.body);
+  // The new account is a member; the existing one is not, until it accepts.
+  expect(await membersOfA()).toContain("nobody-yet@example.com");
+  expect(await membersOfA()).not.toContain("b-user@example.com");
+});
+
+test("the invitee lists and accepts, then switches into the organization with the invited role", async () => {
+  const b = await createUser(t, api, "joiner@example.com", "viewer", orgB);
+  await add("joiner@example.com", "developer");
+  const switchBefore = await call(api, "POST", "/auth/switch-org", {
+    token: b.access_token,
+    body: { org_id: orgA },
+  });
+  expect(switchBefore.status).toBe(404);
+  const listed = await call(api, "GET", "/auth/invitations", { token: b.access_token });
+  expect(listed.status).toBe(200);
+  expect(listed.body.invitations).toHaveLength(1);
+  const invitation = listed.body.invitations[0];
+  expect(invitation).toMatchObject({ org_id: orgA, org_name: "default", role: "developer" });
+  const accepted = await call(api, "POST", `/auth/invitations/${invitation.id}/accept`, {
+    token: b.access_token,
+  });
+  expect(accepted.status).toBe(200);
+  expect(accepted.body).toMatchObject({ id: orgA, role: "developer", active: false });
+  expect(await membersOfA()).toContain("joiner@example.com");
+  const switched = await call(api, "POST", "/auth/switch-org", {
+    token: b.access_token,
+    body: { org_id: orgA },
+  });
+  expect(switched.status).toBe(200);
+  expect(switched.body.user).toMatchObject({ org_id: orgA, role: "developer" });
+  // Answered once: it is no longer pending, and accepting again is 404.
+  expect((await call(api, "GET", "/auth/invitations", { token: b.access_token })).body.invitations).toEqual(
+    [],
+  );
+  const again = await call(api, "POST", `/auth/invitations/${invitation.id}/accept`, {
+    token: b.access_token,
+  });
+  expect(again.status).toBe(404);
+  const audit = await t.app.db.select().from(auditLogs).where(eq(auditLogs.action, "invitation.accept"));
+  expect(audit.find((r) => r.outcome === "success")).toMatchObject({ orgId: orgA });
+});
+
+test("declining deletes the invitation and makes no membership", async () => {
+  const b = await createUser(t, api, "decliner@example.com", "viewer", orgB);
+  await add("decliner@example.com");
+  const [invitation] = (await call(api, "GET", "/auth/invitations", { token: b.access_token })).body
+    .invitations;
+  const declined = await call(api, "POST", `/auth/invitations/${invitation.id}/decline`, {
+    token: b.access_token,
+  });
+  expect(declined.status).toBe(200);
+  expect((await call(api, "GET", "/auth/invitations", { token: b.access_token })).body.invitations).toEqual(
+    [],
+  );
+  expect(await t.app.db.select().from(orgInvitations).where(eq(orgInvitations.id, invitation.id))).toEqual(
+    [],
+  );
+  const accept = await call(api, "POST", `/auth/invitations/${invitation.id}/accept`, {
+    token: b.access_token,
+  });
+  expect(accept.status).toBe(404);
+  expect(await membersOfA()).not.toContain("decliner@example.com");
+  const audit = await t.app.db.select().from(auditLogs).where(eq(auditLogs.action, "invitation.decline"));
+  expect(audit.find((r) => r.outcome === "success")).toMatchObject({ orgId: orgA });
+});
+
+test("another user cannot see, accept or decline someone else's invitation", async () => {
+  const invitee = await createUser(t, api, "invitee@example.com", "viewer", orgB);
+  const intruder = await createUser(t, api, "intruder@example.com", "admin", orgB);
+  await add("invitee@example.com");
+  const [invitation] = (await call(api, "GET", "/auth/invitations", { token: invitee.access_token })).body
+    .invitations;
+  expect(
+    (await call(api, "GET", "/auth/invitations", { token: intruder.access_token })).body.invitations,
+  ).toEqual([]);
+  for (const action of ["accept", "decline"]) {
+    const res = await call(api, "POST", `/auth/invitations/${invitation.id}/${action}`, {
+      token: intruder.access_token,
+    });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("not_found");
+  }
+  expect(await membersOfA()).not.toContain("intruder@example.com");
+  expect(await membersOfA()).not.toContain("invitee@example.com");
+});
+
+test("an expired invitation is not listed and cannot be accepted", async () => {
+  const b = await createUser(t, api, "late@example.com", "viewer", orgB);
+  await add("late@example.com");
+  const [invitation] = (await call(api, "GET", "/auth/invitations", { token: b.access_token })).body
+    .invitations;
+  await t.app.db
+    .update(orgInvitations)
+    .set({ expiresAt: new Date(Date.now() - 1000) })
+    .where(eq(orgInvitations.id, invitation.id));
+  expect((await call(api, "GET", "/auth/invitations", { token: b.access_token })).body.invitations).toEqual(
+    [],
+  );
+  const accept = await call(api, "POST", `/auth/invitations/${invitation.id}/accept`, {
+    token: b.access_token,
+  });
+  expect(accept.status).toBe(409);
+  expect(await membersOfA()).not.toContain("late@example.com");
+  // Inviting again renews it.
+  await add("late@example.com", "viewer");
+  const renewed = (await call(api, "GET", "/auth/invitations", { token: b.access_token })).body.invitations;
+  expect(renewed).toMatchObject([{ id: invitation.id, role: "viewer" }]);
+});
