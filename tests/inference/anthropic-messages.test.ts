@@ -440,15 +440,16 @@ describe("the wire, against Anthropic's published shapes", () => {
     // first (an end-of-generation token is about one in 90), so it asks again until a sequence stops it.
     const sequences = ["e", "a", "o", "i"];
     for (const stream of [false, true]) {
-      const body = {
-        model: tiny.model,
-        max_tokens: 200,
-        stop_sequences: sequences,
-        temperature: 1,
-        messages: [{ role: "user", content: "Write a long sentence." }],
-      };
       let stopped: { stop_reason: string | null; stop_sequence: string | null } | undefined;
       for (let attempt = 0; attempt < 8 && stopped?.stop_reason !== "stop_sequence"; attempt++) {
+        // Another prompt each time: the same one may be answered the same way (a kept sequence, a seed).
+        const body = {
+          model: tiny.model,
+          max_tokens: 200,
+          stop_sequences: sequences,
+          temperature: 1,
+          messages: [{ role: "user", content: `Write a long sentence, number ${attempt}.` }],
+        };
         if (stream) stopped = messageDelta(await rawEvents(body)).delta;
         else {
           const answer = await post("/v1/messages", body);
