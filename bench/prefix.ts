@@ -14,7 +14,7 @@
 // and llama.cpp's llama-server beside them when LLAMA_SERVER=/path/to/llama-server is given (one server,
 // --parallel 4 --threads 1, 4,096 tokens a slot). Each figure is the median of --rounds runs (3).
 //
-//   bun run bench prefix [--rounds 3] [--user-template]
+//   bun run bench prefix [--rounds 3] [--user-template] [--output-mode blocking|async]
 //   LLAMA_SERVER=/opt/llama.cpp/build/bin/llama-server bun run bench prefix
 //
 // Model: scripts/make-tiny-gguf.ts, embeddingLength 384, blockCount 4, headCount 6, headCountKv 2,
@@ -43,8 +43,12 @@ const { values } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
     "user-template": { type: "boolean", default: false },
+    "output-mode": { type: "string", default: "blocking" },
   },
 });
+// Output guardrails "blocking" (bench/gateway.ts's "lifecycle on") hold a stream's text back to the next
+// word boundary while they redact, so a first token waits for the first whole word; "async" scans after.
+const outputMode = values["output-mode"] === "async" ? "async" : "blocking";
 const rounds = Math.max(1, Number(values.rounds));
 const threads = 1;
 const parallel = 4;
@@ -381,7 +385,7 @@ async function startPlatform() {
       },
       // Scanned as bench/gateway.ts scans, but logged rather than blocked: the random model's gibberish
       // now and then reads as toxic, and a blocked stream would end before its 128 tokens.
-      output: { pii: { action: "redact" }, toxicity: { action: "log" }, mode: "blocking" },
+      output: { pii: { action: "redact" }, toxicity: { action: "log" }, mode: outputMode },
     });
     return id;
   }
@@ -596,7 +600,7 @@ if (errors.length > 0)
   console.log(`\n${errors.length} stream(s) ended with an error event, first: ${errors[0]}`);
 console.log(
   `\nmedians of ${rounds}; tiny random GGUF (384 × 4 blocks), workers THREADS=${threads} PARALLEL=${parallel} ` +
-    `CONTEXT_SIZE=${contextSize}, lifecycle on${values["user-template"] ? " (with a user template)" : ""}; ` +
+    `CONTEXT_SIZE=${contextSize}, lifecycle on (output guardrails ${outputMode})${values["user-template"] ? " (with a user template)" : ""}; ` +
     `load average after ${load()}`,
 );
 await model.dispose();
