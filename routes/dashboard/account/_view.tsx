@@ -102,7 +102,10 @@ function Invitations({ invitations, csrf }: { invitations: PendingInvitation[]; 
         {invitations.map((i) => (
           <li>
             <span safe>{i.org_name}</span> invites you as <strong safe>{i.role}</strong> (until{" "}
-            <time datetime={i.expires_at}>{i.expires_at.slice(0, 10)}</time>)
+            <time datetime={i.expires_at} safe>
+              {i.expires_at.slice(0, 10)}
+            </time>
+            )
             <ActionButton action={`/account/invitations/${i.id}/accept`} label="Accept" csrf={csrf} />
             <ActionButton
               action={`/account/invitations/${i.id}/decline`}
