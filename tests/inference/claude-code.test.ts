@@ -37,7 +37,6 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 }, 60_000);
 
-
 const cli = join(import.meta.dir, "../../node_modules/@anthropic-ai/claude-code/cli.js");
 
 async function claude(args: string[]) {
@@ -69,12 +68,7 @@ async function claude(args: string[]) {
 }
 
 test("claude -p completes a turn against the deployment and exits 0", async () => {
-  const run = await claude([
-    "-p",
-    "Say hello.",
-    "--output-format",
-    "json",
-  ]);
+  const run = await claude(["-p", "Say hello.", "--output-format", "json"]);
   console.log(`claude -p: one turn in ${run.seconds.toFixed(1)} s`);
   expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
   const result = JSON.parse(run.stdout) as {
