@@ -170,7 +170,9 @@ describe("a gateway built with test routes", () => {
       const body = await res.json();
       expect(res.status).toBe(500);
       expect(body).toEqual({ error: { code: "internal", message: "internal error" } });
-      await Bun.sleep(30); // log lines are written together a few milliseconds later
+      // Log lines are written together a little later: wait for the request's (at most 2 s on a loaded machine).
+      for (let waited = 0; waited < 2000 && !lines.join("").includes('"msg":"request"'); waited += 10)
+        await Bun.sleep(10);
     } finally {
       process.stdout.write = write;
     }
