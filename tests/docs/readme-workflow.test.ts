@@ -77,8 +77,8 @@ test.skipIf(!hasJq)(
     expect(lines.slice(tools + 1, tools + 4)).toEqual([
       '["answer"]',
       '{"object":"response","output":["message"],"stored":true}',
-      // Anthropic's Messages API: the tiny model never stops before max_tokens.
-      '{"type":"message","stop_reason":"max_tokens"}',
+      // Anthropic's Messages API (the tiny model may end its turn or reach max_tokens: not shown).
+      '{"type":"message","role":"assistant"}',
     ]);
     expect(out).toContain('{"status":"RUNNING","replicas":2}');
     // Autoscaling: to zero when idle, back on the next request, each decision with its reason.
