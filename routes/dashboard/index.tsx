@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
-import { usageOverview } from "#services/usage/overview.ts";
+import { defaultUsageRange, usageOverview } from "#services/usage/overview.ts";
 import { HomePage } from "./_home.tsx";
 import { can, pageInfo } from "./_shared/page.ts";
 import { RangeQuery } from "./_shared/usage-query.ts";
@@ -14,7 +14,9 @@ export const GET = route({
     const page = await pageInfo(ctx, request);
     // The charts are the inference logs added up: a role that may not read those sees the checklist.
     if (!can(page, "logs:read")) return <HomePage page={page} />;
-    const overview = await usageOverview(ctx, { range: query.range ?? "day" });
+    // Without ?range=, the shortest range that holds the traffic (a new installation's: the hour).
+    const range = query.range ?? (await defaultUsageRange(ctx));
+    const overview = await usageOverview(ctx, { range });
     return <HomePage page={page} usage={{ overview, deploymentId: query.deployment }} />;
   },
 });

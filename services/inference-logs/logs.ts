@@ -1,12 +1,12 @@
 // Inference logs: written in batches by the inference gateway (through /internal/logs/create or in
 // process), read by the management API per deployment or across the organization, newest first, in
 // pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
-import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
 import type { Executor } from "#db/client.ts";
 import { executePrepared } from "#db/prepared.ts";
-import { auditLogs, type InferenceLogRow, inferenceLogs } from "#db/schema/index.ts";
+import { auditLogs, deployments, type InferenceLogRow, inferenceLogs } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { invalid } from "../errors.ts";
+import { invalid, notFound } from "../errors.ts";
 import type { InferenceLogEntry } from "../inference/port.ts";
 import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
@@ -229,6 +229,45 @@ export async function deploymentInferenceLogs(
   const orgId = actorOf(ctx).orgId;
   const deployment = await deploymentOfOrg(ctx.db, orgId, deploymentId);
   return page(ctx, [eq(inferenceLogs.orgId, orgId), eq(inferenceLogs.deploymentId, deployment.id)], query);
+}
+
+/**
+ * One log entry of the actor's organization, with the names of the deployments it names (the one
+ * asked for and the one that served; a deleted one by its last name). Another organization's entry,
+ * or an id that is no UUID, is not found.
+ */
+export async function inferenceLogEntry(
+  ctx: RequestContext,
+  logId: string,
+): Promise<{ entry: InferenceLogView; deployments: Record<string, DeploymentLabel> }> {
+  const orgId = actorOf(ctx).orgId;
+  if (!isUuid(logId)) throw notFound("inference log entry");
+  const [row] = await ctx.db
+    .select()
+    .from(inferenceLogs)
+    .where(and(eq(inferenceLogs.orgId, orgId), eq(inferenceLogs.id, logId)))
+    .limit(1);
+  if (!row) throw notFound("inference log entry");
+  const ids = [row.deploymentId, row.servedByDeploymentId].filter((id): id is string => id !== null);
+  const named =
+    ids.length === 0
+      ? []
+      : await ctx.db
+          .select({ id: deployments.id, name: deployments.name, deletedAt: deployments.deletedAt })
+          .from(deployments)
+          .where(and(eq(deployments.orgId, orgId), inArray(deployments.id, ids)));
+  return {
+    entry: viewOf(row),
+    deployments: Object.fromEntries(
+      named.map((d) => [d.id, { name: d.name, deleted: d.deletedAt !== null }]),
+    ),
+  };
+}
+
+/** A deployment as a log entry names it: its name, and whether it was deleted since. */
+export interface DeploymentLabel {
+  name: string;
+  deleted: boolean;
 }
 
 export async function recentInferenceLogs(ctx: RequestContext, query: LogQuery): Promise<LogPage> {

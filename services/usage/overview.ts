@@ -3,7 +3,7 @@
 // (db/schema/inference-log-rollups.ts) into a fixed number of time buckets. The hour and day read the
 // per-minute rows (at most 1,440 a series), the week and month the per-hour ones (at most 720); a key's
 // page reads the per-key rollups.
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { rowsOf } from "#db/migrate.ts";
 import {
   apiKeys,
@@ -12,6 +12,7 @@ import {
   inferenceLogKeyHours,
   inferenceLogKeyMinutes,
   inferenceLogMinutes,
+  inferenceLogs,
   latencyBoundsMs,
 } from "#db/schema/index.ts";
 import { type ApiKeyView, apiKeyView } from "../api-keys/keys.ts";
@@ -196,7 +197,11 @@ function seriesOf(deploymentId: string | null, name: string, points: UsagePoint[
   return { deploymentId, name, points, sum };
 }
 
-/** Names of the deployments, deleted ones included (their traffic still counts). */
+/**
+ * Names of the deployments, deleted ones included (their traffic still counts): "(deleted)" after a
+ * deleted one's last name. A deployment whose row is gone (its pool was deleted) is named after the
+ * last request it served. Two series never share a label: a repeat gets the start of its id.
+ */
 async function deploymentNames(
   ctx: RequestContext,
   orgId: string,
@@ -204,10 +209,74 @@ async function deploymentNames(
 ): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await ctx.db
-    .select({ id: deployments.id, name: deployments.name })
+    .select({ id: deployments.id, name: deployments.name, deletedAt: deployments.deletedAt })
     .from(deployments)
     .where(and(eq(deployments.orgId, orgId), inArray(deployments.id, ids)));
-  return new Map(rows.map((r) => [r.id, r.name]));
+  const names = new Map(
+    rows.map((r) => [r.id, r.deletedAt === null ? r.name : `${r.name} (deleted)`] as const),
+  );
+  const gone = ids.filter((id) => !names.has(id));
+  if (gone.length > 0) {
+    const last = await ctx.db
+      .selectDistinctOn([inferenceLogs.deploymentId], {
+        id: inferenceLogs.deploymentId,
+        name: sql<string>`coalesce(${inferenceLogs.servedBy}, ${inferenceLogs.model})`,
+      })
+      .from(inferenceLogs)
+      .where(and(eq(inferenceLogs.orgId, orgId), inArray(inferenceLogs.deploymentId, gone)))
+      .orderBy(inferenceLogs.deploymentId, desc(inferenceLogs.seq));
+    for (const r of last) if (r.id) names.set(r.id, `${r.name} (deleted)`);
+    for (const id of gone) if (!names.has(id)) names.set(id, `${id.slice(0, 8)} (deleted)`);
+  }
+  return distinctLabels(names);
+}
+
+/** Labels made unique: a label that repeats gets "· <first 8 characters of the id>" on each use. */
+export function distinctLabels(names: Map<string, string>): Map<string, string> {
+  const uses = new Map<string, number>();
+  for (const label of names.values()) uses.set(label, (uses.get(label) ?? 0) + 1);
+  return new Map(
+    [...names].map(([id, label]) => [
+      id,
+      (uses.get(label) ?? 0) > 1 ? `${label} · ${id.slice(0, 8)}` : label,
+    ]),
+  );
+}
+
+/**
+ * The range that shows the organization's traffic best when none was asked for: the shortest one that
+ * holds its oldest request of the last 30 days, so a new installation's first minutes fill the hour
+ * instead of the last pixels of a day. No traffic at all: the day.
+ */
+export async function defaultUsageRange(
+  ctx: RequestContext,
+  input: { apiKeyId?: string | undefined } = {},
+): Promise<UsageRange> {
+  const orgId = actorOf(ctx).orgId;
+  const now = ctx.clock().getTime();
+  const oldest = async (table: "minute" | "hour", sinceMs: number): Promise<number | null> => {
+    const source = input.apiKeyId
+      ? table === "minute"
+        ? inferenceLogKeyMinutes
+        : inferenceLogKeyHours
+      : table === "minute"
+        ? inferenceLogMinutes
+        : inferenceLogHours;
+    const at = sql.raw(table);
+    const [row] = rowsOf<{ at_s: number | null }>(
+      await ctx.db.execute(sql`
+        select extract(epoch from min(${at}))::float8 as at_s from ${source}
+        where org_id = ${orgId} ${input.apiKeyId ? sql`and api_key_id = ${input.apiKeyId}` : sql``}
+          and ${at} >= ${new Date(sinceMs).toISOString()}`),
+    );
+    return row?.at_s == null ? null : Number(row.at_s) * 1000;
+  };
+  const hourMs = 3_600_000;
+  const recent = await oldest("minute", now - 24 * hourMs);
+  if (recent !== null) return recent >= now - hourMs + 60_000 ? "hour" : "day";
+  const older = await oldest("hour", now - 30 * 24 * hourMs);
+  if (older === null) return "day";
+  return older >= now - 7 * 24 * hourMs + hourMs ? "week" : "month";
 }
 
 /** An API key of the actor's organization, or 404 (another organization's key is not found either). */

@@ -188,3 +188,64 @@ export async function axeViolations(page: Page): Promise<string[]> {
     (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
   );
 }
+
+/**
+ * Every element wider than its container, as `path: what (edges)`. An element's container is its
+ * parent's client box (inside the borders, scroll bars excluded; where the parent is no box of its own,
+ * display contents or inline, the nearest ancestor that is); an element is reported when its
+ * right edge passes that box's right edge, or its left edge its left one, by more than 1 px. Not
+ * reported: anything inside a box meant to scroll sideways (overflow-x auto or scroll: a table in its
+ * card, a code block), which the box itself is checked for instead; elements taken out of the flow
+ * (position absolute or fixed, such as the skip link) and what a visually hidden box holds; text of a
+ * chart (SVG) is checked against its chart's box, so an axis label cut at the edge is reported. The
+ * document itself must not scroll sideways either.
+ */
+export async function overflowProblems(page: Page, path: string): Promise<string[]> {
+  const found = await page.evaluate(() => {
+    const problems: string[] = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > doc.clientWidth)
+      problems.push(`document ${doc.scrollWidth} px in ${doc.clientWidth}`);
+    const describe = (el: Element) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${
+        typeof el.className === "string" && el.className
+          ? `.${el.className.trim().split(/\s+/).join(".")}`
+          : ""
+      } "${(el.textContent ?? "").trim().slice(0, 30)}"`;
+    const skipped = (el: Element): boolean => {
+      for (let a = el.parentElement; a; a = a.parentElement) {
+        const style = getComputedStyle(a);
+        if (style.overflowX === "auto" || style.overflowX === "scroll") return true;
+        if (a.classList.contains("visually-hidden")) return true;
+      }
+      return false;
+    };
+    for (const el of document.body.querySelectorAll("*")) {
+      if (el instanceof SVGElement && !(el instanceof SVGTextElement)) continue;
+      const style = getComputedStyle(el);
+      if (style.display === "none" || style.visibility === "hidden") continue;
+      if (style.position === "absolute" || style.position === "fixed") continue;
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      if (skipped(el)) continue;
+      // A box that is no box of its own (display: contents, an inline run) holds nothing: its nearest
+      // ancestor that is a box does.
+      let container: Element | null = el instanceof SVGTextElement ? el.ownerSVGElement : el.parentElement;
+      while (container && ["contents", "inline"].includes(getComputedStyle(container).display))
+        container = container.parentElement;
+      if (!container) continue;
+      const outer = container.getBoundingClientRect();
+      const leftEdge = outer.left + (container instanceof HTMLElement ? container.clientLeft : 0);
+      const rightEdge =
+        container instanceof HTMLElement && container !== document.body
+          ? leftEdge + container.clientWidth
+          : outer.right;
+      if (box.right > rightEdge + 1 || box.left < leftEdge - 1)
+        problems.push(
+          `${describe(el)} [${Math.round(box.left)}, ${Math.round(box.right)}] outside ${describe(container).split(" ")[0]} [${Math.round(leftEdge)}, ${Math.round(rightEdge)}]`,
+        );
+    }
+    return problems;
+  });
+  return found.map((p) => `${path}: ${p}`);
+}

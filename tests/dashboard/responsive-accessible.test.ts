@@ -10,6 +10,7 @@ import {
   type BrowserPlatform,
   haveChromium,
   newPage,
+  overflowProblems,
   shot,
   signIn,
   startBrowserPlatform,
@@ -17,6 +18,7 @@ import {
 import { adminToken, apiJson, runningTinyDeployment, stopDeployments } from "./deployment.ts";
 
 let bp: BrowserPlatform;
+const internalKey = `internal-${crypto.randomUUID()}`;
 const ids: Record<string, string> = {};
 
 const post = (url: string, token: string, body: unknown): Promise<{ id: string }> =>
@@ -24,7 +26,7 @@ const post = (url: string, token: string, body: unknown): Promise<{ id: string }
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  bp = await startBrowserPlatform();
+  bp = await startBrowserPlatform({ INTERNAL_API_KEY: internalKey });
   ids.deployment = await runningTinyDeployment(bp, "a11y-chat");
   const token = await adminToken(bp);
   const status = await fetch(`${bp.orchestrationUrl}/deployment/status/${ids.deployment}`, {
@@ -35,6 +37,29 @@ beforeAll(async () => {
     await post(`${bp.filtrationUrl}/management/knowledge-base/collections`, token, { name: "handbook" })
   ).id;
   ids.apiKey = (await post(`${bp.filtrationUrl}/management/api-keys`, token, { name: "a11y-key" })).id;
+  // One logged request with guardrail findings, served by a fallback: its page is visited too.
+  const me = await apiJson(`${bp.filtrationUrl}/auth/me`, "GET", undefined, token);
+  ids.logEntry = crypto.randomUUID();
+  const logged = await fetch(`${bp.filtrationUrl}/internal/logs/create`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-internal-api-key": internalKey },
+    body: JSON.stringify({
+      id: ids.logEntry,
+      request_id: "a11y-request",
+      org_id: me.org_id,
+      deployment_id: ids.deployment,
+      model: "a11y-chat",
+      status: 200,
+      prompt_tokens: 12,
+      completion_tokens: 4,
+      latency_ms: 250,
+      ttft_ms: 40,
+      guardrails: { input: { action: "redact", findings: [{ scanner: "pii", type: "email" }] } },
+      served_by_deployment_id: ids.deployment,
+      served_by: "a11y-chat",
+    }),
+  });
+  expect(logged.status).toBe(201);
   ids.template = (
     await post(`${bp.filtrationUrl}/management/prompts`, token, {
       name: "support",
@@ -58,6 +83,7 @@ async function pagePaths(): Promise<string[]> {
     "knowledge-base": ids.collection,
     prompts: ids.template,
     "api-keys": ids.apiKey,
+    logs: ids.logEntry,
   };
   const routes = await loadRoutes("dashboard");
   return routes
@@ -66,7 +92,9 @@ async function pagePaths(): Promise<string[]> {
     .filter(
       (p) => !p.startsWith("/assets") && !p.startsWith("/login") && !/\/(live|rows|name-check)$/.test(p),
     )
-    .map((p) => p.replace(":id", idFor[p.split("/")[1] as string] ?? "missing"));
+    .map((p) =>
+      p.replace(":id", idFor[p.split("/")[1] as string] ?? "missing").replace(":file", "providers.md"),
+    );
 }
 
 describe.skipIf(!haveChromium)("every page at 1280 and 390 px", () => {
@@ -74,7 +102,7 @@ describe.skipIf(!haveChromium)("every page at 1280 and 390 px", () => {
     test(`no sideways scrolling and no axe violation at ${width} px`, async () => {
       const { context, page } = await newPage(bp);
       try {
-        await page.setViewportSize({ width, height: 844 });
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
         await signIn(page);
         const paths = await pagePaths();
         expect(paths.length).toBeGreaterThan(14);
@@ -82,12 +110,7 @@ describe.skipIf(!haveChromium)("every page at 1280 and 390 px", () => {
         for (const path of paths) {
           const res = await page.goto(path);
           expect({ path, status: res?.status() }).toEqual({ path, status: 200 });
-          const { scrollWidth, clientWidth } = await page.evaluate(() => ({
-            scrollWidth: document.documentElement.scrollWidth,
-            clientWidth: document.documentElement.clientWidth,
-          }));
-          if (scrollWidth > clientWidth)
-            problems.push(`${path}: document ${scrollWidth} px in ${clientWidth}`);
+          problems.push(...(await overflowProblems(page, path)));
           for (const v of await axeViolations(page)) problems.push(`${path}: ${v}`);
           if (width === 390)
             await shot(page, `narrow${path.replace(/\//g, "-").replace(/-[0-9a-f-]{36}/, "-id")}`);

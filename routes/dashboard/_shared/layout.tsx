@@ -49,7 +49,23 @@ export function Layout(props: LayoutProps) {
           <div class={page ? "shell" : "shell public"}>
             {page ? (
               <nav aria-label="Sections">
-                <ul>
+                {/* On a phone the list folds behind this button (assets/dashboard.js opens it); on a
+                    wider screen the button is hidden and the list always shows. */}
+                <button
+                  type="button"
+                  class="nav-toggle secondary"
+                  aria-expanded="false"
+                  aria-controls="sections-list"
+                  data-nav-toggle
+                >
+                  <span aria-hidden="true">☰</span> Menu
+                  {current ? (
+                    <span class="nav-current" safe>
+                      {` · ${current.label}`}
+                    </span>
+                  ) : null}
+                </button>
+                <ul id="sections-list">
                   {sections
                     .filter((s) => page.actor.permissions.has(s.permission))
                     .map((s) => (

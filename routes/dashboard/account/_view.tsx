@@ -12,12 +12,22 @@ export interface AccountPageProps {
   /** A set-up in progress: the secret and its QR code (an SVG data URL rendered on the server). */
   setup?: (TotpSetup & { qr: string }) | undefined;
   form?: FormState;
+  /** The password form came back with problems. */
+  passwordForm?: FormState | undefined;
   notice?: string | undefined;
   /** Pending invitations to other organizations (shown by the page itself, not after a TOTP form). */
   invitations?: PendingInvitation[] | undefined;
 }
 
-export function AccountPage({ page, me, setup, form = {}, notice, invitations = [] }: AccountPageProps) {
+export function AccountPage({
+  page,
+  me,
+  setup,
+  form = {},
+  passwordForm,
+  notice,
+  invitations = [],
+}: AccountPageProps) {
   const organization = page.organizations.find((o) => o.active)?.name ?? me.org_id;
   return (
     <Layout title="Account" page={page}>
@@ -41,6 +51,7 @@ export function AccountPage({ page, me, setup, form = {}, notice, invitations = 
           </dd>
         </dl>
       </section>
+      <PasswordForm csrf={page.csrf} email={me.email} state={passwordForm ?? {}} />
       {invitations.length > 0 ? <Invitations invitations={invitations} csrf={page.csrf} /> : null}
       {me.totp_enabled ? (
         <section class="card">
@@ -90,6 +101,54 @@ export function AccountPage({ page, me, setup, form = {}, notice, invitations = 
         </section>
       )}
     </Layout>
+  );
+}
+
+/**
+ * Changing the password (POST /account/password, the service of POST /auth/password): the current one
+ * proves it is you; every other session of yours ends, in every organization.
+ */
+function PasswordForm({ csrf, email, state }: { csrf: string; email: string; state: FormState }) {
+  return (
+    <section class="card" aria-labelledby="password-title">
+      <h2 id="password-title">Change your password</h2>
+      <form method="post" action="/account/password" class="narrow-form">
+        <Csrf token={csrf} />
+        {/* Lets a password manager file the new password under the right account. */}
+        <input type="hidden" name="username" value={email} autocomplete="username" />
+        <FormProblem errors={state.errors} />
+        <Field
+          form="password"
+          name="current_password"
+          label="Current password"
+          type="password"
+          autocomplete="current-password"
+          required
+          errors={state.errors}
+        />
+        <Field
+          form="password"
+          name="new_password"
+          label="New password"
+          type="password"
+          autocomplete="new-password"
+          required
+          errors={state.errors}
+          hint="At least 12 characters (or the PASSWORD_MIN_LENGTH this platform was started with)."
+        />
+        <Field
+          form="password"
+          name="confirm_password"
+          label="New password again"
+          type="password"
+          autocomplete="new-password"
+          required
+          errors={state.errors}
+        />
+        <p class="hint">Your other sessions, in every organization, are signed out; this one stays.</p>
+        <button type="submit">Change password</button>
+      </form>
+    </section>
   );
 }
 

@@ -11,6 +11,7 @@ const notices: Record<string, string> = {
   joined: "Invitation accepted: switch to the organization with the selector at the top.",
   declined: "Invitation declined.",
   gone: "That invitation is no longer open.",
+  password: "Password changed: your other sessions are signed out.",
 };
 
 export const GET = route({

@@ -20,6 +20,13 @@ document.addEventListener("change", (event) => {
   if (form?.hasAttribute("data-autosubmit")) form.requestSubmit();
 });
 
+// The navigation's Menu button (shown on narrow screens only): opens and folds the list of sections.
+document.addEventListener("click", (event) => {
+  const toggle = event.target instanceof Element ? event.target.closest("[data-nav-toggle]") : null;
+  if (!toggle) return;
+  toggle.setAttribute("aria-expanded", String(toggle.getAttribute("aria-expanded") !== "true"));
+});
+
 // Copy buttons: <button data-copy="#element-id">.
 document.addEventListener("click", async (event) => {
   const button = event.target instanceof Element ? event.target.closest("[data-copy]") : null;

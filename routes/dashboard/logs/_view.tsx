@@ -6,9 +6,9 @@ import { guardrailSummary, retrievalSummary } from "../_shared/parts/decisions.t
 import { Field, FilterForm, Select } from "../_shared/parts/form.tsx";
 import { Badge, EmptyState, PageHeader, Pager, Table } from "../_shared/parts/list.tsx";
 
-const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
+export const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
 /** In the deployment's price currency; six decimals show a call priced per million tokens. */
-const costText = (cost: number) => (cost > 0 ? String(Number(cost.toFixed(6))) : "—");
+export const costText = (cost: number) => (cost > 0 ? String(Number(cost.toFixed(6))) : "—");
 const linkWith = (base: string, filters: Record<string, string | undefined>, cursor: string) =>
   `${base}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), cursor })}`;
 
@@ -68,7 +68,11 @@ export function InferenceLogsPage({ page, items, nextCursor, filters, deployment
           <tbody>
             {items.map((l) => (
               <tr>
-                <td safe>{time(l.created_at)}</td>
+                <td class="when">
+                  <a href={`/logs/${l.id}`} aria-label={`Request at ${time(l.created_at)}: details`} safe>
+                    {time(l.created_at)}
+                  </a>
+                </td>
                 <td>
                   <span safe>{(l.deployment_id && names.get(l.deployment_id)) || l.model}</span>
                   {l.served_by && l.served_by_deployment_id !== l.deployment_id ? (
@@ -110,6 +114,27 @@ export function InferenceLogsPage({ page, items, nextCursor, filters, deployment
       )}
       <Pager next={nextCursor ? linkWith("/logs", filters, nextCursor) : undefined} />
     </Layout>
+  );
+}
+
+/** A UUID's first block is enough to tell records apart in a row; the whole id is its title. */
+const shortId = (id: string | null) =>
+  id === null ? "" : /^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(id) ? `${id.slice(0, 8)}…` : id;
+
+/**
+ * A record's details, folded: the summary names the fields, opening it shows the JSON laid out, so a
+ * long record neither widens the table nor is cut off.
+ */
+function AuditDetails({ details }: { details: Record<string, unknown> }) {
+  const fields = Object.keys(details);
+  if (fields.length === 0) return <span class="muted">—</span>;
+  return (
+    <details class="audit-details">
+      <summary safe>{fields.length > 3 ? `${fields.slice(0, 3).join(", ")}, …` : fields.join(", ")}</summary>
+      <pre class="mono" safe>
+        {JSON.stringify(details, null, 2)}
+      </pre>
+    </details>
   );
 }
 
@@ -167,19 +192,32 @@ export function AuditPage({ page, items, nextCursor, filters, error }: AuditProp
           <tbody>
             {items.map((a) => (
               <tr>
-                <td safe>{time(a.created_at)}</td>
-                <td safe>{a.actor_label ?? a.actor_id ?? "—"}</td>
-                <td class="mono" safe>
+                <td class="when" safe>
+                  {time(a.created_at)}
+                </td>
+                <td class="wrap" safe>
+                  {a.actor_label ?? a.actor_id ?? "—"}
+                </td>
+                <td class="mono wrap" safe>
                   {a.action}
                 </td>
-                <td class="mono" safe>
-                  {String(a.target_type ? `${a.target_type} ${a.target_id ?? ""}` : "—")}
+                <td class="mono wrap">
+                  {a.target_type ? (
+                    <>
+                      <span safe>{a.target_type}</span>{" "}
+                      <span class="muted" title={a.target_id ?? undefined} safe>
+                        {shortId(a.target_id)}
+                      </span>
+                    </>
+                  ) : (
+                    "—"
+                  )}
                 </td>
                 <td>
                   <Badge state={a.outcome} still />
                 </td>
-                <td class="mono" safe>
-                  {String(Object.keys(a.details).length ? JSON.stringify(a.details) : "")}
+                <td>
+                  <AuditDetails details={a.details} />
                 </td>
               </tr>
             ))}

@@ -1,16 +1,16 @@
 import type { ProviderConfigView } from "#services/provider-configs/config.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
-import { Csrf, Field, FormProblem, type FormState, TextArea } from "../_shared/parts/form.tsx";
+import { Csrf, Field, FormProblem, type FormState, Select, TextArea } from "../_shared/parts/form.tsx";
 import { ActionButton, Ago, Badge, PageHeader } from "../_shared/parts/list.tsx";
-
-/** The credential each adapter reads (README, "Remote providers" and "Kubernetes provider"). */
-export const credentialFields: Record<string, { name: string; label: string; multiline?: boolean }[]> = {
-  kubernetes: [{ name: "kubeconfig", label: "kubeconfig (the file's text)", multiline: true }],
-  skypilot: [{ name: "token", label: "API server token" }],
-  akash: [{ name: "api_key", label: "Console API key" }],
-  nosana: [{ name: "api_key", label: "API key" }],
-};
+import {
+  type CredentialField,
+  docsHref,
+  type ProviderForm,
+  providerForms,
+  type SettingField,
+  settingText,
+} from "./_forms.ts";
 
 export interface ProvidersPageProps {
   page: PageInfo;
@@ -20,6 +20,12 @@ export interface ProvidersPageProps {
   saved?: string | undefined;
 }
 
+/** Ready: it needs nothing saved. Configured: something was saved. Otherwise not configured. */
+export function providerState(p: ProviderConfigView, form: ProviderForm | undefined): string {
+  if (form && !form.needsConfiguration) return "ready";
+  return p.configured ? "configured" : "not configured";
+}
+
 export function ProvidersPage({ page, providers, failed, saved }: ProvidersPageProps) {
   const writable = can(page, "providers:write");
   return (
@@ -27,90 +33,170 @@ export function ProvidersPage({ page, providers, failed, saved }: ProvidersPageP
       <PageHeader title="Provider configuration" />
       <p class="muted">
         Credentials are encrypted at rest and never shown again after saving: only masked. A pool names its
-        provider; nosana becomes the default provider once its key is saved.
+        provider; nosana becomes the default provider once its key is saved. Every setting is described in{" "}
+        <a href={docsHref(undefined)}>the providers guide</a>.
       </p>
       {saved ? (
         <p class="notice" role="status">
           Saved <strong safe>{saved}</strong>.
         </p>
       ) : null}
-      {providers.map((p) => {
-        const form = failed?.provider === p.provider ? failed.form : {};
-        const fields = credentialFields[p.provider] ?? [];
-        const values = { settings_json: JSON.stringify(p.settings, null, 2), ...form.values };
-        return (
-          <section class="card" id={`provider-${p.provider}`}>
-            <h2>
-              <span>{p.provider}</span> <Badge state={p.configured ? "configured" : "not configured"} />
-            </h2>
-            <dl class="facts">
-              {Object.entries(p.credentials).map(([name, masked]) => (
-                <>
-                  <dt safe>{name}</dt>
-                  <dd class="mono" safe>
-                    {masked}
-                  </dd>
-                </>
-              ))}
-              {p.updated_at ? (
-                <>
-                  <dt>Saved</dt>
-                  <dd>
-                    <Ago at={p.updated_at} />
-                  </dd>
-                </>
-              ) : null}
-            </dl>
-            {writable ? (
-              <form method="post" action={`/providers/${p.provider}`}>
-                <Csrf token={page.csrf} />
-                <FormProblem errors={form.errors} />
-                {fields.map((f) =>
-                  f.multiline ? (
-                    <TextArea
-                      form={p.provider}
-                      name={`credential_${f.name}`}
-                      label={f.label}
-                      rows={4}
-                      errors={form.errors}
-                      hint="Blank keeps what is stored."
-                    />
-                  ) : (
-                    <Field
-                      form={p.provider}
-                      name={`credential_${f.name}`}
-                      label={f.label}
-                      type="password"
-                      autocomplete="off"
-                      errors={form.errors}
-                      hint="Blank keeps what is stored."
-                    />
-                  ),
-                )}
-                <TextArea
-                  form={p.provider}
-                  name="settings_json"
-                  label="Settings (JSON object)"
-                  rows={4}
-                  errors={form.errors}
-                  values={values}
-                  hint="See the README's section on this provider for its settings."
-                />
-                <button type="submit">Save</button>
-              </form>
-            ) : null}
-            {writable && Object.keys(p.credentials).length > 0 ? (
-              <ActionButton
-                action={`/providers/${p.provider}/forget`}
-                label="Remove credentials"
-                tone="danger"
-                csrf={page.csrf}
-                confirm={`Remove the stored ${p.provider} credentials? Pools on it can no longer reach it.`}
-              />
-            ) : null}
-          </section>
-        );
-      })}
+      {providers.map((p) => (
+        <ProviderCard
+          p={p}
+          page={page}
+          writable={writable}
+          failed={failed?.provider === p.provider ? failed.form : undefined}
+        />
+      ))}
     </Layout>
   );
+}
+
+function ProviderCard({
+  p,
+  page,
+  writable,
+  failed,
+}: {
+  p: ProviderConfigView;
+  page: PageInfo;
+  writable: boolean;
+  failed: FormState | undefined;
+}) {
+  const form = providerForms[p.provider];
+  const stored = Object.fromEntries(
+    (form?.settings ?? []).map((f) => [`setting_${f.name}`, settingText(p.settings[f.name])]),
+  );
+  const state: FormState = {
+    errors: failed?.errors,
+    values: { ...stored, settings_json: JSON.stringify(p.settings, null, 2), ...failed?.values },
+  };
+  const hasFields = !form || form.settings.length + form.credentials.length > 0;
+  return (
+    <section class="card" id={`provider-${p.provider}`} aria-labelledby={`provider-${p.provider}-title`}>
+      <h2 id={`provider-${p.provider}-title`}>
+        <span>{p.provider}</span> <Badge state={providerState(p, form)} />
+      </h2>
+      {form ? (
+        <p>
+          <span safe>{form.summary}</span>{" "}
+          <a href={docsHref(form)} data-docs safe>
+            {`How to set up ${p.provider}`}
+          </a>
+        </p>
+      ) : null}
+      <dl class="facts">
+        {Object.entries(p.credentials).map(([name, masked]) => (
+          <>
+            <dt safe>{name}</dt>
+            <dd class="mono" safe>
+              {masked}
+            </dd>
+          </>
+        ))}
+        {p.updated_at ? (
+          <>
+            <dt>Saved</dt>
+            <dd>
+              <Ago at={p.updated_at} />
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {writable && hasFields ? (
+        <form method="post" action={`/providers/${p.provider}`}>
+          <Csrf token={page.csrf} />
+          <FormProblem errors={state.errors} />
+          {(form?.credentials ?? []).map((f) => (
+            <CredentialInput provider={p.provider} field={f} state={state} />
+          ))}
+          {form ? (
+            <div class="grid2">
+              {form.settings.map((f) => (
+                <SettingInput provider={p.provider} field={f} state={state} />
+              ))}
+            </div>
+          ) : (
+            <TextArea
+              form={p.provider}
+              name="settings_json"
+              label="Settings (JSON object)"
+              rows={4}
+              {...state}
+            />
+          )}
+          <button type="submit">Save</button>
+        </form>
+      ) : null}
+      {writable && Object.keys(p.credentials).length > 0 ? (
+        <ActionButton
+          action={`/providers/${p.provider}/forget`}
+          label="Remove credentials"
+          tone="danger"
+          csrf={page.csrf}
+          confirm={`Remove the stored ${p.provider} credentials? Pools on it can no longer reach it.`}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+function CredentialInput({
+  provider,
+  field,
+  state,
+}: {
+  provider: string;
+  field: CredentialField;
+  state: FormState;
+}) {
+  const common = {
+    form: provider,
+    name: `credential_${field.name}`,
+    label: field.label,
+    errors: state.errors,
+    hint: "Blank keeps what is stored.",
+  };
+  return field.multiline ? (
+    <TextArea {...common} rows={4} />
+  ) : (
+    <Field {...common} type="password" autocomplete="off" />
+  );
+}
+
+function SettingInput({
+  provider,
+  field,
+  state,
+}: {
+  provider: string;
+  field: SettingField;
+  state: FormState;
+}) {
+  const common = {
+    form: provider,
+    name: `setting_${field.name}`,
+    label: field.label,
+    hint: field.hint,
+    ...state,
+  };
+  switch (field.kind) {
+    case "choice":
+      return (
+        <Select
+          {...common}
+          blank="default"
+          choices={(field.choices ?? []).map((c) => ({ value: c, label: c }))}
+        />
+      );
+    case "json":
+      return <TextArea {...common} rows={2} placeholder={field.placeholder} />;
+    case "number":
+      return <Field {...common} inputmode="decimal" placeholder={field.placeholder} />;
+    default:
+      return (
+        <Field {...common} type={field.kind === "url" ? "url" : "text"} placeholder={field.placeholder} />
+      );
+  }
 }

@@ -22,11 +22,21 @@ export interface UsersPageProps {
   failed?: { form: string; state: FormState } | undefined;
 }
 
+/** The role with the fewest permissions (built-in roles first on a tie): the safe default. */
+export function leastPrivileged(roles: RoleView[]): RoleView | undefined {
+  return [...roles].sort(
+    (a, b) => a.permissions.length - b.permissions.length || Number(b.builtin) - Number(a.builtin),
+  )[0];
+}
+
 export function UsersPage({ page, users, roles, permissions, failed }: UsersPageProps) {
   const stateOf = (form: string): FormState => (failed?.form === form ? failed.state : {});
   const userWrite = can(page, "users:write");
   const roleWrite = can(page, "roles:write");
   const roleChoices = roles.map((r) => ({ value: r.name, label: r.name }));
+  // A new user starts with the least they could need; granting more is a deliberate second choice.
+  const addState = stateOf("add");
+  const addValues = { role: leastPrivileged(roles)?.name ?? "", ...addState.values };
   const permissionChoices = permissions.map((p) => ({ value: p.name, label: `${p.name}: ${p.description}` }));
   return (
     <Layout title="Users and roles" page={page}>
@@ -103,7 +113,14 @@ export function UsersPage({ page, users, roles, permissions, failed }: UsersPage
         <FormCard title="Add a user" action="/users" csrf={page.csrf} errors={stateOf("add").errors}>
           <div class="grid2">
             <Field name="email" label="E-mail" type="email" required {...stateOf("add")} />
-            <Select name="role" label="Role" choices={roleChoices} {...stateOf("add")} />
+            <Select
+              name="role"
+              label="Role"
+              choices={roleChoices}
+              errors={addState.errors}
+              values={addValues}
+              hint="Preselected: the role with the fewest permissions."
+            />
             <Field
               name="password"
               label="First password"

@@ -23,7 +23,6 @@ export interface LineChartProps {
 
 const width = 480;
 const height = 190;
-const left = 60;
 const right = 10;
 const top = 10;
 const bottom = 24;
@@ -38,8 +37,15 @@ export function niceCeiling(max: number): number {
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
+/**
+ * Room left of the plot for the longest value label: about 0.6 em a character at the phone's 17-unit
+ * axis text (app.css), the largest it is drawn, so "500 ms" is never cut to "00 ms".
+ */
+export const leftMargin = (labels: string[]) =>
+  Math.max(36, Math.ceil(Math.max(0, ...labels.map((l) => l.length)) * 10.5) + 10);
+
 /** An SVG path through the values, broken where a value is null; a lone value is a dot. */
-function pathOf(values: (number | null)[], ceiling: number): string {
+function pathOf(values: (number | null)[], ceiling: number, left: number): string {
   const plotWidth = width - left - right;
   const plotHeight = height - top - bottom;
   const step = values.length > 1 ? plotWidth / (values.length - 1) : 0;
@@ -68,6 +74,7 @@ export function LineChart(props: LineChartProps) {
     y: round(top + plotHeight * (1 - f)),
     label: props.format(ceiling * f),
   }));
+  const left = leftMargin(grid.map((g) => g.label));
   const first = times[0];
   const middle = times[Math.floor(times.length / 2)];
   const last = times[times.length - 1];
@@ -116,7 +123,7 @@ export function LineChart(props: LineChartProps) {
           </text>
         ) : null}
         {series.map((s, i) => (
-          <path class={`line series-${i}`} d={pathOf(s.values, ceiling)} data-series={s.label} />
+          <path class={`line series-${i}`} d={pathOf(s.values, ceiling, left)} data-series={s.label} />
         ))}
       </svg>
       <ul class="legend">

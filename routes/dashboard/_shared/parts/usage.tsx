@@ -241,7 +241,7 @@ export function DeploymentTable({
   );
   return (
     // Focusable, so a keyboard can scroll it sideways on a phone.
-    <section class="table-scroll" aria-label="Usage per deployment" tabindex="0">
+    <section class="card table-card table-scroll" aria-label="Usage per deployment" tabindex="0">
       <table data-usage-table>
         <caption class="visually-hidden" safe>
           {`Usage per deployment, ${usageRanges[overview.range].label.toLowerCase()}`}
