@@ -106,6 +106,8 @@ describe.skipIf(!haveChromium)("every page at 1280 and 390 px", () => {
         await signIn(page);
         const paths = await pagePaths();
         expect(paths.length).toBeGreaterThan(14);
+        expect(paths).toContain(`/logs/${ids.logEntry}`);
+        expect(paths).toContain("/docs/providers.md");
         const problems: string[] = [];
         for (const path of paths) {
           const res = await page.goto(path);

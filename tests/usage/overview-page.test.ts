@@ -8,7 +8,14 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { rowsOf } from "#db/migrate.ts";
 import { apiKeys, policies } from "#db/schema/index.ts";
 import { writeInferenceLogs } from "#services/inference-logs/logs.ts";
-import { axeViolations, chromiumPath, haveChromium, shot, signIn } from "../dashboard/browser.ts";
+import {
+  axeViolations,
+  chromiumPath,
+  haveChromium,
+  overflowProblems,
+  shot,
+  signIn,
+} from "../dashboard/browser.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import { gatewayHandler, startTestApp, type TestApp } from "../support/app.ts";
 import { generateLogs } from "./support.ts";
@@ -125,11 +132,7 @@ async function checkPage(page: Page, path: string, apiKeyId?: string): Promise<s
   const totals = await page.$eval("[data-totals] [data-figure=requests]", (el) => el.textContent);
   expect(Number(totals?.replace(/,/g, ""))).toBe(expected.all?.requests as number);
   const problems: string[] = [];
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    clientWidth: document.documentElement.clientWidth,
-  }));
-  if (scrollWidth > clientWidth) problems.push(`${path}: document ${scrollWidth} px in ${clientWidth}`);
+  problems.push(...(await overflowProblems(page, path)));
   for (const v of await axeViolations(page)) problems.push(`${path}: ${v}`);
   return problems;
 }
