@@ -102,16 +102,13 @@ test.skipIf(!haveChromium)(
     const secret = "nos-live-key-0123456789abcdef";
     await page.goto("/providers");
     const card = page.locator("#provider-nosana");
-    await card.getByLabel("Settings (JSON object)").fill("{not json");
+    await card.getByLabel("API base URL").fill("ftp://files.example.com/");
     await card.getByLabel("API key").fill(secret);
     await card.getByRole("button", { name: "Save" }).click();
-    expect(await page.locator("#f-nosana-settings_json-error").textContent()).toContain("Not valid JSON");
+    expect(await page.locator("#f-nosana-setting_base_url-error").textContent()).toContain("http(s) URL");
     expect(await page.content()).not.toContain(secret);
 
-    await page
-      .locator("#provider-nosana")
-      .getByLabel("Settings (JSON object)")
-      .fill('{"poll_interval_s": 5}');
+    await page.locator("#provider-nosana").getByLabel("API base URL").fill("");
     await page.locator("#provider-nosana").getByLabel("API key").fill(secret);
     await page.locator("#provider-nosana").getByRole("button", { name: "Save" }).click();
     await page.waitForURL("**/providers?saved=nosana");
