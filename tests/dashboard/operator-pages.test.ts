@@ -195,6 +195,8 @@ describe.skipIf(!haveChromium)("operator pages", () => {
     await shot(page, "providers-forms");
     expect(await layoutProblems("/providers")).toEqual([]);
     expect(await layoutProblems("/docs/providers.md")).toEqual([]);
+    // Only the guides of docs/ are served.
+    expect((await page.goto("/docs/not-a-guide.md"))?.status()).toBe(404);
   }, 120_000);
 
   test("users: Add a user preselects the role with the fewest permissions", async () => {
