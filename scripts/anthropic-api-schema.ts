@@ -1,6 +1,6 @@
 // Pins Anthropic's published Messages API shapes for tests/inference/anthropic-conformance: the
 // @anthropic-ai/sdk package's types are generated from Anthropic's API specification, so a JSON Schema
-// derived from its `Message`, `RawMessageStreamEvent`, `MessageTokensCount` and `ErrorResponse` types
+// derived from its `Message`, `RawMessageStreamEvent`, `MessageTokensCount`, `ErrorResponse` and `MessageCreateParams` types
 // is the published contract, read without the network. Run once per SDK upgrade:
 //   bun scripts/anthropic-api-schema.ts
 // and commit tests/inference/anthropic/anthropic-api.schema.json (it names the SDK version it came from).
@@ -29,6 +29,7 @@ const wanted = [
   "PinnedRawMessageStreamEvent",
   "PinnedMessageTokensCount",
   "PinnedErrorResponse",
+  "PinnedMessageCreateParams",
 ];
 for (const name of wanted) {
   if (!definitions[name]) throw new Error(`the SDK's types lost ${name}`);

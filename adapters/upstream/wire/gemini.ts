@@ -1,0 +1,460 @@
+// Google's Gemini API behind the platform's OpenAI-shaped inside: chat (and completions, as one user
+// message) become models/{model}:generateContent or :streamGenerateContent?alt=sse, embeddings
+// :batchEmbedContents; answers, streams and errors come back as OpenAI's. What Gemini cannot do here
+// (several choices, logprobs, logit_bias, images by URL) is refused with a 400 naming the field.
+import {
+  type BatchEmbedContentsRequest,
+  type Candidate,
+  type Content,
+  checkEmbeddings,
+  checkError,
+  checkResponse,
+  type FunctionCallingConfig,
+  type GenerateContentRequest,
+  type GenerateContentResponse,
+  type GenerationConfig,
+  type Part,
+  type UsageMetadata,
+} from "./gemini-schemas.ts";
+import {
+  baseUrlOf,
+  type ChatChunk,
+  type ChatCompletion,
+  type ChatRequest,
+  type ChatRequestMessage,
+  type ChatUsage,
+  type CompletionBody,
+  chatOfCompletion,
+  completionOfChat,
+  type EmbeddingList,
+  type EmbeddingsBody,
+  errorResponse,
+  type FinishReason,
+  jsonOf,
+  malformed,
+  newCallId,
+  nowSeconds,
+  type OpenAiError,
+  type StreamTranslator,
+  sseResponse,
+  stopsOf,
+  type ToolCall,
+  textOf,
+  translateStream,
+  usageOf,
+  WireRefusal,
+} from "./openai-side.ts";
+import type { OpenAiPath, UpstreamTarget, WireAdapter, WireRequest } from "./wire.ts";
+
+const upstreamName = "Gemini";
+
+const baseOf = (target: UpstreamTarget) => baseUrlOf(target.endpoint, ["v1beta", "v1"]);
+/** `gemini-2.5-flash` and `models/gemini-2.5-flash` both name the model. */
+const modelOf = (target: UpstreamTarget) => target.model.replace(/^models\//, "");
+const headersOf = (target: UpstreamTarget): Record<string, string> =>
+  target.apiKey ? { "x-goog-api-key": target.apiKey } : {};
+
+// ---- the request ----
+
+export function toGenerateContent(body: ChatRequest): GenerateContentRequest {
+  refuseUnsupported(body);
+  const { system, contents } = conversationOf(body.messages);
+  const request: GenerateContentRequest = { contents };
+  if (system) request.systemInstruction = { parts: [{ text: system }] };
+  if (body.tools && body.tools.length > 0) {
+    request.tools = [
+      {
+        functionDeclarations: body.tools.map((tool) => ({
+          name: tool.function.name,
+          ...(tool.function.description ? { description: tool.function.description } : {}),
+          ...(tool.function.parameters ? { parametersJsonSchema: tool.function.parameters } : {}),
+        })),
+      },
+    ];
+  }
+  const calling = functionCallingOf(body.tool_choice);
+  if (calling) request.toolConfig = { functionCallingConfig: calling };
+  const config = generationConfigOf(body);
+  if (Object.keys(config).length > 0) request.generationConfig = config;
+  return request;
+}
+
+function refuseUnsupported(body: ChatRequest): void {
+  if (body.n !== undefined && body.n !== 1) {
+    throw new WireRefusal("one choice per request through Gemini: n must be 1", "n");
+  }
+  if (body.logprobs) throw new WireRefusal("log probabilities are not translated from Gemini", "logprobs");
+  if (body.logit_bias && Object.keys(body.logit_bias).length > 0) {
+    throw new WireRefusal("Gemini does not take logit_bias", "logit_bias");
+  }
+}
+
+function functionCallingOf(choice: ChatRequest["tool_choice"]): FunctionCallingConfig | undefined {
+  if (choice === undefined) return undefined;
+  if (choice === "none") return { mode: "NONE" };
+  if (choice === "auto") return { mode: "AUTO" };
+  if (choice === "required") return { mode: "ANY" };
+  return { mode: "ANY", allowedFunctionNames: [choice.function.name] };
+}
+
+function generationConfigOf(body: ChatRequest): GenerationConfig {
+  const config: GenerationConfig = {};
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  const stops = stopsOf(body.stop);
+  if (body.temperature !== undefined) config.temperature = body.temperature;
+  if (body.top_p !== undefined) config.topP = body.top_p;
+  if (maxTokens !== undefined) config.maxOutputTokens = maxTokens;
+  if (stops && stops.length > 0) config.stopSequences = stops;
+  if (body.seed !== undefined) config.seed = body.seed;
+  if (body.presence_penalty !== undefined) config.presencePenalty = body.presence_penalty;
+  if (body.frequency_penalty !== undefined) config.frequencyPenalty = body.frequency_penalty;
+  const format = body.response_format;
+  if (format?.type === "json_object") config.responseMimeType = "application/json";
+  if (format?.type === "json_schema") {
+    config.responseMimeType = "application/json";
+    if (format.json_schema.schema) config.responseJsonSchema = format.json_schema.schema;
+  }
+  return config;
+}
+
+/**
+ * OpenAI's messages as Gemini's contents: system and developer turns become systemInstruction; the
+ * assistant is `model`; a tool result is a user turn's functionResponse, named by the call it answers
+ * (Gemini matches results to calls by function name); consecutive turns of one role merge.
+ */
+function conversationOf(input: readonly ChatRequestMessage[]): { system: string; contents: Content[] } {
+  const system: string[] = [];
+  const contents: Content[] = [];
+  const callNames = new Map<string, string>();
+  const push = (role: "user" | "model", parts: Part[]) => {
+    if (parts.length === 0) return;
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  };
+  input.forEach((message, i) => {
+    switch (message.role) {
+      case "system":
+      case "developer":
+        system.push(textOf(message.content));
+        return;
+      case "user":
+        push("user", userParts(message, i));
+        return;
+      case "assistant": {
+        const parts: Part[] = [];
+        const text = textOf(message.content);
+        if (text) parts.push({ text });
+        (message.tool_calls ?? []).forEach((call, j) => {
+          callNames.set(call.id, call.function.name);
+          const param = `messages[${i}].tool_calls[${j}].function.arguments`;
+          parts.push({
+            functionCall: { name: call.function.name, args: argsOf(call.function.arguments, param) },
+          });
+        });
+        push("model", parts);
+        return;
+      }
+      case "tool": {
+        const name = callNames.get(message.tool_call_id ?? "");
+        if (name === undefined) {
+          throw new WireRefusal(
+            "a tool message must answer a tool call of an earlier assistant message (Gemini needs its name)",
+            `messages[${i}].tool_call_id`,
+          );
+        }
+        push("user", [{ functionResponse: { name, response: responseOf(textOf(message.content)) } }]);
+        return;
+      }
+    }
+  });
+  if (contents.length === 0) {
+    throw new WireRefusal("Gemini needs at least one user or assistant message", "messages");
+  }
+  return { system: system.filter((s) => s).join("\n\n"), contents };
+}
+
+function userParts(message: ChatRequestMessage, i: number): Part[] {
+  const content = message.content;
+  if (typeof content === "string") return content ? [{ text: content }] : [];
+  const parts: Part[] = [];
+  (content ?? []).forEach((part, j) => {
+    if (part.type === "text") {
+      if (part.text) parts.push({ text: part.text });
+      return;
+    }
+    const data =
+      part.type === "image_url" ? /^data:([^;,]+);base64,(.*)$/s.exec(imageUrlOf(part) ?? "") : null;
+    if (!data) {
+      throw new WireRefusal(
+        `Gemini takes images inline only (data: URLs); content parts of type ${JSON.stringify(part.type)} otherwise cannot be sent`,
+        `messages[${i}].content[${j}]`,
+      );
+    }
+    parts.push({ inlineData: { mimeType: data[1] ?? "", data: data[2] ?? "" } });
+  });
+  return parts;
+}
+
+function imageUrlOf(part: { [key: string]: unknown }): string | undefined {
+  const image = part.image_url;
+  if (typeof image !== "object" || image === null || !("url" in image)) return undefined;
+  return typeof image.url === "string" ? image.url : undefined;
+}
+
+function argsOf(text: string, param: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {}
+  if (!isObject(parsed))
+    throw new WireRefusal("a tool call's arguments must be a JSON object for Gemini", param);
+  return parsed;
+}
+
+/** Gemini's functionResponse.response is an object: a result that is one goes as is, any other text wrapped. */
+function responseOf(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isObject(parsed)) return parsed;
+  } catch {}
+  return { result: text };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+export function toBatchEmbed(body: EmbeddingsBody, model: string): BatchEmbedContentsRequest {
+  const inputs = typeof body.input === "string" ? [body.input] : body.input;
+  return {
+    requests: inputs.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] } })),
+  };
+}
+
+// ---- the answer ----
+
+const filtered = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]);
+
+/** Gemini says STOP after function calls too: a turn that called functions ends with tool_calls. */
+export function finishReasonOf(reason: string | undefined, calledFunctions: boolean): FinishReason {
+  if (reason === "MAX_TOKENS") return "length";
+  if (reason !== undefined && filtered.has(reason)) return "content_filter";
+  return calledFunctions ? "tool_calls" : "stop";
+}
+
+/** promptTokenCount includes the cached tokens; thinking tokens are billed as output, so counted as such. */
+function usageFrom(usage: UsageMetadata | undefined): ChatUsage {
+  return usageOf(
+    usage?.promptTokenCount ?? 0,
+    (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+    usage?.cachedContentTokenCount ?? 0,
+  );
+}
+
+/** A candidate's answer text (thought summaries left out) and its function calls. */
+function partsOf(candidate: Candidate | undefined): { text: string; calls: ToolCall[] } {
+  const parts = candidate?.content?.parts ?? [];
+  const text = parts
+    .filter((part) => part.text !== undefined && !part.thought)
+    .map((part) => part.text)
+    .join("");
+  const calls: ToolCall[] = parts.flatMap((part) =>
+    part.functionCall
+      ? [
+          {
+            id: part.functionCall.id ?? newCallId(),
+            type: "function" as const,
+            function: {
+              name: part.functionCall.name,
+              arguments: JSON.stringify(part.functionCall.args ?? {}),
+            },
+          },
+        ]
+      : [],
+  );
+  return { text, calls };
+}
+
+const idOf = (answer: GenerateContentResponse) =>
+  `chatcmpl-${answer.responseId ?? crypto.randomUUID().replaceAll("-", "")}`;
+
+export function chatCompletionOf(answer: GenerateContentResponse, fallbackModel: string): ChatCompletion {
+  const candidate = answer.candidates?.[0];
+  const { text, calls } = partsOf(candidate);
+  // A prompt Gemini blocked has no candidate, only promptFeedback.blockReason.
+  const blocked = candidate === undefined && answer.promptFeedback?.blockReason !== undefined;
+  return {
+    id: idOf(answer),
+    object: "chat.completion",
+    created: nowSeconds(),
+    model: answer.modelVersion ?? fallbackModel,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: text === "" && calls.length > 0 ? null : text,
+          refusal: null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        },
+        logprobs: null,
+        finish_reason: blocked ? "content_filter" : finishReasonOf(candidate?.finishReason, calls.length > 0),
+      },
+    ],
+    usage: usageFrom(answer.usageMetadata),
+  };
+}
+
+/**
+ * Google's `{error: {code, message, status}}` as OpenAI's body. The status is kept, except that a key
+ * Google refuses comes as 400 API_KEY_INVALID: it is a credential refused, so it becomes the 401 the
+ * gateway treats as the upstream refusing the platform's credential.
+ */
+async function errorOf(upstream: Response): Promise<Response> {
+  const body = await jsonOf(upstream);
+  if (!checkError.Check(body)) {
+    return errorResponse(upstream.status, `${upstreamName} answered HTTP ${upstream.status}`, null);
+  }
+  const keyRefused = (body.error.details ?? []).some((detail) => detail.reason === "API_KEY_INVALID");
+  return errorResponse(keyRefused ? 401 : upstream.status, body.error.message, body.error.status ?? null);
+}
+
+/** Each SSE event is a whole GenerateContentResponse holding the next piece of the candidate. */
+function streamTranslator(fallbackModel: string): StreamTranslator {
+  let id: string | undefined;
+  let model = fallbackModel;
+  const created = nowSeconds();
+  let usage: UsageMetadata | undefined;
+  let tools = 0;
+  let finished = false;
+  const chunk = (delta: ChatChunk["choices"][number]["delta"], finish: FinishReason = null): ChatChunk => ({
+    id: id ?? "chatcmpl-gemini",
+    object: "chat.completion.chunk",
+    created,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const on = (answer: GenerateContentResponse): ChatChunk[] => {
+    const out: ChatChunk[] = [];
+    if (id === undefined) {
+      id = idOf(answer);
+      model = answer.modelVersion ?? model;
+      out.push(chunk({ role: "assistant", content: "" }));
+    }
+    if (answer.usageMetadata) usage = answer.usageMetadata;
+    const candidate = answer.candidates?.[0];
+    const { text, calls } = partsOf(candidate);
+    if (text) out.push(chunk({ content: text }));
+    if (calls.length > 0) {
+      // Gemini sends each call whole: one delta with its name and all its arguments.
+      out.push(
+        chunk({
+          tool_calls: calls.map((call) => ({
+            index: tools++,
+            id: call.id,
+            type: "function" as const,
+            function: call.function,
+          })),
+        }),
+      );
+    }
+    const blocked = candidate === undefined && answer.promptFeedback?.blockReason !== undefined;
+    if (candidate?.finishReason || blocked) {
+      finished = true;
+      out.push(chunk({}, blocked ? "content_filter" : finishReasonOf(candidate?.finishReason, tools > 0)));
+    }
+    return out;
+  };
+  return {
+    onEvent(_name, data) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        return streamError(`${upstreamName} sent an event that is not JSON`);
+      }
+      if (checkError.Check(parsed)) {
+        return {
+          error: {
+            message: parsed.error.message,
+            type: "server_error",
+            param: null,
+            code: parsed.error.status ?? null,
+          },
+        };
+      }
+      if (!checkResponse.Check(parsed))
+        return streamError(`${upstreamName} sent an event that does not follow its API`);
+      return on(parsed);
+    },
+    onEnd() {
+      if (!finished) return streamError(`${upstreamName} ended the stream without a finish reason`);
+      return [{ ...chunk({}), choices: [], usage: usageFrom(usage) }];
+    },
+  };
+}
+
+const streamError = (message: string): OpenAiError => ({
+  error: { message, type: "server_error", param: null, code: "upstream_error" },
+});
+
+function embeddingsOf(body: unknown, model: string): Response {
+  if (!checkEmbeddings.Check(body)) return malformed(upstreamName, "embeddings");
+  const list: EmbeddingList = {
+    object: "list",
+    data: body.embeddings.map((embedding, index) => ({
+      object: "embedding",
+      index,
+      embedding: embedding.values,
+    })),
+    model,
+    // batchEmbedContents reports no token counts.
+    usage: { prompt_tokens: 0, total_tokens: 0 },
+  };
+  return Response.json(list);
+}
+
+// ---- the adapter ----
+
+export const geminiWire: WireAdapter = {
+  id: "gemini",
+
+  request(target: UpstreamTarget, path: OpenAiPath, body: string, stream: boolean): WireRequest {
+    const base = `${baseOf(target)}/v1beta/models/${encodeURIComponent(modelOf(target))}`;
+    const headers = { ...headersOf(target), "content-type": "application/json" };
+    if (path === "/v1/embeddings") {
+      const parsed: EmbeddingsBody = JSON.parse(body);
+      return {
+        url: `${base}:batchEmbedContents`,
+        headers,
+        body: JSON.stringify(toBatchEmbed(parsed, modelOf(target))),
+      };
+    }
+    const parsed: ChatRequest | CompletionBody = JSON.parse(body);
+    const chat = "prompt" in parsed ? chatOfCompletion(parsed) : parsed;
+    return {
+      url: stream ? `${base}:streamGenerateContent?alt=sse` : `${base}:generateContent`,
+      headers: stream ? { ...headers, accept: "text/event-stream" } : headers,
+      body: JSON.stringify(toGenerateContent(chat)),
+    };
+  },
+
+  async response(upstream: Response, path: OpenAiPath, stream: boolean, target: UpstreamTarget) {
+    if (!upstream.ok) return errorOf(upstream);
+    if (path === "/v1/embeddings") return embeddingsOf(await jsonOf(upstream), target.model);
+    const asCompletion = path === "/v1/completions";
+    if (stream) {
+      if (!upstream.body) return malformed(upstreamName, "an empty stream");
+      return sseResponse(translateStream(upstream.body, streamTranslator(target.model), asCompletion));
+    }
+    const answer = await jsonOf(upstream);
+    if (!checkResponse.Check(answer)) return malformed(upstreamName, "an answer");
+    const chat = chatCompletionOf(answer, target.model);
+    return Response.json(asCompletion ? completionOfChat(chat) : chat);
+  },
+
+  probe(target: UpstreamTarget) {
+    return { url: `${baseOf(target)}/v1beta/models`, headers: headersOf(target) };
+  },
+};
