@@ -76,6 +76,9 @@ test("a good key and model resolve to the deployment, its ready replicas and its
     valid: true,
     deployment: { id: live.id, name: "llama-chat", endpoint: "http://10.0.0.1:9000/v1", status: "RUNNING" },
     endpoints: ["http://10.0.0.1:9000/v1", "http://10.0.0.3:9000/v1"],
+    // An `external` deployment is a hosted upstream: its wire format and the model sent upstream (its
+    // name, as it sets no inference_model); no credential named, so no key.
+    upstream: { wire: "openai-compatible", model: "llama-chat" },
     guardrail_config: { input: { pii: { action: "redact" } } },
     rag_config: {},
     rate_limit: { requests_per_minute: 30 },

@@ -4,6 +4,8 @@
 // - OpenAI style: `Authorization: Bearer <key>`, POST /v1/chat/completions | /v1/embeddings, GET /v1/models.
 // - Azure style: `api-key: <key>`, POST /openai/deployments/<deployment>/chat/completions?api-version=V
 //   (and /embeddings), GET /openai/models?api-version=V; another version is 404 as Azure answers it.
+// `bun tests/fakes/hosted-openai/server.ts` runs one alone and prints `{"url","key"}` (docs/providers.md);
+// `POST /_fake/up {"up": false}` makes it fail with 500 until set back, to show a fallback.
 import type { Server } from "bun";
 
 export interface HostedFakeOptions {
@@ -117,6 +119,10 @@ export function startHostedFake(options: HostedFakeOptions): HostedFake {
     hostname: "127.0.0.1",
     async fetch(request) {
       const url = new URL(request.url);
+      if (request.method === "POST" && url.pathname === "/_fake/up") {
+        fake.up = ((await request.json()) as { up?: unknown }).up !== false;
+        return Response.json({ up: fake.up });
+      }
       const key = azure
         ? request.headers.get("api-key")
         : (request.headers.get("authorization")?.replace(/^Bearer /, "") ?? null);
@@ -149,4 +155,15 @@ export function startHostedFake(options: HostedFakeOptions): HostedFake {
     url: `http://127.0.0.1:${server.port}`,
     stop: () => void server.stop(true),
   });
+}
+
+if (import.meta.main) {
+  const key = `sk-fake-${crypto.randomUUID().replaceAll("-", "")}`;
+  const fake = startHostedFake({ keys: [key] });
+  console.log(JSON.stringify({ url: fake.url, key }));
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.on(signal, () => {
+      fake.stop();
+      process.exit(0);
+    });
 }
