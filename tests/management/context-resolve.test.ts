@@ -247,7 +247,7 @@ test("a hosted deployment's upstream carries its named credential to an inferenc
       baseUrl: `http://127.0.0.1:${server.port}`,
       internalApiKey: t.config.internalApiKey,
     });
-    const apart = { wire: "openai-compatible", model: "gpt-4.1-mini", apiKey: secret };
+    const apart = { wire: "openai-compatible" as const, model: "gpt-4.1-mini", apiKey: secret };
     const direct = await port.resolve(key.key, "support-bot");
     expect(direct.ok && direct.context.upstream).toEqual(apart);
     const viaFallback = await port.resolve(key.key, "llama-chat");
