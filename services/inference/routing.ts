@@ -64,8 +64,9 @@ function wireRouteOf(target: RouteTarget, call: RoutedCall): WireRoute | undefin
 }
 
 export async function sendRouted(
-  // The metrics count an upstream's refused credential per deployment; tests may leave them out.
-  runtime: Pick<InferenceRuntime, "balancer" | "timeouts"> & Partial<Pick<InferenceRuntime, "metrics">>,
+  // It counts and logs an upstream's refused credential per deployment; tests may leave that out.
+  runtime: Pick<InferenceRuntime, "balancer" | "timeouts"> &
+    Partial<Pick<InferenceRuntime, "upstreamAuthFailed">>,
   request: Pick<InferenceRequest, "send">,
   context: Pick<InferenceContext, "deployment" | "endpoints" | "fallbacks" | "upstream" | "price">,
   call: RoutedCall,
@@ -102,10 +103,7 @@ export async function sendRouted(
         if (target.upstream && (status === 401 || status === 403)) {
           await upstream.response.body?.cancel().catch(() => {});
           upstream.release();
-          runtime.metrics?.upstreamAuthFailures.inc({
-            deployment: target.deployment.name,
-            deployment_id: target.deployment.id,
-          });
+          runtime.upstreamAuthFailed?.(target.deployment, status);
           failure = upstreamAuthFailed(target.deployment, status);
           continue;
         }

@@ -414,5 +414,12 @@ test("the keys appear in no API answer, log line, audit entry or dashboard page"
   await eventually(async () => stdout.includes(lastId) || undefined, 5000, "the log flushed");
   const everything = [JSON.stringify(answers), ...pages, stdout].join("\n");
   expect(stdout.length).toBeGreaterThan(0);
+  // The refused credential was logged, naming the deployment (and not the key, checked below).
+  const warning = stdout.split("\n").find((line) => line.includes("refused the platform's credential"));
+  expect(JSON.parse(warning ?? "{}")).toMatchObject({
+    level: "warn",
+    deployment: "research-bot",
+    status: 401,
+  });
   for (const secret of secrets) expect(everything).not.toContain(secret);
 });
