@@ -127,7 +127,10 @@ async function placementOf(
   const engine = input.engine || provider.capabilities.engines[0];
   if (!engine || !isEngineId(engine)) {
     problems.add("engine", `unknown engine "${engine ?? ""}" (known: ${engineIds.join(", ")})`);
-  } else if (!engines[engine] || !provider.capabilities.engines.includes(engine)) {
+  } else if (!engines[engine]) {
+    // A hosted API's wire format whose adapter this build lacks (adapters/upstream/wire/index.ts).
+    problems.add("engine", `this installation has no adapter for engine ${engine}`);
+  } else if (!provider.capabilities.engines.includes(engine)) {
     problems.add(
       "engine",
       `the ${provider.id} provider runs ${provider.capabilities.engines.join(", ") || "no engine"}, not ${engine}`,
