@@ -161,3 +161,26 @@ export function checkExternalSettings(settings: Readonly<Record<string, unknown>
   const first = problems[0] as FieldProblem;
   throw new AppError("validation_error", `${first.field}: ${first.message}`, { fields: problems });
 }
+
+export interface HostedPriceRow extends ModelPrice {
+  model: string;
+  /** `organization`: the organization's own table; `list`: the shipped list price. */
+  source: "organization" | "list";
+}
+
+/** The table as it applies to an organization: its own prices over the shipped list, by model name. */
+export function effectiveHostedPrices(settings: Readonly<Record<string, unknown>>): {
+  list_prices_as_of: string;
+  prices: HostedPriceRow[];
+} {
+  const own = organizationPrices(settings);
+  const rows = new Map<string, HostedPriceRow>();
+  for (const [model, price] of Object.entries(listPrices))
+    rows.set(model, { model, ...price, source: "list" });
+  for (const [model, price] of Object.entries(own))
+    rows.set(model, { model, ...price, source: "organization" });
+  return {
+    list_prices_as_of: listPricesAsOf,
+    prices: [...rows.values()].sort((a, b) => a.model.localeCompare(b.model)),
+  };
+}

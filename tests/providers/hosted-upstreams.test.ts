@@ -300,6 +300,17 @@ test("fallbacks: hosted → self-hosted when the upstream fails, self-hosted →
     },
   });
   expect(badPrices.status).toBe(400);
+  const table = await call(o.filtration, "GET", "/management/config/hosted-prices", { token: o.token });
+  expect(table.status).toBe(200);
+  const rows = table.body.prices as { model: string; source: string; input_price_per_million: number }[];
+  expect(rows.find((r) => r.model === "gpt-4.1-mini")).toMatchObject({
+    source: "organization",
+    input_price_per_million: 1,
+  });
+  expect(rows.find((r) => r.model === "gpt-4o-mini")).toMatchObject({
+    source: "list",
+    input_price_per_million: 0.15,
+  });
 
   // Hosted → self-hosted: the upstream answers 500.
   expect((await routing("support-bot", ["tiny-local"])).status).toBe(200);
