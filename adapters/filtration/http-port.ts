@@ -4,12 +4,15 @@
 // /internal/* endpoints over HTTP with X-Internal-API-Key. The runtime caches contexts, so a filtration
 // side that cannot be reached leaves known contexts serving while new ones fail closed; a deployment
 // with a prompt template or retrieval calls /internal/prompt/process on every request.
+
+import type { WireId } from "#adapters/upstream/wire/index.ts";
 import { AppError } from "#services/errors.ts";
 import { BatchRefused } from "#services/inference/batcher.ts";
 import type { ChatMessage } from "#services/inference/messages.ts";
 import type {
   BudgetStanding,
   FiltrationPort,
+  HostedUpstream,
   InferenceContext,
   Resolution,
   Unresolved,
@@ -31,10 +34,27 @@ const unreachable = (why: string) =>
     cause: why,
   });
 
+/** A hosted deployment's upstream as /internal/context/resolve writes it. */
+interface UpstreamBody {
+  wire: WireId;
+  model: string;
+  api_key?: string;
+  options?: Record<string, string>;
+}
+
+const upstreamOf = (u: UpstreamBody | undefined): HostedUpstream | undefined =>
+  u && {
+    wire: u.wire,
+    model: u.model,
+    ...(u.api_key ? { apiKey: u.api_key } : {}),
+    ...(u.options ? { options: u.options } : {}),
+  };
+
 interface ResolvedBody {
   valid: true;
   deployment: { id: string; name: string };
   endpoints: string[];
+  upstream?: UpstreamBody;
   /** {} when no policy applies. */
   guardrail_config: GuardrailsPolicyConfig;
   rag_config: RagPolicy | { collection_ids?: undefined };
@@ -45,7 +65,12 @@ interface ResolvedBody {
   api_key_id: string;
   key_prefix: string;
   classifier_endpoints?: string[];
-  fallbacks?: { deployment: { id: string; name: string }; endpoints: string[] }[];
+  fallbacks?: {
+    deployment: { id: string; name: string };
+    endpoints: string[];
+    upstream?: UpstreamBody;
+    price?: InferenceContext["price"];
+  }[];
   prefix_affinity?: boolean;
   price?: InferenceContext["price"];
   budgets?: InferenceContext["budgets"];
@@ -144,13 +169,23 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           keyPrefix: body.key_prefix,
           deployment: { id: body.deployment.id, name: body.deployment.name },
           endpoints: body.endpoints,
+          ...(body.upstream ? { upstream: upstreamOf(body.upstream) } : {}),
           rateLimit: body.rate_limit ?? undefined,
           quota: body.quota ?? undefined,
           guardrails: nonEmpty(body.guardrail_config),
           rag: body.rag_config.collection_ids ? body.rag_config : undefined,
           prompt: body.prompt ?? undefined,
           classifierEndpoints: body.classifier_endpoints,
-          ...(body.fallbacks?.length ? { fallbacks: body.fallbacks } : {}),
+          ...(body.fallbacks?.length
+            ? {
+                fallbacks: body.fallbacks.map((f) => ({
+                  deployment: f.deployment,
+                  endpoints: f.endpoints,
+                  ...(f.upstream ? { upstream: upstreamOf(f.upstream) } : {}),
+                  ...(f.price ? { price: f.price } : {}),
+                })),
+              }
+            : {}),
           ...(body.prefix_affinity === false ? { prefixAffinity: false } : {}),
           ...(body.price ? { price: body.price } : {}),
           ...(body.budgets ? { budgets: body.budgets } : {}),

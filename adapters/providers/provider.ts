@@ -14,6 +14,8 @@ export interface ProviderCapabilities {
   pricing: boolean;
   /** Whether a model file must be readable by the platform before deploying (a local path). */
   needsModelFile: boolean;
+  /** false where nothing runs an image (hosted upstreams): `image` may be left out. Default true. */
+  needsImage?: boolean;
 }
 
 /** A pool as the provider sees it. */

@@ -7,6 +7,17 @@ import { AppError } from "#services/errors.ts";
 import type { InFlightBalancer } from "./balancer.ts";
 import { ConnectFailure, ensureReachable, markReached } from "./connect-probe.ts";
 import type { Affinity, AffinityOutcome } from "./prefix-table.ts";
+import type { HostedTarget } from "./wire/hosted.ts";
+import { baseUrlOf } from "./wire/index.ts";
+import type { OpenAiPath, WireAdapter } from "./wire/wire.ts";
+
+/** A hosted upstream: the request goes through its wire adapter instead of to `<endpoint><path>`. */
+export interface WireRoute {
+  adapter: WireAdapter;
+  /** The upstream's model and the credential; the endpoint is the replica chosen. */
+  target: HostedTarget;
+  stream: boolean;
+}
 
 export interface UpstreamRequest {
   endpoints: readonly string[];
@@ -21,6 +32,8 @@ export interface UpstreamRequest {
   headers?: Record<string, string> | undefined;
   /** The prompt's block hashes: the replica holding its longest prefix is preferred (balancer.ts). */
   affinity?: Affinity | undefined;
+  /** Set for a hosted deployment (adapters/upstream/wire/). */
+  wire?: WireRoute | undefined;
 }
 
 export interface UpstreamResponse {
@@ -52,17 +65,27 @@ export async function sendUpstream(
     const timer = setTimeout(() => controller.abort(timedOut), request.firstByteTimeoutMs);
     try {
       await ensureReachable(balancer.reached, endpoint, request.connectTimeoutMs);
-      const response = await fetch(`${endpoint.replace(/\/$/, "")}${request.path}`, {
+      const hosted = request.wire && wireCall(request.wire, endpoint, request.path, request.body);
+      if (request.wire && !hosted) {
+        // A path only the platform's own engines serve (/tokenize): the caller's fallback takes over.
+        clearTimeout(timer);
+        request.signal.removeEventListener("abort", onClientAbort);
+        release();
+        return { response: notServed(), endpoint, release: () => {} };
+      }
+      const sent = await fetch(hosted?.url ?? `${endpoint.replace(/\/$/, "")}${request.path}`, {
         method: "POST",
         headers: {
           ...request.headers,
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
+          ...hosted?.headers,
         },
-        body: request.body,
+        body: hosted?.body ?? request.body,
         signal: controller.signal,
       });
       clearTimeout(timer);
+      const response = hosted ? await hosted.answer(sent) : sent;
       markReached(balancer.reached, endpoint);
       balancer.report(endpoint, response.status < 500);
       return {
@@ -92,6 +115,35 @@ export async function sendUpstream(
     }
   }
   throw new AppError("upstream_error", "no replica of the deployment could be reached");
+}
+
+const openAiPaths: readonly string[] = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
+const isOpenAiPath = (path: string): path is OpenAiPath => openAiPaths.includes(path);
+
+/** The wire adapter's request for one replica, and how its answer becomes OpenAI's; undefined: no such path. */
+function wireCall(wire: WireRoute, endpoint: string, path: string, body: string) {
+  // Replica endpoints are OpenAI base URLs (…/v1) and paths are relative to them.
+  const openAiPath = `/v1${path}`;
+  if (!isOpenAiPath(openAiPath)) return undefined;
+  const target = { ...wire.target, endpoint: baseUrlOf(endpoint) };
+  const request = wire.adapter.request(target, openAiPath, body, wire.stream);
+  return {
+    ...request,
+    answer: (upstream: Response) => wire.adapter.response(upstream, openAiPath, wire.stream, target),
+  };
+}
+
+function notServed(): Response {
+  return Response.json(
+    {
+      error: {
+        message: "the hosted upstream has no such endpoint",
+        type: "invalid_request_error",
+        code: null,
+      },
+    },
+    { status: 404 },
+  );
 }
 
 function isConnectionRefused(error: unknown): boolean {

@@ -11,7 +11,16 @@ export type DeploymentState = (typeof deploymentStates)[number];
 export const desiredStates = ["running", "stopped"] as const;
 export type DesiredState = (typeof desiredStates)[number];
 
-export const engineIds = ["llama.cpp", "vllm", "sglang", "tgi", "openai-compatible"] as const;
+/** Engines the platform runs (llama.cpp, the container engines) and the wire formats of hosted APIs it only routes to. */
+export const engineIds = [
+  "llama.cpp",
+  "vllm",
+  "sglang",
+  "tgi",
+  "openai-compatible",
+  "anthropic",
+  "gemini",
+] as const;
 export type EngineId = (typeof engineIds)[number];
 
 export const deployments = pgTable(
@@ -27,8 +36,12 @@ export const deployments = pgTable(
       .references(() => pools.id),
     engine: text("engine", { enum: engineIds }).notNull(),
     workloadType: text("workload_type").notNull().default("inference"),
-    /** The model source as given (path, file://, http(s)://, registry://). */
+    /**
+     * The model source as given (path, file://, http(s)://, registry://); for a hosted upstream (`external`),
+     * the model name sent upstream (null: the deployment name).
+     */
     inferenceModel: text("inference_model"),
+    /** "" where no image runs (hosted upstreams). */
     image: text("image").notNull(),
     replicas: integer("replicas").notNull().default(1),
     gpuPerReplica: integer("gpu_per_replica").notNull().default(0),

@@ -4,18 +4,22 @@
 // POST /internal/context/resolve, and caches the answer for up to a second (so a revoked key or a
 // stopped deployment is refused within a second).
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { type HostedAccess, hostedTargetOf } from "#adapters/upstream/wire/hosted.ts";
+import { isWireId } from "#adapters/upstream/wire/index.ts";
 import type { Executor } from "#db/client.ts";
 import { type DeploymentState, deployments } from "#db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";
 import { withDefaults } from "../autoscaling/defaults.ts";
 import type { AppContext } from "../context.ts";
-import type { InferenceContext, Resolution, RouteTarget } from "../inference/port.ts";
+import type { HostedUpstream, InferenceContext, Resolution, RouteTarget } from "../inference/port.ts";
 import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
 import { effectivePolicies } from "../policies/effective.ts";
+import { providerCredentials, providerSettings } from "../provider-configs/config.ts";
 import { applicableBudgets, hasLimits } from "../spend/budgets.ts";
+import { hostedModelPrice } from "../spend/hosted-prices.ts";
 import { type DeploymentPrice, isPriced } from "../spend/prices.ts";
 
-type Ctx = Pick<AppContext, "db" | "log" | "clock" | "lastUsed">;
+type Ctx = Pick<AppContext, "db" | "log" | "clock" | "lastUsed" | "config">;
 
 /** The port's context, plus the deployment's status for callers that show it. */
 export interface ResolvedContext extends InferenceContext {
@@ -83,6 +87,9 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
       name: deployments.name,
       status: deployments.status,
       desiredState: deployments.desiredState,
+      engine: deployments.engine,
+      inferenceModel: deployments.inferenceModel,
+      configuration: deployments.configuration,
       input_price_per_million: deployments.inputPricePerMillion,
       output_price_per_million: deployments.outputPricePerMillion,
       cached_input_price_per_million: deployments.cachedInputPricePerMillion,
@@ -101,17 +108,16 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     effectivePolicies(ctx.db, orgId, deployment.id),
     applicableBudgets(ctx.db, orgId, caller.apiKeyId || undefined),
   ]);
-  const fallbacks = await fallbackTargets(ctx.db, orgId, deployment.id, policies.routing?.fallbacks, caller);
+  const hosted = hostedUpstreams(ctx, orgId);
+  const [fallbacks, upstream] = await Promise.all([
+    fallbackTargets(ctx.db, orgId, deployment.id, policies.routing?.fallbacks, caller, hosted),
+    hosted.upstream(deployment),
+  ]);
   // A stopped deployment still resolves when a fallback can answer for it.
   if (!serving && fallbacks.length === 0) {
     return { ok: false, reason: "deployment_unavailable", caller: refused };
   }
-  const price: DeploymentPrice = {
-    input_price_per_million: deployment.input_price_per_million,
-    output_price_per_million: deployment.output_price_per_million,
-    cached_input_price_per_million: deployment.cached_input_price_per_million,
-    estimated_cost_per_hour: deployment.estimated_cost_per_hour,
-  };
+  const price = await hosted.price(deployment, upstream);
   const context: ResolvedContext = {
     orgId,
     apiKeyId: caller.apiKeyId,
@@ -119,13 +125,14 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     ...(caller.userId ? { userId: caller.userId } : {}),
     deployment: { id: deployment.id, name: deployment.name, status: deployment.status },
     endpoints,
+    ...(upstream ? { upstream } : {}),
     rateLimit: policies.rate_limit,
     quota: policies.quota,
     guardrails: policies.guardrails,
     rag: policies.rag,
     // A prompt policy of `template_id: null` switches the organization's template off for this deployment.
     prompt: policies.prompt?.template_id ? { template_id: policies.prompt.template_id } : undefined,
-    ...(isPriced(price) ? { price } : {}),
+    ...(price ? { price } : {}),
     ...(hasLimits(budgets) ? { budgets } : {}),
   };
   if (fallbacks.length > 0) context.fallbacks = fallbacks;
@@ -145,6 +152,59 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
   return { ok: true, context };
 }
 
+interface DeploymentUpstream {
+  name: string;
+  engine: string;
+  inferenceModel: string | null;
+  configuration: Record<string, unknown>;
+}
+
+/**
+ * The hosted upstream of a deployment whose engine is a wire format (an `external` pool), with the
+ * credential it names from the organization's external provider configuration, read at most once per
+ * resolution (the asked deployment and its fallbacks share it). Undefined for other engines.
+ */
+function hostedUpstreams(ctx: Ctx, orgId: string) {
+  let access: Promise<HostedAccess> | undefined;
+  const accessOf = () => {
+    access ??= Promise.all([
+      providerCredentials(ctx, orgId, "external"),
+      providerSettings(ctx, orgId, "external"),
+    ]).then(([credentials, settings]) => ({ credentials, settings }));
+    return access;
+  };
+  return {
+    async upstream(d: DeploymentUpstream): Promise<HostedUpstream | undefined> {
+      if (!isWireId(d.engine)) return undefined;
+      return { wire: d.engine, ...hostedTargetOf(d, await accessOf()) };
+    },
+    /**
+     * The deployment's own prices when it has any; else, for a hosted deployment, its upstream model's
+     * from the organization's price table or the shipped list (services/spend/hosted-prices.ts).
+     */
+    async price(
+      d: PricedDeployment,
+      upstream: HostedUpstream | undefined,
+    ): Promise<DeploymentPrice | undefined> {
+      const own: DeploymentPrice = {
+        input_price_per_million: d.input_price_per_million,
+        output_price_per_million: d.output_price_per_million,
+        cached_input_price_per_million: d.cached_input_price_per_million,
+        estimated_cost_per_hour: d.estimated_cost_per_hour,
+      };
+      if (isPriced(own) || !upstream) return isPriced(own) ? own : undefined;
+      return hostedModelPrice(upstream.model, (await accessOf()).settings);
+    },
+  };
+}
+
+interface PricedDeployment {
+  input_price_per_million: number | null;
+  output_price_per_million: number | null;
+  cached_input_price_per_million: number | null;
+  estimated_cost_per_hour: number | null;
+}
+
 /**
  * The routing policy's fallbacks that can serve this caller now, in the policy's order: live, not
  * stopped, with a ready replica, and allowed to the caller's key (a fallback the key may not use is
@@ -156,6 +216,7 @@ async function fallbackTargets(
   deploymentId: string,
   names: string[] | undefined,
   caller: Caller,
+  hosted: ReturnType<typeof hostedUpstreams>,
 ): Promise<RouteTarget[]> {
   if (!names || names.length === 0) return [];
   const rows = await db
@@ -164,6 +225,13 @@ async function fallbackTargets(
       name: deployments.name,
       status: deployments.status,
       desiredState: deployments.desiredState,
+      engine: deployments.engine,
+      inferenceModel: deployments.inferenceModel,
+      configuration: deployments.configuration,
+      input_price_per_million: deployments.inputPricePerMillion,
+      output_price_per_million: deployments.outputPricePerMillion,
+      cached_input_price_per_million: deployments.cachedInputPricePerMillion,
+      estimated_cost_per_hour: deployments.estimatedCostPerHour,
     })
     .from(deployments)
     .where(
@@ -177,10 +245,16 @@ async function fallbackTargets(
     return [d];
   });
   const targets = await Promise.all(
-    usable.map(async (d) => ({
-      deployment: { id: d.id, name: d.name },
-      endpoints: await readyEndpoints(db, d.id),
-    })),
+    usable.map(async (d): Promise<RouteTarget> => {
+      const [endpoints, upstream] = await Promise.all([readyEndpoints(db, d.id), hosted.upstream(d)]);
+      const price = await hosted.price(d, upstream);
+      return {
+        deployment: { id: d.id, name: d.name },
+        endpoints,
+        ...(upstream ? { upstream } : {}),
+        ...(price ? { price } : {}),
+      };
+    }),
   );
   return targets.filter((t) => t.endpoints.length > 0);
 }

@@ -73,9 +73,10 @@ export interface InferenceRequest {
   send(request: Omit<UpstreamRequest, "headers">): Promise<UpstreamResponse>;
   /**
    * The deployment that answered (routing.ts): the log records it, and the response names it in
-   * `x-served-by` when a fallback answered for the deployment asked for.
+   * `x-served-by` when a fallback answered for the deployment asked for; the request then costs the
+   * fallback's prices (a hosted model's list price, a self-hosted one's own), not the asked one's.
    */
-  served(deployment: RouteTarget["deployment"]): void;
+  served(deployment: RouteTarget["deployment"], price?: RouteTarget["price"]): void;
   /** A lifecycle step after admission (guardrails, prompt processing), in its own span. */
   step: RequestObserver["step"];
   /** The first token is ready to go out (time to first token; default: when the request ends). */
@@ -122,6 +123,8 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
   let charged = 0;
   let held: Held | undefined;
   let leaveLoad: (() => void) | undefined;
+  /** Set when a fallback answered: its prices, which may be none. */
+  let servedPrice: { price: RouteTarget["price"] } | undefined;
   const headers = meta.headers;
 
   return {
@@ -133,10 +136,11 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       observer.firstToken();
     },
     send: observer.send,
-    served(deployment) {
+    served(deployment, price) {
       entry.served_by_deployment_id = deployment.id;
       entry.served_by = deployment.name;
       if (!context || deployment.id === context.deployment.id) return;
+      servedPrice = { price };
       headers["x-served-by"] = deployment.name;
       runtime.metrics.fallbacks.inc({
         deployment: context.deployment.name,
@@ -279,7 +283,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
         entry.completion_tokens = usage.completion_tokens;
         entry.total_tokens = usage.total_tokens;
         entry.cached_tokens = cachedTokensOf(usage);
-        entry.cost = costOf(context?.price, {
+        entry.cost = costOf(servedPrice ? servedPrice.price : context?.price, {
           promptTokens: usage.prompt_tokens,
           cachedTokens: entry.cached_tokens,
           completionTokens: usage.completion_tokens,

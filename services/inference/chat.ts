@@ -156,12 +156,13 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
           ...(stream ? { stream_options: { ...body.stream_options, include_usage: true } } : {}),
         }),
       signal: input.signal,
+      stream,
       firstByteTimeoutMs: stream ? runtime.timeouts.firstByteStreamMs : runtime.timeouts.firstByteMs,
       // The prompt as the engine will see it (after templates and retrieval): its replica is the one
       // that served its longest prefix, unless the routing policy turned prefix affinity off.
       prefixBlocks: context.prefixAffinity === false ? undefined : promptBlocks(messages, body.tools),
     });
-    request.served(upstream.servedBy);
+    request.served(upstream.servedBy, upstream.servedPrice);
     if (!upstream.response.ok) {
       // A replica's 4xx (before any streaming began) reaches the client as it is; see refusal.ts.
       const error = await replicaError(upstream.response);

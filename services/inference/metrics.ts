@@ -33,6 +33,7 @@ export class InferenceMetrics {
   readonly guardrails: Counter<Deployment | "stage" | "scanner" | "action">;
   readonly inFlight: Gauge<Deployment>;
   readonly fallbacks: Counter<Deployment | "served_by">;
+  readonly upstreamAuthFailures: Counter<Deployment>;
   readonly replicasOut: Gauge<"replica">;
   readonly prefixRouting: Counter<Deployment | "outcome">;
   readonly cachedTokens: Counter<Deployment | "operation">;
@@ -110,6 +111,12 @@ export class InferenceMetrics {
       name: "llm_fallbacks_total",
       help: "Requests a fallback of the deployment's routing policy answered, by the deployment that served (served_by).",
       labelNames: [...deployment, "served_by"],
+      registers,
+    });
+    this.upstreamAuthFailures = new Counter({
+      name: "llm_upstream_auth_failures_total",
+      help: "Requests a hosted upstream refused with 401 or 403: the platform's credential for it (the deployment's configuration.credential) was refused.",
+      labelNames: deployment,
       registers,
     });
     this.replicasOut = new Gauge({

@@ -2,6 +2,8 @@
 // gateways share a process or one PostgreSQL: plain function calls, no HTTP) and over HTTP to
 // FILTRATION_URL's /internal/* endpoints with X-Internal-API-Key (an inference gateway apart on a
 // database of its own); server/compose.ts chooses.
+import type { HostedTarget } from "#adapters/upstream/wire/hosted.ts";
+import type { WireId } from "#adapters/upstream/wire/index.ts";
 import type { GuardrailsPolicyConfig, QuotaPolicy, RagPolicy, RateLimitPolicy } from "../policies/schemas.ts";
 import type { ApplicableBudgets, BudgetStanding } from "../spend/budgets.ts";
 import type { DeploymentPrice } from "../spend/prices.ts";
@@ -29,6 +31,8 @@ export interface InferenceContext {
   deployment: { id: string; name: string };
   /** Base URLs of the ready replicas. */
   endpoints: string[];
+  /** Set for a hosted deployment (an `external` pool): how its requests reach the upstream. */
+  upstream?: HostedUpstream | undefined;
   rateLimit: RateLimitPolicy | undefined;
   quota: QuotaPolicy | undefined;
   /** The deployment's guardrails policy (CONTRACTS), or undefined when none applies. */
@@ -58,11 +62,24 @@ export interface InferenceContext {
   coldStart?: { cold_start_timeout_s: number; max_queued: number } | undefined;
 }
 
+/**
+ * A hosted upstream: the wire adapter of the deployment's engine, the model name it is sent, and the
+ * secret and options of the credential it names. Holds a secret: never logged, never in an answer
+ * (only the internal resolve endpoint carries it, to an inference gateway apart).
+ */
+export interface HostedUpstream extends HostedTarget {
+  wire: WireId;
+}
+
 /** A deployment a request may be sent to, and its ready replicas. */
 export interface RouteTarget {
   deployment: { id: string; name: string };
   /** Base URLs of the ready replicas. */
   endpoints: string[];
+  /** Set for a hosted deployment: its requests go through a wire adapter. */
+  upstream?: HostedUpstream | undefined;
+  /** The fallback's prices: a request it serves costs what it charges. Absent: unpriced. */
+  price?: DeploymentPrice | undefined;
 }
 
 /** Who made a refused call, when the key says so (a revoked key, an unknown model): its log has an owner. */

@@ -62,6 +62,11 @@ export interface InferenceRuntime {
   statusOf(error: AppError): number;
   /** The LLM series this process's inference gateway shows on /metrics. */
   metrics: InferenceMetrics;
+  /**
+   * A hosted upstream refused the platform's credential (401/403): counted per deployment
+   * (llm_upstream_auth_failures_total) and logged, at most once per 30 s per deployment.
+   */
+  upstreamAuthFailed(deployment: { id: string; name: string }, status: number): void;
   /** Absent: no spans, nothing spent on them. */
   tracing: InferenceTracing | undefined;
   close(): Promise<void>;
@@ -233,6 +238,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
       log.error(`${kind} not sent before stopping and not spilled; lost`, { records: left.length, error });
     }
   };
+  const authWarnings = new Map<string, ReturnType<typeof throttledWarning>>();
   return {
     port,
     load,
@@ -249,6 +255,18 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     timeouts,
     statusOf: options.statusOf,
     metrics,
+    upstreamAuthFailed(deployment, status) {
+      metrics.upstreamAuthFailures.inc({ deployment: deployment.name, deployment_id: deployment.id });
+      let warn = authWarnings.get(deployment.id);
+      if (!warn) {
+        warn = throttledWarning(
+          log,
+          "a hosted upstream refused the platform's credential; check the deployment's configuration.credential",
+        );
+        authWarnings.set(deployment.id, warn);
+      }
+      warn({ deployment: deployment.name, deployment_id: deployment.id, status });
+    },
     tracing: options.tracing,
     async close() {
       health.close();

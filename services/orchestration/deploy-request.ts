@@ -33,24 +33,30 @@ export const DeployRequest = T.Object({
   workload_type: T.Optional(T.String({ description: "inference" })),
   engine: T.Optional(
     T.String({
-      description: "llama.cpp (local) or openai-compatible (external); default: the pool provider's first",
+      description:
+        "llama.cpp (local); openai-compatible, anthropic or gemini (external: the hosted API's wire format); default: the pool provider's first",
     }),
   ),
   configuration: T.Optional(
     T.Record(T.String(), T.Unknown(), {
-      description: "local: threads, parallel, context_size; external: endpoints (URLs), api_key",
+      description:
+        "local: threads, parallel, context_size; external: endpoints (URLs) and credential (the name of a credential of the external provider configuration)",
     }),
   ),
   owner_id: T.Optional(T.String()),
   org_id: T.Optional(T.String()),
   inference_model: T.Optional(
     T.String({
-      description: "Model source: path, file:// or http(s):// URL of a GGUF file, or registry://name/version",
+      description:
+        "Model source: path, file:// or http(s):// URL of a GGUF file, or registry://name/version; external: the model name sent upstream (default: model_name)",
     }),
   ),
-  image: T.String({
-    description: "Container image (recorded; the local provider runs the engine's worker)",
-  }),
+  image: T.Optional(
+    T.String({
+      description:
+        "Container image (recorded; the local provider runs the engine's worker); required except on external pools",
+    }),
+  ),
   input_price_per_million: NullablePrice,
   output_price_per_million: NullablePrice,
 });

@@ -5,6 +5,7 @@
 
 import { and, asc, count, desc, eq, ilike, inArray, isNull } from "drizzle-orm";
 import { engines } from "#adapters/engines/index.ts";
+import { credentialNameOf } from "#adapters/upstream/wire/hosted.ts";
 import type { Executor } from "#db/client.ts";
 import {
   type DeploymentRow,
@@ -20,6 +21,7 @@ import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
+import { providerCredentials } from "../provider-configs/config.ts";
 import { checkPrice } from "../spend/prices.ts";
 import { traced } from "../telemetry/tracing.ts";
 import {
@@ -77,7 +79,6 @@ function checkRequest(actor: Actor, input: DeployInput): CheckedRequest {
       );
   }
   if (!input.pool_id && !problems.has("pool_id")) problems.add("pool_id", "is required");
-  if (!problems.has("image") && !input.image?.trim()) problems.add("image", "is required");
   const workloadType = input.workload_type || "inference";
   if (!problems.has("workload_type") && !(workloadTypes as readonly string[]).includes(workloadType)) {
     problems.add("workload_type", `must be one of ${workloadTypes.join(", ")}`);
@@ -126,11 +127,18 @@ async function placementOf(
   const engine = input.engine || provider.capabilities.engines[0];
   if (!engine || !isEngineId(engine)) {
     problems.add("engine", `unknown engine "${engine ?? ""}" (known: ${engineIds.join(", ")})`);
-  } else if (!engines[engine] || !provider.capabilities.engines.includes(engine)) {
+  } else if (!engines[engine]) {
+    // A hosted API's wire format whose adapter this build lacks (adapters/upstream/wire/index.ts).
+    problems.add("engine", `this installation has no adapter for engine ${engine}`);
+  } else if (!provider.capabilities.engines.includes(engine)) {
     problems.add(
       "engine",
       `the ${provider.id} provider runs ${provider.capabilities.engines.join(", ") || "no engine"}, not ${engine}`,
     );
+  }
+  // Checked against the pool's provider: where nothing runs an image (hosted upstreams), none is needed.
+  if (!problems.has("image") && !input.image?.trim() && provider.capabilities.needsImage !== false) {
+    problems.add("image", "is required");
   }
   const replicaCount = input.replicas ?? provider.defaultReplicas?.(configuration) ?? 1;
   const gpuPerReplica = input.gpu_per_replica ?? 0;
@@ -147,11 +155,35 @@ async function placementOf(
     provider.upstreamEndpoints?.(configuration) ?? [],
   ))
     problems.add(p.field, p.message);
+  await checkCredentialNamed(ctx, actor, provider, configuration, problems);
   const source = await modelSourceOf(ctx, actor, provider, input.inference_model, problems);
   problems.throwIfAny();
   // No problem was added, so the engine is a known one.
   if (!engine || !isEngineId(engine)) throw new AppError("internal", "engine checked above");
   return { engine, replicaCount, gpuPerReplica, configuration, source };
+}
+
+/**
+ * A hosted deployment's `configuration.credential` names a credential of the organization's
+ * configuration for the pool's provider (docs/providers.md "Hosted upstreams"); a name that is not
+ * there is refused now rather than discovered as the upstream's 401.
+ */
+async function checkCredentialNamed(
+  ctx: RequestContext,
+  actor: Actor,
+  provider: Provider,
+  configuration: Record<string, unknown>,
+  problems: Problems,
+): Promise<void> {
+  const name = credentialNameOf(configuration);
+  if (!name || problems.has("configuration.credential")) return;
+  const stored = await providerCredentials(ctx, actor.orgId, provider.id);
+  if (stored?.[name] === undefined) {
+    problems.add(
+      "configuration.credential",
+      `no credential "${name}" in the ${provider.id} provider configuration (POST /management/config/providers)`,
+    );
+  }
 }
 
 /** The model the provider loads (a file it must be able to read) or runs (a container source). */
@@ -202,7 +234,7 @@ async function deployNow(ctx: RequestContext, raw: DeployInput): Promise<DeployA
         engine: placement.engine,
         workloadType,
         inferenceModel: placement.source,
-        image: input.image.trim(),
+        image: input.image?.trim() ?? "",
         replicas: placement.replicaCount,
         gpuPerReplica: placement.gpuPerReplica,
         configuration: placement.configuration,

@@ -8,6 +8,7 @@ import { mutate } from "../audit/mutate.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { open, seal } from "../crypto/secret-box.ts";
 import { invalid } from "../errors.ts";
+import { checkExternalSettings } from "../spend/hosted-prices.ts";
 import { checkProviderUrls } from "./urls.ts";
 
 export type Credentials = Record<string, string>;
@@ -94,6 +95,8 @@ export async function setProviderConfig(
     }
   }
   if (input.settings) await checkProviderUrls(input.settings, ctx.config.providerUrls);
+  // Hosted upstreams: the organization's price table and its credentials' options (docs/providers.md).
+  if (input.settings && provider === "external") checkExternalSettings(input.settings);
   return mutate(ctx, "provider_config.update", { type: "provider_config", id: provider }, async (tx) => {
     const now = ctx.clock();
     const sealed =

@@ -1,6 +1,7 @@
 // POST /internal/context/resolve, and the service behind it that the inference gateway calls in process.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import { httpFiltration } from "#adapters/filtration/http-port.ts";
 import { deployments } from "#db/schema/index.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { resolveInferenceContext } from "#services/inference-context/resolve.ts";
@@ -76,6 +77,9 @@ test("a good key and model resolve to the deployment, its ready replicas and its
     valid: true,
     deployment: { id: live.id, name: "llama-chat", endpoint: "http://10.0.0.1:9000/v1", status: "RUNNING" },
     endpoints: ["http://10.0.0.1:9000/v1", "http://10.0.0.3:9000/v1"],
+    // An `external` deployment is a hosted upstream: its wire format and the model sent upstream (its
+    // name, as it sets no inference_model); no credential named, so no key.
+    upstream: { wire: "openai-compatible", model: "llama-chat" },
     guardrail_config: { input: { pii: { action: "redact" } } },
     rag_config: {},
     rate_limit: { requests_per_minute: 30 },
@@ -197,4 +201,67 @@ test("a malformed body is 400 naming the field", async () => {
   const res = await resolve({ model: "llama-chat" });
   expect(res.status).toBe(400);
   expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain("api_key");
+});
+
+test("a hosted deployment's upstream carries its named credential to an inference gateway apart, and its fallback's too", async () => {
+  const secret = `sk-hosted-${crypto.randomUUID()}`;
+  const saved = await call(handle, "POST", "/management/config/providers", {
+    token: admin,
+    body: { provider: "external", credentials: { "openai-prod": secret } },
+  });
+  expect(saved.status).toBe(200);
+  const hosted = await insertDeployment(t.app.db, orgId, {
+    name: "support-bot",
+    replicas: [{ state: "READY", endpoint: "https://api.openai.com/v1" }],
+  });
+  await t.app.db
+    .update(deployments)
+    .set({ inferenceModel: "gpt-4.1-mini", configuration: { credential: "openai-prod" } })
+    .where(eq(deployments.id, hosted.id));
+  await call(handle, "POST", "/management/config/routing", {
+    token: admin,
+    body: { deployment_id: live.id, config: { fallbacks: ["support-bot"] } },
+  });
+  const upstream = { wire: "openai-compatible", model: "gpt-4.1-mini", api_key: secret };
+  const asked = await resolve({ api_key: key.key, model: "support-bot" });
+  expect(asked.body.upstream).toEqual(upstream);
+  const withFallback = await resolve({ api_key: key.key, model: "llama-chat" });
+  expect(withFallback.body.fallbacks).toEqual([
+    {
+      deployment: { id: hosted.id, name: "support-bot" },
+      endpoints: ["https://api.openai.com/v1"],
+      upstream,
+      // No price of its own, and gpt-4.1-mini is in the shipped list.
+      price: {
+        input_price_per_million: 0.4,
+        output_price_per_million: 1.6,
+        cached_input_price_per_million: 0.1,
+        estimated_cost_per_hour: null,
+      },
+    },
+  ]);
+  // The inference gateway apart reads it back (adapters/filtration/http-port.ts).
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: handle });
+  try {
+    const port = httpFiltration({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      internalApiKey: t.config.internalApiKey,
+    });
+    const apart = { wire: "openai-compatible" as const, model: "gpt-4.1-mini", apiKey: secret };
+    const direct = await port.resolve(key.key, "support-bot");
+    expect(direct.ok && direct.context.upstream).toEqual(apart);
+    const viaFallback = await port.resolve(key.key, "llama-chat");
+    expect(viaFallback.ok && viaFallback.context.fallbacks?.[0]).toMatchObject({
+      upstream: apart,
+      price: { input_price_per_million: 0.4 },
+    });
+  } finally {
+    server.stop(true);
+  }
+  // The internal key guards it: without it, nothing (and so no credential).
+  expect((await resolve({ api_key: key.key, model: "support-bot" }, null)).status).toBe(401);
+  await call(handle, "POST", "/management/config/routing", {
+    token: admin,
+    body: { deployment_id: live.id, config: { fallbacks: [] } },
+  });
 });

@@ -70,7 +70,16 @@ describe("POST /deployment/deploy: bad input is 400 naming the field (404 for th
     const cases: [Record<string, unknown>, string][] = [
       [{ pool_id: externalPool, image: "x" }, "model_name"],
       [{ model_name: "a", image: "x" }, "pool_id"],
-      [{ model_name: "a", pool_id: externalPool }, "image"],
+      // An image is required where one runs (local), not on an external pool (nothing runs there).
+      [{ model_name: "a", pool_id: localPool }, "image"],
+      [
+        external("a", { configuration: { endpoints: [upstream.url], api_key: "sk-in-the-deployment" } }),
+        "configuration.api_key",
+      ],
+      [
+        external("a", { configuration: { endpoints: [upstream.url], credential: "nobody-stored-this" } }),
+        "configuration.credential",
+      ],
       [external("a", { replicas: 0 }), "replicas"],
       [external("bad name!"), "model_name"],
       [external("a", { engine: "warp-drive" }), "engine"],

@@ -1,9 +1,10 @@
-// `external`: OpenAI-compatible servers that already run elsewhere, listed in the deployment's
-// `configuration.endpoints`. Nothing is launched or stopped; replica i is endpoint i, READY while
-// its /v1/models (or /health) answers.
+// `external`: servers and hosted APIs that already run elsewhere, listed in the deployment's
+// `configuration.endpoints`, reached through the wire adapter of the deployment's engine
+// (adapters/upstream/wire/). Nothing is launched or stopped; replica i is endpoint i, READY while the
+// adapter's probe (with the credential the deployment names) answers.
 import type { FieldProblem } from "#services/errors.ts";
 import type { ComputeProvider, ReplicaObservation } from "../provider.ts";
-import { answers, normalizeEndpoint } from "./client.ts";
+import { answers, normalizeEndpoint, targetOf } from "./client.ts";
 
 export function endpointsOf(configuration: Record<string, unknown>): string[] {
   const raw = configuration.endpoints;
@@ -16,7 +17,13 @@ export function createExternalProvider(): ComputeProvider {
   return {
     id: "external",
     summary: "OpenAI-compatible endpoints that already run (configuration.endpoints)",
-    capabilities: { engines: ["openai-compatible"], gpus: false, pricing: false, needsModelFile: false },
+    capabilities: {
+      engines: ["openai-compatible", "anthropic", "gemini"],
+      gpus: false,
+      pricing: false,
+      needsModelFile: false,
+      needsImage: false,
+    },
 
     defaultReplicas: (configuration) => Math.max(1, endpointsOf(configuration).length),
     upstreamEndpoints: endpointsOf,
@@ -44,8 +51,18 @@ export function createExternalProvider(): ComputeProvider {
           message: `at most one replica per endpoint (${raw.length} given)`,
         });
       }
-      if (configuration.api_key !== undefined && typeof configuration.api_key !== "string") {
-        problems.push({ field: "configuration.api_key", message: "must be a string" });
+      // CONTRACTS "Hosted upstreams": never a key inside the deployment itself.
+      if (configuration.api_key !== undefined) {
+        problems.push({
+          field: "configuration.api_key",
+          message:
+            "a key never sits in a deployment: store it as a named credential of the external provider " +
+            "(POST /management/config/providers) and name it in configuration.credential",
+        });
+      }
+      const credential = configuration.credential;
+      if (credential !== undefined && (typeof credential !== "string" || credential === "")) {
+        problems.push({ field: "configuration.credential", message: "must be a credential's name" });
       }
       return problems;
     },
@@ -60,7 +77,10 @@ export function createExternalProvider(): ComputeProvider {
         cpu: null,
         memory: null,
         gpus: [],
-        notes: ["Deploy with engine openai-compatible and configuration.endpoints: the servers' base URLs."],
+        notes: [
+          "Deploy with engine openai-compatible, anthropic or gemini, configuration.endpoints (the servers' base URLs), " +
+            "configuration.credential (a credential of the external provider configuration) and inference_model (the upstream's model name).",
+        ],
       };
     },
 
@@ -75,8 +95,10 @@ export function createExternalProvider(): ComputeProvider {
     async inspectReplica(_handle, spec): Promise<ReplicaObservation> {
       const endpoint = endpointsOf(spec.configuration)[spec.index];
       if (!endpoint) return { phase: "failed", reason: `no endpoint for replica ${spec.index}` };
-      const apiKey = typeof spec.configuration.api_key === "string" ? spec.configuration.api_key : undefined;
-      return (await answers(endpoint, apiKey)) ? { phase: "ready", endpoint } : { phase: "starting" };
+      const target = targetOf(spec, endpoint);
+      if (!target)
+        return { phase: "failed", reason: `this build has no wire adapter for engine ${spec.engine}` };
+      return (await answers(target)) ? { phase: "ready", endpoint } : { phase: "starting" };
     },
     async readLogs(_handle, cursor) {
       return { lines: [], cursor: cursor ?? "" };

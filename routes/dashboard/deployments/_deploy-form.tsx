@@ -127,17 +127,21 @@ const settingLabels: Record<string, { label: string; hint?: string; placeholder?
   hf_token: { label: "Hugging Face token", hint: "For gated models; stored sealed, never shown again." },
   endpoints: {
     label: "Endpoints",
-    hint: "One URL a line: OpenAI-compatible servers that already run (vLLM, Ollama, …).",
+    hint: "One URL a line: servers or hosted APIs that already run (vLLM, Ollama, https://api.openai.com, …).",
     placeholder: "http://gpu-box:8000/v1",
   },
-  api_key: { label: "API key of the endpoints", hint: "Sent as Bearer; stored, never shown again." },
+  credential: {
+    label: "Credential",
+    hint: "The name of a key stored in the external provider's configuration (Providers page); never the key itself.",
+    placeholder: "openai-main",
+  },
 };
 
 const settingGroups: { engines: string; title: string; fields: Record<string, string> }[] = [
   { engines: "llama.cpp", title: "llama.cpp settings", fields: configurationFields["llama.cpp"] },
   { engines: "vllm sglang tgi", title: "Container engine settings", fields: configurationFields.container },
   {
-    engines: "openai-compatible",
+    engines: "openai-compatible anthropic gemini",
     title: "Endpoints that already run",
     fields: configurationFields["openai-compatible"],
   },

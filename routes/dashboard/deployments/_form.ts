@@ -29,7 +29,8 @@ export function defaultImageOf(engine: string): string {
 export const configurationFields = {
   "llama.cpp": { threads: "number", parallel: "number", context_size: "number" },
   container: { max_model_len: "number", quantization: "text", hf_token: "secret" },
-  "openai-compatible": { endpoints: "lines", api_key: "secret" },
+  // Hosted upstreams name a credential of the external provider configuration: never a key here.
+  "openai-compatible": { endpoints: "lines", credential: "text" },
 } as const;
 
 const fieldKinds: Record<string, "number" | "text" | "secret" | "lines"> = Object.assign(

@@ -1,5 +1,7 @@
 import { t } from "elysia";
+import { wireIds } from "#adapters/upstream/wire/index.ts";
 import { route } from "#server/http/route.ts";
+import type { HostedUpstream } from "#services/inference/port.ts";
 import { resolveInferenceContext } from "#services/inference-context/resolve.ts";
 import { BudgetConfig, QuotaConfig, RateLimitConfig } from "#services/policies/schemas.ts";
 
@@ -9,6 +11,41 @@ const Reason = t.Union([
   t.Literal("model_not_allowed"),
   t.Literal("deployment_unavailable"),
 ]);
+
+const Upstream = t.Object(
+  {
+    wire: t.Union(wireIds.map((w) => t.Literal(w))),
+    model: t.String({ description: "The model name sent upstream (the deployment's inference_model)" }),
+    api_key: t.Optional(t.String({ description: "The secret of the credential the deployment names" })),
+    options: t.Optional(t.Record(t.String(), t.String())),
+  },
+  {
+    description:
+      "A hosted deployment's upstream: only this internal endpoint carries the credential, to an inference gateway apart",
+  },
+);
+
+/** The upstream in the endpoint's snake_case. */
+const upstreamWire = (u: HostedUpstream | undefined) =>
+  u && {
+    wire: u.wire,
+    model: u.model,
+    ...(u.apiKey ? { api_key: u.apiKey } : {}),
+    ...(u.options ? { options: { ...u.options } } : {}),
+  };
+
+const Price = t.Object(
+  {
+    input_price_per_million: t.Nullable(t.Number()),
+    output_price_per_million: t.Nullable(t.Number()),
+    cached_input_price_per_million: t.Optional(t.Nullable(t.Number())),
+    estimated_cost_per_hour: t.Nullable(t.Number()),
+  },
+  {
+    description:
+      "The deployment's prices (its own, else a hosted model's from the price table), each request's cost; absent when it is unpriced",
+  },
+);
 
 const Resolved = t.Object({
   valid: t.Literal(true),
@@ -21,6 +58,7 @@ const Resolved = t.Object({
     status: t.String(),
   }),
   endpoints: t.Array(t.String(), { description: "Base URLs of every ready replica" }),
+  upstream: t.Optional(Upstream),
   guardrail_config: t.Record(t.String(), t.Unknown(), {
     description: "{} when no guardrails policy applies",
   }),
@@ -39,6 +77,8 @@ const Resolved = t.Object({
       t.Object({
         deployment: t.Object({ id: t.String(), name: t.String() }),
         endpoints: t.Array(t.String()),
+        upstream: t.Optional(Upstream),
+        price: t.Optional(Price),
       }),
       {
         description:
@@ -49,17 +89,7 @@ const Resolved = t.Object({
   prefix_affinity: t.Optional(
     t.Boolean({ description: "false when the routing policy turned prefix affinity off; absent: on" }),
   ),
-  price: t.Optional(
-    t.Object(
-      {
-        input_price_per_million: t.Nullable(t.Number()),
-        output_price_per_million: t.Nullable(t.Number()),
-        cached_input_price_per_million: t.Optional(t.Nullable(t.Number())),
-        estimated_cost_per_hour: t.Nullable(t.Number()),
-      },
-      { description: "The deployment's prices, each request's cost; absent when it is unpriced" },
-    ),
-  ),
+  price: t.Optional(Price),
   budgets: t.Optional(
     t.Object(
       { organization: t.Optional(BudgetConfig), api_key: t.Optional(BudgetConfig) },
@@ -121,6 +151,7 @@ export const POST = route({
         status: c.deployment.status,
       },
       endpoints: c.endpoints,
+      ...(c.upstream ? { upstream: upstreamWire(c.upstream) } : {}),
       guardrail_config: c.guardrails ?? {},
       rag_config: c.rag ?? {},
       rate_limit: c.rateLimit ?? null,
@@ -130,7 +161,16 @@ export const POST = route({
       api_key_id: c.apiKeyId,
       key_prefix: c.keyPrefix,
       ...(c.classifierEndpoints ? { classifier_endpoints: c.classifierEndpoints } : {}),
-      ...(c.fallbacks ? { fallbacks: c.fallbacks } : {}),
+      ...(c.fallbacks
+        ? {
+            fallbacks: c.fallbacks.map((f) => ({
+              deployment: f.deployment,
+              endpoints: f.endpoints,
+              ...(f.upstream ? { upstream: upstreamWire(f.upstream) } : {}),
+              ...(f.price ? { price: f.price } : {}),
+            })),
+          }
+        : {}),
       ...(c.prefixAffinity === false ? { prefix_affinity: false } : {}),
       ...(c.price ? { price: c.price } : {}),
       ...(c.budgets ? { budgets: c.budgets } : {}),
