@@ -1,5 +1,7 @@
 // The wire adapters, keyed by the engine of a hosted (`external`) deployment: how the platform's
 // OpenAI-shaped request reaches that upstream and how its answer comes back (wire.ts).
+import { anthropicWire } from "./anthropic.ts";
+import { geminiWire } from "./gemini.ts";
 import { openAiCompatibleWire } from "./openai-compatible.ts";
 import type { WireAdapter } from "./wire.ts";
 
@@ -9,11 +11,10 @@ export type { OpenAiPath, UpstreamTarget, WireAdapter, WireRequest } from "./wir
 export const wireIds = ["openai-compatible", "anthropic", "gemini"] as const;
 export type WireId = (typeof wireIds)[number];
 
-/** Only the adapters this build has: an engine without one is refused at deploy (400 `engine`). */
-export const wires: { readonly [K in WireId]?: WireAdapter } = {
+export const wires: { readonly [K in WireId]: WireAdapter } = {
   "openai-compatible": openAiCompatibleWire,
-  // MERGE (branch wire-formats): anthropic: anthropicWire, from "./anthropic.ts"
-  // MERGE (branch wire-formats): gemini: geminiWire, from "./gemini.ts"
+  anthropic: anthropicWire,
+  gemini: geminiWire,
 };
 
 export const isWireId = (engine: string): engine is WireId => (wireIds as readonly string[]).includes(engine);
