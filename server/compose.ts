@@ -17,6 +17,7 @@ import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
 import { InProcessLoadStore, type LoadStore } from "#services/autoscaling/load.ts";
 import type { AppContext, Logger } from "#services/context.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
+import { DatabaseResponseCacheStore } from "#services/inference/response-cache/database-store.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { createKnowledgeRuntime } from "#services/knowledge-base/runtime.ts";
@@ -78,6 +79,8 @@ export function composeApp(infra: Infrastructure): Composition {
     load,
     onDemand: () => base.orchestration.kick(),
     spillDir: join(config.dataDir, "spill"),
+    // Answers kept by cache policies: in Redis when there is one (the runtime's default), else here.
+    responseCacheStore: redis ? undefined : new DatabaseResponseCacheStore(database.db),
   });
   return { app: withInference(base, inference) };
 }

@@ -50,6 +50,8 @@ interface ResolvedBody {
   price?: InferenceContext["price"];
   budgets?: InferenceContext["budgets"];
   cold_start?: InferenceContext["coldStart"];
+  cache?: InferenceContext["cache"];
+  cache_embedding_endpoints?: string[];
 }
 
 const nonEmpty = <T extends object>(o: T): T | undefined => (Object.keys(o).length > 0 ? o : undefined);
@@ -155,6 +157,10 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           ...(body.price ? { price: body.price } : {}),
           ...(body.budgets ? { budgets: body.budgets } : {}),
           coldStart: body.cold_start,
+          ...(body.cache ? { cache: body.cache } : {}),
+          ...(body.cache_embedding_endpoints
+            ? { cacheEmbeddingEndpoints: body.cache_embedding_endpoints }
+            : {}),
         },
       };
     },

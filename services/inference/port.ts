@@ -2,7 +2,13 @@
 // gateways share a process or one PostgreSQL: plain function calls, no HTTP) and over HTTP to
 // FILTRATION_URL's /internal/* endpoints with X-Internal-API-Key (an inference gateway apart on a
 // database of its own); server/compose.ts chooses.
-import type { GuardrailsPolicyConfig, QuotaPolicy, RagPolicy, RateLimitPolicy } from "../policies/schemas.ts";
+import type {
+  CachePolicy,
+  GuardrailsPolicyConfig,
+  QuotaPolicy,
+  RagPolicy,
+  RateLimitPolicy,
+} from "../policies/schemas.ts";
 import type { ApplicableBudgets, BudgetStanding } from "../spend/budgets.ts";
 import type { DeploymentPrice } from "../spend/prices.ts";
 import type { ChatMessage } from "./messages.ts";
@@ -56,6 +62,10 @@ export interface InferenceContext {
    * zero) up to `cold_start_timeout_s`, with at most `max_queued` waiting per gateway process.
    */
   coldStart?: { cold_start_timeout_s: number; max_queued: number } | undefined;
+  /** The deployment's cache policy when its mode is not `off` (services/inference/response-cache/). */
+  cache?: CachePolicy | undefined;
+  /** Ready replicas of the semantic cache's embedding deployment, when the cache policy names one. */
+  cacheEmbeddingEndpoints?: string[] | undefined;
 }
 
 /** A deployment a request may be sent to, and its ready replicas. */
@@ -117,6 +127,10 @@ export interface InferenceLogEntry {
   /** The deployment that answered: the one asked for (deployment_id), or a fallback of its routing policy. */
   served_by_deployment_id?: string | undefined;
   served_by?: string | undefined;
+  /** The response cache's part: hit (answered from it, cost 0) or miss; absent when no cache applied. */
+  cache?: "hit" | "miss" | undefined;
+  /** A hit's answer's tokens that no model computed again. */
+  cache_saved_tokens?: number | undefined;
 }
 
 /** The quota's answer: allowed for `tokens`, and what is left today (absent: no such limit). */

@@ -4,6 +4,7 @@ import type { RedisCommands } from "#adapters/redis/client.ts";
 import { RedisLimiter } from "#adapters/redis/gcra.ts";
 import { RedisPrefixStore } from "#adapters/redis/prefix-store.ts";
 import { RedisReservations, RedisReservationsWithFallback } from "#adapters/redis/reservations.ts";
+import { RedisResponseCacheStore } from "#adapters/redis/response-cache.ts";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { probeReplica } from "#adapters/upstream/health-probe.ts";
 import { PrefixTable, type PrefixTableOptions } from "#adapters/upstream/prefix-table.ts";
@@ -34,6 +35,8 @@ import type {
   Resolution,
   UsageRecord,
 } from "./port.ts";
+import { ResponseCache } from "./response-cache/cache.ts";
+import { MemoryResponseCacheStore, type ResponseCacheStore } from "./response-cache/store.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
 import { spill, takeSpilled } from "./spill.ts";
 
@@ -64,6 +67,8 @@ export interface InferenceRuntime {
   metrics: InferenceMetrics;
   /** Absent: no spans, nothing spent on them. */
   tracing: InferenceTracing | undefined;
+  /** Answers kept by the cache policy (response-cache/), in Redis, the database or this process. */
+  responseCache: ResponseCache;
   close(): Promise<void>;
 }
 
@@ -104,6 +109,13 @@ export interface RuntimeOptions {
   spillAfterMs?: number;
   /** How long close() keeps trying to send before it spills (default 3 s: a stop ends within 10 s). */
   closeDeadlineMs?: number;
+  /**
+   * Where the response cache keeps answers; default: Redis when `redis` is set, else this process's
+   * memory (server/compose.ts passes the database's store when there is no Redis).
+   */
+  responseCacheStore?: ResponseCacheStore | undefined;
+  /** The response cache's clock (ms since the epoch): tests move it past a TTL instead of waiting. */
+  now?: (() => number) | undefined;
   /** Bounds of the prefix-routing table (shared through `redis` when it is set). */
   prefixTable?: Pick<PrefixTableOptions, "maxEntries" | "ttlMs"> | undefined;
 }
@@ -233,6 +245,14 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
       log.error(`${kind} not sent before stopping and not spilled; lost`, { records: left.length, error });
     }
   };
+  const warnCacheStore = throttledWarning(log, "response cache store unreachable: requests go to the model");
+  const responseCacheStore =
+    options.responseCacheStore ??
+    (options.redis
+      ? new RedisResponseCacheStore(options.redis, (error) =>
+          warnCacheStore({ error: (error as Error).message ?? String(error) }),
+        )
+      : new MemoryResponseCacheStore(options.now));
   return {
     port,
     load,
@@ -250,6 +270,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     statusOf: options.statusOf,
     metrics,
     tracing: options.tracing,
+    responseCache: new ResponseCache(responseCacheStore, metrics, options.now),
     async close() {
       health.close();
       await Promise.all([closeAndSpill(logs, "logs"), closeAndSpill(usage, "usage"), load.close()]);
