@@ -71,6 +71,8 @@ export interface CacheLead {
 interface Flight {
   promise: Promise<string | undefined>;
   settle(text: string | undefined): void;
+  /** When its answer came (the cache's clock), while the store is still writing it. */
+  settledAtMs?: number | undefined;
 }
 
 export class ResponseCache {
@@ -131,7 +133,8 @@ export class ResponseCache {
     }
     const id = `${scopeId(plan.scope)}:${plan.key}`;
     const flying = this.flights.get(id);
-    if (flying) {
+    const settledAt = flying?.settledAtMs;
+    if (flying && (settledAt === undefined || this.now() - settledAt < plan.maxAgeMs)) {
       const text = await untilAborted(flying.promise, signal);
       const answer = text === undefined ? undefined : parse(text);
       if (answer) {
@@ -147,6 +150,7 @@ export class ResponseCache {
     this.flights.set(id, flight);
     const endFlight = (text: string | undefined) => {
       flight.settle(text);
+      flight.settledAtMs ??= this.now();
       if (this.flights.get(id) === flight) this.flights.delete(id);
     };
     try {
@@ -174,7 +178,16 @@ export class ResponseCache {
         return { hit: true, kind: "exact", answer: claimed.answer.answer };
       }
       this.count(plan, "exact", "miss");
-      return { hit: false, lead: this.lead(plan, { settle: endFlight }, vector, claimed.held) };
+      // Waiters get the answer at once; the flight stays findable until the store has it, so a request
+      // arriving in between neither misses the store nor computes again.
+      const ending = {
+        settle: (text: string | undefined) => {
+          flight.settle(text);
+          flight.settledAtMs = this.now();
+        },
+        end: () => endFlight(undefined),
+      };
+      return { hit: false, lead: this.lead(plan, ending, vector, claimed.held) };
     } catch (error) {
       endFlight(undefined);
       throw error;
@@ -183,12 +196,13 @@ export class ResponseCache {
 
   private lead(
     plan: CachePlan,
-    flight: { settle(text: string | undefined): void } | undefined,
+    flight: { settle(text: string | undefined): void; end(): void } | undefined,
     vector: Float32Array | undefined,
     claimHeld = false,
   ): CacheLead {
     let done = false;
     const release = () => {
+      flight?.end();
       if (claimHeld) void this.store.release?.(plan.scope, plan.key).catch(() => {});
     };
     return {
@@ -294,7 +308,9 @@ export class ResponseCache {
 function singleTurnQuestion(body: CacheRequest["body"]): string | undefined {
   if (Array.isArray(body.tools) && body.tools.length > 0) return undefined;
   if (Array.isArray(body.functions) && body.functions.length > 0) return undefined;
-  const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+  const messages = Array.isArray(body.messages)
+    ? (body.messages as { role?: unknown; content?: unknown }[])
+    : [];
   const turns = messages.filter((m) => m.role !== "system" && m.role !== "developer");
   const [only] = turns;
   if (turns.length !== 1 || only?.role !== "user") return undefined;

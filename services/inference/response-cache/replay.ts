@@ -93,7 +93,10 @@ function mergeToolCall(message: CachedMessage, raw: ToolCall): void {
   if (raw.type) call.type = raw.type;
   if (raw.function?.name) call.function = { ...call.function, name: raw.function.name };
   if (raw.function?.arguments)
-    call.function = { ...call.function, arguments: (call.function?.arguments ?? "") + raw.function.arguments };
+    call.function = {
+      ...call.function,
+      arguments: (call.function?.arguments ?? "") + raw.function.arguments,
+    };
 }
 
 /** A stored answer given back as a plain response: a new id and time, the caller's model name. */
@@ -108,7 +111,9 @@ export function replayJson(answer: CachedAnswer, model: string): CachedAnswer {
       message: {
         ...c.message,
         // The stored call index is the stream's; a plain answer's tool calls carry none.
-        ...(c.message.tool_calls ? { tool_calls: c.message.tool_calls.map(({ index: _, ...call }) => call) } : {}),
+        ...(c.message.tool_calls
+          ? { tool_calls: c.message.tool_calls.map(({ index: _, ...call }) => call) }
+          : {}),
       },
     })),
   };
