@@ -142,7 +142,11 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
   if (cache && cache.mode !== "off") {
     context.cache = cache;
     if (cache.mode === "semantic" && cache.semantic)
-      context.cacheEmbeddingEndpoints = await routableEndpoints(ctx.db, orgId, cache.semantic.embedding_deployment);
+      context.cacheEmbeddingEndpoints = await routableEndpoints(
+        ctx.db,
+        orgId,
+        cache.semantic.embedding_deployment,
+      );
   }
   const classifier = policies.guardrails?.input?.classifier;
   if (classifier && classifier.action !== "off") {

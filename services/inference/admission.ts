@@ -290,13 +290,16 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
         entry.completion_tokens = usage.completion_tokens;
         entry.total_tokens = usage.total_tokens;
         entry.cached_tokens = cachedTokensOf(usage);
-        entry.cost = entry.cache === "hit" ? 0 : costOf(context?.price, {
-          promptTokens: usage.prompt_tokens,
-          cachedTokens: entry.cached_tokens,
-          completionTokens: usage.completion_tokens,
-          latencyMs: entry.latency_ms,
-          replicas: context?.endpoints.length ?? 1,
-        });
+        entry.cost =
+          entry.cache === "hit"
+            ? 0
+            : costOf(context?.price, {
+                promptTokens: usage.prompt_tokens,
+                cachedTokens: entry.cached_tokens,
+                completionTokens: usage.completion_tokens,
+                latencyMs: entry.latency_ms,
+                replicas: context?.endpoints.length ?? 1,
+              });
       }
       held?.settle(usage, entry.cost);
       runtime.logs.add(entry);

@@ -255,7 +255,11 @@ export const CacheConfig = T.Object(
         "question is within `semantic.threshold` of one asked before",
     }),
     ttl_s: T.Optional(
-      T.Integer({ minimum: 1, maximum: 30 * 86_400, description: "How long an answer is kept; default 3600" }),
+      T.Integer({
+        minimum: 1,
+        maximum: 30 * 86_400,
+        description: "How long an answer is kept; default 3600",
+      }),
     ),
     max_entries: T.Optional(
       T.Integer({
@@ -274,7 +278,8 @@ export const CacheConfig = T.Object(
           threshold: T.Number({
             minimum: 0,
             maximum: 1,
-            description: "The least cosine similarity between two questions for one's answer to serve the other",
+            description:
+              "The least cosine similarity between two questions for one's answer to serve the other",
           }),
         },
         strict,
