@@ -3,6 +3,7 @@
 // own deployment (its own policies) in front of the one stub, whose chat calls are the upstream calls
 // counted; the cache's clock is the test's, moved past the TTL instead of waited for.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Anthropic from "@anthropic-ai/sdk";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { deployments } from "#db/schema/index.ts";
@@ -130,6 +131,64 @@ for (const store of ["database", "redis"] as const) {
       expect(plain.cache).toBe("hit");
       expect(plain.text).toBe(first.text);
       expect(g.stub.chatCalls - before).toBe(1);
+    });
+
+    test("responses, messages and completions replay a kept answer in their own framing", async () => {
+      const { model } = await freshDeployment(g);
+      const before = g.stub.chatCalls;
+      const openai = client(g);
+      const q = question();
+      const responses = async (stream: boolean) => {
+        if (!stream) {
+          const { data, response } = await openai.responses
+            .create({ model, temperature: 0, input: q })
+            .withResponse();
+          return { cache: response.headers.get("x-cache"), text: data.output_text };
+        }
+        const { data, response } = await openai.responses
+          .create({ model, temperature: 0, input: q, stream: true })
+          .withResponse();
+        let text = "";
+        for await (const event of data) if (event.type === "response.output_text.delta") text += event.delta;
+        return { cache: response.headers.get("x-cache"), text };
+      };
+      const first = await responses(false);
+      const replayed = await responses(true);
+      expect([first.cache, replayed.cache]).toEqual(["miss", "hit"]);
+      expect(replayed.text).toBe(first.text);
+
+      // This SDK's types have no temperature: the caller opts in with max-age instead.
+      const optIn = { headers: { "cache-control": "max-age=600" } };
+      const anthropic = new Anthropic({ apiKey: g.key, baseURL: g.url, maxRetries: 0 });
+      const m = question();
+      const ask = () =>
+        anthropic.messages
+          .create({ model, max_tokens: 64, messages: [{ role: "user", content: m }] }, optIn)
+          .withResponse();
+      const [one, two] = [await ask(), await ask()];
+      expect([one.response.headers.get("x-cache"), two.response.headers.get("x-cache")]).toEqual([
+        "miss",
+        "hit",
+      ]);
+      const textOf = (content: Anthropic.ContentBlock[]) =>
+        content.map((b) => (b.type === "text" ? b.text : "")).join("");
+      expect(textOf(two.data.content)).toBe(textOf(one.data.content));
+      const streamed = anthropic.messages.stream(
+        { model, max_tokens: 64, messages: [{ role: "user", content: m }] },
+        optIn,
+      );
+      expect(textOf((await streamed.finalMessage()).content)).toBe(textOf(one.data.content));
+
+      const c = question();
+      const complete = () =>
+        openai.completions.create({ model, temperature: 0, prompt: c, max_tokens: 16 }).withResponse();
+      const [c1, c2] = [await complete(), await complete()];
+      expect([c1.response.headers.get("x-cache"), c2.response.headers.get("x-cache")]).toEqual([
+        "miss",
+        "hit",
+      ]);
+      expect(c2.data.choices[0]?.text).toBe(c1.data.choices[0]?.text);
+      expect(g.stub.chatCalls - before).toBe(3);
     });
 
     test("another organization's identical request misses", async () => {
