@@ -252,6 +252,33 @@ for (const store of ["database", "redis"] as const) {
       expect(g.stub.chatCalls - before).toBe(2);
     });
 
+    test("bounded: max_entries per deployment (the oldest go first) and 1 MiB per answer", async () => {
+      const { model, id } = await freshDeployment(g);
+      await setPolicy(g, "cache", { mode: "exact", ttl_s: 60, max_entries: 2 }, id);
+      const [q1, q2, q3] = [question(), question(), question()];
+      // The policy reaches the context within a second.
+      await eventually(async () => {
+        const probe = question();
+        await ask(g, model, probe);
+        return (await ask(g, model, probe)).cache === "hit";
+      }, 5000);
+      for (const q of [q1, q2, q3]) await ask(g, model, q);
+      // The store writes after the answer: q1 is pushed out once q3 is written.
+      await eventually(async () => (await ask(g, model, q1)).cache === "miss", 5000);
+      expect((await ask(g, model, q3)).cache).toBe("hit");
+
+      const big = question();
+      g.stub.deltas = ["x".repeat(1024 * 1024 + 10)];
+      try {
+        const before = g.stub.chatCalls;
+        expect((await ask(g, model, big)).cache).toBe("miss");
+        expect((await ask(g, model, big)).cache).toBe("miss");
+        expect(g.stub.chatCalls - before).toBe(2);
+      } finally {
+        g.stub.deltas = undefined;
+      }
+    });
+
     test("50 identical requests at once: one upstream call (one per gateway process)", async () => {
       const { model } = await freshDeployment(g);
       const q = question();
