@@ -17,9 +17,11 @@ import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
 import { InProcessLoadStore, type LoadStore } from "#services/autoscaling/load.ts";
 import type { AppContext, Logger } from "#services/context.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
+import { DatabaseResponseCacheStore } from "#services/inference/response-cache/database-store.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { createKnowledgeRuntime } from "#services/knowledge-base/runtime.ts";
+import { throttledWarning } from "#services/observability/throttled-log.ts";
 import { createOrchestrationRuntime } from "#services/orchestration/runtime.ts";
 import type { Config } from "./config.ts";
 import { httpStatusOf } from "./error-table.ts";
@@ -67,6 +69,7 @@ export function composeApp(infra: Infrastructure): Composition {
   const load = loadStoreOf(infra);
   const base = createAppContext({ db: database.db, config, log, tracer: tracing?.tracer, load });
   if (!config.services.has("inference")) return { app: base };
+  const warnCacheStore = throttledWarning(log, "response cache table unreachable: requests go to the model");
   const inference: InferenceRuntime = createInferenceRuntime({
     // The filtration side sees the context without the inference runtime: it needs none.
     port: filtrationPortOf(infra, base),
@@ -78,6 +81,12 @@ export function composeApp(infra: Infrastructure): Composition {
     load,
     onDemand: () => base.orchestration.kick(),
     spillDir: join(config.dataDir, "spill"),
+    // Answers kept by cache policies: in Redis when there is one (the runtime's default), else here.
+    responseCacheStore: redis
+      ? undefined
+      : new DatabaseResponseCacheStore(database.db, Date.now, (error) =>
+          warnCacheStore({ error: (error as Error).message ?? String(error) }),
+        ),
   });
   return { app: withInference(base, inference) };
 }

@@ -75,6 +75,8 @@ interface ResolvedBody {
   price?: InferenceContext["price"];
   budgets?: InferenceContext["budgets"];
   cold_start?: InferenceContext["coldStart"];
+  cache?: InferenceContext["cache"];
+  cache_embedding_endpoints?: string[];
 }
 
 const nonEmpty = <T extends object>(o: T): T | undefined => (Object.keys(o).length > 0 ? o : undefined);
@@ -190,6 +192,10 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           ...(body.price ? { price: body.price } : {}),
           ...(body.budgets ? { budgets: body.budgets } : {}),
           coldStart: body.cold_start,
+          ...(body.cache ? { cache: body.cache } : {}),
+          ...(body.cache_embedding_endpoints
+            ? { cacheEmbeddingEndpoints: body.cache_embedding_endpoints }
+            : {}),
         },
       };
     },

@@ -25,6 +25,7 @@ export * from "./prompt-templates.ts";
 export * from "./provider-configs.ts";
 export * from "./refresh-tokens.ts";
 export * from "./replicas.ts";
+export * from "./response-cache-entries.ts";
 export * from "./roles.ts";
 export * from "./scim-tokens.ts";
 export * from "./service-accounts.ts";

@@ -58,6 +58,13 @@ export const inferenceLogs = pgTable(
     servedByDeploymentId: uuid("served_by_deployment_id"),
     /** That deployment's name when it answered, as the `x-served-by` header said. */
     servedBy: text("served_by"),
+    /**
+     * The response cache's part (services/inference/response-cache/): `hit` (answered from the cache: no
+     * model ran, cost 0, tokens 0), `miss` (computed and stored); null when no cache policy applied.
+     */
+    cache: text("cache", { enum: ["hit", "miss"] }),
+    /** A hit's answer's tokens (prompt and completion) that no model had to compute again. */
+    cacheSavedTokens: integer("cache_saved_tokens").notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [

@@ -14,6 +14,7 @@ export const policyTypes = [
   "routing",
   "budget",
   "autoscaling",
+  "cache",
 ] as const;
 export type PolicyType = (typeof policyTypes)[number];
 

@@ -145,6 +145,16 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
       max_queued: settings.max_queued,
     };
   }
+  const cache = policies.cache;
+  if (cache && cache.mode !== "off") {
+    context.cache = cache;
+    if (cache.mode === "semantic" && cache.semantic)
+      context.cacheEmbeddingEndpoints = await routableEndpoints(
+        ctx.db,
+        orgId,
+        cache.semantic.embedding_deployment,
+      );
+  }
   const classifier = policies.guardrails?.input?.classifier;
   if (classifier && classifier.action !== "off") {
     context.classifierEndpoints = await routableEndpoints(ctx.db, orgId, classifier.deployment);

@@ -44,6 +44,10 @@ export interface InferenceLogView {
   /** The deployment that answered (a fallback's when one served instead); null when none did. */
   served_by_deployment_id: string | null;
   served_by: string | null;
+  /** The response cache's part: hit (no model ran, cost 0) or miss; null when no cache policy applied. */
+  cache?: "hit" | "miss" | null;
+  /** A hit's tokens that no model computed again. */
+  cache_saved_tokens?: number;
 }
 
 export interface LogPage {
@@ -107,6 +111,8 @@ export async function writeInferenceLogs(
     retrieval: e.retrieval ?? null,
     served_by_deployment_id: idOrNull(e.served_by_deployment_id, `entries.${i}.served_by_deployment_id`),
     served_by: e.served_by ?? null,
+    cache: e.cache ?? null,
+    cache_saved_tokens: count(e.cache_saved_tokens),
     ttft_ms: e.ttft_ms === undefined || e.ttft_ms === null ? null : Math.max(0, e.ttft_ms),
     created_at: e.created_at ? timestampOf(e.created_at, `entries.${i}.created_at`) : now,
   }));
@@ -201,6 +207,8 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   retrieval: row.retrieval as RetrievalNote | null,
   served_by_deployment_id: row.servedByDeploymentId,
   served_by: row.servedBy,
+  cache: row.cache,
+  cache_saved_tokens: row.cacheSavedTokens,
 });
 
 async function page(ctx: RequestContext, where: SQL[], query: LogQuery): Promise<LogPage> {

@@ -37,6 +37,8 @@ const fieldTypes = {
   cost: "double precision",
   served_by_deployment_id: "uuid",
   served_by: "text",
+  cache: "text",
+  cache_saved_tokens: "integer",
 } as const;
 
 /** The fields that are columns of inference_logs: all of them. */

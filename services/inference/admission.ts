@@ -77,6 +77,11 @@ export interface InferenceRequest {
    * fallback's prices (a hosted model's list price, a self-hosted one's own), not the asked one's.
    */
   served(deployment: RouteTarget["deployment"], price?: RouteTarget["price"]): void;
+  /**
+   * The response cache's part: a hit is logged with the answer's tokens as saved, and costs and
+   * consumes nothing (tokens 0, cost 0); it still counted as a request at admission.
+   */
+  cache(outcome: "hit" | "miss", saved?: Usage | undefined): void;
   /** A lifecycle step after admission (guardrails, prompt processing), in its own span. */
   step: RequestObserver["step"];
   /** The first token is ready to go out (time to first token; default: when the request ends). */
@@ -136,6 +141,10 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       observer.firstToken();
     },
     send: observer.send,
+    cache(outcome, saved) {
+      entry.cache = outcome;
+      if (outcome === "hit") entry.cache_saved_tokens = saved?.total_tokens ?? 0;
+    },
     served(deployment, price) {
       entry.served_by_deployment_id = deployment.id;
       entry.served_by = deployment.name;
@@ -268,7 +277,9 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       leaveLoad = runtime.load.enter(context.deployment.id);
       return context;
     },
-    finish(usage, error) {
+    finish(computed, error) {
+      // A cache hit ran no model: nothing is consumed or charged (cache_saved_tokens says what it saved).
+      const usage = entry.cache === "hit" && computed ? nothingComputed : computed;
       leaveLoad?.();
       if (context && usage) runtime.load.tokens(context.deployment.id, usage.completion_tokens);
       entry.latency_ms = Math.round((performance.now() - started) * 100) / 100;
@@ -283,13 +294,16 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
         entry.completion_tokens = usage.completion_tokens;
         entry.total_tokens = usage.total_tokens;
         entry.cached_tokens = cachedTokensOf(usage);
-        entry.cost = costOf(servedPrice ? servedPrice.price : context?.price, {
-          promptTokens: usage.prompt_tokens,
-          cachedTokens: entry.cached_tokens,
-          completionTokens: usage.completion_tokens,
-          latencyMs: entry.latency_ms,
-          replicas: context?.endpoints.length ?? 1,
-        });
+        entry.cost =
+          entry.cache === "hit"
+            ? 0
+            : costOf(servedPrice ? servedPrice.price : context?.price, {
+                promptTokens: usage.prompt_tokens,
+                cachedTokens: entry.cached_tokens,
+                completionTokens: usage.completion_tokens,
+                latencyMs: entry.latency_ms,
+                replicas: context?.endpoints.length ?? 1,
+              });
       }
       held?.settle(usage, entry.cost);
       runtime.logs.add(entry);
@@ -312,6 +326,8 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     },
   };
 }
+
+const nothingComputed: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 /** Holds the request until the deployment has a ready replica (services/autoscaling/cold-start.ts). */
 async function waitForReplica(

@@ -21,6 +21,8 @@ import {
 import type { GenAiOperation } from "./metrics.ts";
 import type { InferenceContext, Resolution } from "./port.ts";
 import { promptBlocks } from "./prefix-blocks.ts";
+import type { CacheDirective, CacheLead } from "./response-cache/cache.ts";
+import { type CachedAnswer, ChunkAssembler, replayJson, replayStream } from "./response-cache/replay.ts";
 import { sendRouted } from "./routing.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
@@ -46,13 +48,19 @@ export interface ChatInput {
   incoming?: Headers | undefined;
   /** What metrics and traces call it: chat, unless a translator around this core says otherwise. */
   operation?: GenAiOperation | undefined;
+  /** The caller's wishes for the response cache (the route reads them from Cache-Control). */
+  cacheDirective?: CacheDirective | undefined;
 }
 
 /**
  * The answer in the chat-completions shape (a chat.completion object, or its SSE chunks ending with
  * `[DONE]` or an error event), and the context it was served in (who asked, which deployment).
  */
-export type ChatResult = { context: InferenceContext } & (
+export type ChatResult = {
+  context: InferenceContext;
+  /** Where a cache policy applies: the answer came from the response cache (hit) or the model (miss). */
+  cache?: "hit" | "miss" | undefined;
+} & (
   | { kind: "json"; body: Record<string, unknown> }
   | { kind: "stream"; stream: ReadableStream<Uint8Array> }
 );
@@ -69,6 +77,8 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
   });
   const { entry, finish } = request;
   if (request.observer.tracing) request.observer.annotate(requestAttributes(runtime, body));
+  // The request computing an answer the response cache keeps (and identical requests wait for).
+  let lead: CacheLead | undefined;
 
   try {
     checkSchemaSizes(body, input.inputParam);
@@ -142,9 +152,31 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       if (processed.retrieval) entry.retrieval = processed.retrieval;
     }
 
-    // (7) the model: the deployment's replicas, then its routing policy's fallbacks.
     const stream = body.stream === true;
     const includeUsage = body.stream_options?.include_usage === true;
+
+    // The response cache: the guardrails have seen the input and the prompt is what the model would
+    // see, so an answer kept for the same prompt serves; none is asked for before this point.
+    const plan = runtime.responseCache.plan({
+      orgId: context.orgId,
+      deployment: context.deployment,
+      policy: context.cache,
+      body: { ...body, messages },
+      outputPolicy: context.guardrails?.output,
+      directive: input.cacheDirective,
+      embeddingEndpoints: context.cacheEmbeddingEndpoints,
+    });
+    if (plan) {
+      const found = await request.step("response cache", () =>
+        runtime.responseCache.find(plan, input.signal),
+      );
+      if (found.hit) return answerFromCache(request, context, found.answer, body.model, stream, includeUsage);
+      lead = found.lead;
+      request.cache("miss");
+    }
+    const cacheResult = plan ? { cache: "miss" as const } : {};
+
+    // (7) the model: the deployment's replicas, then its routing policy's fallbacks.
     const upstream = await sendRouted(runtime, request, context, {
       // Replica endpoints are OpenAI base URLs (…/v1), as CONTRACTS writes external endpoints.
       path: "/chat/completions",
@@ -173,16 +205,27 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     // (8) and (9): the answer, checked and logged.
     if (stream) {
       const output = guard?.output(true);
+      const assembler = lead ? new ChunkAssembler() : undefined;
+      const streamLead = lead;
       const relayed = relaySse(upstream.response.body as ReadableStream<Uint8Array>, {
         includeUsage,
         mapChunk: (chunk: StreamChunk) => {
           chunk.model = body.model;
           const delta = chunk.choices?.[0]?.delta;
           if (delta?.content || delta?.tool_calls) request.firstToken();
-          return output?.chunk ? output.chunk(chunk) : chunk;
+          const sent = output?.chunk ? output.chunk(chunk) : chunk;
+          if (sent) assembler?.add(sent);
+          return sent;
         },
         onEnd: (outcome) => {
           upstream.release();
+          // Kept only when the client got the whole answer, as it got it.
+          const whole =
+            !outcome.error && !outcome.cancelled && !output?.blockedBy()
+              ? assembler?.answer(body.model, outcome.usage)
+              : undefined;
+          if (whole) streamLead?.complete(whole);
+          else streamLead?.abandon();
           const prompt = estimatePromptTokens(messages);
           const usage = outcome.usage ?? {
             prompt_tokens: prompt,
@@ -214,7 +257,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
             .finally(done);
         },
       });
-      return { kind: "stream", stream: relayed, context };
+      return { kind: "stream", stream: relayed, context, ...cacheResult };
     }
     let answer: Record<string, unknown>;
     try {
@@ -234,13 +277,36 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       entry.guardrails.output = checked.decision;
       if (checked.blockedBy) throw blocked(checked.blockedBy);
     }
+    lead?.complete(answer);
     finish(usage);
-    return { kind: "json", body: answer, context };
+    return { kind: "json", body: answer, context, ...cacheResult };
   } catch (error) {
+    lead?.abandon();
     const appError = error instanceof AppError ? error : new AppError("internal", "internal error");
     finish(undefined, appError);
     throw error;
   }
+}
+
+/**
+ * A kept answer, in the framing the caller asked for. No replica was asked: the log says `cache: hit`
+ * with the answer's tokens as saved and costs nothing; the output guardrails checked it when it was
+ * computed, under the same output policy (part of its key).
+ */
+function answerFromCache(
+  request: ReturnType<typeof startRequest>,
+  context: InferenceContext,
+  answer: CachedAnswer,
+  model: string,
+  stream: boolean,
+  includeUsage: boolean,
+): ChatResult {
+  request.firstToken();
+  request.cache("hit", answer.usage);
+  request.finish(answer.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+  return stream
+    ? { kind: "stream", stream: replayStream(answer, model, includeUsage), context, cache: "hit" }
+    : { kind: "json", body: replayJson(answer, model), context, cache: "hit" };
 }
 
 const blocked = (scanner: string) =>

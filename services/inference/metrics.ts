@@ -37,6 +37,9 @@ export class InferenceMetrics {
   readonly replicasOut: Gauge<"replica">;
   readonly prefixRouting: Counter<Deployment | "outcome">;
   readonly cachedTokens: Counter<Deployment | "operation">;
+  /** The response cache (services/inference/response-cache/): lookups by kind and result, bytes. */
+  readonly responseCache: Counter<Deployment | "kind" | "result">;
+  readonly responseCacheBytes: Counter<Deployment | "direction">;
   /** The per-request series, found once each and updated in place (metric-series.ts). */
   readonly series: Record<
     | "requests"
@@ -137,6 +140,20 @@ export class InferenceMetrics {
       name: "llm_cached_tokens_total",
       help: "Prompt tokens the engine reused from its prefix cache, as its usage said (prompt_tokens_details.cached_tokens).",
       labelNames: [...deployment, "operation"],
+      registers,
+    });
+    this.responseCache = new Counter({
+      name: "llm_response_cache_lookups_total",
+      help:
+        "Response-cache lookups by kind (exact, semantic) and result: hit (answered from the cache), miss " +
+        "(computed), bypass (the caller's Cache-Control: no-cache or no-store).",
+      labelNames: [...deployment, "kind", "result"],
+      registers,
+    });
+    this.responseCacheBytes = new Counter({
+      name: "llm_response_cache_bytes_total",
+      help: "Bytes of answers the response cache stored (direction=stored) and replayed (direction=served).",
+      labelNames: [...deployment, "direction"],
       registers,
     });
     this.series = {

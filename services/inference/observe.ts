@@ -37,6 +37,7 @@ export type Step =
   | "input guardrails"
   | "classifier"
   | "prompt processing"
+  | "response cache"
   | "output guardrails";
 
 export interface RequestObserver {

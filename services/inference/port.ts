@@ -4,7 +4,13 @@
 // database of its own); server/compose.ts chooses.
 import type { HostedTarget } from "#adapters/upstream/wire/hosted.ts";
 import type { WireId } from "#adapters/upstream/wire/index.ts";
-import type { GuardrailsPolicyConfig, QuotaPolicy, RagPolicy, RateLimitPolicy } from "../policies/schemas.ts";
+import type {
+  CachePolicy,
+  GuardrailsPolicyConfig,
+  QuotaPolicy,
+  RagPolicy,
+  RateLimitPolicy,
+} from "../policies/schemas.ts";
 import type { ApplicableBudgets, BudgetStanding } from "../spend/budgets.ts";
 import type { DeploymentPrice } from "../spend/prices.ts";
 import type { ChatMessage } from "./messages.ts";
@@ -60,6 +66,10 @@ export interface InferenceContext {
    * zero) up to `cold_start_timeout_s`, with at most `max_queued` waiting per gateway process.
    */
   coldStart?: { cold_start_timeout_s: number; max_queued: number } | undefined;
+  /** The deployment's cache policy when its mode is not `off` (services/inference/response-cache/). */
+  cache?: CachePolicy | undefined;
+  /** Ready replicas of the semantic cache's embedding deployment, when the cache policy names one. */
+  cacheEmbeddingEndpoints?: string[] | undefined;
 }
 
 /**
@@ -134,6 +144,10 @@ export interface InferenceLogEntry {
   /** The deployment that answered: the one asked for (deployment_id), or a fallback of its routing policy. */
   served_by_deployment_id?: string | undefined;
   served_by?: string | undefined;
+  /** The response cache's part: hit (answered from it, cost 0) or miss; absent when no cache applied. */
+  cache?: "hit" | "miss" | undefined;
+  /** A hit's answer's tokens that no model computed again. */
+  cache_saved_tokens?: number | undefined;
 }
 
 /** The quota's answer: allowed for `tokens`, and what is left today (absent: no such limit). */

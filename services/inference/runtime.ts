@@ -4,6 +4,7 @@ import type { RedisCommands } from "#adapters/redis/client.ts";
 import { RedisLimiter } from "#adapters/redis/gcra.ts";
 import { RedisPrefixStore } from "#adapters/redis/prefix-store.ts";
 import { RedisReservations, RedisReservationsWithFallback } from "#adapters/redis/reservations.ts";
+import { RedisResponseCacheStore } from "#adapters/redis/response-cache.ts";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { probeReplica } from "#adapters/upstream/health-probe.ts";
 import { PrefixTable, type PrefixTableOptions } from "#adapters/upstream/prefix-table.ts";
@@ -34,6 +35,8 @@ import type {
   Resolution,
   UsageRecord,
 } from "./port.ts";
+import { ResponseCache } from "./response-cache/cache.ts";
+import { MemoryResponseCacheStore, type ResponseCacheStore } from "./response-cache/store.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
 import { spill, takeSpilled } from "./spill.ts";
 
@@ -69,6 +72,8 @@ export interface InferenceRuntime {
   upstreamAuthFailed(deployment: { id: string; name: string }, status: number): void;
   /** Absent: no spans, nothing spent on them. */
   tracing: InferenceTracing | undefined;
+  /** Answers kept by the cache policy (response-cache/), in Redis, the database or this process. */
+  responseCache: ResponseCache;
   close(): Promise<void>;
 }
 
@@ -109,6 +114,13 @@ export interface RuntimeOptions {
   spillAfterMs?: number;
   /** How long close() keeps trying to send before it spills (default 3 s: a stop ends within 10 s). */
   closeDeadlineMs?: number;
+  /**
+   * Where the response cache keeps answers; default: Redis when `redis` is set, else this process's
+   * memory (server/compose.ts passes the database's store when there is no Redis).
+   */
+  responseCacheStore?: ResponseCacheStore | undefined;
+  /** The response cache's clock (ms since the epoch): tests move it past a TTL instead of waiting. */
+  now?: (() => number) | undefined;
   /** Bounds of the prefix-routing table (shared through `redis` when it is set). */
   prefixTable?: Pick<PrefixTableOptions, "maxEntries" | "ttlMs"> | undefined;
 }
@@ -239,6 +251,14 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     }
   };
   const authWarnings = new Map<string, ReturnType<typeof throttledWarning>>();
+  const warnCacheStore = throttledWarning(log, "response cache store unreachable: requests go to the model");
+  const responseCacheStore =
+    options.responseCacheStore ??
+    (options.redis
+      ? new RedisResponseCacheStore(options.redis, (error) =>
+          warnCacheStore({ error: (error as Error).message ?? String(error) }),
+        )
+      : new MemoryResponseCacheStore(options.now));
   return {
     port,
     load,
@@ -268,6 +288,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
       warn({ deployment: deployment.name, deployment_id: deployment.id, status });
     },
     tracing: options.tracing,
+    responseCache: new ResponseCache(responseCacheStore, metrics, options.now),
     async close() {
       health.close();
       await Promise.all([closeAndSpill(logs, "logs"), closeAndSpill(usage, "usage"), load.close()]);

@@ -240,11 +240,60 @@ export const AutoscalingConfig = T.Object(
   strict,
 );
 
+/**
+ * The response cache (services/inference/response-cache/README.md): answers of the deployment kept and
+ * replayed for identical requests (`exact`), or for a single-turn question close enough to one asked
+ * before (`semantic`, which also does `exact`).
+ */
+export const CacheConfig = T.Object(
+  {
+    mode: T.Union([T.Literal("off"), T.Literal("exact"), T.Literal("semantic")], {
+      description:
+        "off: nothing cached; exact: a request identical to an earlier one (after templates and retrieval) " +
+        "is answered from the cache when it sets temperature 0, or when the caller sends " +
+        "`Cache-Control: max-age=N`; semantic: exact, and a single-turn request without tools whose " +
+        "question is within `semantic.threshold` of one asked before",
+    }),
+    ttl_s: T.Optional(
+      T.Integer({
+        minimum: 1,
+        maximum: 30 * 86_400,
+        description: "How long an answer is kept; default 3600",
+      }),
+    ),
+    max_entries: T.Optional(
+      T.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        description: "Answers kept per organization and deployment (the oldest go first); default 10000",
+      }),
+    ),
+    semantic: T.Optional(
+      T.Object(
+        {
+          embedding_deployment: T.String({
+            pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",
+            description: "A deployment of the organization serving /v1/embeddings",
+          }),
+          threshold: T.Number({
+            minimum: 0,
+            maximum: 1,
+            description:
+              "The least cosine similarity between two questions for one's answer to serve the other",
+          }),
+        },
+        strict,
+      ),
+    ),
+  },
+  { ...strict, description: "Deployment or organization scope" },
+);
+
 /** The `policy_type` of a policy's URL (the management API and the dashboard's policy pages). */
 export const PolicyTypeParams = T.Object({
   policy_type: T.Union(
     policyTypes.map((p) => T.Literal(p)),
-    { description: "rate_limit, quota, guardrails, rag, prompt, routing, budget or autoscaling" },
+    { description: "rate_limit, quota, guardrails, rag, prompt, routing, budget, autoscaling or cache" },
   ),
 });
 
@@ -257,6 +306,7 @@ export const policySchemas = {
   routing: RoutingConfig,
   budget: BudgetConfig,
   autoscaling: AutoscalingConfig,
+  cache: CacheConfig,
 } satisfies Record<PolicyType, TSchema>;
 
 /** Each policy type's config, derived from its schema: the one place these types are written. */
@@ -272,6 +322,7 @@ export type PromptPolicy = PolicyConfigs["prompt"];
 export type RoutingPolicy = PolicyConfigs["routing"];
 export type BudgetPolicy = PolicyConfigs["budget"];
 export type AutoscalingPolicy = PolicyConfigs["autoscaling"];
+export type CachePolicy = PolicyConfigs["cache"];
 
 /** A stored policy: its type and that type's config, so a switch on `policy_type` narrows the config. */
 export type StoredPolicy<K extends PolicyType = PolicyType> = {
@@ -288,6 +339,7 @@ const checks: { [K in PolicyType]: TypeCheck<(typeof policySchemas)[K]> } = {
   routing: TypeCompiler.Compile(RoutingConfig),
   budget: TypeCompiler.Compile(BudgetConfig),
   autoscaling: TypeCompiler.Compile(AutoscalingConfig),
+  cache: TypeCompiler.Compile(CacheConfig),
 };
 
 /**
@@ -337,6 +389,7 @@ export const policyDefaults: { [K in keyof PolicyConfigs]: PolicyConfigs[K] | Re
   routing: { fallbacks: [] },
   budget: {},
   autoscaling: {},
+  cache: { mode: "off" },
 };
 
 /** Every problem of `config` against its type's schema, named `config.<path>`, first message per field. */
@@ -370,6 +423,8 @@ function meaningProblems(policy: StoredPolicy, seen: Map<string, string>): void 
         seen.set(`config.${path}.action`, "redact is for pii only; use log or block");
     }
   }
+  if (policy.policy_type === "cache" && policy.config.mode === "semantic" && !policy.config.semantic)
+    seen.set("config.semantic", "semantic mode needs {embedding_deployment, threshold}");
   if (policy.policy_type === "autoscaling" && policy.config.min_replicas > policy.config.max_replicas)
     seen.set("config.min_replicas", "must not be more than max_replicas");
 }

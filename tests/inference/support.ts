@@ -70,6 +70,9 @@ export async function startGatewayTest(
     port?: (o: OrchestrationTest) => FiltrationPort | Promise<FiltrationPort>;
     tracing?: InferenceTracing;
     replicaHealth?: RuntimeOptions["replicaHealth"];
+    /** The response cache's clock and store (default: Redis with `redis`, else memory). */
+    now?: RuntimeOptions["now"];
+    cacheStore?: (o: OrchestrationTest) => NonNullable<RuntimeOptions["responseCacheStore"]>;
   } = {},
 ): Promise<GatewayTest> {
   // Every gateway of the test platform traces when the test traces (the context is built with it).
@@ -82,6 +85,8 @@ export async function startGatewayTest(
     statusOf: httpStatusOf,
     tracing: options.tracing,
     replicaHealth: options.replicaHealth,
+    now: options.now,
+    responseCacheStore: options.cacheStore?.(o),
   });
   o.t.app = withInference(o.t.app, runtime);
   const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));

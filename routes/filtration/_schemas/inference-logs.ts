@@ -54,6 +54,15 @@ const InferenceLog = t.Object({
     }),
   ),
   served_by: t.Nullable(t.String({ description: "That deployment's name (the x-served-by header)" })),
+  cache: t.Optional(
+    t.Nullable(
+      t.Union([t.Literal("hit"), t.Literal("miss")], {
+        description:
+          "The response cache's part: hit (answered from the cache: cost 0, tokens 0), miss; null: no cache policy",
+      }),
+    ),
+  ),
+  cache_saved_tokens: t.Optional(t.Integer({ description: "A hit's tokens that no model computed again" })),
 });
 
 export const InferenceLogPage = t.Object({

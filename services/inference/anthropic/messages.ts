@@ -22,9 +22,13 @@ import type {
 } from "./schemas.ts";
 import { messageEvents } from "./stream.ts";
 
-export type MessageResult =
+export type MessageResult = (
   | { kind: "json"; body: Message }
-  | { kind: "stream"; stream: ReadableStream<Uint8Array> };
+  | { kind: "stream"; stream: ReadableStream<Uint8Array> }
+) & {
+  /** Where a cache policy applies: from the response cache (hit) or the model (miss). */
+  cache?: "hit" | "miss" | undefined;
+};
 
 export async function createMessage(
   runtime: InferenceRuntime,
@@ -46,9 +50,10 @@ export async function createMessage(
         result.stream,
         messageEvents({ id, requestId: input.requestId, request: body }),
       ),
+      cache: result.cache,
     };
   }
-  return { kind: "json", body: messageOf(id, body, result.body as ChatAnswer) };
+  return { kind: "json", body: messageOf(id, body, result.body as ChatAnswer), cache: result.cache };
 }
 
 /**

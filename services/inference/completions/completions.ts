@@ -13,9 +13,13 @@ export type TranslatedInput<Body> = Omit<ChatInput, "body" | "resolved" | "input
   body: Body;
 };
 
-export type CompletionResult =
+export type CompletionResult = (
   | { kind: "json"; body: Completion }
-  | { kind: "stream"; stream: ReadableStream<Uint8Array> };
+  | { kind: "stream"; stream: ReadableStream<Uint8Array> }
+) & {
+  /** Where a cache policy applies: from the response cache (hit) or the model (miss). */
+  cache?: "hit" | "miss" | undefined;
+};
 
 /** OpenAI's default for this endpoint (chat has none). */
 const defaultMaxTokens = 16;
@@ -32,9 +36,13 @@ export async function createCompletion(
     operation: "text_completion",
   });
   if (result.kind === "stream") {
-    return { kind: "stream", stream: translateChatStream(result.stream, completionChunks(body.model)) };
+    return {
+      kind: "stream",
+      stream: translateChatStream(result.stream, completionChunks(body.model)),
+      cache: result.cache,
+    };
   }
-  return { kind: "json", body: fromChat(result.body, body.model) };
+  return { kind: "json", body: fromChat(result.body, body.model), cache: result.cache };
 }
 
 function toChat(body: CompletionRequest): ChatRequestBody {

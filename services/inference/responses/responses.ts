@@ -24,9 +24,13 @@ import { inputItems, refuseUnsupported, toChatRequest } from "./request.ts";
 import type { ConversationItem, InputItemsQuery, ResponseObject, ResponsesRequest } from "./schemas.ts";
 import { responseEvents } from "./stream.ts";
 
-export type ResponseResult =
+export type ResponseResult = (
   | { kind: "json"; body: ResponseObject }
-  | { kind: "stream"; stream: ReadableStream<Uint8Array> };
+  | { kind: "stream"; stream: ReadableStream<Uint8Array> }
+) & {
+  /** Where a cache policy applies: from the response cache (hit) or the model (miss). */
+  cache?: "hit" | "miss" | undefined;
+};
 
 const notFound = (id: string, param: string) =>
   new AppError("not_found", `no response with id ${id}`, { param, openai_code: "not_found" });
@@ -81,7 +85,11 @@ export async function createResponse(
     await runtime.port.responses.save(record(result.context, conversation, response));
   };
   if (result.kind === "stream") {
-    return { kind: "stream", stream: translateChatStream(result.stream, responseEvents(meta, save)) };
+    return {
+      kind: "stream",
+      stream: translateChatStream(result.stream, responseEvents(meta, save)),
+      cache: result.cache,
+    };
   }
   const answer = result.body as ChatAnswer;
   const { output, finishReason } = outputOf(meta.id, answer);
@@ -91,7 +99,7 @@ export async function createResponse(
     usage: answer.usage ? usageOf(answer.usage) : undefined,
   });
   await save(response);
-  return { kind: "json", body: response };
+  return { kind: "json", body: response, cache: result.cache };
 }
 
 const record = (

@@ -3,7 +3,7 @@ import { wireIds } from "#adapters/upstream/wire/index.ts";
 import { route } from "#server/http/route.ts";
 import type { HostedUpstream } from "#services/inference/port.ts";
 import { resolveInferenceContext } from "#services/inference-context/resolve.ts";
-import { BudgetConfig, QuotaConfig, RateLimitConfig } from "#services/policies/schemas.ts";
+import { BudgetConfig, CacheConfig, QuotaConfig, RateLimitConfig } from "#services/policies/schemas.ts";
 
 const Reason = t.Union([
   t.Literal("invalid_api_key"),
@@ -102,6 +102,10 @@ const Resolved = t.Object({
       { description: "Set when the deployment autoscales: how a request waits for a replica from zero" },
     ),
   ),
+  cache: t.Optional(CacheConfig),
+  cache_embedding_endpoints: t.Optional(
+    t.Array(t.String(), { description: "Ready replicas of the semantic cache's embedding deployment" }),
+  ),
 });
 
 export const POST = route({
@@ -175,6 +179,8 @@ export const POST = route({
       ...(c.price ? { price: c.price } : {}),
       ...(c.budgets ? { budgets: c.budgets } : {}),
       ...(c.coldStart ? { cold_start: c.coldStart } : {}),
+      ...(c.cache ? { cache: c.cache } : {}),
+      ...(c.cacheEmbeddingEndpoints ? { cache_embedding_endpoints: c.cacheEmbeddingEndpoints } : {}),
     };
   },
 });

@@ -28,6 +28,8 @@ const Entry = t.Object({
   retrieval: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
   served_by_deployment_id: t.Optional(t.Nullable(Uuid)),
   served_by: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
+  cache: t.Optional(t.Nullable(t.Union([t.Literal("hit"), t.Literal("miss")]))),
+  cache_saved_tokens: t.Optional(count),
 });
 
 export const POST = route({
