@@ -185,6 +185,31 @@ describe.skipIf(!plumbed)("Anthropic and Gemini upstreams through the gateway", 
       expect(JSON.parse(structured.choices[0]?.message.content ?? "")).toEqual({ answer: "yes" });
     });
 
+    test("a tool's result goes back in the next turn (Gemini's thought signature with it)", async () => {
+      gemini.requireSignatures = true;
+      try {
+        const tools: OpenAI.ChatCompletionTool[] = [
+          { type: "function", function: { name: "get_weather", parameters: weather } },
+        ];
+        const ask: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Paris?" }];
+        const first = await openai().chat.completions.create({ model: deployment, messages: ask, tools });
+        const message = first.choices[0]?.message;
+        const id = message?.tool_calls?.[0]?.id ?? "";
+        const next = await openai().chat.completions.create({
+          model: deployment,
+          messages: [
+            ...ask,
+            ...(message ? [message] : []),
+            { role: "tool", tool_call_id: id, content: "sunny" },
+          ],
+          tools,
+        });
+        expect(next.choices[0]?.message.content).toBe("It is sunny in Paris.");
+      } finally {
+        gemini.requireSignatures = false;
+      }
+    });
+
     test("completions, responses and messages (the Anthropic SDK) reach it", async () => {
       const completion = await openai().completions.create({ model: deployment, prompt: "Hi" });
       expect(completion.choices[0]?.text).toBe("You said: Hi");

@@ -9,7 +9,7 @@ import { geminiWire } from "#adapters/upstream/wire/gemini.ts";
 import { WireRefusal } from "#adapters/upstream/wire/openai-side.ts";
 import type { UpstreamTarget } from "#adapters/upstream/wire/wire.ts";
 import { weather } from "../engines/worker-support.ts";
-import { type FakeGemini, startFakeGemini } from "../fakes/gemini/server.ts";
+import { type FakeGemini, startFakeGemini, thoughtSignature } from "../fakes/gemini/server.ts";
 import { type OpenAiSpec, openAiSpec } from "../support/openai-spec.ts";
 import { type AdapterServer, exchange, serveAdapter, streamed } from "./wire-support.ts";
 
@@ -248,6 +248,38 @@ describe("the answer", () => {
       name: "get_weather",
       arguments: '{"city":"Paris","unit":"celsius"}',
     });
+  });
+
+  test("a function call's thought signature goes to the client and back, as Gemini 3 requires", async () => {
+    fake.requireSignatures = true;
+    try {
+      const ask = [{ role: "user", content: "Weather in Paris?" }];
+      const body: OpenAI.ChatCompletion = await (await chat({ messages: ask, tools: [tool] })).json();
+      expect(spec.answer("POST /chat/completions", body)).toEqual([]);
+      const message = body.choices[0]?.message;
+      expect(message?.tool_calls?.[0]).toMatchObject({
+        extra_content: { google: { thought_signature: thoughtSignature } },
+      });
+      const result = { role: "tool", tool_call_id: message?.tool_calls?.[0]?.id, content: "sunny" };
+      const next = await chat({ messages: [...ask, message, result], tools: [tool] });
+      expect(next.status).toBe(200);
+      expect((await next.json()).choices[0].message.content).toBe("It is sunny in Paris.");
+      // The same turn without the signature: what Gemini 3 answers, passed on with its status.
+      const unsigned = {
+        ...message,
+        tool_calls: message?.tool_calls?.map((call) =>
+          call.type === "function" ? { id: call.id, type: call.type, function: call.function } : call,
+        ),
+      };
+      expect((await chat({ messages: [...ask, unsigned, result], tools: [tool] })).status).toBe(400);
+      const streamedCall = await streamed(await chat({ messages: ask, tools: [tool], stream: true }, true));
+      const delta = (streamedCall.events as OpenAI.ChatCompletionChunk[]).flatMap(
+        (c) => c.choices[0]?.delta.tool_calls ?? [],
+      );
+      expect(delta[0]).toMatchObject({ extra_content: { google: { thought_signature: thoughtSignature } } });
+    } finally {
+      fake.requireSignatures = false;
+    }
   });
 
   test("streamed text: chunks OpenAI's document accepts, a usage chunk, then [DONE]", async () => {

@@ -15,6 +15,8 @@ export const Part = T.Object(
     text: T.Optional(T.String()),
     /** A summary of the model's thinking, not answer text. */
     thought: T.Optional(T.Boolean()),
+    /** The model's encrypted reasoning behind this part; Gemini 3 wants it back with each functionCall. */
+    thoughtSignature: T.Optional(T.String()),
     inlineData: T.Optional(T.Object({ mimeType: T.String(), data: T.String() })),
     functionCall: T.Optional(
       T.Object({ id: T.Optional(T.String()), name: T.String(), args: T.Optional(JsonObject) }, open),

@@ -148,8 +148,10 @@ function conversationOf(input: readonly ChatRequestMessage[]): { system: string;
         (message.tool_calls ?? []).forEach((call, j) => {
           callNames.set(call.id, call.function.name);
           const param = `messages[${i}].tool_calls[${j}].function.arguments`;
+          const signature = thoughtSignatureOf(call);
           parts.push({
             functionCall: { name: call.function.name, args: argsOf(call.function.arguments, param) },
+            ...(signature ? { thoughtSignature: signature } : {}),
           });
         });
         push("model", parts);
@@ -252,14 +254,35 @@ function usageFrom(usage: UsageMetadata | undefined): ChatUsage {
   );
 }
 
+/**
+ * A function call's thought signature travels in OpenAI's shape as Google's own OpenAI-compatible API
+ * carries it, `extra_content.google.thought_signature` on the tool call, so that a client sending the
+ * assistant message back unchanged sends it back too (Gemini 3 refuses a function call turn without it).
+ */
+type SignedToolCall = ToolCall & { extra_content?: { google: { thought_signature: string } } };
+
+const signed = (signature: string | undefined) =>
+  signature ? { extra_content: { google: { thought_signature: signature } } } : {};
+
+/** The signature a client sent back on a tool call (an open field of OpenAI's tool call object). */
+function thoughtSignatureOf(call: object): string | undefined {
+  const extra = "extra_content" in call ? call.extra_content : undefined;
+  const google = typeof extra === "object" && extra !== null && "google" in extra ? extra.google : undefined;
+  const signature =
+    typeof google === "object" && google !== null && "thought_signature" in google
+      ? google.thought_signature
+      : undefined;
+  return typeof signature === "string" ? signature : undefined;
+}
+
 /** A candidate's answer text (thought summaries left out) and its function calls. */
-function partsOf(candidate: Candidate | undefined): { text: string; calls: ToolCall[] } {
+function partsOf(candidate: Candidate | undefined): { text: string; calls: SignedToolCall[] } {
   const parts = candidate?.content?.parts ?? [];
   const text = parts
     .filter((part) => part.text !== undefined && !part.thought)
     .map((part) => part.text)
     .join("");
-  const calls: ToolCall[] = parts.flatMap((part) =>
+  const calls: SignedToolCall[] = parts.flatMap((part) =>
     part.functionCall
       ? [
           {
@@ -269,6 +292,7 @@ function partsOf(candidate: Candidate | undefined): { text: string; calls: ToolC
               name: part.functionCall.name,
               arguments: JSON.stringify(part.functionCall.args ?? {}),
             },
+            ...signed(part.thoughtSignature),
           },
         ]
       : [],
@@ -355,6 +379,7 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
             id: call.id,
             type: "function" as const,
             function: call.function,
+            ...(call.extra_content ? { extra_content: call.extra_content } : {}),
           })),
         }),
       );

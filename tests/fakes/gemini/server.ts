@@ -30,11 +30,14 @@ export interface FakeGemini {
   failNext: FakeGeminiFailure | undefined;
   /** cachedContentTokenCount reported with every answer (0: the field is left out, as Google does). */
   cached: number;
+  /** As Gemini 3: a model turn's functionCall sent back without its thoughtSignature is 400. */
+  requireSignatures: boolean;
   stop(): void;
 }
 
 interface Part {
   text?: string;
+  thoughtSignature?: string;
   functionCall?: { name: string; args?: object };
   functionResponse?: { name: string; response: object };
   inlineData?: { mimeType: string; data: string };
@@ -67,6 +70,7 @@ const known: Record<string, readonly string[]> = {
   part: [
     "text",
     "thought",
+    "thoughtSignature",
     "inlineData",
     "fileData",
     "functionCall",
@@ -172,6 +176,9 @@ function answerOf(body: Received): Answer {
   return { kind: "text", text, finish: "STOP" };
 }
 
+/** What the fake signs its function calls with (a real one is opaque and differs per answer). */
+export const thoughtSignature = "c2lnbmF0dXJlLW9mLXRoZS1mYWtl";
+
 const vectorOf = (text: string) =>
   Array.from({ length: 8 }, (_, i) => ((text.charCodeAt(i % text.length) * (i + 1)) % 97) / 97);
 
@@ -184,6 +191,7 @@ export function startFakeGemini(options: { model?: string; embeddingModel?: stri
     requests: [],
     failNext: undefined,
     cached: 0,
+    requireSignatures: false,
     stop: () => server.stop(true),
   };
 
@@ -229,7 +237,7 @@ export function startFakeGemini(options: { model?: string; embeddingModel?: stri
     if (!streamed) {
       const parts: Part[] =
         answer.kind === "call"
-          ? [{ functionCall: { name: answer.name, args: answer.args } }]
+          ? [{ functionCall: { name: answer.name, args: answer.args }, thoughtSignature }]
           : answer.text
             ? [{ text: answer.text }]
             : [];
@@ -243,7 +251,9 @@ export function startFakeGemini(options: { model?: string; embeddingModel?: stri
     const events: object[] = [];
     if (answer.kind === "call") {
       events.push({
-        candidates: [candidate([{ functionCall: { name: answer.name, args: answer.args } }], "STOP")],
+        candidates: [
+          candidate([{ functionCall: { name: answer.name, args: answer.args }, thoughtSignature }], "STOP"),
+        ],
         usageMetadata: usage(body, 8),
         ...common,
       });
@@ -317,6 +327,18 @@ export function startFakeGemini(options: { model?: string; embeddingModel?: stri
       const unknown = unknownField(body);
       if (unknown)
         return error(400, "INVALID_ARGUMENT", `Invalid JSON payload received. Unknown name "${unknown}"`);
+      const unsigned = body.contents.some(
+        (c: Content) =>
+          c.role === "model" &&
+          c.parts.some((p) => p.functionCall && p.thoughtSignature !== thoughtSignature),
+      );
+      if (fake.requireSignatures && unsigned) {
+        return error(
+          400,
+          "INVALID_ARGUMENT",
+          "Function call is missing a thought_signature in functionCall parts.",
+        );
+      }
       if (method === "streamGenerateContent" && url.searchParams.get("alt") !== "sse") {
         return error(400, "INVALID_ARGUMENT", "this fake streams only with alt=sse");
       }
