@@ -50,6 +50,7 @@ interface ResolvedBody {
   price?: InferenceContext["price"];
   budgets?: InferenceContext["budgets"];
   cold_start?: InferenceContext["coldStart"];
+  context_tokens?: number;
 }
 
 const nonEmpty = <T extends object>(o: T): T | undefined => (Object.keys(o).length > 0 ? o : undefined);
@@ -155,6 +156,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           ...(body.price ? { price: body.price } : {}),
           ...(body.budgets ? { budgets: body.budgets } : {}),
           coldStart: body.cold_start,
+          ...(body.context_tokens ? { contextTokens: body.context_tokens } : {}),
         },
       };
     },
