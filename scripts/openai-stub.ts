@@ -37,6 +37,11 @@ export interface OpenAiStub {
    * (`usage.prompt_tokens_details.cached_tokens`); undefined: the field is left out.
    */
   cachedTokens: number | undefined;
+  /**
+   * Completion tokens the JSON answer's usage reports, as a model writing until its context is full
+   * would (with 12 prompt tokens); undefined: 5.
+   */
+  completionTokens: number | undefined;
   /** Chat requests that reached the stub, answered or not (`up` false included). */
   chatCalls: number;
   /** Bodies of the chat requests received, newest last. */
@@ -138,6 +143,7 @@ export function startOpenAiStub(
     deltas: undefined,
     toolCalls: undefined,
     cachedTokens: undefined,
+    completionTokens: undefined,
     chatCalls: 0,
     received: [],
     traceparents: [],
@@ -187,8 +193,15 @@ export function startOpenAiStub(
           : { prompt_tokens_details: { cached_tokens: state.cachedTokens } };
       if (body.stream !== true) {
         const answered = completion(model, state.deltas?.join(""));
+        if (state.completionTokens !== undefined) {
+          answered.usage = {
+            prompt_tokens: 12,
+            completion_tokens: state.completionTokens,
+            total_tokens: 12 + state.completionTokens,
+          };
+        }
         const json =
-          state.cachedTokens !== undefined
+          state.cachedTokens !== undefined || state.completionTokens !== undefined
             ? JSON.stringify({ ...answered, usage: { ...answered.usage, ...cached } })
             : state.deltas
               ? JSON.stringify(answered)

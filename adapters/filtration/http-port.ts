@@ -77,6 +77,7 @@ interface ResolvedBody {
   cold_start?: InferenceContext["coldStart"];
   cache?: InferenceContext["cache"];
   cache_embedding_endpoints?: string[];
+  context_tokens?: number;
 }
 
 const nonEmpty = <T extends object>(o: T): T | undefined => (Object.keys(o).length > 0 ? o : undefined);
@@ -196,6 +197,7 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
           ...(body.cache_embedding_endpoints
             ? { cacheEmbeddingEndpoints: body.cache_embedding_endpoints }
             : {}),
+          ...(body.context_tokens ? { contextTokens: body.context_tokens } : {}),
         },
       };
     },

@@ -4,8 +4,9 @@ import { decision, type RateDecision, type RateLimiter, type RateLimits } from "
 import type { RedisCommands } from "./client.ts";
 
 // KEYS[1] = requests TAT, KEYS[2] = tokens TAT
-// ARGV: now, reqLimit, reqPeriod, tokLimit, tokPeriod, tokCost, carried (a limit of 0 means none;
-// carried: the token corrections of earlier requests on this key, applied first, as correctScript does)
+// ARGV: now, reqLimit, reqPeriod, tokLimit, tokPeriod, tokCost, carried, tokCertain (a limit of 0 means
+// none; carried: the token corrections of earlier requests on this key, applied first, as correctScript
+// does; tokCertain: the part of tokCost that must fit, the rest may cross while the limit is not used up)
 // Returns: { allowed (0/1), reqTat, tokTat, reqRetry, tokRetry } as strings (floats survive as text).
 const takeScript = `
 local now = tonumber(ARGV[1])
@@ -15,17 +16,19 @@ if carried ~= 0 and tonumber(ARGV[4]) > 0 then
   local nxt = math.max(now, tat + carried * tonumber(ARGV[5]) / tonumber(ARGV[4]))
   redis.call('SET', KEYS[2], tostring(nxt), 'PX', math.ceil(tonumber(ARGV[5])) + 1000)
 end
-local function admit(key, limit, period, cost)
+local function admit(key, limit, period, cost, certain)
   if limit <= 0 then return 1, 0, 0, 0 end
   local tat = tonumber(redis.call('GET', key) or '0')
   local interval = period / limit
   local base = math.max(tat, now)
-  local nxt = base + cost * interval
-  if nxt - now > period then return 0, base, base, math.ceil(nxt - now - period) end
-  return 1, nxt, base, 0
+  local needed = base + certain * interval
+  if needed - now > period or (certain < cost and base - now >= period) then
+    return 0, base, base, math.max(1, math.ceil(needed - now - period))
+  end
+  return 1, base + cost * interval, base, 0
 end
-local ra, rt, rb, rr = admit(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]), 1)
-local ta, tt, tb, tr = admit(KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
+local ra, rt, rb, rr = admit(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]), 1, 1)
+local ta, tt, tb, tr = admit(KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[8] or ARGV[6]))
 local allowed = ra == 1 and ta == 1
 if allowed then
   if tonumber(ARGV[2]) > 0 then redis.call('SET', KEYS[1], tostring(rt), 'PX', math.ceil(tonumber(ARGV[3])) + 1000) end
@@ -77,7 +80,7 @@ export class RedisLimiter implements RateLimiter {
     }
   }
 
-  async take(key: string, limits: RateLimits, tokens: number): Promise<RateDecision> {
+  async take(key: string, limits: RateLimits, tokens: number, certainTokens = tokens): Promise<RateDecision> {
     const now = this.now();
     const carried = this.pending.get(key);
     if (carried) this.pending.delete(key);
@@ -94,6 +97,7 @@ export class RedisLimiter implements RateLimiter {
         String(limits.tokens?.periodMs ?? 0),
         String(tokens),
         String(carried && limits.tokens ? carried.delta : 0),
+        String(certainTokens),
       ])) as [number, string, string, number, number];
     } catch (error) {
       if (carried) this.carry(key, carried.limits, carried.delta);

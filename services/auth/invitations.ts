@@ -3,8 +3,8 @@
 // Another user's invitation is answered as not found, exactly as one that never existed.
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { Executor } from "#db/client.ts";
-import { memberships, organizations, orgInvitations, roles } from "#db/schema/index.ts";
-import { mutate } from "../audit/mutate.ts";
+import { memberships, organizations, orgInvitations, refreshTokens, roles, users } from "#db/schema/index.ts";
+import { mutate, writeAudit } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { OrganizationMembership } from "./organizations.ts";
@@ -122,5 +122,62 @@ export async function declineInvitation(ctx: RequestContext, invitationId: strin
       target: { type: "user", id: actor.userId },
       actor: { orgId: invitation.orgId, actorId: actor.userId, actorLabel: actor.email },
     };
+  });
+}
+
+/**
+ * The first sign-in of an account an administrator made (POST /admin/users with an e-mail that had no
+ * account): it has no membership and never had a session, and signing in with the first password is
+ * its holder's act of joining, so the oldest pending invitation (the one the account was made for)
+ * becomes the membership. Any other account accepts its invitations itself. Returns the organization
+ * joined, or undefined when there is none to join.
+ */
+export async function joinOnFirstSignIn(
+  ctx: RequestContext,
+  user: { id: string; email: string },
+): Promise<string | undefined> {
+  return ctx.db.transaction(async (tx) => {
+    // Locked: two first sign-ins at once join once.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, user.id)).for("update");
+    const [member] = await tx
+      .select({ orgId: memberships.orgId })
+      .from(memberships)
+      .where(eq(memberships.userId, user.id))
+      .limit(1);
+    if (member) return undefined;
+    const [session] = await tx
+      .select({ id: refreshTokens.id })
+      .from(refreshTokens)
+      .where(eq(refreshTokens.userId, user.id))
+      .limit(1);
+    if (session) return undefined;
+    const now = ctx.clock();
+    const [invitation] = await tx
+      .select()
+      .from(orgInvitations)
+      .where(
+        and(
+          eq(orgInvitations.userId, user.id),
+          isNull(orgInvitations.acceptedAt),
+          gt(orgInvitations.expiresAt, now),
+        ),
+      )
+      .orderBy(asc(orgInvitations.createdAt))
+      .limit(1);
+    if (!invitation) return undefined;
+    await tx
+      .insert(memberships)
+      .values({ userId: user.id, orgId: invitation.orgId, roleId: invitation.roleId });
+    await tx.update(orgInvitations).set({ acceptedAt: now }).where(eq(orgInvitations.id, invitation.id));
+    await writeAudit(tx, ctx, {
+      action: "invitation.accept",
+      outcome: "success",
+      orgId: invitation.orgId,
+      actorId: user.id,
+      actorLabel: user.email,
+      target: { type: "user", id: user.id },
+      details: { invitation_id: invitation.id, first_sign_in: true },
+    });
+    return invitation.orgId;
   });
 }

@@ -7,6 +7,7 @@ import { memberships, users } from "#db/schema/index.ts";
 import { writeAudit } from "../audit/mutate.ts";
 import type { RequestContext } from "../context.ts";
 import { AppError } from "../errors.ts";
+import { joinOnFirstSignIn } from "./invitations.ts";
 import { clearAttempts, reserveAttempt } from "./login-throttle.ts";
 import { passwordSignInAllowed } from "./password-policy.ts";
 import { burnPasswordCheck, verifyPassword } from "./passwords.ts";
@@ -49,7 +50,7 @@ async function firstFactor(
   const email = normaliseEmail(input.email);
   const now = ctx.clock();
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email)).limit(1);
-  const first = user ? await firstOrganization(ctx, user.id) : undefined;
+  let first = user ? await firstOrganization(ctx, user.id) : undefined;
   const fail = failure(ctx, { actorLabel: email, actorId: user?.id, orgId: first });
   const reservation = await reserveAttempt(ctx.db, { email, address: ctx.ip }, now);
   if (!reservation.allowed) return fail("locked", reservation.error);
@@ -58,6 +59,8 @@ async function firstFactor(
     return fail("unknown_email");
   }
   if (!(await verifyPassword(input.password, user.passwordHash))) return fail("wrong_password");
+  // An account an administrator added joins on its first sign-in (invitations.ts).
+  first ??= await joinOnFirstSignIn(ctx, user);
   if (!first) return fail("no_organization");
   // Checked after the password, so only someone who knows it learns that passwords are off here.
   if (!(await passwordSignInAllowed(ctx.db, first, email)))

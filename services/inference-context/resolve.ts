@@ -11,6 +11,7 @@ import { type DeploymentState, deployments } from "#db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";
 import { withDefaults } from "../autoscaling/defaults.ts";
 import type { AppContext } from "../context.ts";
+import { contextTokensOf } from "../inference/call-maximum.ts";
 import type { HostedUpstream, InferenceContext, Resolution, RouteTarget } from "../inference/port.ts";
 import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
 import { effectivePolicies } from "../policies/effective.ts";
@@ -135,6 +136,8 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
     ...(price ? { price } : {}),
     ...(hasLimits(budgets) ? { budgets } : {}),
   };
+  const contextTokens = contextTokensOf(deployment.engine, deployment.configuration);
+  if (contextTokens !== undefined) context.contextTokens = contextTokens;
   if (fallbacks.length > 0) context.fallbacks = fallbacks;
   if (policies.routing?.prefix_affinity === false) context.prefixAffinity = false;
   // A stopped deployment never starts for a request: only a running one scaled to zero is waited for.

@@ -10,6 +10,7 @@ import { AppError, answeredCode } from "../errors.ts";
 import type { RateLimits } from "../limits/limiter.ts";
 import { costOf } from "../spend/prices.ts";
 import { allowanceLines, type Held, reserveAllowances } from "./allowances.ts";
+import { maximumTokens } from "./call-maximum.ts";
 import type { GenAiOperation } from "./metrics.ts";
 import { observeRequest, type RequestObserver } from "./observe.ts";
 import type { InferenceContext, InferenceLogEntry, Resolution, RouteTarget, Unresolved } from "./port.ts";
@@ -56,7 +57,10 @@ export interface InferenceRequest {
     resolved?: Resolution | undefined;
     /** Estimated, charged to the token limit now and corrected by `finish` with the real usage. */
     promptTokens: number;
-    /** The call's max_tokens, when it sets one: reserved with the prompt (rate limit, quota, budgets). */
+    /**
+     * The call's max_tokens, when it sets one: reserved with the prompt (rate limit, quota, budgets);
+     * without one, what the deployment's context leaves (call-maximum.ts).
+     */
     maxTokens?: number | undefined;
     /** The client went away: a request waiting for a replica stops waiting. */
     signal?: AbortSignal | undefined;
@@ -126,6 +130,8 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
   let firstTokenAt: number | undefined;
   let limits: RateLimits | undefined;
   let charged = 0;
+  /** The prompt's estimate within `charged`: what a call ending without usage keeps charged. */
+  let chargedPrompt = 0;
   let held: Held | undefined;
   let leaveLoad: (() => void) | undefined;
   /** Set when a fallback answered: its prices, which may be none. */
@@ -195,12 +201,16 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
 
       limits = limitsOf(context);
       if (limits) {
-        // The prompt and, when the call sets it, max_tokens: parallel calls cannot pass the limit by
-        // their completions; `finish` gives back what was not used.
-        charged = input.promptTokens + (input.maxTokens ?? 0);
+        // The call's maximum (its prompt and max_tokens, or what the context leaves): parallel calls
+        // cannot pass the limit by their completions; `finish` gives back what was not used. Only the
+        // prompt must fit; the completion may cross the limit (gcra.ts `admit`).
+        charged = maximumTokens(input, context.contextTokens);
+        chargedPrompt = Math.min(input.promptTokens, charged);
         const key = rateKey(context);
         const chosen = limits;
-        const taking = observer.step("rate limits", () => runtime.limiter.take(key, chosen, charged));
+        const taking = observer.step("rate limits", () =>
+          runtime.limiter.take(key, chosen, charged, chargedPrompt),
+        );
         // The command is on its way (adapters/redis/client.ts writes it at once): the round trip and
         // the work overlap instead of adding up.
         if (runtime.limiter.remote) runMeanwhile();
@@ -317,11 +327,12 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
           completionTokens: usage.completion_tokens,
           cost: entry.cost,
         });
-        if (limits?.tokens) {
-          void runtime.limiter
-            .correct(rateKey(context), limits, usage.total_tokens - charged)
-            .catch(() => {});
-        }
+      }
+      // Settled with the real usage; a call that ended without any (refused by the replica, failed,
+      // aborted) gives back its reserved completion and keeps only its prompt's estimate charged.
+      if (context && limits?.tokens && charged > 0) {
+        const delta = usage ? usage.total_tokens - charged : chargedPrompt - charged;
+        void runtime.limiter.correct(rateKey(context), limits, delta).catch(() => {});
       }
     },
   };

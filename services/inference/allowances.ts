@@ -1,19 +1,18 @@
 // Step (4) of admission as reservations: the organization's quota (requests and tokens per day) and
 // the budgets of the organization and of the key (money per day and month) are charged the call's
 // maximum when it is admitted, and settled with what it used when it ends (services/limits/
-// reservations.ts says the rule). The maximum: one request; the prompt's estimated tokens plus
-// max_tokens (or `defaultCompletionReservation` when the call sets none); priced at the deployment's
-// token prices. A deployment priced by the hour has no maximum before the call: it reserves nothing
+// reservations.ts says the rule). The maximum: one request; the call's maximum tokens (call-maximum.ts:
+// the prompt's estimate plus max_tokens, or what the deployment's context leaves, or
+// `defaultCompletionReservation` where the context is not known); priced at the deployment's token
+// prices. A deployment priced by the hour has no maximum before the call: it reserves nothing
 // and is held by the spend counted so far.
 import type { Usage } from "#adapters/upstream/sse-relay.ts";
 import type { Charge, ReservationStore } from "../limits/reservations.ts";
 import { type BudgetLine, refusalOf } from "../spend/budgets.ts";
 import { utcDayOf, utcMonthOf } from "../spend/periods.ts";
 import { costOf } from "../spend/prices.ts";
+import { type CallTokens, maximumTokens } from "./call-maximum.ts";
 import type { BudgetStanding, InferenceContext, QuotaStanding } from "./port.ts";
-
-/** Completion tokens reserved for a call that sets no max_tokens (settled to what it used). */
-export const defaultCompletionReservation = 4096;
 
 const dayTtlMs = 2 * 86_400_000;
 const monthTtlMs = 32 * 86_400_000;
@@ -27,11 +26,6 @@ interface Line {
   refusal: (used: number) => string;
 }
 
-export interface CallMaximum {
-  promptTokens: number;
-  maxTokens?: number | undefined;
-}
-
 export interface Standings {
   quota?: QuotaStanding | undefined;
   budget?: BudgetStanding | undefined;
@@ -42,14 +36,15 @@ const quotaRefusal = () => "the organization's quota is used up";
 /** The counters a call is charged to, and how much. */
 export function allowanceLines(
   context: InferenceContext,
-  call: CallMaximum,
+  call: CallTokens,
   standings: Standings,
   now: Date,
 ): Line[] {
   const lines: Line[] = [];
   const day = utcDayOf(now);
   const month = utcMonthOf(now);
-  const completion = call.maxTokens ?? defaultCompletionReservation;
+  const total = maximumTokens(call, context.contextTokens);
+  const completion = Math.max(0, total - call.promptTokens);
   const { quota } = context;
   if (quota?.requests_per_day !== undefined) {
     lines.push({
@@ -72,7 +67,7 @@ export function allowanceLines(
       charge: {
         key: `q:t:${context.orgId}:${day}`,
         limit: quota.tokens_per_day,
-        amount: call.promptTokens + completion,
+        amount: total,
         certain: call.promptTokens,
         used: standings.quota?.usedTokens ?? 0,
         ttlMs: dayTtlMs,

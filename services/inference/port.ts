@@ -35,6 +35,11 @@ export interface InferenceContext {
   /** The signed-in user of a playground call; absent for API-key calls. */
   userId?: string | undefined;
   deployment: { id: string; name: string };
+  /**
+   * Tokens one sequence of the deployment holds (prompt and completion), when its configuration says
+   * (services/inference/call-maximum.ts): what a call without max_tokens may use at most.
+   */
+  contextTokens?: number | undefined;
   /** Base URLs of the ready replicas. */
   endpoints: string[];
   /** Set for a hosted deployment (an `external` pool): how its requests reach the upstream. */

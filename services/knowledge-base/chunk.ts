@@ -24,6 +24,13 @@ export interface Chunk {
 
 export const defaultChunkOptions: ChunkOptions = { maxTokens: 200, overlap: 40 };
 
+/**
+ * Chunks a statement when they are stored (chunk-store.ts): on PostgreSQL the loop only sends their
+ * text; on the embedded PGlite the database itself runs on the loop (the rows' full-text vectors and
+ * their index), so one statement must stay short.
+ */
+export const chunkBatchRows = 200;
+
 interface Section {
   heading: string;
   words: string[];

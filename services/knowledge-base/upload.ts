@@ -8,8 +8,7 @@ import { type KnowledgeDocumentRow, knowledgeDocuments } from "#db/schema/index.
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
-import type { Chunk } from "./chunk.ts";
-import { chunkDocument, storeChunks } from "./chunk-store.ts";
+import { type ChunkBatches, chunkDocument, storeChunks } from "./chunk-store.ts";
 import { collectionOfOrg } from "./collections.ts";
 import { type DocumentType, documentTypeOf } from "./document-types.ts";
 import { type DocumentView, documentView } from "./documents.ts";
@@ -123,7 +122,7 @@ export async function uploadDocuments(
   }
 
   // Read and cut before the transaction, on a worker (chunk-store.ts).
-  const chunksOf = new Map<string, Chunk[]>();
+  const chunksOf = new Map<string, ChunkBatches>();
   for (const c of checked) {
     if (!chunksOf.has(c.sha)) chunksOf.set(c.sha, await chunkDocument(c.content, c.contentType, c.place));
   }
@@ -157,7 +156,7 @@ export async function uploadDocuments(
             orgId,
             collectionId: collection.id,
             documentId: row.id,
-            chunks: chunksOf.get(c.sha) ?? [],
+            chunks: chunksOf.get(c.sha) ?? { count: 0, batches: [] },
           };
         }),
       );

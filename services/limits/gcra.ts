@@ -19,18 +19,28 @@ export interface Verdict {
   tat: number;
 }
 
-export function admit(rule: LimitRule, tat: number, now: number, cost: number): Verdict {
+/**
+ * Charges `cost` units if they fit. `certain` (default: all of `cost`) is the part sure to be used: it
+ * must fit under the limit; the rest (a completion reserved at its maximum, settled with `adjust` when
+ * the call ends) may cross it while the limit is not used up, so a call whose maximum is larger than
+ * the whole limit can still run, and the call that crosses is the last admitted until use comes back
+ * under it: the overrun is at most one call's uncertain part (services/limits/reservations.ts has the
+ * same rule for the daily allowances).
+ */
+export function admit(rule: LimitRule, tat: number, now: number, cost: number, certain = cost): Verdict {
   const interval = rule.periodMs / rule.limit;
   const base = Math.max(tat, now);
-  const next = base + cost * interval;
-  if (next - now > rule.periodMs) {
+  const needed = base + certain * interval;
+  const usedUp = certain < cost && base - now >= rule.periodMs;
+  if (needed - now > rule.periodMs || usedUp) {
     return {
       allowed: false,
       remaining: remainingAt(rule, base, now),
-      retryAfterMs: Math.ceil(next - now - rule.periodMs),
+      retryAfterMs: Math.max(1, Math.ceil(needed - now - rule.periodMs)),
       tat,
     };
   }
+  const next = base + cost * interval;
   return { allowed: true, remaining: remainingAt(rule, next, now), retryAfterMs: 0, tat: next };
 }
 

@@ -26,8 +26,11 @@ export interface RateLimiter {
    * the refused requests its CPU.
    */
   readonly remote: boolean;
-  /** Charges one request and `tokens` estimated tokens to `key`, if both limits allow. */
-  take(key: string, limits: RateLimits, tokens: number): Promise<RateDecision>;
+  /**
+   * Charges one request and `tokens` tokens (the call's maximum) to `key`, if both limits allow:
+   * `certainTokens` (default: all) must fit, the rest may cross the limit (gcra.ts `admit`).
+   */
+  take(key: string, limits: RateLimits, tokens: number, certainTokens?: number): Promise<RateDecision>;
   /** Corrects the token charge once the real usage is known (delta may be negative). */
   correct(key: string, limits: RateLimits, deltaTokens: number): Promise<void>;
 }
@@ -47,12 +50,12 @@ export class InProcessLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async take(key: string, limits: RateLimits, tokens: number): Promise<RateDecision> {
+  async take(key: string, limits: RateLimits, tokens: number, certainTokens = tokens): Promise<RateDecision> {
     const now = this.now();
     if (++this.sweeps % 1024 === 0) this.sweep(now);
     const state = this.states.get(key) ?? { requests: 0, tokens: 0, idleAt: 0 };
     const r = limits.requests ? admit(limits.requests, state.requests, now, 1) : undefined;
-    const t = limits.tokens ? admit(limits.tokens, state.tokens, now, tokens) : undefined;
+    const t = limits.tokens ? admit(limits.tokens, state.tokens, now, tokens, certainTokens) : undefined;
     const allowed = (r?.allowed ?? true) && (t?.allowed ?? true);
     if (allowed) {
       if (r) state.requests = r.tat;
@@ -89,9 +92,9 @@ export class StoreFailureGuard implements RateLimiter {
     return this.inner.remote;
   }
 
-  async take(key: string, limits: RateLimits, tokens: number): Promise<RateDecision> {
+  async take(key: string, limits: RateLimits, tokens: number, certainTokens = tokens): Promise<RateDecision> {
     try {
-      return await this.inner.take(key, limits, tokens);
+      return await this.inner.take(key, limits, tokens, certainTokens);
     } catch (error) {
       this.report(error);
       return { allowed: true, retryAfterMs: 0, storeUnavailable: true };

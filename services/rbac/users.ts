@@ -1,6 +1,6 @@
 // The users of the active organization and their roles. Two rules keep an organization governable:
 // its last admin cannot be demoted, and nobody hands out (or takes away) more than they hold.
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNull } from "drizzle-orm";
 import type { Executor } from "#db/client.ts";
 import { memberships, organizations, orgInvitations, roles, users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
@@ -24,7 +24,22 @@ export interface OrganizationUser {
   joined_at: string;
 }
 
-export async function listUsers(ctx: RequestContext): Promise<{ users: OrganizationUser[] }> {
+/**
+ * An invitation not yet answered: someone added who is not a member yet (an existing account until it
+ * accepts, a new one until its first sign-in; listed alike).
+ */
+export interface PendingMember {
+  /** The invitation's id: what POST /admin/users answered. */
+  id: string;
+  email: string;
+  role: string;
+  invited_at: string;
+  expires_at: string;
+}
+
+export async function listUsers(
+  ctx: RequestContext,
+): Promise<{ users: OrganizationUser[]; invitations: PendingMember[] }> {
   const { orgId } = actorOf(ctx);
   const rows = await ctx.db
     .select({
@@ -39,6 +54,25 @@ export async function listUsers(ctx: RequestContext): Promise<{ users: Organizat
     .innerJoin(roles, eq(roles.id, memberships.roleId))
     .where(eq(memberships.orgId, orgId))
     .orderBy(asc(users.email));
+  const pending = await ctx.db
+    .select({
+      id: orgInvitations.id,
+      email: users.email,
+      role: roles.name,
+      createdAt: orgInvitations.createdAt,
+      expiresAt: orgInvitations.expiresAt,
+    })
+    .from(orgInvitations)
+    .innerJoin(users, eq(users.id, orgInvitations.userId))
+    .innerJoin(roles, eq(roles.id, orgInvitations.roleId))
+    .where(
+      and(
+        eq(orgInvitations.orgId, orgId),
+        isNull(orgInvitations.acceptedAt),
+        gt(orgInvitations.expiresAt, ctx.clock()),
+      ),
+    )
+    .orderBy(asc(users.email));
   return {
     users: rows.map((r) => ({
       id: r.id,
@@ -46,6 +80,13 @@ export async function listUsers(ctx: RequestContext): Promise<{ users: Organizat
       role: r.role,
       totp_enabled: r.totpEnabled,
       joined_at: r.joinedAt.toISOString(),
+    })),
+    invitations: pending.map((r) => ({
+      id: r.id,
+      email: r.email,
+      role: r.role,
+      invited_at: r.createdAt.toISOString(),
+      expires_at: r.expiresAt.toISOString(),
     })),
   };
 }
@@ -147,13 +188,15 @@ export interface AddUserInput {
 }
 
 /**
- * An administrator adds someone to the organization with a role. An e-mail without an account becomes a
- * new account and member at once. An account that exists (of another organization) is never added
- * without its consent: it gets an invitation (services/auth/invitations.ts) that becomes a membership
- * when accepted. Both are answered alike, so the answer tells nothing of whether an account exists: the
- * password is checked for both, the body has the same fields (an invitation answers with its own id,
- * no TOTP state and the time of the invitation), and both are audited as `user.add` with the same details.
- * 409 only for someone already a member, whom the administrator sees anyway.
+ * An administrator adds someone to the organization with a role, and the answer, the audit record and
+ * the user list afterwards are the same whether the e-mail has an account or not, so none of them
+ * tells an administrator that an account exists (issue 33). Either way the person gets a pending
+ * invitation (services/auth/invitations.ts) and becomes a member only by their own act: an account of
+ * another organization accepts it (POST /auth/invitations/{id}/accept); an e-mail without an account
+ * becomes an account with the first password given here and no organization, and its first sign-in
+ * accepts the invitation it was made for. Until then both are listed alike among the pending
+ * invitations of GET /admin/users. The password is checked for both. 409 only for someone already a
+ * member, whom the administrator sees anyway.
  */
 export async function addUser(ctx: RequestContext, input: AddUserInput): Promise<OrganizationUser> {
   const actor = actorOf(ctx);
@@ -173,8 +216,6 @@ export async function addUser(ctx: RequestContext, input: AddUserInput): Promise
     if (!role) throw invalid("role", `no role named "${input.role}" in this organization`);
     mustHold(actor, role.permissions, "that role");
     const [existing] = await tx.select().from(users).where(eq(users.email, email)).limit(1);
-    const now = ctx.clock();
-    let answer: { id: string; totpEnabled: boolean; joinedAt: Date };
     if (existing) {
       const [member] = await tx
         .select({ userId: memberships.userId })
@@ -184,34 +225,29 @@ export async function addUser(ctx: RequestContext, input: AddUserInput): Promise
         throw new AppError("already_exists", `${email} is already a member`, {
           fields: [{ field: "email", message: "is already a member of this organization" }],
         });
-      const invitation = await invite(
-        tx,
-        { orgId: actor.orgId, userId: existing.id, roleId: role.id },
-        actor,
-        now,
-      );
-      answer = { id: invitation, totpEnabled: false, joinedAt: now };
-    } else {
-      const [user] = await tx.insert(users).values({ email, passwordHash }).returning();
-      if (!user) throw new AppError("internal", "the user could not be created");
-      const [membership] = await tx
-        .insert(memberships)
-        .values({ userId: user.id, orgId: actor.orgId, roleId: role.id })
-        .returning();
-      answer = { id: user.id, totpEnabled: user.totpEnabled, joinedAt: membership?.createdAt ?? now };
     }
+    // A new account has no organization until its first sign-in accepts the invitation below.
+    const userId = existing?.id ?? (await newAccount(tx, email, passwordHash));
+    const now = ctx.clock();
+    const invitation = await invite(tx, { orgId: actor.orgId, userId, roleId: role.id }, actor, now);
     return {
       result: {
-        id: answer.id,
+        id: invitation,
         email,
         role: role.name,
-        totp_enabled: answer.totpEnabled,
-        joined_at: answer.joinedAt.toISOString(),
+        totp_enabled: false,
+        joined_at: now.toISOString(),
       },
-      target: { type: "user", id: answer.id },
+      target: { type: "user", id: invitation },
       details: { role: role.name },
     };
   });
+}
+
+async function newAccount(tx: Executor, email: string, passwordHash: string): Promise<string> {
+  const [user] = await tx.insert(users).values({ email, passwordHash }).returning({ id: users.id });
+  if (!user) throw new AppError("internal", "the user could not be created");
+  return user.id;
 }
 
 /** Creates (or renews, with the new role) the pending invitation of an account; returns its id. */

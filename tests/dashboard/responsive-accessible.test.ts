@@ -200,8 +200,19 @@ describe.skipIf(!haveChromium)("notices after a change", () => {
       await page.getByLabel("First password").fill("a first password");
       await page.getByRole("button", { name: "Add user" }).click();
       expect(await page.locator("[data-flash]").textContent()).toBe(
-        "User added (an existing account joins once it accepts the invitation).",
+        "Invitation made: the person joins when they accept it (a new account: at its first sign-in).",
       );
+      // Invited, not a member yet; the new account's first sign-in makes it one.
+      expect(await page.locator("tr", { hasText: "leaving@example.com" }).getByRole("button").count()).toBe(
+        0,
+      );
+      const joined = await fetch(`${bp.filtrationUrl}/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "leaving@example.com", password: "a first password" }),
+      });
+      expect(joined.status).toBe(200);
+      await page.goto("/users");
       const row = page.locator("tr", { hasText: "leaving@example.com" });
       await row.getByRole("button", { name: "Remove" }).click();
       await page.waitForURL(/\/users$/);

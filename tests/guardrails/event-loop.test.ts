@@ -2,10 +2,13 @@
 // `redact`, 600 KB of IP addresses in a chat (22-39 s on main), 200 KB of phone numbers or card
 // numbers, 400 KB of e-mail addresses through the guardrail preview, 1 MB through
 // /internal/guardrails/scan (84 s). Each is sent while `/health` is asked again and again on a real
-// port of the same process; the slowest `/health` must stay short. 50 ms is the aim (measured figures
-// in docs/security.md); the bound here tolerates a shared 2-core CI machine, where the scan's worker
-// thread and other processes compete with the request loop for the cores (on main: seconds).
+// port of the same process; the slowest `/health` must stay short. The issue's 50 ms holds, without
+// slack, for the time the request loop itself spends on a CPU during one /health answer (measured
+// figures in docs/security.md); the wall-clock bound tolerates a shared 2-core CI machine, where the
+// worker threads and other processes compete with the request loop for the cores (on main: seconds).
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
 import { knowledgeChunks } from "#db/schema/index.ts";
 import { evaluate, SCAN_CAPS } from "#services/guardrails/evaluate.ts";
@@ -16,24 +19,53 @@ import { createCollection, uploadFiles } from "../knowledge-base/support.ts";
 import { call } from "../support/app.ts";
 
 const HEALTH_BOUND_MS = 400;
+/** Issue 33: /health under 50 ms. Held by the loop's own CPU time, which the machine's load does not add to. */
+const LOOP_BOUND_MS = 50;
 const redactPii: GuardrailsPolicy = { input: { pii: { action: "redact" } } };
 
-/** Runs `work` while asking /health back to back; the slowest answer's time. */
-async function healthBeside<T>(url: string, work: () => Promise<T>): Promise<{ result: T; worstMs: number }> {
+// The request loop's own time on a CPU (Linux: the main thread's schedstat, in ns): on a shared 2-core
+// machine a /health answer may also wait while other processes hold the cores, which no code of ours
+// can prevent; the loop's CPU time during that answer is what the platform itself kept it waiting.
+const schedstat = `/proc/${process.pid}/task/${process.pid}/schedstat`;
+const loopCpuMs = (): number | undefined =>
+  existsSync(schedstat) ? Number(readFileSync(schedstat, "utf8").split(" ")[0]) / 1e6 : undefined;
+
+interface Beside<T> {
+  result: T;
+  /** The slowest /health answer (wall clock). */
+  worstMs: number;
+  /** The most CPU time the request loop spent during one /health answer; undefined off Linux. */
+  worstLoopMs: number | undefined;
+}
+
+/** Runs `work` while asking /health back to back: the slowest answer, and the loop's part in it. */
+async function healthBeside<T>(url: string, work: () => Promise<T>): Promise<Beside<T>> {
   let done = false;
   const running = work().finally(() => {
     done = true;
   });
   let worstMs = 0;
+  let worstLoopMs: number | undefined;
   do {
+    const cpu = loopCpuMs();
     const started = performance.now();
     const res = await fetch(`${url}/health`);
     await res.arrayBuffer();
     worstMs = Math.max(worstMs, performance.now() - started);
+    const after = loopCpuMs();
+    if (cpu !== undefined && after !== undefined) worstLoopMs = Math.max(worstLoopMs ?? 0, after - cpu);
   } while (!done);
-  // The figure docs/security.md quotes, one line per input.
-  console.log(`slowest /health: ${worstMs.toFixed(1)} ms`);
-  return { result: await running, worstMs };
+  // The figures docs/security.md quotes, one line per input.
+  console.log(
+    `slowest /health: ${worstMs.toFixed(1)} ms (the loop's own CPU time in one answer: ${worstLoopMs?.toFixed(1) ?? "n/a"} ms)`,
+  );
+  return { result: await running, worstMs, worstLoopMs };
+}
+
+/** Both bounds: the loop's own part under the issue's 50 ms (where measurable), the wall clock under the CI bound. */
+function expectFast({ worstMs, worstLoopMs }: { worstMs: number; worstLoopMs: number | undefined }) {
+  if (worstLoopMs !== undefined) expect(worstLoopMs).toBeLessThan(LOOP_BOUND_MS);
+  expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
 }
 
 const fill = (unit: string, bytes: number) => unit.repeat(Math.ceil(bytes / unit.length));
@@ -53,20 +85,20 @@ describe("no input stalls the loop", () => {
   ])(
     "a chat of %s with PII redact: /health stays fast",
     async (_, content) => {
-      const { result, worstMs } = await healthBeside(g.url, async () => {
+      const { result, ...times } = await healthBeside(g.url, async () => {
         const res = await chat(g, { messages: [{ role: "user", content }] });
         await res.arrayBuffer();
         return res.status;
       });
       expect(result).toBe(200);
-      expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+      expectFast(times);
     },
     60_000,
   );
 
   test("400 KB of e-mail addresses through the guardrail preview: /health stays fast, the text is redacted", async () => {
     const content = fill("john.doe@example.com ", 400_000);
-    const { result, worstMs } = await healthBeside(g.url, () =>
+    const { result, ...times } = await healthBeside(g.url, () =>
       call(g.o.filtration, "POST", `/management/deployments/${g.deploymentId}/preview`, {
         token: g.o.token,
         body: { messages: [{ role: "user", content }] },
@@ -79,12 +111,12 @@ describe("no input stalls the loop", () => {
     // straddles the cap.
     expect(redacted.endsWith(" [UNSCANNED]")).toBe(true);
     expect(redacted.includes("john")).toBe(false);
-    expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+    expectFast(times);
   }, 60_000);
 
   test("1 MB through /internal/guardrails/scan: /health stays fast; past the cap the action decides", async () => {
     const text = fill("192.168.1.1 ", 1024 * 1024);
-    const { result, worstMs } = await healthBeside(g.url, () =>
+    const { result, ...times } = await healthBeside(g.url, () =>
       call(g.o.filtration, "POST", "/internal/guardrails/scan", {
         headers: { "x-internal-api-key": g.o.t.config.internalApiKey },
         body: { text, direction: "input", config: { input: { pii: { action: "block" } } } },
@@ -95,7 +127,7 @@ describe("no input stalls the loop", () => {
     const unscanned = result.body.findings.find((f: { type: string }) => f.type === "unscanned");
     expect(unscanned).toMatchObject({ scanner: "pii", type: "unscanned", score: 1, end: text.length });
     expect(unscanned.start).toBeLessThanOrEqual(SCAN_CAPS.pii);
-    expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+    expectFast(times);
   }, 60_000);
 });
 
@@ -112,7 +144,7 @@ describe("knowledge-base documents are read off the loop", () => {
     let markdown = "";
     for (let i = 0; i < 61_000; i++) markdown += `# H${i}\n\nw${i}\n\n`;
     expect(markdown.length).toBeGreaterThan(1_000_000);
-    const { result, worstMs } = await healthBeside(g.url, () =>
+    const { result, ...times } = await healthBeside(g.url, () =>
       uploadFiles(g, collection, { "headings.md": markdown }),
     );
     expect(result.status).toBe(201);
@@ -122,7 +154,7 @@ describe("knowledge-base documents are read off the loop", () => {
       .from(knowledgeChunks)
       .where(eq(knowledgeChunks.documentId, result.body.documents[0].id));
     expect(row?.count).toBeGreaterThan(60_000);
-    expect(worstMs).toBeLessThan(HEALTH_BOUND_MS);
+    expectFast(times);
   }, 180_000);
 
   test("HTML nested 20,000 deep is a 400 naming the file, not a 500", async () => {

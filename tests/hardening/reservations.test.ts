@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
 import { RedisStore } from "#adapters/redis/client.ts";
-import { spendDaily } from "#db/schema/index.ts";
+import { deployments, spendDaily } from "#db/schema/index.ts";
 import { httpStatusOf } from "#server/error-table.ts";
 import { buildHttpGateway, listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/platform.ts";
@@ -164,6 +164,33 @@ describe("one gateway", () => {
     await policiesSeen();
     const outcome = await burst([{ url: g.url }], g.model, [g.key], 100, { max_tokens: 1000 });
     expect(outcome.codes).toEqual({ "200": 10, "429 rate_limit_exceeded": 90 });
+  }, 60_000);
+
+  test("tokens_per_minute without max_tokens reserves what the context leaves: 100 parallel calls stay within the limit and one call", async () => {
+    // Finding 12: only the prompt was charged, so 100 calls writing 488 tokens each passed a limit of
+    // 3,000 by 16x. The deployment's context holds 1,000 tokens: a call without max_tokens may use
+    // that much, and it is reserved; the replica here writes until 500 (12 + 488) each time.
+    await g.o.t.app.db
+      .update(deployments)
+      .set({ configuration: sql`${deployments.configuration} || '{"context_size": 1000}'::jsonb` })
+      .where(eq(deployments.id, g.deploymentId));
+    g.stub.completionTokens = 488;
+    const limit = 3000;
+    await setPolicy(g, "rate_limit", { tokens_per_minute: limit });
+    await policiesSeen();
+    const started = performance.now();
+    const outcome = await burst([{ url: g.url }], g.model, [g.key], 100, {});
+    const elapsedMs = performance.now() - started;
+    const used = outcome.served * 500;
+    // The documented bound (docs/security.md): the limit, plus one call's maximum (the call that crosses
+    // it), plus what the limit refills while the burst lasts.
+    const bound = limit + 1000 + (limit * elapsedMs) / 60_000;
+    console.log(
+      `served ${outcome.served} of 100: ${used} tokens against ${limit} (bound ${bound.toFixed(0)})`,
+    );
+    expect(outcome.served).toBeGreaterThanOrEqual(3);
+    expect(used).toBeLessThanOrEqual(bound);
+    expect(outcome.codes["429 rate_limit_exceeded"]).toBe(100 - outcome.served);
   }, 60_000);
 });
 

@@ -49,6 +49,21 @@ describe.each(makers)("%s limiter", (_name, make) => {
     expect(fits).toMatchObject({ allowed: true, requests: { remaining: 98 }, tokens: { remaining: 0 } });
   });
 
+  test("a call's maximum may cross the limit while it is not used up; its prompt must fit", async () => {
+    const limiter = await make();
+    const limits = { tokens: { limit: 1000, periodMs: minute } };
+    // A prompt of 100 with a completion of up to 1,900 (a context of 2,000): larger than the whole
+    // limit, yet it runs; the call after it waits until the real usage comes back under the limit.
+    expect((await limiter.take("key-x", limits, 2000, 100)).allowed).toBe(true);
+    const waiting = await limiter.take("key-x", limits, 2000, 100);
+    expect(waiting.allowed).toBe(false);
+    expect(waiting.retryAfterMs).toBeGreaterThan(0);
+    await limiter.correct("key-x", limits, 300 - 2000); // it used 300
+    expect((await limiter.take("key-x", limits, 2000, 100)).allowed).toBe(true);
+    // A prompt alone larger than what is left never starts.
+    expect((await limiter.take("key-y", limits, 1200, 1100)).allowed).toBe(false);
+  });
+
   test("an estimate corrected with the real usage gives tokens back", async () => {
     const limiter = await make();
     const limits = { tokens: { limit: 1000, periodMs: minute } };

@@ -3,8 +3,9 @@
 // account becomes a member only once its holder accepts (GET /auth/invitations, accept, decline).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditLogs, orgInvitations } from "#db/schema/index.ts";
+import { auditLogs, memberships, orgInvitations } from "#db/schema/index.ts";
 import {
+  adminPassword,
   call,
   createOrganization,
   createUser,
@@ -66,9 +67,81 @@ test("an unknown e-mail and another organization's account are answered alike", 
   );
   expect(noPassword.map((r) => r.status)).toEqual([400, 400]);
   expect(noPassword[0]?.body).toEqual(noPassword[1]?.body);
-  // The new account is a member; the existing one is not, until it accepts.
-  expect(await membersOfA()).toContain("nobody-yet@example.com");
-  expect(await membersOfA()).not.toContain("b-user@example.com");
+});
+
+/** GET /admin/users as A's admin sees it. */
+const listOfA = async () => (await call(api, "GET", "/admin/users", { token: adminA })).body;
+
+test("the user list afterwards tells nothing either: both are pending invitations, listed alike, until each person joins", async () => {
+  await createUser(t, api, "b-other@example.com", "viewer", orgB);
+  const before = await listOfA();
+  const unknown = await add("brand-new@example.com", "viewer");
+  const existing = await add("b-other@example.com", "viewer");
+  // The same status and body but for the e-mail, the invitation's own id and the time.
+  const shape = (body: Record<string, unknown>) => ({
+    ...body,
+    id: typeof body.id,
+    email: "",
+    joined_at: "",
+  });
+  expect(existing.status).toBe(unknown.status);
+  expect(shape(existing.body)).toEqual(shape(unknown.body));
+  const after = await listOfA();
+  // Neither is a member yet; both are pending, with the id the add answered.
+  expect(after.users).toEqual(before.users);
+  const pending = (email: string) => after.invitations.find((i: { email: string }) => i.email === email);
+  expect(pending("brand-new@example.com")).toMatchObject({ id: unknown.body.id, role: "viewer" });
+  expect(pending("b-other@example.com")).toMatchObject({ id: existing.body.id, role: "viewer" });
+  const strip = (i: Record<string, unknown>) => ({ ...i, id: typeof i.id, email: "" });
+  const [a, b] = [pending("brand-new@example.com"), pending("b-other@example.com")];
+  expect(strip({ ...a, invited_at: "", expires_at: "" })).toEqual(
+    strip({ ...b, invited_at: "", expires_at: "" }),
+  );
+  // Adding either again answers alike too (the invitation renewed), not 409.
+  const twice = await Promise.all([
+    add("brand-new@example.com", "viewer"),
+    add("b-other@example.com", "viewer"),
+  ]);
+  expect(twice.map((r) => r.status)).toEqual([201, 201]);
+
+  // The new account joins at its first sign-in, with the first password given.
+  const first = await call(api, "POST", "/auth/login", {
+    body: { email: "brand-new@example.com", password },
+  });
+  expect(first.status).toBe(200);
+  expect(first.body.user).toMatchObject({ org_id: orgA, role: "viewer" });
+  // The existing account joins when it accepts.
+  const b2 = await call(api, "POST", "/auth/login", {
+    body: { email: "b-other@example.com", password: adminPassword },
+  });
+  expect(b2.body.user.org_id).toBe(orgB);
+  const accepted = await call(api, "POST", `/auth/invitations/${existing.body.id}/accept`, {
+    token: b2.body.access_token,
+  });
+  expect(accepted.status).toBe(200);
+  const joined = await listOfA();
+  expect(joined.users.map((u: { email: string }) => u.email)).toEqual(
+    expect.arrayContaining(["brand-new@example.com", "b-other@example.com"]),
+  );
+  expect(joined.invitations.map((i: { email: string }) => i.email)).not.toContain("brand-new@example.com");
+  expect(joined.invitations.map((i: { email: string }) => i.email)).not.toContain("b-other@example.com");
+  // Both acceptances are in A's audit log, with the same action.
+  const accepts = await t.app.db.select().from(auditLogs).where(eq(auditLogs.action, "invitation.accept"));
+  expect(accepts.filter((r) => r.orgId === orgA).map((r) => r.actorLabel)).toEqual(
+    expect.arrayContaining(["brand-new@example.com", "b-other@example.com"]),
+  );
+}, 60_000);
+
+test("only an account's first sign-in joins: an account that has signed in before accepts itself", async () => {
+  const b = await createUser(t, api, "orphan@example.com", "viewer", orgB);
+  // Removed from its only organization, then invited: signing in does not join A behind its back.
+  await t.app.db.delete(memberships).where(eq(memberships.userId, b.user.id));
+  await add("orphan@example.com");
+  const login = await call(api, "POST", "/auth/login", {
+    body: { email: "orphan@example.com", password: adminPassword },
+  });
+  expect(login.status).toBe(401);
+  expect((await listOfA()).users.map((u: { email: string }) => u.email)).not.toContain("orphan@example.com");
 });
 
 test("the invitee lists and accepts, then switches into the organization with the invited role", async () => {

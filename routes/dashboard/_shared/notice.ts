@@ -10,7 +10,8 @@ import { readCookie, redirect } from "./session.ts";
 
 export const notices = {
   // The same for an invitation (an existing account), so the notice tells nothing of who has an account.
-  "user-added": "User added (an existing account joins once it accepts the invitation).",
+  "user-added":
+    "Invitation made: the person joins when they accept it (a new account: at its first sign-in).",
   "user-removed": "User removed from the organization; their sessions here have ended.",
   "role-changed": "Role changed.",
   "role-created": "Role created.",

@@ -11,7 +11,7 @@ export async function usersPage(
   request: Request,
   failed?: UsersPageProps["failed"],
 ): Promise<JSX.Element> {
-  const [page, { users }, { roles }] = await Promise.all([
+  const [page, { users, invitations }, { roles }] = await Promise.all([
     pageInfo(ctx, request),
     listUsers(ctx),
     listRoles(ctx),
@@ -20,6 +20,7 @@ export async function usersPage(
     <UsersPage
       page={page}
       users={users}
+      invitations={invitations}
       roles={roles}
       permissions={listPermissions().permissions}
       failed={failed}

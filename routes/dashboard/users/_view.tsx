@@ -1,5 +1,5 @@
 import type { PermissionView, RoleView } from "#services/rbac/roles.ts";
-import type { OrganizationUser } from "#services/rbac/users.ts";
+import type { OrganizationUser, PendingMember } from "#services/rbac/users.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import {
@@ -16,6 +16,8 @@ import { ActionButton, Ago, Badge, PageHeader, Table } from "../_shared/parts/li
 export interface UsersPageProps {
   page: PageInfo;
   users: OrganizationUser[];
+  /** Added and not joined yet: whether their e-mail had an account is not shown (nor known here). */
+  invitations: PendingMember[];
   roles: RoleView[];
   permissions: PermissionView[];
   /** Which form came back with problems: "add", "role:<name>", "new-role" or "user:<id>". */
@@ -29,7 +31,7 @@ export function leastPrivileged(roles: RoleView[]): RoleView | undefined {
   )[0];
 }
 
-export function UsersPage({ page, users, roles, permissions, failed }: UsersPageProps) {
+export function UsersPage({ page, users, invitations, roles, permissions, failed }: UsersPageProps) {
   const stateOf = (form: string): FormState => (failed?.form === form ? failed.state : {});
   const userWrite = can(page, "users:write");
   const roleWrite = can(page, "roles:write");
@@ -109,6 +111,35 @@ export function UsersPage({ page, users, roles, permissions, failed }: UsersPage
           })}
         </tbody>
       </Table>
+      {invitations.length > 0 ? (
+        <>
+          <h2>Invited, not joined yet</h2>
+          <Table label="Invitations">
+            <thead>
+              <tr>
+                <th>E-mail</th>
+                <th>Role</th>
+                <th>Invited</th>
+                <th>Expires</th>
+              </tr>
+            </thead>
+            <tbody>
+              {invitations.map((i) => (
+                <tr>
+                  <td safe>{i.email}</td>
+                  <td safe>{i.role}</td>
+                  <td>
+                    <Ago at={i.invited_at} />
+                  </td>
+                  <td>
+                    <Ago at={i.expires_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        </>
+      ) : null}
       {userWrite ? (
         <FormCard title="Add a user" action="/users" csrf={page.csrf} errors={stateOf("add").errors}>
           <div class="grid2">

@@ -17,3 +17,11 @@ export const OrganizationUser = t.Object({
   totp_enabled: t.Boolean(),
   joined_at: t.String({ format: "date-time" }),
 });
+
+export const PendingMember = t.Object({
+  id: t.String({ description: "The invitation's id (what POST /admin/users answered)" }),
+  email: t.String(),
+  role: t.String(),
+  invited_at: t.String({ format: "date-time" }),
+  expires_at: t.String({ format: "date-time" }),
+});

@@ -93,6 +93,8 @@ export async function countTokens(
     const context = await request.admit({
       apiKey: input.apiKey,
       promptTokens: estimatePromptTokens(prompt.messages),
+      // Counting writes no completion: nothing beyond the prompt is reserved.
+      maxTokens: 0,
       signal: input.signal,
     });
     const call = (path: string, extra: Record<string, unknown>) =>

@@ -96,6 +96,13 @@ const Resolved = t.Object({
       { description: "The budgets of the organization and the key; absent when none sets a limit" },
     ),
   ),
+  context_tokens: t.Optional(
+    t.Integer({
+      minimum: 1,
+      description:
+        "Tokens one sequence of the deployment holds (context_size or max_model_len); absent when not known",
+    }),
+  ),
   cold_start: t.Optional(
     t.Object(
       { cold_start_timeout_s: t.Number(), max_queued: t.Integer() },
@@ -181,6 +188,7 @@ export const POST = route({
       ...(c.coldStart ? { cold_start: c.coldStart } : {}),
       ...(c.cache ? { cache: c.cache } : {}),
       ...(c.cacheEmbeddingEndpoints ? { cache_embedding_endpoints: c.cacheEmbeddingEndpoints } : {}),
+      ...(c.contextTokens ? { context_tokens: c.contextTokens } : {}),
     };
   },
 });
