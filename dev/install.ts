@@ -110,6 +110,17 @@ export function ensureDevKit(): void {
   link(names);
   linkCommands();
   writeFileSync(stampFile, wanted);
+  if (!linked)
+    console.error(
+      "dev/install.ts: tests/node_modules was missing (an install without scripts?); made now. " +
+        "A `bun test` already running may not find the kit's packages: run it again.",
+    );
 }
 
-if (import.meta.main) ensureDevKit();
+// `--links` (the root's postinstall): the links alone, dangling until the kit is installed. Bun's resolver
+// reads a folder once per process: a `bun test` that found no tests/node_modules when it started does not
+// see one its preload creates, so the links must be there first (the kit itself may come later).
+if (import.meta.main) {
+  if (process.argv.includes("--links")) link(directDependencies());
+  else ensureDevKit();
+}
