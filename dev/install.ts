@@ -3,7 +3,7 @@
 // tests/, bench/ and scripts/ (`<dir>/node_modules/<name>` -> dev/node_modules/<name>).
 //
 // Why a separate install: `bun install` at the root is what a newcomer and a server run; it stays under
-// 400 MB (.ci/run checks) without these ~640 MB. Why links per package rather than one link to the
+// 400 MB (.ci/run checks) without these ~680 MB. Why links per package rather than one link to the
 // whole dev/node_modules: a test importing a package the platform uses (ajv, jose, @opentelemetry/api)
 // must get the root's copy, the one the platform's own modules hold, not the kit's.
 //
