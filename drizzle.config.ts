@@ -1,8 +1,7 @@
-import { defineConfig } from "drizzle-kit";
-
-// `bun run db:generate` writes a new SQL migration into db/migrations from the schema.
-export default defineConfig({
+// `bun run db:generate` writes a new SQL migration into db/migrations from the schema. A plain object:
+// drizzle-kit is in the development kit (dev/package.json), not importable from the root.
+export default {
   dialect: "postgresql",
   schema: "./db/schema/index.ts",
   out: "./db/migrations",
-});
+};

@@ -9,7 +9,7 @@ import { createGenerator } from "ts-json-schema-generator";
 
 // The SDK's package.json is not among its exports: read from where the package is installed.
 const sdkPackage: { version: string } = await Bun.file(
-  new URL("../node_modules/@anthropic-ai/sdk/package.json", import.meta.url),
+  new URL("./node_modules/@anthropic-ai/sdk/package.json", import.meta.url),
 ).json();
 const out = new URL("../tests/inference/anthropic/anthropic-api.schema.json", import.meta.url);
 const entry = new URL("../tests/inference/anthropic/sdk-types.ts", import.meta.url).pathname;

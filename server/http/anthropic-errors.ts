@@ -51,3 +51,14 @@ export function anthropicRoutes(routes: LoadedRoute[]): (request: Request) => bo
     return matchers.some((m) => m.method === request.method && m.pattern.test(path));
   };
 }
+
+/**
+ * Whether a path lies under an Anthropic route's path (`/v1/messages`, `/v1/messages/batches`): no route
+ * there is 404 in Anthropic's shape (`not_found_error`), since only an Anthropic client asks for it.
+ */
+export function underAnthropicRoutes(routes: LoadedRoute[]): (path: string) => boolean {
+  const prefixes = routes
+    .filter((r) => r.definition.errorStyle === "anthropic")
+    .map((r) => r.path.replace(/\/:.*$/, ""));
+  return (path) => prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}

@@ -10,7 +10,7 @@ import { counter } from "#services/observability/counters.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";
 import type { Access } from "#services/permissions.ts";
 import { httpStatusOf } from "../error-table.ts";
-import { anthropicProblem, anthropicRoutes } from "./anthropic-errors.ts";
+import { anthropicProblem, anthropicRoutes, underAnthropicRoutes } from "./anthropic-errors.ts";
 import { clientAddress, parseTrustedProxies } from "./client-address.ts";
 import type { GatewayOptions } from "./gateway-options.ts";
 import { readLimited, tooLarge } from "./input.ts";
@@ -30,6 +30,7 @@ export type RenderProblem = (problem: Problem, request: Request, set: ResponseSe
 /** A problem as this gateway answers it: its own renderer (the dashboard's), else JSON in its style. */
 export function problemRenderer(options: GatewayOptions, log: Logger, book: RequestBook): RenderProblem {
   const speaksAnthropic = anthropicRoutes(options.routes);
+  const underAnthropic = underAnthropicRoutes(options.routes);
   return (problem, request, set) => {
     if (problem.code === "internal") log.error("unexpected error", { request_id: book.idOf(request) });
     // A refusal that says when to come back (the sign-in throttle) says it in the standard header too.
@@ -37,7 +38,9 @@ export function problemRenderer(options: GatewayOptions, log: Logger, book: Requ
     if (typeof retryAfter === "number") set.headers["retry-after"] = retryAfter;
     const custom = options.renderProblem?.(problem, request);
     if (custom) return custom;
-    if (speaksAnthropic(request)) {
+    // An unknown route under /v1/messages (Anthropic's batches, a wrong method): Anthropic's 404.
+    const anthropicNotFound = problem.code === "not_found" && underAnthropic(new URL(request.url).pathname);
+    if (speaksAnthropic(request) || anthropicNotFound) {
       const { status, body } = anthropicProblem(problem, book.idOf(request));
       set.status = status;
       return body;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
-import { root, stopEverything, workflowBlock } from "./blocks.ts";
+import { blocksOf, root, stopEverything, workflowBlock } from "./blocks.ts";
 
 const hasOathtool = Bun.which("oathtool") !== null;
 const hasJq = Bun.which("jq") !== null && Bun.which("curl") !== null;
@@ -15,19 +15,37 @@ const password = "readme walk-through password";
 const started: { platform: RunningPlatform; dataDir: string }[] = [];
 
 afterAll(async () => {
-  for (const { platform, dataDir } of started) {
-    await platform.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+  // Five platforms: stopped together, with room for a loaded machine (the default 5 s was too short).
+  await Promise.all(
+    started.map(async ({ platform, dataDir }) => {
+      await platform.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }),
+  );
+}, 60_000);
 
-/** Runs `script` in bash against a platform of its own, as a user's shell with the README's variables. */
-async function runAsPasted(script: string): Promise<string> {
+/** A platform of its own on a fresh data directory, as `bun start` runs it. */
+async function startPlatform() {
   const dataDir = mkdtempSync(join(tmpdir(), "llmp-test-readme-"));
-  const platform = await runPlatform({ DATA_DIR: dataDir, ADMIN_PASSWORD: password });
-  started.push({ platform, dataDir });
+  try {
+    // 60 s: on a loaded two-core machine the first start (migrations) has taken over 30 s.
+    const platform = await runPlatform({ DATA_DIR: dataDir, ADMIN_PASSWORD: password }, 60_000);
+    started.push({ platform, dataDir });
+    return { platform, dataDir };
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Runs `script` in a new bash, as a user's shell with the README's variables: its exit code and output. */
+async function pasteInto(
+  { platform, dataDir }: { platform: RunningPlatform; dataDir: string },
+  script: string,
+  env: Record<string, string> = {},
+) {
   // Whatever happens, no worker outlives the test: the platform leaves its workers running on purpose.
-  const proc = Bun.spawn(["bash", "-c", `trap '${stopEverything}' EXIT\nset -e\n${script}`], {
+  const proc = Bun.spawn(["bash", "-c", `trap '${stopEverything}' EXIT\n${script}`], {
     cwd: root,
     env: {
       ...process.env,
@@ -36,6 +54,7 @@ async function runAsPasted(script: string): Promise<string> {
       F: `http://127.0.0.1:${platform.ports.filtration}`,
       O: `http://127.0.0.1:${platform.ports.orchestration}`,
       I: `http://127.0.0.1:${platform.ports.inference}`,
+      ...env,
     },
     stdout: "pipe",
     stderr: "pipe",
@@ -45,54 +64,109 @@ async function runAsPasted(script: string): Promise<string> {
     new Response(proc.stderr).text(),
     proc.exited,
   ]);
-  expect({ code, err }).toEqual({ code: 0, err: "" });
-  return out;
+  return { out, err, code };
+}
+
+/** Runs `script` in bash against a platform of its own; it must succeed with nothing on stderr. */
+async function runAsPasted(script: string): Promise<string> {
+  const run = await pasteInto(await startPlatform(), `set -e\n${script}`);
+  expect({ code: run.code, err: run.err }).toEqual({ code: 0, err: "" });
+  return run.out;
 }
 
 const walkThrough = () => workflowBlock("README.md", "readme-workflow");
+/** The README's "Operate it" block (also run alone by docs-commands.test.ts). */
+const operate = () => {
+  const block = blocksOf("README.md").find((b) => b.marker.kind === "run");
+  if (!block) throw new Error("README.md has no <!-- docs-run --> block");
+  return block.body;
+};
 /** Stops what a walk-through started, so no worker outlives the test. */
 const stopDeployment = `curl -sf $O/deployment/terminate -H "$AUTH" -H "$JSON" -d '{"deployment_id":"'"$DEP"'"}' >/dev/null
 until curl -sf $O/deployment/status/$DEP -H "$AUTH" | jq -e '.status == "STOPPED"' >/dev/null; do sleep 1; done`;
 
-test.skipIf(!hasJq)(
-  "the walk-through pastes and runs: tokens streamed and not, then cleaned up",
-  async () => {
-    const out = await runAsPasted(
-      `${walkThrough()}\n${workflowBlock("README.md", "readme-workflow: clients")}\n${workflowBlock("README.md", "readme-workflow: then")}`,
-    );
-    const lines = out.trimEnd().split("\n");
-    expect(lines[0]).toBe('{"model_name":"tiny","model_version":"1"}');
-    const answer = JSON.parse(lines[1] as string);
-    expect(answer.usage.completion_tokens).toBeGreaterThan(0);
-    // The tiny model's text is gibberish but printable: no control characters, valid UTF-8.
-    expect(answer.content).toMatch(/^[\x20-\x7e\n]+$/);
-    // The streamed text runs until the tools' answer (it may hold line breaks of its own).
-    const tools = lines.findIndex((line) => line.startsWith('{"object":"chat.completion"'));
-    expect(tools).toBeGreaterThan(2);
-    expect(lines.slice(2, tools).join("\n")).toMatch(/^[\x20-\x7e\n]+$/);
-    // Tools, structured outputs and the Responses API on the tiny model.
-    // tool_choice "auto" with three tools: a 200 whose prompt is longer than the 512 tokens the model once had.
-    const auto = JSON.parse(lines[tools] as string) as { prompt_tokens: number };
-    expect(auto.prompt_tokens).toBeGreaterThan(512);
-    expect(lines.slice(tools + 1, tools + 4)).toEqual([
-      '["answer"]',
-      '{"object":"response","output":["message"],"stored":true}',
-      // Anthropic's Messages API (the tiny model may end its turn or reach max_tokens: not shown).
-      '{"type":"message","role":"assistant"}',
-    ]);
-    expect(out).toContain('{"status":"RUNNING","replicas":2}');
-    // Autoscaling: to zero when idle, back on the next request, each decision with its reason.
-    expect(out).toContain('"min_replicas":0');
-    expect(out).toMatch(/{"model":"tiny-chat","usage":{"prompt_tokens":\d+,"completion_tokens":[1-4],/);
-    expect(out).toMatch(/scaled to zero: no requests for [\d.]+ s\nscaled up from 0 to 1: /);
-    // A fallback answers for the stopped deployment, and says so.
-    expect(out).toContain('{"fallbacks":["tiny-backup"]}');
-    expect(out).toMatch(/^x-served-by: tiny-backup\r?$/im);
-    expect(out).toContain('{"status":"STOPPING"}');
-    expect(out).toContain('"deleted":true');
+/** The README top to bottom, with the getting-started blocks it points to; the clean-up when asked. */
+const wholeReadme = (cleanUp: boolean) =>
+  [
+    walkThrough(),
+    workflowBlock("docs/getting-started.md", "docs-workflow: clients"),
+    workflowBlock("docs/getting-started.md", "docs-workflow: then"),
+    operate(),
+    ...(cleanUp ? [workflowBlock("README.md", "readme-workflow: clean up")] : []),
+  ].join("\n");
+
+/** What one paste of the whole README prints, checked by shape (the tiny model's text varies). */
+function expectShapes(out: string, cleanUp: boolean) {
+  const lines = out.trimEnd().split("\n");
+  expect(lines[0]).toBe('{"model_name":"tiny-chat","status":"RUNNING","pool_name":"this-machine"}');
+  const answer = JSON.parse(lines[1] as string);
+  expect(answer.usage.completion_tokens).toBeGreaterThan(0);
+  expect(answer.usage.completion_tokens).toBeLessThanOrEqual(12);
+  // The tiny model's text is gibberish but printable: no control characters, valid UTF-8.
+  expect(answer.content).toMatch(/^[\x20-\x7e\n]*$/);
+  // The streamed text runs until the tools' answer (it may hold line breaks of its own).
+  const tools = lines.findIndex((line) => line.startsWith('{"object":"chat.completion"'));
+  expect(tools).toBeGreaterThan(2);
+  expect(lines.slice(2, tools).join("\n")).toMatch(/^[\x20-\x7e\n]+$/);
+  // tool_choice "auto" with three tools: a 200 whose prompt is longer than the 512 tokens the model once had.
+  const auto = JSON.parse(lines[tools] as string) as { prompt_tokens: number };
+  expect(auto.prompt_tokens).toBeGreaterThan(512);
+  expect(lines.slice(tools + 1, tools + 4)).toEqual([
+    '["answer"]',
+    '{"object":"response","output":["message"],"stored":true}',
+    '{"type":"message","role":"assistant"}',
+  ]);
+  expect(out).toContain('{"status":"RUNNING","replicas":2}');
+  // Autoscaling: to zero when idle, back on the next request, each decision with its reason.
+  expect(out).toContain('"min_replicas":0');
+  expect(out).toMatch(/{"model":"tiny-chat","usage":{"prompt_tokens":\d+,"completion_tokens":[1-4],/);
+  expect(out).toMatch(/scaled to zero: no requests for [\d.]+ s\nscaled up from 0 to 1: /);
+  // A fallback answers for the stopped deployment, and says so.
+  expect(out).toContain('{"fallbacks":["tiny-backup"]}');
+  expect(out).toMatch(/^x-served-by: tiny-backup\r?$/im);
+  expect(out).toContain('{"status":"STOPPING"}');
+  // "Operate it" prices the live deployment (a 404 here before: it ran after the deployment was deleted).
+  expect(out).toContain('{"input_price_per_million":0.15}');
+  if (cleanUp) {
+    expect(out.match(/{"deleted":true}/g)?.length).toBe(2);
     expect(lines.at(-1)).toBe('{"pool_name":"this-machine","state":"Deleting"}');
+  } else {
+    expect(lines.at(-1)).toMatch(/^\[.*\]$/); // the spend total's keys
+  }
+}
+
+test.skipIf(!hasJq)(
+  "the README pasted twice in a row, each time in a new shell: the same shapes, nothing made twice",
+  async () => {
+    const at = await startPlatform();
+    const first = await pasteInto(at, wholeReadme(false));
+    expect({ code: first.code, err: first.err }).toEqual({ code: 0, err: "" });
+    expectShapes(first.out, false);
+    // The second paste reuses the pool, the model and both deployments, replaces the key, then cleans up.
+    const second = await pasteInto(at, wholeReadme(true));
+    expect({ code: second.code, err: second.err }).toEqual({ code: 0, err: "" });
+    expectShapes(second.out, true);
   },
-  120_000,
+  300_000,
+);
+
+test.skipIf(!hasJq)(
+  "a block that meets an error stops there, with the platform's message and a non-zero exit",
+  async () => {
+    const at = await startPlatform();
+    // A wrong password: the sign-in's 401 body is printed and nothing after it runs.
+    const signIn = await pasteInto(at, walkThrough(), { ADMIN_PASSWORD: "not the password" });
+    expect(signIn.code).not.toBe(0);
+    expect(signIn.err).toContain('"code":"unauthenticated"');
+    expect(signIn.out).toBe("");
+    // A wrong API key in the second block: OpenAI's invalid_api_key, and the block goes no further.
+    const clients = workflowBlock("docs/getting-started.md", "docs-workflow: clients");
+    const wrongKey = await pasteInto(at, `${walkThrough()}\nKEY=sk-wrong\n${clients}`);
+    expect(wrongKey.code).not.toBe(0);
+    expect(wrongKey.err).toContain('"code":"invalid_api_key"');
+    expect(wrongKey.out).not.toContain('["answer"]');
+  },
+  180_000,
 );
 
 test.skipIf(!hasJq)(

@@ -71,6 +71,30 @@ describe.each(["inference", "filtration", "orchestration", "dashboard"])(
   },
 );
 
+test("inference gateway: no route under /v1/messages is Anthropic's 404 not_found_error", async () => {
+  // Anthropic's SDKs and Claude Code ask for these (the batches API, a GET): they read Anthropic's shape.
+  for (const [method, path] of [
+    ["POST", "/v1/messages/batches"],
+    ["GET", "/v1/messages"],
+    ["GET", "/v1/messages/msg_01/x"],
+  ] as const) {
+    const res = await call(
+      handlers.inference as Handler,
+      method,
+      path,
+      method === "POST" ? { body: {} } : {},
+    );
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({
+      type: "error",
+      error: { type: "not_found_error", message: `no route for ${method} ${path}` },
+    });
+  }
+  // Elsewhere on the inference gateway, OpenAI's shape: /v1/messagesx is not under /v1/messages.
+  const other = await call(handlers.inference as Handler, "GET", "/v1/messagesx");
+  expect(other.body.error.code).toBe("not_found");
+});
+
 describe("dashboard gateway, unknown routes in a browser", () => {
   test("a page that is not here is the dashboard's HTML 404 for a browser", async () => {
     const res = await (handlers.dashboard as Handler)(

@@ -37,7 +37,7 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 }, 60_000);
 
-const cli = join(import.meta.dir, "../../node_modules/@anthropic-ai/claude-code/cli.js");
+const cli = join(import.meta.dir, "../node_modules/@anthropic-ai/claude-code/cli.js");
 
 async function claude(args: string[]) {
   const started = performance.now();

@@ -2,7 +2,12 @@
 // run its own TMPDIR (tests/support/leftovers.ts): once every file has run, a worker process or a
 // temporary file the run left behind fails it (and is removed, so the next run starts clean).
 import { afterAll } from "bun:test";
+import { ensureDevKit } from "../../dev/install.ts";
 import { currentTestRun, describeLeftovers, removeLeftovers, settledLeftovers } from "./leftovers.ts";
+
+// The test suite's clients (openai, @anthropic-ai/sdk, playwright-core, ...) are a separate install,
+// dev/package.json: installed here when missing, before any test file imports them.
+ensureDevKit();
 
 process.env.LOG_LEVEL ??= "error";
 // Password hashes at argon2id's cheapest sensible cost (1 MiB, 1 pass: about 1 ms against 130 ms at
