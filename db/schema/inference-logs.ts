@@ -58,6 +58,12 @@ export const inferenceLogs = pgTable(
     servedByDeploymentId: uuid("served_by_deployment_id"),
     /** That deployment's name when it answered, as the `x-served-by` header said. */
     servedBy: text("served_by"),
+    /**
+     * The replica of that deployment that answered: its base URL as the deployment's page lists it
+     * (scheme, host, port and path; never user info or a query, which could carry a credential). Null
+     * when no replica answered.
+     */
+    servedByEndpoint: text("served_by_endpoint"),
     createdAt: createdAt(),
   },
   (t) => [

@@ -37,6 +37,7 @@ const fieldTypes = {
   cost: "double precision",
   served_by_deployment_id: "uuid",
   served_by: "text",
+  served_by_endpoint: "text",
 } as const;
 
 /** The fields that are columns of inference_logs: all of them. */

@@ -7,6 +7,7 @@
 import type { UpstreamRequest, UpstreamResponse } from "#adapters/upstream/send.ts";
 import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
 import { AppError, answeredCode } from "../errors.ts";
+import { endpointForLog } from "../inference-logs/endpoint.ts";
 import type { RateLimits } from "../limits/limiter.ts";
 import { costOf } from "../spend/prices.ts";
 import { allowanceLines, type Held, reserveAllowances } from "./allowances.ts";
@@ -72,10 +73,11 @@ export interface InferenceRequest {
   /** Calls a replica of the admitted deployment (sendUpstream), traced and measured per replica. */
   send(request: Omit<UpstreamRequest, "headers">): Promise<UpstreamResponse>;
   /**
-   * The deployment that answered (routing.ts): the log records it, and the response names it in
-   * `x-served-by` when a fallback answered for the deployment asked for.
+   * The deployment that answered (routing.ts) and the replica's base URL it was sent to: the log
+   * records both, and the response names the deployment in `x-served-by` when a fallback answered for
+   * the deployment asked for.
    */
-  served(deployment: RouteTarget["deployment"]): void;
+  served(deployment: RouteTarget["deployment"], endpoint: string): void;
   /** A lifecycle step after admission (guardrails, prompt processing), in its own span. */
   step: RequestObserver["step"];
   /** The first token is ready to go out (time to first token; default: when the request ends). */
@@ -133,9 +135,10 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       observer.firstToken();
     },
     send: observer.send,
-    served(deployment) {
+    served(deployment, endpoint) {
       entry.served_by_deployment_id = deployment.id;
       entry.served_by = deployment.name;
+      entry.served_by_endpoint = endpointForLog(endpoint);
       if (!context || deployment.id === context.deployment.id) return;
       headers["x-served-by"] = deployment.name;
       runtime.metrics.fallbacks.inc({

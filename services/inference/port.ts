@@ -117,6 +117,8 @@ export interface InferenceLogEntry {
   /** The deployment that answered: the one asked for (deployment_id), or a fallback of its routing policy. */
   served_by_deployment_id?: string | undefined;
   served_by?: string | undefined;
+  /** The base URL of the replica that answered, without credentials (inference-logs/endpoint.ts). */
+  served_by_endpoint?: string | undefined;
 }
 
 /** The quota's answer: allowed for `tokens`, and what is left today (absent: no such limit). */

@@ -54,6 +54,12 @@ const InferenceLog = t.Object({
     }),
   ),
   served_by: t.Nullable(t.String({ description: "That deployment's name (the x-served-by header)" })),
+  served_by_endpoint: t.Nullable(
+    t.String({
+      description:
+        "The base URL of the replica that answered, as the deployment's replicas list it (no credentials); null when none did",
+    }),
+  ),
 });
 
 export const InferenceLogPage = t.Object({

@@ -28,6 +28,7 @@ const Entry = t.Object({
   retrieval: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
   served_by_deployment_id: t.Optional(t.Nullable(Uuid)),
   served_by: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
+  served_by_endpoint: t.Optional(t.Nullable(t.String({ maxLength: 2048 }))),
 });
 
 export const POST = route({
