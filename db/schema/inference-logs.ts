@@ -65,6 +65,12 @@ export const inferenceLogs = pgTable(
     cache: text("cache", { enum: ["hit", "miss"] }),
     /** A hit's answer's tokens (prompt and completion) that no model had to compute again. */
     cacheSavedTokens: integer("cache_saved_tokens").notNull().default(0),
+    /**
+     * The replica of that deployment that answered: its base URL as the deployment's page lists it
+     * (scheme, host, port and path; never user info or a query, which could carry a credential). Null
+     * when no replica answered.
+     */
+    servedByEndpoint: text("served_by_endpoint"),
     createdAt: createdAt(),
   },
   (t) => [

@@ -4,13 +4,14 @@
 import { and, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
 import type { Executor } from "#db/client.ts";
 import { executePrepared } from "#db/prepared.ts";
-import { auditLogs, deployments, type InferenceLogRow, inferenceLogs } from "#db/schema/index.ts";
+import { auditLogs, deployments, type InferenceLogRow, inferenceLogs, replicas } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { invalid, notFound } from "../errors.ts";
 import type { InferenceLogEntry } from "../inference/port.ts";
 import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployments.ts";
 import { isUuid } from "../orchestration/ids.ts";
+import { endpointForLog } from "./endpoint.ts";
 import { logAndRollUp } from "./rollup-sql.ts";
 
 export const logPageSize = { default: 50, max: 500 } as const;
@@ -48,6 +49,8 @@ export interface InferenceLogView {
   cache?: "hit" | "miss" | null;
   /** A hit's tokens that no model computed again. */
   cache_saved_tokens?: number;
+  /** The base URL of the replica that answered (no credentials); null when none did. */
+  served_by_endpoint: string | null;
 }
 
 export interface LogPage {
@@ -113,6 +116,7 @@ export async function writeInferenceLogs(
     served_by: e.served_by ?? null,
     cache: e.cache ?? null,
     cache_saved_tokens: count(e.cache_saved_tokens),
+    served_by_endpoint: endpointForLog(e.served_by_endpoint) ?? null,
     ttft_ms: e.ttft_ms === undefined || e.ttft_ms === null ? null : Math.max(0, e.ttft_ms),
     created_at: e.created_at ? timestampOf(e.created_at, `entries.${i}.created_at`) : now,
   }));
@@ -209,6 +213,7 @@ const viewOf = (row: InferenceLogRow): InferenceLogView => ({
   served_by: row.servedBy,
   cache: row.cache,
   cache_saved_tokens: row.cacheSavedTokens,
+  served_by_endpoint: row.servedByEndpoint,
 });
 
 async function page(ctx: RequestContext, where: SQL[], query: LogQuery): Promise<LogPage> {
@@ -241,13 +246,17 @@ export async function deploymentInferenceLogs(
 
 /**
  * One log entry of the actor's organization, with the names of the deployments it names (the one
- * asked for and the one that served; a deleted one by its last name). Another organization's entry,
- * or an id that is no UUID, is not found.
+ * asked for and the one that served; a deleted one by its last name) and the replica that answered,
+ * when it is still there. Another organization's entry, or an id that is no UUID, is not found.
  */
 export async function inferenceLogEntry(
   ctx: RequestContext,
   logId: string,
-): Promise<{ entry: InferenceLogView; deployments: Record<string, DeploymentLabel> }> {
+): Promise<{
+  entry: InferenceLogView;
+  deployments: Record<string, DeploymentLabel>;
+  replica: ServingReplica | null;
+}> {
   const orgId = actorOf(ctx).orgId;
   if (!isUuid(logId)) throw notFound("inference log entry");
   const [row] = await ctx.db
@@ -264,12 +273,39 @@ export async function inferenceLogEntry(
           .select({ id: deployments.id, name: deployments.name, deletedAt: deployments.deletedAt })
           .from(deployments)
           .where(and(eq(deployments.orgId, orgId), inArray(deployments.id, ids)));
+  const servedByOurs = named.some((d) => d.id === row.servedByDeploymentId);
   return {
     entry: viewOf(row),
     deployments: Object.fromEntries(
       named.map((d) => [d.id, { name: d.name, deleted: d.deletedAt !== null }]),
     ),
+    replica: servedByOurs ? await servingReplica(ctx.db, row) : null,
   };
+}
+
+/** The replica that answered a request, as the deployment's page numbers its replicas. */
+export interface ServingReplica {
+  index: number;
+}
+
+/**
+ * The served deployment's replica at the logged base URL, when one is still there and was started
+ * before the request: a replica scaled away or restarted on another port since is not found, and a
+ * later replica that took the same port is not taken for it. The log keeps the URL, not the replica's
+ * id: the gateway knows replicas by their URLs only (InferenceContext.endpoints).
+ */
+async function servingReplica(db: Executor, row: InferenceLogRow): Promise<ServingReplica | null> {
+  if (!row.servedByDeploymentId || !row.servedByEndpoint) return null;
+  const candidates = await db
+    .select({ index: replicas.index, endpoint: replicas.endpoint, startedAt: replicas.startedAt })
+    .from(replicas)
+    .where(eq(replicas.deploymentId, row.servedByDeploymentId));
+  const found = candidates.find(
+    (r) =>
+      endpointForLog(r.endpoint) === row.servedByEndpoint &&
+      (r.startedAt === null || r.startedAt.getTime() <= row.createdAt.getTime()),
+  );
+  return found ? { index: found.index } : null;
 }
 
 /** A deployment as a log entry names it: its name, and whether it was deleted since. */

@@ -39,6 +39,7 @@ const fieldTypes = {
   served_by: "text",
   cache: "text",
   cache_saved_tokens: "integer",
+  served_by_endpoint: "text",
 } as const;
 
 /** The fields that are columns of inference_logs: all of them. */

@@ -7,6 +7,7 @@
 import type { UpstreamRequest, UpstreamResponse } from "#adapters/upstream/send.ts";
 import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
 import { AppError, answeredCode } from "../errors.ts";
+import { endpointForLog } from "../inference-logs/endpoint.ts";
 import type { RateLimits } from "../limits/limiter.ts";
 import { costOf } from "../spend/prices.ts";
 import { allowanceLines, type Held, reserveAllowances } from "./allowances.ts";
@@ -76,11 +77,12 @@ export interface InferenceRequest {
   /** Calls a replica of the admitted deployment (sendUpstream), traced and measured per replica. */
   send(request: Omit<UpstreamRequest, "headers">): Promise<UpstreamResponse>;
   /**
-   * The deployment that answered (routing.ts): the log records it, and the response names it in
-   * `x-served-by` when a fallback answered for the deployment asked for; the request then costs the
-   * fallback's prices (a hosted model's list price, a self-hosted one's own), not the asked one's.
+   * The deployment that answered (routing.ts) and the replica's base URL it was sent to: the log
+   * records both, and the response names the deployment in `x-served-by` when a fallback answered for
+   * the deployment asked for; the request then costs the fallback's prices (a hosted model's list
+   * price, a self-hosted one's own), not the asked one's.
    */
-  served(deployment: RouteTarget["deployment"], price?: RouteTarget["price"]): void;
+  served(deployment: RouteTarget["deployment"], endpoint: string, price?: RouteTarget["price"]): void;
   /**
    * The response cache's part: a hit is logged with the answer's tokens as saved, and costs and
    * consumes nothing (tokens 0, cost 0); it still counted as a request at admission.
@@ -151,9 +153,10 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       entry.cache = outcome;
       if (outcome === "hit") entry.cache_saved_tokens = saved?.total_tokens ?? 0;
     },
-    served(deployment, price) {
+    served(deployment, endpoint, price) {
       entry.served_by_deployment_id = deployment.id;
       entry.served_by = deployment.name;
+      entry.served_by_endpoint = endpointForLog(endpoint);
       if (!context || deployment.id === context.deployment.id) return;
       servedPrice = { price };
       headers["x-served-by"] = deployment.name;

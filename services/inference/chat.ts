@@ -194,7 +194,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       // that served its longest prefix, unless the routing policy turned prefix affinity off.
       prefixBlocks: context.prefixAffinity === false ? undefined : promptBlocks(messages, body.tools),
     });
-    request.served(upstream.servedBy, upstream.servedPrice);
+    request.served(upstream.servedBy, upstream.endpoint, upstream.servedPrice);
     if (!upstream.response.ok) {
       // A replica's 4xx (before any streaming began) reaches the client as it is; see refusal.ts.
       const error = await replicaError(upstream.response);

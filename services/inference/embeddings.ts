@@ -65,7 +65,7 @@ export async function createEmbeddings(
       signal: input.signal,
       firstByteTimeoutMs: runtime.timeouts.firstByteMs,
     });
-    request.served(upstream.servedBy, upstream.servedPrice);
+    request.served(upstream.servedBy, upstream.endpoint, upstream.servedPrice);
     let answer: ReplicaEmbeddings;
     try {
       if (!upstream.response.ok) throw await replicaError(upstream.response);

@@ -153,6 +153,8 @@ export interface InferenceLogEntry {
   cache?: "hit" | "miss" | undefined;
   /** A hit's answer's tokens that no model computed again. */
   cache_saved_tokens?: number | undefined;
+  /** The base URL of the replica that answered, without credentials (inference-logs/endpoint.ts). */
+  served_by_endpoint?: string | undefined;
 }
 
 /** The quota's answer: allowed for `tokens`, and what is left today (absent: no such limit). */

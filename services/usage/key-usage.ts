@@ -4,7 +4,14 @@ import type { ApiKeyView } from "../api-keys/keys.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import type { BudgetPolicy } from "../policies/schemas.ts";
 import { applicableBudgets } from "../spend/budgets.ts";
-import { apiKeyOfOrg, keySpend, type UsageOverview, type UsageRange, usageOverview } from "./overview.ts";
+import {
+  apiKeyOfOrg,
+  defaultUsageRange,
+  keySpend,
+  type UsageOverview,
+  type UsageRange,
+  usageOverview,
+} from "./overview.ts";
 
 export interface KeyUsage {
   key: ApiKeyView;
@@ -13,8 +20,17 @@ export interface KeyUsage {
   budget: BudgetPolicy | undefined;
 }
 
-export async function apiKeyUsage(ctx: RequestContext, keyId: string, range: UsageRange): Promise<KeyUsage> {
+/**
+ * The key's usage over `range`; none asked for: the shortest range that holds the key's traffic, as
+ * the overview chooses its own (defaultUsageRange), so a new key's first requests fill the hour.
+ */
+export async function apiKeyUsage(
+  ctx: RequestContext,
+  keyId: string,
+  asked: UsageRange | undefined,
+): Promise<KeyUsage> {
   const key = await apiKeyOfOrg(ctx, keyId);
+  const range = asked ?? (await defaultUsageRange(ctx, { apiKeyId: key.id }));
   const [overview, spent, budget] = await Promise.all([
     usageOverview(ctx, { range, apiKeyId: key.id }),
     keySpend(ctx, key.id),

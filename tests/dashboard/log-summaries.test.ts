@@ -65,6 +65,7 @@ test("each log row shows its cost, a dash when the deployment is unpriced", asyn
     ttft_ms: null,
     served_by_deployment_id: null,
     served_by: null,
+    served_by_endpoint: null,
     stream: false,
     guardrails: {},
     retrieval: null,

@@ -1,14 +1,14 @@
 // The dashboard pages an operator lives in, in Chromium against the dashboard gateway in process (the
 // test database: PGlite, or PostgreSQL with TEST_DATABASE_URL): one inference request's own page
-// (guardrail findings, served by a fallback, timings, cost), the overview naming deleted deployments
-// and choosing its range from the traffic's age, a form per provider linked to its guide, the least
+// (guardrail findings, served by a fallback and which of its replicas, timings, cost), the overview naming deleted deployments
+// and choosing its range from the traffic's age (an API key's page from its own), a form per provider linked to its guide, the least
 // privileged role preselected for a new user, the audit log's details folded, and a password changed
 // through the Account page (the old one fails, the new one signs in, another session is ended). Every
 // page visited is checked at 1280 and 390 px for elements wider than their container and with axe-core.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { deployments } from "#db/schema/index.ts";
+import { apiKeys, deployments, replicas } from "#db/schema/index.ts";
 import { writeInferenceLogs } from "#services/inference-logs/logs.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import { adminEmail, adminPassword, gatewayHandler, startTestApp, type TestApp } from "../support/app.ts";
@@ -36,7 +36,31 @@ beforeAll(async () => {
     .update(deployments)
     .set({ deletedAt: new Date(), name: "support-chat" })
     .where(eq(deployments.id, ids.old));
-  ids.fallback = (await insertDeployment(t.app.db, orgId, { name: "backup-chat" })).id;
+  // The fallback has two replicas; the second answered the guarded request.
+  ids.fallback = (
+    await insertDeployment(t.app.db, orgId, {
+      name: "backup-chat",
+      replicas: [
+        { state: "READY", endpoint: "http://127.0.0.1:41000/v1" },
+        { state: "READY", endpoint: "http://127.0.0.1:41001/v1" },
+      ],
+    })
+  ).id;
+  // The first was restarted since the earlier request it answered: that request's replica is gone.
+  await t.app.db
+    .update(replicas)
+    .set({ startedAt: new Date() })
+    .where(and(eq(replicas.deploymentId, ids.fallback), eq(replicas.index, 0)));
+  ids.earlier = crypto.randomUUID();
+  // Two API keys: one whose only request is minutes old, one that made none.
+  const key = (name: string) =>
+    t.app.db
+      .insert(apiKeys)
+      .values({ orgId, name, keyHash: crypto.randomUUID(), prefix: `sk-${name.slice(0, 4)}` })
+      .returning()
+      .then((rows) => rows[0]?.id as string);
+  ids.usedKey = await key("fresh-bot");
+  ids.idleKey = await key("idle-bot");
   ids.gone = crypto.randomUUID();
   ids.entry = crypto.randomUUID();
   const now = Date.now();
@@ -66,7 +90,30 @@ beforeAll(async () => {
       },
       served_by_deployment_id: ids.fallback,
       served_by: "backup-chat",
+      // As the gateway may be handed it: the log keeps neither the user info nor the query.
+      served_by_endpoint: "http://ops:hunter2@127.0.0.1:41001/v1?key=abc",
       created_at: new Date(now - 5 * 60_000).toISOString(),
+    },
+    {
+      ...base,
+      id: ids.earlier,
+      request_id: "req-earlier",
+      deployment_id: ids.live,
+      model: "support-chat",
+      latency_ms: 200,
+      served_by_deployment_id: ids.fallback,
+      served_by: "backup-chat",
+      served_by_endpoint: "http://127.0.0.1:41000/v1",
+      created_at: new Date(now - 10 * 60_000).toISOString(),
+    },
+    {
+      ...base,
+      request_id: "req-keyed",
+      api_key_id: ids.usedKey,
+      deployment_id: ids.live,
+      model: "support-chat",
+      latency_ms: 150,
+      created_at: new Date(now - 3 * 60_000).toISOString(),
     },
     {
       ...base,
@@ -121,7 +168,7 @@ async function layoutProblems(path: string): Promise<string[]> {
 }
 
 describe.skipIf(!haveChromium)("operator pages", () => {
-  test("a log entry's page: guardrail findings, served by the fallback, timings, cached tokens, cost", async () => {
+  test("a log entry's page: guardrail findings, served by the fallback's replica, timings, cached tokens, cost", async () => {
     await page.goto("/logs");
     await page.locator(`a[href="/logs/${ids.entry}"]`).click();
     await page.waitForURL(`**/logs/${ids.entry}`);
@@ -132,6 +179,10 @@ describe.skipIf(!haveChromium)("operator pages", () => {
     expect(await servedBy.textContent()).toContain("backup-chat");
     expect(await servedBy.textContent()).toContain("fallback");
     expect(await servedBy.locator("a").getAttribute("href")).toBe(`/deployments/${ids.fallback}`);
+    // The replica that answered: its number in the deployment's replica list and its base URL.
+    const replica = (await page.locator("[data-replica]").textContent()) ?? "";
+    expect(replica.replace(/\s+/g, " ").trim()).toBe("replica #1 at http://127.0.0.1:41001/v1");
+    expect(await page.content()).not.toContain("hunter2");
     const figure = (name: string) => page.locator(`[data-figure="${name}"]`).textContent();
     expect(await figure("ttft")).toBe("143 ms");
     expect(await figure("latency")).toBe("812 ms");
@@ -139,6 +190,12 @@ describe.skipIf(!haveChromium)("operator pages", () => {
     expect(await figure("cost")).toContain("0.000123");
     await shot(page, "log-entry");
     expect(await layoutProblems(`/logs/${ids.entry}`)).toEqual([]);
+    // A replica restarted since the request answered it is not named for it: its URL alone.
+    await page.goto(`/logs/${ids.earlier}`);
+    const earlier = (await page.locator("[data-replica]").textContent()) ?? "";
+    expect(earlier).toContain("no longer there");
+    expect(earlier).toContain("http://127.0.0.1:41000/v1");
+    expect(earlier).not.toContain("#0");
     // Another organization's entry, or no entry at all, is not found.
     expect((await page.goto(`/logs/${crypto.randomUUID()}`))?.status()).toBe(404);
     expect((await page.goto("/logs/not-an-id"))?.status()).toBe(404);
@@ -162,6 +219,18 @@ describe.skipIf(!haveChromium)("operator pages", () => {
     await shot(page, "overview-deleted");
     expect(await layoutProblems("/")).toEqual([]);
   }, 90_000);
+
+  test("an API key's page picks its range from the key's traffic: minutes old, the hour; none, the day", async () => {
+    const current = () => page.locator('nav.ranges a[aria-current="page"]').textContent();
+    await page.goto(`/api-keys/${ids.usedKey}`);
+    expect(await current()).toBe("Last hour");
+    await page.goto(`/api-keys/${ids.idleKey}`);
+    expect(await current()).toBe("Last day");
+    // A range asked for is kept.
+    await page.goto(`/api-keys/${ids.usedKey}?range=week`);
+    expect(await current()).toBe("Last week");
+    expect((await page.goto("/api-keys/not-a-key"))?.status()).toBe(404);
+  }, 60_000);
 
   test("providers: a form per provider with its documented fields and a guide link that exists; local ready", async () => {
     await page.goto("/providers");

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { inferenceLogs } from "#db/schema/index.ts";
 import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
@@ -133,4 +134,30 @@ test("logs/create refuses a missing or wrong key, and malformed entries with the
   expect(bad.status).toBe(400);
   const rows = await t.app.db.select().from(inferenceLogs);
   expect(rows.some((r) => r.requestId.endsWith("-99"))).toBe(false);
+});
+
+test("the replica that served is kept by its base URL, never with user info or a query", async () => {
+  const served = {
+    ...entry(first, 100),
+    served_by_deployment_id: first,
+    served_by: "logs-first",
+    served_by_endpoint: "http://operator:s3cret@10.0.0.7:8080/v1?api_key=sk-live-123#frag",
+  };
+  expect((await create(served)).status).toBe(201);
+  const page = await call(handle, "GET", `/management/deployments/${first}/logs?limit=1`, {
+    token: admin,
+  });
+  expect(page.body.items[0]).toMatchObject({
+    request_id: served.request_id,
+    served_by_endpoint: "http://10.0.0.7:8080/v1",
+  });
+  expect(JSON.stringify(page.body)).not.toContain("s3cret");
+  expect(JSON.stringify(page.body)).not.toContain("sk-live-123");
+  // Not a URL at all: nothing is kept rather than a string that might be a secret.
+  expect((await create({ ...entry(first, 101), served_by_endpoint: "s3cret-token" })).status).toBe(201);
+  const [row] = await t.app.db
+    .select({ endpoint: inferenceLogs.servedByEndpoint })
+    .from(inferenceLogs)
+    .where(eq(inferenceLogs.requestId, entry(first, 101).request_id));
+  expect(row?.endpoint).toBeNull();
 });

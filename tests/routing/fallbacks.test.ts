@@ -144,6 +144,8 @@ test("a stopped deployment is answered by its fallback: x-served-by, model as as
     model: asked.name,
     servedByDeploymentId: fallback.id,
     servedBy: fallback.name,
+    // The fallback's replica that answered: its base URL, as the deployment's replicas list it.
+    servedByEndpoint: fallback.stub.baseUrl,
     status: 200,
   });
   const page = await call(g.o.filtration, "GET", `/management/deployments/${asked.id}/logs`, {
@@ -154,6 +156,7 @@ test("a stopped deployment is answered by its fallback: x-served-by, model as as
     deployment_id: asked.id,
     served_by_deployment_id: fallback.id,
     served_by: fallback.name,
+    served_by_endpoint: fallback.stub.baseUrl,
   });
 });
 

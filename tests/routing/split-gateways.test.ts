@@ -1,6 +1,6 @@
 // Fallbacks when the inference gateway runs apart from filtration: the context it resolves over HTTP
 // (/internal/context/resolve) carries the fallbacks and the routing policy's prefix_affinity, and the
-// log it sends back (/internal/logs/create) keeps the deployment that served.
+// log it sends back (/internal/logs/create) keeps the deployment and the replica that served.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import type { Listener } from "#server/platform.ts";
@@ -48,6 +48,8 @@ test("a stopped deployment's fallback answers through a gateway that resolves ov
     deploymentId: asked.id,
     servedByDeploymentId: fallback.id,
     servedBy: "split-backup",
+    // The replica travels with the log over /internal/logs/create.
+    servedByEndpoint: backup.baseUrl,
   });
 });
 

@@ -63,6 +63,12 @@ const InferenceLog = t.Object({
     ),
   ),
   cache_saved_tokens: t.Optional(t.Integer({ description: "A hit's tokens that no model computed again" })),
+  served_by_endpoint: t.Nullable(
+    t.String({
+      description:
+        "The base URL of the replica that answered, as the deployment's replicas list it (no credentials); null when none did",
+    }),
+  ),
 });
 
 export const InferenceLogPage = t.Object({

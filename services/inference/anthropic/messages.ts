@@ -112,7 +112,7 @@ export async function countTokens(
       upstream = await call("/chat/completions", { max_tokens: 1, stream: false });
       viaCompletion = true;
     }
-    request.served(upstream.servedBy, upstream.servedPrice);
+    request.served(upstream.servedBy, upstream.endpoint, upstream.servedPrice);
     let count: number | undefined;
     try {
       if (!upstream.response.ok) throw await replicaError(upstream.response);

@@ -14,7 +14,8 @@ export const GET = route({
   handler: async ({ ctx, request, params, query }) => {
     const [page, usage] = await Promise.all([
       pageInfo(ctx, request),
-      apiKeyUsage(ctx, params.id, query.range ?? "day"),
+      // Without ?range=, the shortest range that holds the key's traffic (services/usage/key-usage.ts).
+      apiKeyUsage(ctx, params.id, query.range),
     ]);
     return <ApiKeyUsagePage page={page} usage={usage} />;
   },

@@ -1,6 +1,11 @@
 // One inference request as logged: what was asked and answered (sizes and settings, never the text),
 // what each guardrail stage decided and found, how long it took, who served it and what it cost.
-import type { DeploymentLabel, InferenceLogView, LoggedDecision } from "#services/inference-logs/logs.ts";
+import type {
+  DeploymentLabel,
+  InferenceLogView,
+  LoggedDecision,
+  ServingReplica,
+} from "#services/inference-logs/logs.ts";
 import { Layout } from "../../_shared/layout.tsx";
 import type { PageInfo } from "../../_shared/page.ts";
 import { retrievalSummary } from "../../_shared/parts/decisions.ts";
@@ -12,6 +17,28 @@ export interface InferenceLogEntryProps {
   page: PageInfo;
   entry: InferenceLogView;
   deployments: Record<string, DeploymentLabel>;
+  /** The replica at the logged URL, when the served deployment still has it. */
+  replica: ServingReplica | null;
+}
+
+/**
+ * The replica that answered: its number as the deployment's replica list shows it, and its base URL;
+ * the URL alone once that replica was scaled away or restarted elsewhere.
+ */
+function ReplicaName({ endpoint, replica }: { endpoint: string | null; replica: ServingReplica | null }) {
+  if (!endpoint) return <span class="muted">not logged</span>;
+  return (
+    <>
+      {replica ? (
+        <span safe>{`replica #${replica.index} at `}</span>
+      ) : (
+        <span class="muted">a replica no longer there, at </span>
+      )}
+      <span class="mono" safe>
+        {endpoint}
+      </span>
+    </>
+  );
 }
 
 /** A deployment by its name ("(deleted)" after it when it was), linked while it exists. */
@@ -90,7 +117,7 @@ function Guardrails({ guardrails }: { guardrails: Record<string, unknown> }) {
   );
 }
 
-export function InferenceLogEntryPage({ page, entry: e, deployments }: InferenceLogEntryProps) {
+export function InferenceLogEntryPage({ page, entry: e, deployments, replica }: InferenceLogEntryProps) {
   const fallbackServed = e.served_by_deployment_id !== null && e.served_by_deployment_id !== e.deployment_id;
   return (
     <Layout title="Inference request" page={page}>
@@ -131,6 +158,14 @@ export function InferenceLogEntryPage({ page, entry: e, deployments }: Inference
               <span class="muted">no deployment answered</span>
             )}
           </dd>
+          {e.served_by_deployment_id ? (
+            <>
+              <dt>Replica</dt>
+              <dd data-replica>
+                <ReplicaName endpoint={e.served_by_endpoint} replica={replica} />
+              </dd>
+            </>
+          ) : null}
           <dt>API key</dt>
           <dd class="mono" safe>
             {e.key_prefix ?? "—"}

@@ -11,6 +11,13 @@ export const GET = route({
   params: t.Object({ id: t.String({ maxLength: 64 }) }),
   handler: async ({ ctx, params, request }) => {
     const [page, found] = await Promise.all([pageInfo(ctx, request), inferenceLogEntry(ctx, params.id)]);
-    return <InferenceLogEntryPage page={page} entry={found.entry} deployments={found.deployments} />;
+    return (
+      <InferenceLogEntryPage
+        page={page}
+        entry={found.entry}
+        deployments={found.deployments}
+        replica={found.replica}
+      />
+    );
   },
 });

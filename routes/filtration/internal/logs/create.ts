@@ -30,6 +30,7 @@ const Entry = t.Object({
   served_by: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
   cache: t.Optional(t.Nullable(t.Union([t.Literal("hit"), t.Literal("miss")]))),
   cache_saved_tokens: t.Optional(count),
+  served_by_endpoint: t.Optional(t.Nullable(t.String({ maxLength: 2048 }))),
 });
 
 export const POST = route({
