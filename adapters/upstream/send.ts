@@ -9,6 +9,7 @@ import { ConnectFailure, ensureReachable, markReached } from "./connect-probe.ts
 import type { Affinity, AffinityOutcome } from "./prefix-table.ts";
 import type { HostedTarget } from "./wire/hosted.ts";
 import { baseUrlOf } from "./wire/index.ts";
+import { WireRefusal } from "./wire/openai-side.ts";
 import type { OpenAiPath, WireAdapter } from "./wire/wire.ts";
 
 /** A hosted upstream: the request goes through its wire adapter instead of to `<endpoint><path>`. */
@@ -66,6 +67,17 @@ export async function sendUpstream(
     try {
       await ensureReachable(balancer.reached, endpoint, request.connectTimeoutMs);
       const hosted = request.wire && wireCall(request.wire, endpoint, request.path, request.body);
+      if (hosted instanceof WireRefusal) {
+        // A request the upstream's API cannot express (adapters/upstream/wire/): its 400, nothing sent.
+        clearTimeout(timer);
+        request.signal.removeEventListener("abort", onClientAbort);
+        release();
+        return {
+          response: Response.json(hosted.body, { status: hosted.status }),
+          endpoint,
+          release: () => {},
+        };
+      }
       if (request.wire && !hosted) {
         // A path only the platform's own engines serve (/tokenize): the caller's fallback takes over.
         clearTimeout(timer);
@@ -126,7 +138,13 @@ function wireCall(wire: WireRoute, endpoint: string, path: string, body: string)
   const openAiPath = `/v1${path}`;
   if (!isOpenAiPath(openAiPath)) return undefined;
   const target = { ...wire.target, endpoint: baseUrlOf(endpoint) };
-  const request = wire.adapter.request(target, openAiPath, body, wire.stream);
+  let request: ReturnType<WireAdapter["request"]>;
+  try {
+    request = wire.adapter.request(target, openAiPath, body, wire.stream);
+  } catch (error) {
+    if (error instanceof WireRefusal) return error;
+    throw error;
+  }
   return {
     ...request,
     answer: (upstream: Response) => wire.adapter.response(upstream, openAiPath, wire.stream, target),
