@@ -68,6 +68,8 @@ export class WorkerPool<In, Out> {
   }
 
   run(input: In, deadlineMs: number): Promise<Out> {
+    // A deadline of zero has passed at submission: without this, a fast worker could beat the timer.
+    if (deadlineMs <= 0) return Promise.reject(new DeadlineExceeded(deadlineMs));
     return new Promise<Out>((resolve, reject) => {
       const job: Job<In, Out> = {
         id: ++this.#nextId,
