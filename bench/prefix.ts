@@ -3,7 +3,9 @@
 //   (a) time to first token, turn by turn, of a 10-turn conversation (turn 1 about 1,583 prompt tokens,
 //       about 95 new a turn, turn 10 about 2,470): through the platform (the inference gateway with the
 //       lifecycle on, a llama.cpp deployment of one worker) beside the same engine keeping the sequence
-//       in this process (node-llama-cpp's LlamaChat on one sequence, as the worker drives it);
+//       in this process (node-llama-cpp's LlamaChat on one sequence, as the worker drives it), each on
+//       its own conversation, their turns interleaved so that a turn's figures share the load of the
+//       moment;
 //   (b) 8 conversations × 5 turns, each with its own system prompt (about 1,100 tokens), turns
 //       interleaved, 2 requests at a time, over 2 workers: as the platform was before (the issue's
 //       baseline: main 5d12574's own worker, two replicas behind the gateway, fewest in flight; and
@@ -208,46 +210,53 @@ const answerTokens = 16;
 /** Streams that ended with an error event (counted under the table). */
 const errors: string[] = [];
 
-/** (a) Time to first token of each turn of one conversation, in turn order. */
-async function turnByTurn(target: Target, c: Conversation): Promise<number[]> {
-  const ttft: number[] = [];
-  for (let n = 0; n < c.users.length; n++) {
-    const r = await streamChat(target.url, target.headers, {
-      model: target.model,
-      messages: messagesOf(c, n),
-      max_tokens: answerTokens,
-    });
-    ttft.push(r.ttftMs);
-  }
-  return ttft;
+/** (a) One conversation's turns, one at a time: `next()` measures the time to first token of the next. */
+interface Turns {
+  next(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** (a) Through an OpenAI-compatible server (the platform's gateway, llama-server). */
+function turnsThrough(target: Target, c: Conversation): Turns {
+  let n = 0;
+  return {
+    async next() {
+      const r = await streamChat(target.url, target.headers, {
+        model: target.model,
+        messages: messagesOf(c, n++),
+        max_tokens: answerTokens,
+      });
+      return r.ttftMs;
+    },
+    async close() {},
+  };
 }
 
 /** (a) in process: the same engine on one kept sequence (LlamaChat aligns the new prompt with what it holds). */
-async function turnByTurnInProcess(c: Conversation): Promise<number[]> {
+async function turnsInProcess(c: Conversation): Promise<Turns> {
   const context = await model.createContext({ sequences: 1, contextSize, threads });
-  try {
-    const sequence = context.getSequence();
-    const chat = new LlamaChat({ contextSequence: sequence, chatWrapper });
-    // A new context's first evaluation allocates its buffers: done before measuring, as a worker's
-    // context has long been warm, then the sequence starts empty as a worker's would.
-    await chat.generateResponse(
-      [
-        { type: "user", text: "Hello" },
-        { type: "model", response: [] },
-      ],
-      {
-        maxTokens: 1,
-      },
-    );
-    await sequence.clearHistory();
-    const ttft: number[] = [];
-    for (let n = 0; n < c.users.length; n++) {
+  const sequence = context.getSequence();
+  const chat = new LlamaChat({ contextSequence: sequence, chatWrapper });
+  // A new context's first evaluation allocates its buffers: done before measuring, as a worker's
+  // context has long been warm, then the sequence starts empty as a worker's would.
+  await chat.generateResponse(
+    [
+      { type: "user", text: "Hello" },
+      { type: "model", response: [] },
+    ],
+    { maxTokens: 1 },
+  );
+  await sequence.clearHistory();
+  let n = 0;
+  return {
+    async next() {
       const history: ChatHistoryItem[] = [{ type: "system", text: c.system }];
       for (let i = 0; i < n; i++) {
         history.push({ type: "user", text: c.users[i] as string });
         history.push({ type: "model", response: [c.answers[i] as string] });
       }
       history.push({ type: "user", text: c.users[n] as string }, { type: "model", response: [] });
+      n++;
       const started = performance.now();
       let first = Number.NaN;
       await chat.generateResponse(history, {
@@ -256,13 +265,13 @@ async function turnByTurnInProcess(c: Conversation): Promise<number[]> {
           if (Number.isNaN(first)) first = performance.now() - started;
         },
       });
-      ttft.push(first);
-    }
-    chat.dispose();
-    return ttft;
-  } finally {
-    await context.dispose();
-  }
+      return first;
+    },
+    async close() {
+      chat.dispose();
+      await context.dispose();
+    },
+  };
 }
 
 /** (b) The conversations' turns in order (turn 1 of each, then turn 2...), `concurrency` at a time. */
@@ -600,12 +609,22 @@ try {
   await interleaved(platform.pair, [conversation(seed++, 200, 1), conversation(seed++, 200, 1)]);
   if (baselines.includes("main"))
     await interleaved(platform.main, [conversation(seed++, 200, 1), conversation(seed++, 200, 1)]);
-  await turnByTurn(platform.solo, conversation(seed++, 200, 1));
+  await turnsThrough(platform.solo, conversation(seed++, 200, 1)).next();
   for (let round = 0; round < rounds; round++) {
-    // A new conversation each time: nothing of an earlier run is in any cache.
-    turns.platform.push(await turnByTurn(platform.solo, conversation(seed++, 1528, 10)));
-    turns.inProcess.push(await turnByTurnInProcess(conversation(seed++, 1528, 10)));
-    if (llamaServer) turns.llamaServer.push(await turnByTurn(llamaServer, conversation(seed++, 1528, 10)));
+    // A new conversation for each column: nothing of an earlier run is in any cache. The columns'
+    // turns interleaved (turn 1 of each, then turn 2...), so each turn's figures share the machine's
+    // load of the moment (this machine is shared).
+    const columns: [Column, Turns][] = [
+      ["platform", turnsThrough(platform.solo, conversation(seed++, 1528, 10))],
+      ["inProcess", await turnsInProcess(conversation(seed++, 1528, 10))],
+    ];
+    if (llamaServer) columns.push(["llamaServer", turnsThrough(llamaServer, conversation(seed++, 1528, 10))]);
+    const measured = columns.map(([column, turns]) => ({ column, turns, ttft: [] as number[] }));
+    for (let n = 0; n < 10; n++) for (const m of measured) m.ttft.push(await m.turns.next());
+    for (const m of measured) {
+      turns[m.column].push(m.ttft);
+      await m.turns.close();
+    }
     // The platform as it was before issue #29 (main's own workers; and/or the current workers
     // clearing their sequences: every prompt evaluated whole, fewest in flight), fewest in flight on
     // kept sequences, and prefix routing, in an order that turns each round.
