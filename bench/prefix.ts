@@ -58,11 +58,22 @@ const { values } = parseArgs({
     baseline: { type: "string", default: "both" },
   },
 });
+/** main 5d12574: the commit the issue measured "this platform" on. */
+const MAIN_COMMIT = "5d12574";
 const baselines = values.baseline === "both" ? ["main", "cleared"] : [values.baseline as string];
 if (!baselines.every((b) => b === "main" || b === "cleared"))
   throw new Error("--baseline is main, cleared or both");
-/** main 5d12574: the commit the issue measured "this platform" on. */
-const MAIN_COMMIT = "5d12574";
+// A shallow clone may not hold the commit: then "both" falls back to the cleared sequences alone.
+const hasMain =
+  Bun.spawnSync(["git", "cat-file", "-e", `${MAIN_COMMIT}^{commit}`], {
+    cwd: new URL(".", import.meta.url).pathname,
+  }).exitCode === 0;
+if (!hasMain && baselines.includes("main")) {
+  if (values.baseline === "main")
+    throw new Error(`--baseline main: commit ${MAIN_COMMIT} is not in this clone`);
+  baselines.splice(baselines.indexOf("main"), 1);
+  console.log(`commit ${MAIN_COMMIT} is not in this clone: the baseline is the cleared sequences alone`);
+}
 // Output guardrails "blocking" (bench/gateway.ts's "lifecycle on") hold a stream's text back to the next
 // word boundary while they redact, so a first token waits for the first whole word; "async" scans after.
 const outputMode = values["output-mode"] === "async" ? "async" : "blocking";
@@ -722,7 +733,7 @@ rows.push([
 ]);
 rows.push([
   "cached_tokens reported in all (main / cleared / fewest / prefix)",
-  `${mix("main", "cached")} / ${mix("cleared", "cached")} / ${mix("fewest", "cached")} / ${mix("prefix", "cached")}`,
+  `${baselines.includes("main") ? mix("main", "cached") : "—"} / ${baselines.includes("cleared") ? mix("cleared", "cached") : "—"} / ${mix("fewest", "cached")} / ${mix("prefix", "cached")}`,
   "—",
   llamaServer ? String(mix("llamaServer", "cached")) : "—",
   "",
