@@ -15,6 +15,8 @@
 //   bun run bench gateway [--duration 10] [--connections 32] [--rounds 2] [--stores embedded,postgres]
 //                         [--portkey-dir /tmp/portkey] [--portkey-node] [--skip-portkey] [--skip-latency]
 //                         [--profile DIR] [--env KEY=VALUE] [--port-base 19900]
+//   bun run bench gateway --conversation-only [--stores embedded]   (issue #34: a conversation's tenth
+//     turn's CPU against its first; bench/conversation-cpu.ts; also printed at the end of a full run)
 //   bun run bench gateway --apart 1,2 [--duration 10] [--rounds 1] [--only "lifecycle on"] [--profile DIR]
 //     (the gateways apart on PostgreSQL + Redis, beside the single process: bench/gateway-apart.ts)
 //
@@ -27,6 +29,7 @@ import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
 import { jscOptions } from "#server/jsc-options.ts";
+import { conversationCpu, conversationCpuLine } from "./conversation-cpu.ts";
 import { runApart } from "./gateway-apart.ts";
 import { benchPrompt as prompt } from "./prompts.ts";
 
@@ -58,6 +61,9 @@ const { values } = parseArgs({
      * orchestration in one process and N inference-only processes, on PostgreSQL + Redis.
      */
     apart: { type: "string" },
+    /** Only the conversation figure (a tenth turn's CPU against a first's, issue #34): no wrk needed. */
+    "conversation-only": { type: "boolean", default: false },
+    "skip-conversation": { type: "boolean", default: false },
   },
 });
 const duration = Number(values.duration);
@@ -71,7 +77,7 @@ process.on("exit", () => {
   if (!process.env.KEEP_BENCH_DIR) rmSync(work, { recursive: true, force: true });
 });
 
-if (!Bun.which("wrk")) {
+if (!Bun.which("wrk") && !values["conversation-only"]) {
   console.error("wrk is not installed: apt-get install wrk");
   process.exit(1);
 }
@@ -506,6 +512,23 @@ const median = (xs: number[]) => {
       : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
 };
 
+/** Issue #34's figure: the CPU of a 10-turn conversation's tenth turn against its first. */
+const conversationOf = async (p: PlatformProcess) => {
+  const lines: string[] = [];
+  for (const shared of [false, true]) {
+    const r = await conversationCpu({
+      url: p.gatewayUrl,
+      headers: p.auth,
+      model: "bench-on",
+      pid: p.proc.pid,
+      cpuSeconds,
+      shared,
+    });
+    lines.push(conversationCpuLine(p.store, r));
+  }
+  return lines.join("\n");
+};
+
 async function main() {
   const rounds = Number(values.rounds);
   const stores = (values.stores as string)
@@ -546,6 +569,17 @@ async function main() {
       },
       values.apart.split(",").map(Number),
     );
+    return;
+  }
+
+  if (values["conversation-only"]) {
+    for (const store of usable) {
+      const p = await startPlatformProcess(0, store, undefined);
+      console.log(await conversationOf(p));
+      p.proc.kill("SIGTERM");
+      await p.proc.exited;
+      if (p.dbUrl) await dropDatabase(p.dbUrl);
+    }
     return;
   }
 
@@ -729,6 +763,10 @@ async function main() {
         );
       }
     }
+  }
+  if (!values["skip-conversation"]) {
+    console.log("\na conversation's tenth turn against its first, the gateway's CPU:");
+    for (const p of platforms.filter((x) => !x.tracing)) console.log(await conversationOf(p));
   }
   console.log("");
   for (const p of platforms) {

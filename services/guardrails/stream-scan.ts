@@ -11,7 +11,8 @@ import type { Finding, ScannerConfig, ScannerId } from "./scanner.ts";
 //     still become a card number, a phone number, an IBAN or an SSN written with spaces;
 //   - a finding not yet complete, from its start (so it is redacted whole, never half);
 //   - the beginning of a "-----BEGIN ... PRIVATE KEY-----" line.
-// Prose is held back by one word at most. The holdback is bounded: MAX_HOLDBACK characters, or
+// Prose is held back by one word at most, and less when the word holds a character no PII value can
+// contain (see `releasableEnd`): "erlnd(X$R" is released up to its "$" while the word still grows. The holdback is bounded: MAX_HOLDBACK characters, or
 // MAX_SECRET_HOLDBACK for a token that starts like a credential (JWTs are long). A private key block
 // is not held: its first line is replaced by [SECRET] at once and everything up to its END line is
 // dropped as it arrives.
@@ -30,6 +31,8 @@ const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/;
 // One group of a number written in groups: digits with phone punctuation, or (IBAN) up to four
 // upper-case letters and digits.
 const NUMBER_GROUP = /^(?:[+(]?[0-9][0-9().\-/]*|[A-Z0-9]{1,4})$/;
+/** The same group at the end of a longer word. */
+const GLUED_GROUP = /(?:[+(]?[0-9][0-9().\-/]*|[A-Z0-9]{1,4})$/;
 
 export interface StreamResult {
   /** Text safe to send now (with PII redacted where the policy says so). */
@@ -70,7 +73,15 @@ export function holdbackStart(pending: string): number {
     if (end > 0 && isSpace(pending.charCodeAt(end - 1))) break; // two spaces end a number
     let s = end;
     while (s > 0 && !isBreak(pending.charCodeAt(s - 1))) s--;
-    if (s === end || !NUMBER_GROUP.test(pending.slice(s, end))) break;
+    if (s === end) break;
+    const group = pending.slice(s, end);
+    if (!NUMBER_GROUP.test(group)) {
+      // A number glued to the word before it ("er$+247 40123", as a random model writes): held from
+      // where its group begins; nothing before it can belong to the same number.
+      const glued = GLUED_GROUP.exec(group);
+      if (glued && s + glued.index >= limit) start = s + glued.index;
+      break;
+    }
     if (s < limit) break;
     at = s;
     start = s;
@@ -80,11 +91,67 @@ export function holdbackStart(pending: string): number {
   return Math.max(start, limit);
 }
 
+// The characters that can occur inside a finding of each PII type, each a superset read off its
+// detector (scanners/pii/): what a value of that type, or the context a detector may take into its
+// span, can be made of. A finding that covers a released character and goes on past the text known
+// so far contains every character from there to the end: if that tail holds, for every type, a
+// character outside the type's set, no such finding exists, and the text up to it can be released
+// while the word is still being written. Findings wholly inside the known text are found by the scan
+// itself, as before. Keep these in step with the detectors (tests/guardrails/stream-scan.test.ts
+// streams every corpus value split at every position).
+const INSIDE_PII: readonly RegExp[] = [
+  // E-mail addresses (local part and domain of any script); API keys and JWTs ([A-Za-z0-9_.-]) are a
+  // subset.
+  /[\p{L}\p{N}\p{M}._%+@-]/u,
+  // The header of a private key block while it is incomplete (a complete one is a finding already).
+  /[A-Z0-9 -]/,
+  // IBANs (groups separated by a space, a dash or a dot); card numbers and SSNs are a subset.
+  /[A-Za-z0-9 .-]/,
+  // IPv4, IPv6 with an embedded IPv4 tail and a zone id.
+  /[0-9A-Za-z:.%_-]/,
+  // Phone numbers as libphonenumber-js's matcher reads them: its digits (ASCII, full-width, Arabic-
+  // Indic), punctuation (dashes, slashes, dots, white space, brackets, tildes), plus signs, and its
+  // extension labels and marks ("ext", "extensión", "anexo", "int", "x", "доб", "#", ",,", ";ext=", ":"),
+  // in either case and full width; the detector's own runs (RUN in phone.ts) are a subset.
+  /[0-9\uFF10-\uFF19\u0660-\u0669\u06F0-\u06F9\-\u2010-\u2015\u2212\u30FC\uFF0D\uFF0F/\uFF0E. \t\u00A0\u00AD\u200B\u2060\u3000()\uFF08\uFF09\uFF3B\uFF3D[\]~\u2053\u223C\uFF5E+\uFF0B#\uFF03,;=:aeinostxAEINOSTX\u00F3\u00D3\uFF45\uFF58\uFF54\uFF4E\uFF49\uFF25\uFF38\uFF34\uFF2E\uFF29\u0434\u043E\u0431\u0414\u041E\u0411]|\u0301/,
+];
+
+/**
+ * Where the text that no PII finding can still grow into ends: just after the last character of the
+ * shortest tail of `pending` that, for every type, holds a character outside `INSIDE_PII` (0: none).
+ */
+export function releasableEnd(pending: string): number {
+  let open = INSIDE_PII.length;
+  const closed = new Uint8Array(INSIDE_PII.length);
+  for (let i = pending.length - 1; i >= 0; i--) {
+    const low = pending.charCodeAt(i);
+    let start = i;
+    // A surrogate pair is one character (one letter of \p{L}, say): test it whole.
+    if (low >= 0xdc00 && low <= 0xdfff && i > 0) {
+      const high = pending.charCodeAt(i - 1);
+      if (high >= 0xd800 && high <= 0xdbff) start = i - 1;
+    }
+    const ch = pending.slice(start, i + 1);
+    for (let t = 0; t < INSIDE_PII.length; t++) {
+      if (closed[t] === 0 && !(INSIDE_PII[t] as RegExp).test(ch)) {
+        closed[t] = 1;
+        open--;
+      }
+    }
+    if (open === 0) return i + 1;
+    i = start;
+  }
+  return 0;
+}
+
 export function createStreamScanner(config: OutputGuardrails): StreamScanner {
   const active = stageConfigs({ output: config }, "output");
   const actionOf = new Map<ScannerId, ScannerConfig["action"]>(active.map(([id, c]) => [id, c.action]));
   // Only redaction and blocking need text held back; findings that are merely logged do not.
   const holds = active.some(([, c]) => c.action === "redact" || c.action === "block");
+  // A word may be released in part only when PII is all that holds text back: a toxic word can be
+  // spelt with any character ("a$$"), and half of one must not go out before the whole is read.
+  const partialWords = holds && actionOf.get("toxicity") !== "redact" && actionOf.get("toxicity") !== "block";
   let pending = "";
   let context = "";
   let consumed = 0; // stream offset of pending[0]
@@ -129,10 +196,14 @@ export function createStreamScanner(config: OutputGuardrails): StreamScanner {
     // From here on, offsets are into `pending`.
     const local = found.map((f) => shift(f, -offset));
     let cut = final || !holds ? pending.length : holdbackStart(pending);
+    if (partialWords && cut < pending.length) cut = Math.max(cut, releasableEnd(pending));
     const openKey = local.find((f) => f.type === "private_key" && f.end === pending.length);
     let startSecret = false;
+    let headerEnd = 0;
     if (openKey && actionOf.get("pii") === "redact") {
-      const label = PEM_BEGIN.exec(pending.slice(openKey.start))?.[1];
+      const header = PEM_BEGIN.exec(pending.slice(openKey.start));
+      const label = header?.[1];
+      headerEnd = openKey.start + (header?.[0].length ?? 0);
       if (label && !pending.includes(`-----END ${label}-----`, openKey.start)) {
         cut = pending.length;
         secretEnd = `-----END ${label}-----`;
@@ -157,7 +228,9 @@ export function createStreamScanner(config: OutputGuardrails): StreamScanner {
     pending = pending.slice(cut);
     if (startSecret) {
       // The key's text so far is dropped with the placeholder already emitted; wait for its END line.
-      secretTail = pending.slice(-(secretEnd as string).length);
+      // The key's text after its header may already hold the start of the END line ("...\n-"): it is
+      // kept to be read with what comes next.
+      secretTail = part.slice(Math.max(headerEnd, part.length - (secretEnd as string).length + 1));
       consumed += pending.length;
       pending = "";
       context = "";
