@@ -20,6 +20,21 @@ import { applicableBudgets, hasLimits } from "../spend/budgets.ts";
 import { hostedModelPrice } from "../spend/hosted-prices.ts";
 import { type DeploymentPrice, isPriced } from "../spend/prices.ts";
 
+/** What a request needs of a deployment it may be routed to: the one asked for, or a fallback. */
+const routedDeploymentColumns = {
+  id: deployments.id,
+  name: deployments.name,
+  status: deployments.status,
+  desiredState: deployments.desiredState,
+  engine: deployments.engine,
+  inferenceModel: deployments.inferenceModel,
+  configuration: deployments.configuration,
+  input_price_per_million: deployments.inputPricePerMillion,
+  output_price_per_million: deployments.outputPricePerMillion,
+  cached_input_price_per_million: deployments.cachedInputPricePerMillion,
+  estimated_cost_per_hour: deployments.estimatedCostPerHour,
+};
+
 type Ctx = Pick<AppContext, "db" | "log" | "clock" | "lastUsed" | "config">;
 
 /** The port's context, plus the deployment's status for callers that show it. */
@@ -83,19 +98,7 @@ async function contextOf(ctx: Ctx, orgId: string, model: string, caller: Caller)
   // A refusal below is logged in the organization, with the key that made the call.
   const refused = { orgId, apiKeyId: caller.apiKeyId, keyPrefix: caller.keyPrefix };
   const [deployment] = await ctx.db
-    .select({
-      id: deployments.id,
-      name: deployments.name,
-      status: deployments.status,
-      desiredState: deployments.desiredState,
-      engine: deployments.engine,
-      inferenceModel: deployments.inferenceModel,
-      configuration: deployments.configuration,
-      input_price_per_million: deployments.inputPricePerMillion,
-      output_price_per_million: deployments.outputPricePerMillion,
-      cached_input_price_per_million: deployments.cachedInputPricePerMillion,
-      estimated_cost_per_hour: deployments.estimatedCostPerHour,
-    })
+    .select(routedDeploymentColumns)
     .from(deployments)
     .where(and(eq(deployments.orgId, orgId), eq(deployments.name, model), isNull(deployments.deletedAt)))
     .limit(1);
@@ -233,19 +236,7 @@ async function fallbackTargets(
 ): Promise<RouteTarget[]> {
   if (!names || names.length === 0) return [];
   const rows = await db
-    .select({
-      id: deployments.id,
-      name: deployments.name,
-      status: deployments.status,
-      desiredState: deployments.desiredState,
-      engine: deployments.engine,
-      inferenceModel: deployments.inferenceModel,
-      configuration: deployments.configuration,
-      input_price_per_million: deployments.inputPricePerMillion,
-      output_price_per_million: deployments.outputPricePerMillion,
-      cached_input_price_per_million: deployments.cachedInputPricePerMillion,
-      estimated_cost_per_hour: deployments.estimatedCostPerHour,
-    })
+    .select(routedDeploymentColumns)
     .from(deployments)
     .where(
       and(eq(deployments.orgId, orgId), inArray(deployments.name, names), isNull(deployments.deletedAt)),
