@@ -2,19 +2,29 @@
 // against the platform started as `bun start` does, on a fresh data directory; then the guardrails and
 // knowledge-base walk-through of docs/ continues from it. An edit that breaks a command fails here.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { blocksOf, root, stopEverything, workflowBlock } from "./blocks.ts";
 
 const hasOathtool = Bun.which("oathtool") !== null;
-const hasJq = Bun.which("jq") !== null && Bun.which("curl") !== null;
+const hasJq = ["jq", "curl", "setsid"].every((tool) => Bun.which(tool) !== null);
 
 const password = "readme walk-through password";
 const started: { platform: RunningPlatform; dataDir: string }[] = [];
+/** Each paste's process group: what a paste leaves in the background (the README's stand-in for a hosted
+ * API lives from one paste to the next, until the clean-up) is ended with it at the latest here. */
+const pasteGroups: number[] = [];
 
 afterAll(async () => {
+  for (const group of pasteGroups) {
+    try {
+      process.kill(-group, "SIGTERM");
+    } catch {
+      // The group is gone already: nothing was left behind.
+    }
+  }
   // Five platforms: stopped together, with room for a loaded machine (the default 5 s was too short).
   await Promise.all(
     started.map(async ({ platform, dataDir }) => {
@@ -45,7 +55,8 @@ async function pasteInto(
   env: Record<string, string> = {},
 ) {
   // Whatever happens, no worker outlives the test: the platform leaves its workers running on purpose.
-  const proc = Bun.spawn(["bash", "-c", `trap '${stopEverything}' EXIT\n${script}`], {
+  // In a process group of its own (setsid), ended after the tests: see pasteGroups.
+  const proc = Bun.spawn(["setsid", "bash", "-c", `trap '${stopEverything}' EXIT\n${script}`], {
     cwd: root,
     env: {
       ...process.env,
@@ -59,6 +70,7 @@ async function pasteInto(
     stdout: "pipe",
     stderr: "pipe",
   });
+  pasteGroups.push(proc.pid);
   const [out, err, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
@@ -91,6 +103,7 @@ const wholeReadme = (cleanUp: boolean) =>
     walkThrough(),
     workflowBlock("docs/getting-started.md", "docs-workflow: clients"),
     workflowBlock("docs/getting-started.md", "docs-workflow: then"),
+    workflowBlock("README.md", "readme-workflow: hosted"),
     operate(),
     ...(cleanUp ? [workflowBlock("README.md", "readme-workflow: clean up")] : []),
   ].join("\n");
@@ -125,10 +138,16 @@ function expectShapes(out: string, cleanUp: boolean) {
   expect(out).toContain('{"fallbacks":["tiny-backup"]}');
   expect(out).toMatch(/^x-served-by: tiny-backup\r?$/im);
   expect(out).toContain('{"status":"STOPPING"}');
+  // A hosted model beside tiny-chat behind the same key: its credential shown by name only, the
+  // fallback to tiny-chat while the hosted API fails, then a cache miss and a hit (a new question
+  // each paste, so the second paste misses first too).
+  expect(out).toContain('["openai-main"]\n{"model":"tiny-chat"}\n{"model":"support-bot"}\n');
+  expect(out).toMatch(/^x-served-by: tiny-chat\r?\nx-cache: miss\r?\nx-cache: hit\r?$/im);
   // "Operate it" prices the live deployment (a 404 here before: it ran after the deployment was deleted).
   expect(out).toContain('{"input_price_per_million":0.15}');
   if (cleanUp) {
-    expect(out.match(/{"deleted":true}/g)?.length).toBe(2);
+    expect(out.match(/{"deleted":true}/g)?.length).toBe(3);
+    expect(out).toContain('{"pool_name":"hosted","state":"Deleting"}');
     expect(lines.at(-1)).toBe('{"pool_name":"this-machine","state":"Deleting"}');
   } else {
     expect(lines.at(-1)).toMatch(/^\[.*\]$/); // the spend total's keys
@@ -142,10 +161,23 @@ test.skipIf(!hasJq)(
     const first = await pasteInto(at, wholeReadme(false));
     expect({ code: first.code, err: first.err }).toEqual({ code: 0, err: "" });
     expectShapes(first.out, false);
+    // The stand-in for a hosted API outlives the first paste (the second reuses it); the clean-up ends it.
+    const standIn = join(at.dataDir, "hosted-api.json");
+    const { pid } = JSON.parse(readFileSync(standIn, "utf8")) as { pid: number };
     // The second paste reuses the pool, the model and both deployments, replaces the key, then cleans up.
     const second = await pasteInto(at, wholeReadme(true));
     expect({ code: second.code, err: second.err }).toEqual({ code: 0, err: "" });
     expectShapes(second.out, true);
+    expect(existsSync(standIn)).toBe(false);
+    const alive = () => {
+      try {
+        return process.kill(pid, 0);
+      } catch {
+        return false;
+      }
+    };
+    for (let waited = 0; alive() && waited < 5_000; waited += 100) await Bun.sleep(100);
+    expect(alive()).toBe(false);
   },
   300_000,
 );
@@ -209,7 +241,8 @@ test.skipIf(!hasJq)(
   async () => {
     const lifecycle = workflowBlock("docs/getting-started.md", "docs-workflow: lifecycle");
     const out = await runAsPasted(`${walkThrough()}\n${lifecycle}`);
-    expect(out.trimEnd().split("\n").slice(3)).toEqual([
+    // Its last five lines: the walk-through's streamed gibberish above may hold line breaks of its own.
+    expect(out.trimEnd().split("\n").slice(-5)).toEqual([
       "STOPPING",
       "DEPLOYING",
       "conflict",

@@ -4,7 +4,8 @@
 // - OpenAI style: `Authorization: Bearer <key>`, POST /v1/chat/completions | /v1/embeddings, GET /v1/models.
 // - Azure style: `api-key: <key>`, POST /openai/deployments/<deployment>/chat/completions?api-version=V
 //   (and /embeddings), GET /openai/models?api-version=V; another version is 404 as Azure answers it.
-// `bun tests/fakes/hosted-openai/server.ts` runs one alone and prints `{"url","key"}` (docs/providers.md);
+// `bun tests/fakes/hosted-openai/server.ts` runs one alone and prints `{"url","key","pid"}` (docs/providers.md,
+// the README: its clean-up ends the process by that pid);
 // `POST /_fake/up {"up": false}` makes it fail with 500 until set back, to show a fallback.
 import type { Server } from "bun";
 
@@ -160,7 +161,7 @@ export function startHostedFake(options: HostedFakeOptions): HostedFake {
 if (import.meta.main) {
   const key = `sk-fake-${crypto.randomUUID().replaceAll("-", "")}`;
   const fake = startHostedFake({ keys: [key] });
-  console.log(JSON.stringify({ url: fake.url, key }));
+  console.log(JSON.stringify({ url: fake.url, key, pid: process.pid }));
   for (const signal of ["SIGINT", "SIGTERM"] as const)
     process.on(signal, () => {
       fake.stop();
