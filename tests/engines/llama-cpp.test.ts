@@ -74,6 +74,27 @@ describe("chat completions", () => {
     expect(res.usage?.completion_tokens).toBe(3);
   });
 
+  test("without a seed, requests in the same second draw their own numbers; with one, they repeat", async () => {
+    // node-llama-cpp seeds with the current second when none is given: four asks at once came back as one
+    // answer (and a test of stop sequences failed eight times in a row on the same draw).
+    const ask = (seed?: number) =>
+      main.client.chat.completions.create({
+        model: "tiny-test",
+        messages: user("say anything"),
+        max_tokens: 12,
+        temperature: 1,
+        ...(seed === undefined ? {} : { seed }),
+      });
+    const texts = async (seed?: number) =>
+      new Set(
+        (await Promise.all([ask(seed), ask(seed), ask(seed), ask(seed)])).map(
+          (r) => r.choices[0]?.message.content,
+        ),
+      );
+    expect((await texts()).size).toBeGreaterThan(1);
+    expect((await texts(42)).size).toBe(1);
+  });
+
   test("a stop sequence ends the answer before it, with finish_reason stop", async () => {
     const ask = (stop?: string) =>
       main.client.chat.completions.create({

@@ -407,7 +407,10 @@ export async function generate(
       topP: input.topP,
       topK: input.topK,
       minP: input.minP,
-      ...(input.seed === undefined ? {} : { seed: input.seed }),
+      // node-llama-cpp's default seed is the current second: requests within one second would draw the
+      // same random numbers (identical answers to one prompt at temperature 1). A request without a seed
+      // gets its own, as OpenAI's and llama-server's do.
+      seed: input.seed ?? randomSeed(),
       ...(tokenBias ? { tokenBias } : {}),
       customStopTriggers: input.stop,
       // OpenAI's penalties and llama.cpp's are the same formula (logit -= count·frequency + presence), so
@@ -469,4 +472,9 @@ export async function generate(
     restore();
     chat.dispose();
   }
+}
+
+/** A fresh 31-bit seed for a request that named none. */
+function randomSeed(): number {
+  return Math.floor(Math.random() * 2 ** 31);
 }
