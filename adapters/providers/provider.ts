@@ -1,5 +1,5 @@
-// The one interface every compute provider implements: local processes now, Kubernetes, SkyPilot,
-// Akash and Nosana later. The reconciler is its only caller; it holds no state of its own that the
+// The one interface every compute provider implements: local processes, external (hosted) endpoints,
+// Kubernetes, SkyPilot, Akash and Nosana (one folder each beside this file). The reconciler is its only caller; it holds no state of its own that the
 // database cannot rebuild, so every method must be safe to call again (idempotent).
 import type { EngineId } from "#db/schema/deployments.ts";
 import type { ProviderId } from "#db/schema/pools.ts";
