@@ -18,14 +18,15 @@ const OUT = join(import.meta.dir, "../bench/guard-datasets");
 const MAX_CHARS = 2000;
 const HELDOUT_PERCENT = 25;
 
-import type { DatasetItem } from "#bench/guard-datasets/load.ts";
+import { type DatasetItem, loadDataset } from "#bench/guard-datasets/load.ts";
+import { extraSources, type MirrorReader } from "./guard-datasets-extra.ts";
 
 function git(repo: string, ...args: string[]): string {
   const run = Bun.spawnSync(["git", `--git-dir=${join(MIRRORS, repo, "repo")}`, ...args]);
   if (run.exitCode !== 0) throw new Error(`git ${args.join(" ")} in ${repo}: ${run.stderr.toString()}`);
   return run.stdout.toString();
 }
-const show = (repo: string, path: string) => git(repo, "show", `HEAD:${path}`);
+const show = (repo: string, path: string, commit = "HEAD") => git(repo, "show", `${commit}:${path}`);
 const lines = (s: string) => s.split("\n").filter((l) => l.trim() !== "");
 const jsonl = <T>(s: string) => lines(s).map((l) => JSON.parse(l) as T);
 
@@ -84,7 +85,10 @@ const corpusKeys = new Set(
 
 class Collector {
   readonly items: DatasetItem[] = [];
-  private seen = new Set<string>(corpusKeys);
+  private seen: Set<string>;
+  constructor(alsoSeen: Iterable<string> = []) {
+    this.seen = new Set<string>([...corpusKeys, ...alsoSeen]);
+  }
   add(texts: readonly string[], label: boolean, source: string): void {
     for (const raw of texts) {
       const text = raw.trim().slice(0, MAX_CHARS);
@@ -354,6 +358,48 @@ function davidson(cls: "0" | "1" | "2"): string[] {
     );
 }
 
+function write(name: string, items: readonly DatasetItem[]): void {
+  const body = `${items.map((i) => JSON.stringify(i)).join("\n")}\n`;
+  writeFileSync(join(OUT, `${name}.jsonl.gz`), Bun.gzipSync(Buffer.from(body), { level: 9 }));
+  const by = new Map<string, [number, number]>();
+  for (const i of items) {
+    const n = by.get(i.source) ?? [0, 0];
+    if (i.split === "train") n[0]++;
+    else n[1]++;
+    by.set(i.source, n);
+  }
+  console.log(`${name}: ${items.length} items`);
+  for (const [s, [tr, ho]] of by) console.log(`  ${s.padEnd(36)} train ${tr}  heldout ${ho}`);
+}
+
+/**
+ * The second round of sources (guard-datasets-extra.ts) into extra-*.jsonl.gz: every text already in
+ * the first three files (or the project's corpus) is dropped, so no text is in two sources.
+ */
+function buildExtra(): void {
+  const reader: MirrorReader = {
+    show,
+    list: (repo, folder) => lines(git(repo, "ls-tree", "-r", "--name-only", "HEAD", folder)),
+    csv,
+  };
+  const sources = extraSources(reader);
+  const base = (["benign", "injection", "toxicity"] as const).flatMap((n) =>
+    loadDataset(n).map((i) => keyOf(i.text)),
+  );
+  // One collector for all three files: a text is in one of them at most.
+  const seen = new Collector(base);
+  for (const [source, texts] of sources.benign) seen.add(texts, false, source);
+  const benignCount = seen.items.length;
+  for (const [source, texts] of sources.injection) seen.add(texts, true, source);
+  const injectionEnd = seen.items.length;
+  for (const [source, texts] of sources.toxicity.positives) seen.add(texts, true, source);
+  for (const [source, texts] of sources.toxicity.negatives) seen.add(texts, false, source);
+  mkdirSync(OUT, { recursive: true });
+  write("extra-benign", seen.items.slice(0, benignCount));
+  write("extra-injection", seen.items.slice(benignCount, injectionEnd));
+  write("extra-toxicity", seen.items.slice(injectionEnd));
+}
+
 function build(): void {
   // One split for all three files: a benign text is held out for both classifiers or for neither.
   const seen = new Collector();
@@ -406,4 +452,9 @@ function build(): void {
   }
 }
 
-if (import.meta.main) build();
+// `bun scripts/build-guard-datasets.ts extra` remakes only the extra-*.jsonl.gz files (needs only
+// the second round's mirrors); without an argument, all six.
+if (import.meta.main) {
+  if (process.argv[2] !== "extra") build();
+  buildExtra();
+}

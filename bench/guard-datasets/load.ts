@@ -11,7 +11,13 @@ export interface DatasetItem {
   split: "train" | "heldout";
 }
 
-export type DatasetName = "benign" | "injection" | "toxicity";
+export type DatasetName =
+  | "benign"
+  | "injection"
+  | "toxicity"
+  | "extra-benign"
+  | "extra-injection"
+  | "extra-toxicity";
 
 export function loadDataset(name: DatasetName): DatasetItem[] {
   const bytes = readFileSync(join(import.meta.dir, `${name}.jsonl.gz`));
@@ -22,10 +28,16 @@ export function loadDataset(name: DatasetName): DatasetItem[] {
     .map((l) => JSON.parse(l) as DatasetItem);
 }
 
-/** A classifier's examples: its own file (positives, and for toxicity more negatives) and the benign one. */
+/**
+ * A classifier's examples: its own files (positives, and for toxicity more negatives) and the benign
+ * ones, of both rounds of sources (README.md).
+ */
 export function examplesFor(classifier: "prompt_injection" | "toxicity"): DatasetItem[] {
+  const own = classifier === "prompt_injection" ? "injection" : "toxicity";
   return [
-    ...loadDataset(classifier === "prompt_injection" ? "injection" : "toxicity"),
+    ...loadDataset(own),
+    ...loadDataset(`extra-${own}`),
     ...loadDataset("benign"),
+    ...loadDataset("extra-benign"),
   ];
 }
