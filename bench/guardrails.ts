@@ -7,7 +7,7 @@ import { scanners } from "#services/guardrails/registry.ts";
 import type { Scanner } from "#services/guardrails/scanner.ts";
 import { promptInjectionScanner } from "#services/guardrails/scanners/prompt-injection/index.ts";
 import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts";
-import { type DatasetItem, examplesFor } from "./guard-datasets/load.ts";
+import { guardLosoReport } from "./guard-datasets/report.ts";
 import piiCorpus from "./guardrails-corpus/pii.json";
 import injectionCorpus from "./guardrails-corpus/prompt_injection.json";
 import toxicityCorpus from "./guardrails-corpus/toxicity.json";
@@ -82,7 +82,8 @@ export function scanAll(text: string): number {
   return n;
 }
 
-if (import.meta.main) {
+if (import.meta.main && process.argv[2] === "loso") guardLosoReport();
+else if (import.meta.main) {
   const benign = (injectionCorpus as CorpusItem[]).filter((i) => !i.label);
   const pii = scorePii(piiCorpus as CorpusItem[], scanners.pii);
   console.log(
@@ -115,29 +116,8 @@ if (import.meta.main) {
     "1 KB phone numbers": onePromptOf((piiCorpus as CorpusItem[]).filter((i) => i.label).slice(1)),
     "1 KB mixed PII": mixedPiiPrompt(piiCorpus as CorpusItem[]),
   };
-  // The held-out split of bench/guard-datasets (public datasets, never trained on): patterns alone,
-  // then patterns and classifier together (what the scanner does).
-  for (const [name, id, patterns] of [
-    ["Prompt injection", "prompt_injection", promptInjectionScanner],
-    ["Toxicity", "toxicity", toxicityScanner],
-  ] as const) {
-    const heldout = examplesFor(id).filter((i: DatasetItem) => i.split === "heldout");
-    console.log(
-      `\n${name}, held-out split (${heldout.length} texts): flagged by patterns / patterns + classifier`,
-    );
-    const bySource = new Map<string, { label: boolean; n: number; patterns: number; both: number }>();
-    for (const item of heldout) {
-      const s = bySource.get(item.source) ?? { label: item.label, n: 0, patterns: 0, both: 0 };
-      s.n++;
-      if (patterns.scan(item.text, { action: "block" }).length > 0) s.patterns++;
-      if (scanners[id].scan(item.text, { action: "block" }).length > 0) s.both++;
-      bySource.set(item.source, s);
-    }
-    for (const [source, s] of bySource)
-      console.log(
-        `  ${s.label ? "+" : "-"} ${source.padEnd(38)} ${String(s.n).padStart(4)}   ${pct(s.patterns / s.n).padStart(6)}   ${pct(s.both / s.n).padStart(6)}`,
-      );
-  }
+  // bench/guard-datasets, leave-one-source-out: every figure on a source family the model never saw.
+  guardLosoReport();
 
   const benignKb = onePromptOf(benign);
   console.log("\nLatency per scanner on the 1 KB benign prompt (µs):");

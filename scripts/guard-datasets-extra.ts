@@ -61,7 +61,9 @@ function jailbreakBench(read: MirrorReader): Pair[] {
   const repo = "JailbreakBench+artifacts";
   const byMethod = new Map<string, string[]>();
   for (const file of read.list(repo, "attack-artifacts/")) {
-    const m = /^attack-artifacts\/(PAIR|GCG|JBC|DSN|prompt_with_random_search)\/[^/]+\/[^/]+\.json$/.exec(file);
+    const m = /^attack-artifacts\/(PAIR|GCG|JBC|DSN|prompt_with_random_search)\/[^/]+\/[^/]+\.json$/.exec(
+      file,
+    );
     if (!m?.[1]) continue;
     const body = JSON.parse(read.show(repo, file)) as { jailbreaks: { prompt: string | null }[] };
     const texts = byMethod.get(m[1]) ?? [];
@@ -81,7 +83,11 @@ function jailbreakBench(read: MirrorReader): Pair[] {
 /** Role-play and persona prompts: "act as ..." is how many benign users start (CC0, 2025-01 commit). */
 function rolePlay(read: MirrorReader): string[] {
   const rows = read.csv(read.show("f+awesome-chatgpt-prompts", "prompts.csv", "012a0d8d"));
-  return rows.slice(1).map((r) => r[1] ?? "");
+  // The list carries one jailbreak ("... another AI model known as DAN"): not benign, left out.
+  return rows
+    .slice(1)
+    .map((r) => r[1] ?? "")
+    .filter((p) => !/\bDAN\b|jailbreak/i.test(p));
 }
 
 // HateCheck functionalities whose gold label is non-hateful and which are not abuse of another kind:
@@ -109,7 +115,10 @@ function hateCheck(read: MirrorReader): { positives: string[]; counter: string[]
 }
 
 function ethos(read: MirrorReader): { hate: string[]; not: string[] } {
-  const text = read.show("intelligence-csd-auth-gr+Ethos-Hate-Speech-Dataset", "ethos/ethos_data/Ethos_Dataset_Binary.csv");
+  const text = read.show(
+    "intelligence-csd-auth-gr+Ethos-Hate-Speech-Dataset",
+    "ethos/ethos_data/Ethos_Dataset_Binary.csv",
+  );
   const hate: string[] = [];
   const not: string[] = [];
   for (const line of text.split("\n").slice(1)) {

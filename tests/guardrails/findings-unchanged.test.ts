@@ -10,10 +10,12 @@ import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts
 
 // The scanners are made faster without changing what they find: every finding (type, score,
 // offsets) of every scanner, patterns alone and with the classifiers, on every text of the corpus
-// and of bench/guard-datasets (36,840 texts), hashed. The digest was taken before the speed work of
+// and of bench/guard-datasets (45,163 texts), hashed. The digest was taken before the speed work of
 // issue #19 (normalize's leetspeak pass, the classifiers' shared n-grams, obscenity's gate). A
 // change that is meant to move a finding must say so here with the new digest (printed on failure).
-const DIGEST = "72203e06a0fa8641ac8d0135c3e086d7f398ce6c817af093e8b1a46d7fdb0c52";
+// Issue 31 moved it on purpose: the classifiers were retrained (more sources, weights from every
+// split) and bench/guard-datasets gained the extra-*.jsonl.gz texts (36,840 → 45,163).
+const DIGEST = "f15bf093cd0b585cbd3d69571f4f1c692a5e1778f94c190fc44392fed5d32b1b";
 
 describe("guardrail findings", () => {
   test("are exactly those measured before the scanners were made faster", () => {
@@ -30,7 +32,7 @@ describe("guardrail findings", () => {
       scanners.toxicity,
     ];
     const rows = texts.map((text) => JSON.stringify(each.map((s) => s.scan(text, { action: "redact" }))));
-    expect(texts.length).toBe(36_840);
+    expect(texts.length).toBe(45_163);
     const digest = new Bun.CryptoHasher("sha256").update(rows.join("\n")).digest("hex");
     expect(digest).toBe(DIGEST);
   }, 60_000);
