@@ -437,19 +437,8 @@ function build(): void {
     ["benign", benignItems.slice(0, benignCount)],
     ["injection", injection.items],
     ["toxicity", toxicity.items],
-  ] as const) {
-    const body = `${items.map((i) => JSON.stringify(i)).join("\n")}\n`;
-    writeFileSync(join(OUT, `${name}.jsonl.gz`), Bun.gzipSync(Buffer.from(body), { level: 9 }));
-    const by = new Map<string, [number, number]>();
-    for (const i of items) {
-      const n = by.get(i.source) ?? [0, 0];
-      if (i.split === "train") n[0]++;
-      else n[1]++;
-      by.set(i.source, n);
-    }
-    console.log(`${name}: ${items.length} items`);
-    for (const [s, [tr, ho]] of by) console.log(`  ${s.padEnd(32)} train ${tr}  heldout ${ho}`);
-  }
+  ] as const)
+    write(name, items);
 }
 
 // `bun scripts/build-guard-datasets.ts extra` remakes only the extra-*.jsonl.gz files (needs only

@@ -7,6 +7,8 @@
 // given (a fixed fifth, by a hash of the text): the lowest score at which at most `targetFpr` of the
 // validation negatives are flagged. Nothing outside `items` is read, so a held-out source never
 // influences the weights or the threshold. Deterministic: a seeded shuffle, no other randomness.
+
+import { rng } from "#scripts/make-tiny-gguf.ts";
 import { DIM, forEachFeature } from "#services/guardrails/classifier/features.ts";
 import type { LinearModel } from "#services/guardrails/classifier/model.ts";
 import type { DatasetItem } from "./load.ts";
@@ -69,17 +71,6 @@ export function bucketsOf(item: DatasetItem): Int32Array {
   return buckets;
 }
 
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function fitWeights(items: readonly DatasetItem[], o: TrainOptions): { weights: Float64Array; bias: number } {
   const buckets = items.map(bucketsOf);
   const values = buckets.map((b) => 1 / Math.sqrt(Math.max(b.length, o.minCount, 1)));
@@ -89,7 +80,7 @@ function fitWeights(items: readonly DatasetItem[], o: TrainOptions): { weights: 
   const squares = new Float64Array(DIM).fill(1e-8);
   let bias = 0;
   let biasSquares = 1e-8;
-  const random = seededRandom(o.seed);
+  const random = rng(o.seed);
   const order = items.map((_, i) => i);
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     for (let i = order.length - 1; i > 0; i--) {
