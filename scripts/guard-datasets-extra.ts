@@ -80,14 +80,22 @@ function jailbreakBench(read: MirrorReader): Pair[] {
   return [...byMethod].map(([method, texts]) => [`jailbreakbench:${name[method]}`, texts]);
 }
 
-/** Role-play and persona prompts: "act as ..." is how many benign users start (CC0, 2025-01 commit). */
+/**
+ * Role-play and persona prompts: "act as ..." is how many benign users start. The list at commit
+ * 0944e1e0 (2026-02; HEAD's file is over the mirror's 4 MiB limit), text prompts only (not image or
+ * JSON-structured ones).
+ */
 function rolePlay(read: MirrorReader): string[] {
-  const rows = read.csv(read.show("f+awesome-chatgpt-prompts", "prompts.csv", "012a0d8d"));
-  // The list carries one jailbreak ("... another AI model known as DAN"): not benign, left out.
+  const rows = read.csv(read.show("f+awesome-chatgpt-prompts", "prompts.csv", "0944e1e0"));
+  const header = rows[0] ?? [];
+  const [prompt, type] = [header.indexOf("prompt"), header.indexOf("type")];
+  // Left out: the list's jailbreaks ("... another AI model known as DAN", a "jailbreak research
+  // system"), not benign; and prompts that carry a licence of their own (the list is CC0).
   return rows
     .slice(1)
-    .map((r) => r[1] ?? "")
-    .filter((p) => !/\bDAN\b|jailbreak/i.test(p));
+    .filter((r) => r[type] === "TEXT")
+    .map((r) => r[prompt] ?? "")
+    .filter((p) => !/\bDAN\b|jailbreak|licen[cs]e:/i.test(p));
 }
 
 // HateCheck functionalities whose gold label is non-hateful and which are not abuse of another kind:
