@@ -30,6 +30,7 @@ export const SCAN_CAPS: Readonly<Record<ScannerId, number>> = {
   pii: 128 * 1024,
   prompt_injection: 256 * 1024,
   toxicity: 256 * 1024,
+  indirect_injection: 256 * 1024,
 };
 
 /** The finding that stands for the part of a text a scanner did not read. */
