@@ -3,8 +3,9 @@
 // false-positive rate there stays <= 2 %) and then measured on the held-out source alone. The
 // scanner's patterns are hand-written, not trained; the threshold is the only thing fitted.
 //   bun bench/guardrails-indirect.ts        (or from `bun run bench guardrails`: indirectLoso())
-import { type IndirectItem, loadIndirect } from "./guard-datasets/load.ts";
+
 import { indirectInjectionScore } from "../services/guardrails/scanners/indirect-injection/index.ts";
+import { type IndirectItem, loadIndirect } from "./guard-datasets/load.ts";
 
 export interface IndirectSourceRow {
   source: string;
@@ -24,10 +25,18 @@ interface Scored {
 }
 
 function rates(scored: readonly Scored[], threshold: number): { recall: number | null; fpr: number | null } {
-  let tp = 0, p = 0, fp = 0, n = 0;
+  let tp = 0,
+    p = 0,
+    fp = 0,
+    n = 0;
   for (const { item, score } of scored) {
-    if (item.label) { p++; if (score >= threshold) tp++; }
-    else { n++; if (score >= threshold) fp++; }
+    if (item.label) {
+      p++;
+      if (score >= threshold) tp++;
+    } else {
+      n++;
+      if (score >= threshold) fp++;
+    }
   }
   return { recall: p ? tp / p : null, fpr: n ? fp / n : null };
 }
@@ -38,18 +47,29 @@ function tune(train: readonly Scored[]): number {
   return GRID[GRID.length - 1] ?? 0.5;
 }
 
-export function indirectLoso(): { rows: IndirectSourceRow[]; overall: { recall: number; falsePositiveRate: number } } {
+export function indirectLoso(): {
+  rows: IndirectSourceRow[];
+  overall: { recall: number; falsePositiveRate: number };
+} {
   const scored = loadIndirect().map((item) => ({ item, score: indirectInjectionScore(item.text) }));
   const sources = [...new Set(scored.map((s) => s.item.source))].sort();
   const rows: IndirectSourceRow[] = [];
-  let tp = 0, p = 0, fp = 0, n = 0;
+  let tp = 0,
+    p = 0,
+    fp = 0,
+    n = 0;
   for (const source of sources) {
     const held = scored.filter((s) => s.item.source === source);
     const threshold = tune(scored.filter((s) => s.item.source !== source));
     const r = rates(held, threshold);
     for (const { item, score } of held) {
-      if (item.label) { p++; if (score >= threshold) tp++; }
-      else { n++; if (score >= threshold) fp++; }
+      if (item.label) {
+        p++;
+        if (score >= threshold) tp++;
+      } else {
+        n++;
+        if (score >= threshold) fp++;
+      }
     }
     rows.push({
       source,
@@ -71,8 +91,12 @@ export function printIndirectLoso(): void {
   console.log("| held-out source | positives | negatives | threshold | recall | false positives |");
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const r of rows)
-    console.log(`| ${r.source} | ${r.positives} | ${r.negatives} | ${r.threshold} | ${pct(r.recall)} | ${pct(r.falsePositiveRate)} |`);
-  console.log(`| **all (pooled)** | | | | **${pct(overall.recall)}** | **${pct(overall.falsePositiveRate)}** |`);
+    console.log(
+      `| ${r.source} | ${r.positives} | ${r.negatives} | ${r.threshold} | ${pct(r.recall)} | ${pct(r.falsePositiveRate)} |`,
+    );
+  console.log(
+    `| **all (pooled)** | | | | **${pct(overall.recall)}** | **${pct(overall.falsePositiveRate)}** |`,
+  );
 }
 
 if (import.meta.main) printIndirectLoso();

@@ -97,7 +97,13 @@ function dataHits(text: string): Hit[] {
   signals.forEach((s, index) => {
     s.re.lastIndex = 0;
     for (const m of text.matchAll(s.re)) {
-      hits.push({ type: s.type, weight: s.weight, start: m.index, end: m.index + m[0].length, signal: index });
+      hits.push({
+        type: s.type,
+        weight: s.weight,
+        start: m.index,
+        end: m.index + m[0].length,
+        signal: index,
+      });
     }
   });
   return hits;
