@@ -8,6 +8,7 @@ import type { Scanner } from "#services/guardrails/scanner.ts";
 import { promptInjectionScanner } from "#services/guardrails/scanners/prompt-injection/index.ts";
 import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts";
 import { type DatasetItem, examplesFor } from "./guard-datasets/load.ts";
+import { printIndirectLoso } from "./guardrails-indirect.ts";
 import piiCorpus from "./guardrails-corpus/pii.json";
 import injectionCorpus from "./guardrails-corpus/prompt_injection.json";
 import toxicityCorpus from "./guardrails-corpus/toxicity.json";
@@ -83,6 +84,7 @@ export function scanAll(text: string): number {
 }
 
 if (import.meta.main) {
+  printIndirectLoso();
   const benign = (injectionCorpus as CorpusItem[]).filter((i) => !i.label);
   const pii = scorePii(piiCorpus as CorpusItem[], scanners.pii);
   console.log(

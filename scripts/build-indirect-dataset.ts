@@ -14,11 +14,15 @@ const OUT = join(import.meta.dir, "../bench/guard-datasets/indirect.jsonl.gz");
 const MAX_CHARS = 2000;
 
 function show(repo: string, path: string): string {
-  return execFileSync("git", ["--git-dir", join(MIRRORS, repo.replace("/", "+"), "repo"), "show", `HEAD:${path}`], {
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+  return execFileSync(
+    "git",
+    ["--git-dir", join(MIRRORS, repo.replace("/", "+"), "repo"), "show", `HEAD:${path}`],
+    {
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
 }
 
 const items: IndirectItem[] = [];
@@ -58,7 +62,11 @@ function bipia(): void {
         const context = Array.isArray(row.context) ? row.context.join("\n") : row.context;
         // Each context twice: clean (a negative) and with one attack planted (a positive).
         add(context, false, `bipia:${task}`);
-        add(plant(context.slice(0, MAX_CHARS - 400), attacks[(i * 7) % attacks.length] ?? "", i % 3), true, `bipia:${task}`);
+        add(
+          plant(context.slice(0, MAX_CHARS - 400), attacks[(i * 7) % attacks.length] ?? "", i % 3),
+          true,
+          `bipia:${task}`,
+        );
         i++;
       }
     }
@@ -92,10 +100,14 @@ function agentDojoGoals(source: string): string[] {
   const goals: string[] = [];
   for (const block of source.split(/\nclass |\n@task_suite/)) {
     const constants = new Map<string, string>();
-    for (const m of block.matchAll(/^\s+(_[A-Z_]+)\s*=\s*"([^"\n]*)"/gm)) constants.set(m[1] ?? "", m[2] ?? "");
+    for (const m of block.matchAll(/^\s+(_[A-Z_]+)\s*=\s*"([^"\n]*)"/gm))
+      constants.set(m[1] ?? "", m[2] ?? "");
     const goal = /GOAL\s*=\s*\(?\s*f?"{1,3}([^"]+)"{1,3}/.exec(block)?.[1];
     if (!goal) continue;
-    const filled = goal.replace(/\{(?:self\.)?(_[A-Z_]+)\}/g, (_, name: string) => constants.get(name) ?? name);
+    const filled = goal.replace(
+      /\{(?:self\.)?(_[A-Z_]+)\}/g,
+      (_, name: string) => constants.get(name) ?? name,
+    );
     if (!/\{/.test(filled)) goals.push(filled);
   }
   return goals;
@@ -118,11 +130,17 @@ function agentDojo(): void {
   const attackTemplates = templates.filter((t) => t.includes("{goal}"));
   for (const suite of ["workspace", "slack", "travel", "banking"]) {
     const base = `src/agentdojo/data/suites/${suite}`;
-    const vectors = Bun.YAML.parse(show(repo, `${base}/injection_vectors.yaml`)) as Record<string, { default: string }>;
+    const vectors = Bun.YAML.parse(show(repo, `${base}/injection_vectors.yaml`)) as Record<
+      string,
+      { default: string }
+    >;
     const files = [`${base}/environment.yaml`, ...listYaml(repo, `${base}/include`)];
     const data: string[] = [];
     for (const file of files) {
-      const raw = show(repo, file).replace(/\{(\w+)\}/g, (all, name: string) => vectors[name]?.default ?? all);
+      const raw = show(repo, file).replace(
+        /\{(\w+)\}/g,
+        (all, name: string) => vectors[name]?.default ?? all,
+      );
       const parsed = Bun.YAML.parse(raw.replace(/!include [^\n]+/g, "null"));
       for (const s of strings(parsed)) if (s.length >= 40) data.push(s);
     }
@@ -130,7 +148,11 @@ function agentDojo(): void {
     const goals: string[] = [];
     for (const version of ["v1", "v1_1_1", "v1_1_2", "v1_2"]) {
       try {
-        goals.push(...agentDojoGoals(show(repo, `src/agentdojo/default_suites/${version}/${suite}/injection_tasks.py`)));
+        goals.push(
+          ...agentDojoGoals(
+            show(repo, `src/agentdojo/default_suites/${version}/${suite}/injection_tasks.py`),
+          ),
+        );
       } catch {
         // Not every suite has every version.
       }
@@ -145,10 +167,14 @@ function agentDojo(): void {
 
 function listYaml(repo: string, dir: string): string[] {
   try {
-    return execFileSync("git", ["--git-dir", join(MIRRORS, repo.replace("/", "+"), "repo"), "ls-tree", "--name-only", `HEAD:${dir}`], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    })
+    return execFileSync(
+      "git",
+      ["--git-dir", join(MIRRORS, repo.replace("/", "+"), "repo"), "ls-tree", "--name-only", `HEAD:${dir}`],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    )
       .split("\n")
       .filter((f) => f.endsWith(".yaml"))
       .map((f) => `${dir}/${f}`);
