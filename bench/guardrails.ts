@@ -8,10 +8,10 @@ import type { Scanner } from "#services/guardrails/scanner.ts";
 import { promptInjectionScanner } from "#services/guardrails/scanners/prompt-injection/index.ts";
 import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts";
 import { type DatasetItem, examplesFor } from "./guard-datasets/load.ts";
-import { printIndirectLoso } from "./guardrails-indirect.ts";
 import piiCorpus from "./guardrails-corpus/pii.json";
 import injectionCorpus from "./guardrails-corpus/prompt_injection.json";
 import toxicityCorpus from "./guardrails-corpus/toxicity.json";
+import { printIndirectLoso } from "./guardrails-indirect.ts";
 import { type CorpusItem, scoreDocuments, scorePii } from "./guardrails-metrics.ts";
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
