@@ -73,6 +73,35 @@ const signals: readonly DataSignal[] = [
     weight: 0.6,
     re: /(?:\b(?:new|updated|additional|important|urgent|real) (?:instructions?|task|directive)s?\s*[:!]|<\/?(?:information|instructions?|system|important)>|###\s*\(?system|\[(?:system|assistant|instruction)s?\]|\bsystem (?:message|prompt|note)\s*:)/gi,
   },
+  // A reference to the reader's answer is rare in data written to people; with any other signal it tells.
+  {
+    type: "steers_answer",
+    weight: 0.35,
+    re: /\byour (?:response|answer|reply|output|elucidation|codebase|solution logic|algorithm)(?:'s)?\b/gi,
+  },
+  // "... the following code block ... your code" in either order: code to slip into the answer.
+  {
+    type: "steers_answer",
+    weight: 0.6,
+    re: /\b(?:following|below|subsequent) code (?:block|snippet|section|excerpt|segment)\b[^\n]{0,100}\byour\b|\byour\b[^\n]{0,100}\b(?:following|below|subsequent) code (?:block|snippet|section|excerpt|segment)\b/gi,
+  },
+  // "you must listen to my instructions", "Print the following:", "state: ...".
+  {
+    type: "overrides_task",
+    weight: 0.6,
+    re: /\b(?:(?:listen to|follow|obey) (?:my|these|the following|the new) (?:instructions|orders|commands)|(?:print|state|say|declare|output|repeat) (?:the following|this|exactly)\s*:)/gi,
+  },
+  // The same overrides in the languages attacks are most often translated to.
+  {
+    type: "overrides_task",
+    weight: 0.8,
+    re: /(?:\b(?:ignora|ignore|ignorez|ignoriere|ignorieren sie|olvida|olvide|oubliez|oublie|vergiss|vergessen sie|dimentica|esqueça|esqueca)\b[^.!?\n]{0,40}\b(?:instrucciones|instructions|anweisungen|istruzioni|instruções|instrucoes)\b|(?:игнорируй|игнорируйте|забудь|забудьте)[^.!?\n]{0,40}инструкци|忽略[^。\n]{0,20}(?:指令|指示|说明)|(?:指示|命令)[^。\n]{0,20}無視|無視して|تجاهل[^.\n]{0,40}التعليمات|(?:निर्देशों|निर्देश)[^।\n]{0,40}(?:अनदेखा|नज़रअंदाज़|भूल))/giu,
+  },
+  {
+    type: "overrides_task",
+    weight: 0.6,
+    re: /\b(?:ignora|ignore|ignorez|ignoriere|olvida|oubliez|vergiss|dimentica|esqueça)\s+(?:la|le|el|die|den|das|il|lo|a|o)\s+(?:página|page|fonction|función|funktion|funzione|função|currículum|documento|document|tabla|tableau|tabelle|tabella|texto|texte|código|code)\b/giu,
+  },
   // Acting behind the user's back is what a benign data text never asks.
   {
     type: "hides_from_user",
