@@ -148,8 +148,18 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       const processed = await request.step("prompt processing", () =>
         runtime.port.processPrompt(context, before),
       );
-      messages = processed.messages;
       if (processed.retrieval) entry.retrieval = processed.retrieval;
+      if (processed.blockedBy) {
+        throw new AppError(
+          "validation_error",
+          `the request was blocked by the ${processed.blockedBy} guardrail`,
+          {
+            openai_code: "content_policy_violation",
+            param: input.inputParam ?? "messages",
+          },
+        );
+      }
+      messages = processed.messages;
     }
 
     const stream = body.stream === true;

@@ -350,6 +350,7 @@ export type RateLimitPolicy = PolicyConfigs["rate_limit"];
 export type QuotaPolicy = PolicyConfigs["quota"];
 export type GuardrailsPolicyConfig = PolicyConfigs["guardrails"];
 export type ClassifierConfig = Static<typeof ClassifierScanner>;
+export type IndirectInjectionSettings = Static<typeof IndirectInjectionScanner>;
 export type RagPolicy = PolicyConfigs["rag"];
 export type PromptPolicy = PolicyConfigs["prompt"];
 export type RoutingPolicy = PolicyConfigs["routing"];
