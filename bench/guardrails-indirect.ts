@@ -4,7 +4,10 @@
 // scanner's patterns are hand-written, not trained; the threshold is the only thing fitted.
 //   bun bench/guardrails-indirect.ts        (or from `bun run bench guardrails`: indirectLoso())
 
-import { indirectInjectionScore } from "../services/guardrails/scanners/indirect-injection/index.ts";
+import {
+  indirectInjectionScanner,
+  indirectInjectionScore,
+} from "../services/guardrails/scanners/indirect-injection/index.ts";
 import { type IndirectItem, loadIndirect } from "./guard-datasets/load.ts";
 
 export interface IndirectSourceRow {
@@ -14,6 +17,8 @@ export interface IndirectSourceRow {
   threshold: number;
   recall: number | null;
   falsePositiveRate: number | null;
+  /** At the scanner's default threshold (nothing fitted at all). */
+  atDefault: { recall: number | null; falsePositiveRate: number | null };
 }
 
 const GRID = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8];
@@ -78,6 +83,9 @@ export function indirectLoso(): {
       threshold,
       recall: r.recall,
       falsePositiveRate: r.fpr,
+      atDefault: (({ recall, fpr }) => ({ recall, falsePositiveRate: fpr }))(
+        rates(held, indirectInjectionScanner.defaultThreshold),
+      ),
     });
   }
   return { rows, overall: { recall: tp / p, falsePositiveRate: fp / n } };
@@ -87,15 +95,19 @@ const pct = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(1)}
 
 export function printIndirectLoso(): void {
   const { rows, overall } = indirectLoso();
+  const scored = loadIndirect().map((item) => ({ item, score: indirectInjectionScore(item.text) }));
+  const atDefault = rates(scored, indirectInjectionScanner.defaultThreshold);
   console.log("\nindirect injection, data role, leave-one-source-out (threshold tuned on the other sources)");
-  console.log("| held-out source | positives | negatives | threshold | recall | false positives |");
-  console.log("|---|---:|---:|---:|---:|---:|");
+  console.log(
+    `| held-out source | positives | negatives | threshold | recall | false positives | recall / FP at ${indirectInjectionScanner.defaultThreshold} (default) |`,
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|");
   for (const r of rows)
     console.log(
-      `| ${r.source} | ${r.positives} | ${r.negatives} | ${r.threshold} | ${pct(r.recall)} | ${pct(r.falsePositiveRate)} |`,
+      `| ${r.source} | ${r.positives} | ${r.negatives} | ${r.threshold} | ${pct(r.recall)} | ${pct(r.falsePositiveRate)} | ${pct(r.atDefault.recall)} / ${pct(r.atDefault.falsePositiveRate)} |`,
     );
   console.log(
-    `| **all (pooled)** | | | | **${pct(overall.recall)}** | **${pct(overall.falsePositiveRate)}** |`,
+    `| **all (pooled)** | | | | **${pct(overall.recall)}** | **${pct(overall.falsePositiveRate)}** | ${pct(atDefault.recall)} / ${pct(atDefault.fpr)} |`,
   );
 }
 
