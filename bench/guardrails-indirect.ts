@@ -29,21 +29,31 @@ interface Scored {
   score: number;
 }
 
-function rates(scored: readonly Scored[], threshold: number): { recall: number | null; fpr: number | null } {
-  let tp = 0,
-    p = 0,
-    fp = 0,
-    n = 0;
-  for (const { item, score } of scored) {
+interface Counts {
+  tp: number;
+  p: number;
+  fp: number;
+  n: number;
+}
+
+/** Each item flagged when its score reaches its own threshold. */
+function count(scored: readonly (Scored & { threshold: number })[]): Counts {
+  const c: Counts = { tp: 0, p: 0, fp: 0, n: 0 };
+  for (const { item, score, threshold } of scored) {
     if (item.label) {
-      p++;
-      if (score >= threshold) tp++;
+      c.p++;
+      if (score >= threshold) c.tp++;
     } else {
-      n++;
-      if (score >= threshold) fp++;
+      c.n++;
+      if (score >= threshold) c.fp++;
     }
   }
-  return { recall: p ? tp / p : null, fpr: n ? fp / n : null };
+  return c;
+}
+
+function rates(scored: readonly Scored[], threshold: number): { recall: number | null; fpr: number | null } {
+  const c = count(scored.map((s) => ({ ...s, threshold })));
+  return { recall: c.p ? c.tp / c.p : null, fpr: c.n ? c.fp / c.n : null };
 }
 
 /** The lowest threshold of the grid whose false-positive rate on `train` is at most 2 %. */
@@ -59,23 +69,13 @@ export function indirectLoso(): {
   const scored = loadIndirect().map((item) => ({ item, score: indirectInjectionScore(item.text) }));
   const sources = [...new Set(scored.map((s) => s.item.source))].sort();
   const rows: IndirectSourceRow[] = [];
-  let tp = 0,
-    p = 0,
-    fp = 0,
-    n = 0;
+  // Every item with the threshold chosen without its source, for the pooled figures.
+  const pooled: (Scored & { threshold: number })[] = [];
   for (const source of sources) {
     const held = scored.filter((s) => s.item.source === source);
     const threshold = tune(scored.filter((s) => s.item.source !== source));
     const r = rates(held, threshold);
-    for (const { item, score } of held) {
-      if (item.label) {
-        p++;
-        if (score >= threshold) tp++;
-      } else {
-        n++;
-        if (score >= threshold) fp++;
-      }
-    }
+    for (const s of held) pooled.push({ ...s, threshold });
     rows.push({
       source,
       positives: held.filter((s) => s.item.label).length,
@@ -88,6 +88,7 @@ export function indirectLoso(): {
       ),
     });
   }
+  const { tp, p, fp, n } = count(pooled);
   return { rows, overall: { recall: tp / p, falsePositiveRate: fp / n } };
 }
 

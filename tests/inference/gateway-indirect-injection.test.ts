@@ -12,17 +12,17 @@ let g: GatewayTest;
 beforeAll(async () => {
   g = await startGatewayTest();
 }, 30_000);
-afterEach(async () => {
+// Every test sets the whole guardrails policy it needs (replacing the one before); only the stub's
+// tool calls are undone.
+afterEach(() => {
   g.stub.toolCalls = undefined;
-  await call(g.o.filtration, "DELETE", `/management/config/guardrails?deployment_id=${g.deploymentId}`, {
-    token: g.o.token,
-  });
 });
 afterAll(() => g.close(), 30_000);
 
+/** Sets the policy, then waits out the gateway's context cache (it revalidates within a second). */
 async function guard(config: Record<string, unknown>) {
   await setPolicy(g, "guardrails", config);
-  await Bun.sleep(1100); // the gateway's context cache revalidates within a second
+  await Bun.sleep(1100);
 }
 
 const PLANTED =
