@@ -11,6 +11,7 @@ import { guardLosoReport } from "./guard-datasets/report.ts";
 import piiCorpus from "./guardrails-corpus/pii.json";
 import injectionCorpus from "./guardrails-corpus/prompt_injection.json";
 import toxicityCorpus from "./guardrails-corpus/toxicity.json";
+import { printIndirectLoso } from "./guardrails-indirect.ts";
 import { type CorpusItem, scoreDocuments, scorePii } from "./guardrails-metrics.ts";
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -83,7 +84,9 @@ export function scanAll(text: string): number {
 }
 
 if (import.meta.main && process.argv[2] === "loso") guardLosoReport();
+else if (import.meta.main && process.argv[2] === "indirect") printIndirectLoso();
 else if (import.meta.main) {
+  printIndirectLoso();
   const benign = (injectionCorpus as CorpusItem[]).filter((i) => !i.label);
   const pii = scorePii(piiCorpus as CorpusItem[], scanners.pii);
   console.log(

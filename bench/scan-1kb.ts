@@ -40,6 +40,11 @@ function main() {
   const result = evaluate(texts[0] as string, policy, "input");
   console.log(`decision: ${result.action}, findings: ${result.findings.length}`);
   console.log(`all three (evaluate): ${perCall((t) => evaluate(t, policy, "input")).toFixed(2)} µs`);
+  // A tool's result: the same scanners and indirect injection (services/inference/tool-data.ts).
+  const asData: GuardrailsPolicy = { input: { ...policy.input, indirect_injection: { action: "block" } } };
+  console.log(
+    `as data, with indirect_injection: ${perCall((t) => evaluate(t, asData, "data")).toFixed(2)} µs`,
+  );
   for (const id of ["prompt_injection", "pii", "toxicity"] as const) {
     const config = policy.input?.[id] as { action: "block" };
     console.log(`  ${id}: ${perCall((t) => scanners[id].scan(t, config)).toFixed(2)} µs`);

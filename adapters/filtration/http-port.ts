@@ -246,17 +246,24 @@ export function httpFiltration(options: HttpFiltrationOptions): FiltrationPort {
       });
     },
     async processPrompt(context, messages) {
-      return post<{ messages: ChatMessage[]; retrieval?: Record<string, unknown> }>(
-        "/internal/prompt/process",
-        {
-          messages,
-          template_id: context.prompt?.template_id,
-          rag_config: context.rag,
-          deployment_id: context.deployment.id,
-          org_id: context.orgId,
-          policies_resolved: true,
-        },
-      );
+      const processed = await post<{
+        messages: ChatMessage[];
+        retrieval?: Record<string, unknown>;
+        blocked_by?: string;
+      }>("/internal/prompt/process", {
+        messages,
+        template_id: context.prompt?.template_id,
+        rag_config: context.rag,
+        indirect_injection: context.guardrails?.input?.indirect_injection,
+        deployment_id: context.deployment.id,
+        org_id: context.orgId,
+        policies_resolved: true,
+      });
+      return {
+        messages: processed.messages,
+        retrieval: processed.retrieval,
+        ...(processed.blocked_by ? { blockedBy: processed.blocked_by } : {}),
+      };
     },
     async writeLogs(entries) {
       if (entries.length === 0) return;

@@ -41,3 +41,20 @@ export function examplesFor(classifier: "prompt_injection" | "toxicity"): Datase
     ...loadDataset("extra-benign"),
   ];
 }
+
+/** An item of indirect.jsonl.gz: text read as data (a tool's output, a document), labelled by whether it plants an instruction for the assistant. */
+export interface IndirectItem {
+  text: string;
+  label: boolean;
+  source: string;
+  role: "data";
+}
+
+export function loadIndirect(): IndirectItem[] {
+  const bytes = readFileSync(join(import.meta.dir, "indirect.jsonl.gz"));
+  return new TextDecoder()
+    .decode(Bun.gunzipSync(bytes))
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as IndirectItem);
+}

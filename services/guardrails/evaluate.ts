@@ -30,6 +30,7 @@ export const SCAN_CAPS: Readonly<Record<ScannerId, number>> = {
   pii: 128 * 1024,
   prompt_injection: 256 * 1024,
   toxicity: 256 * 1024,
+  indirect_injection: 256 * 1024,
 };
 
 /** The finding that stands for the part of a text a scanner did not read. */
@@ -73,8 +74,28 @@ function decisionFor(scanner: ScannerId, action: GuardrailAction): Decision {
   return action;
 }
 
+/**
+ * The indirect-injection scanner's config for the evaluation: strip and wrap change the message, not
+ * the verdict (the guard applies them), so for evaluate they mean log.
+ */
+function indirectConfig(
+  settings: { action: string; threshold?: number | undefined } | undefined,
+): ScannerConfig | undefined {
+  if (settings === undefined) return undefined;
+  const action: GuardrailAction =
+    settings.action === "block" ? "block" : settings.action === "off" ? "off" : "log";
+  return settings.threshold === undefined ? { action } : { action, threshold: settings.threshold };
+}
+
 /** The scanners a stage runs, with their configs (output has no prompt-injection scanner). */
 export function stageConfigs(policy: GuardrailsPolicy, stage: Stage): [ScannerId, ScannerConfig][] {
+  if (stage === "data" || stage === "tool_call") {
+    const base = stageConfigs(policy, stage === "data" ? "input" : "output");
+    const indirect = indirectConfig(
+      stage === "data" ? policy.input?.indirect_injection : policy.output?.indirect_injection,
+    );
+    return indirect && indirect.action !== "off" ? [...base, ["indirect_injection", indirect]] : base;
+  }
   const configs: [ScannerId, ScannerConfig | undefined][] =
     stage === "input"
       ? [

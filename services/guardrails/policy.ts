@@ -8,4 +8,9 @@ export type GuardrailsPolicy = GuardrailsPolicyConfig;
 export type InputGuardrails = NonNullable<GuardrailsPolicy["input"]>;
 export type OutputGuardrails = NonNullable<GuardrailsPolicy["output"]>;
 
-export type Stage = "input" | "output";
+/**
+ * input: the caller's own words; data: what the request carries as data (tool results), scanned by the
+ * input scanners and for indirect injection; output: the answer; tool_call: the arguments of the
+ * model's tool calls, scanned by the output scanners and for indirect injection.
+ */
+export type Stage = "input" | "output" | "data" | "tool_call";

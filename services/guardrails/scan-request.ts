@@ -4,6 +4,7 @@
 import type { Executor } from "#db/client.ts";
 import { invalid } from "../errors.ts";
 import { type ChatMessage, textOf } from "../inference/messages.ts";
+import { isDataMessage } from "../inference/tool-data.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import type { Decision } from "./evaluate.ts";
@@ -63,7 +64,11 @@ export async function scanContent(ctx: { db: Executor }, request: ScanRequest): 
     request.messages.map((message) =>
       request.direction === "input" && message.role === "assistant"
         ? undefined
-        : evaluateOffLoop(textOf(message), policy, request.direction),
+        : evaluateOffLoop(
+            textOf(message),
+            policy,
+            request.direction === "input" && isDataMessage(message) ? "data" : request.direction,
+          ),
     ),
   );
   const redacted = request.messages.map((message, index) => {

@@ -1,7 +1,7 @@
 // The one shape every guardrail scanner has. Scanners are pure and synchronous: no I/O, no remote
 // model (the classifiers of classifier/ are small linear models in memory), so they can run inline on the request path (input) and on every streamed delta (output).
 
-export type ScannerId = "pii" | "prompt_injection" | "toxicity";
+export type ScannerId = "pii" | "prompt_injection" | "toxicity" | "indirect_injection";
 
 /**
  * One thing a scanner found. Offsets (UTF-16 code units, end exclusive) into the scanned text;

@@ -57,6 +57,7 @@ export function inProcessFiltration(ctx: AppContext): FiltrationPort {
           templateId: context.prompt?.template_id,
           rag: context.rag,
           policiesResolved: true,
+          indirect: context.guardrails?.input?.indirect_injection,
         },
         loadTemplate,
       ),

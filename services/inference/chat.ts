@@ -110,14 +110,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     if (checked) {
       entry.guardrails.input = checked.decision;
       if (checked.blockedBy) {
-        throw new AppError(
-          "validation_error",
-          `the request was blocked by the ${checked.blockedBy} guardrail`,
-          {
-            openai_code: "content_policy_violation",
-            param: input.inputParam ?? "messages",
-          },
-        );
+        throw inputBlocked(checked.blockedBy, input.inputParam);
       }
       messages = checked.messages;
     }
@@ -148,8 +141,11 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       const processed = await request.step("prompt processing", () =>
         runtime.port.processPrompt(context, before),
       );
-      messages = processed.messages;
       if (processed.retrieval) entry.retrieval = processed.retrieval;
+      if (processed.blockedBy) {
+        throw inputBlocked(processed.blockedBy, input.inputParam);
+      }
+      messages = processed.messages;
     }
 
     const stream = body.stream === true;
@@ -308,6 +304,13 @@ function answerFromCache(
     ? { kind: "stream", stream: replayStream(answer, model, includeUsage), context, cache: "hit" }
     : { kind: "json", body: replayJson(answer, model), context, cache: "hit" };
 }
+
+/** A request refused by an input guardrail (its messages, or a retrieved passage): the scanner named, never the text. */
+const inputBlocked = (scanner: string, param: string | undefined) =>
+  new AppError("validation_error", `the request was blocked by the ${scanner} guardrail`, {
+    openai_code: "content_policy_violation",
+    param: param ?? "messages",
+  });
 
 const blocked = (scanner: string) =>
   new AppError("validation_error", `the answer was blocked by the ${scanner} guardrail`, {

@@ -9,6 +9,8 @@ import type { Finding } from "../guardrails/scanner.ts";
 import { createStreamScanner } from "../guardrails/stream-scan.ts";
 import type { InputScanCache } from "./input-scan-cache.ts";
 import { type ChatMessage, textOf } from "./messages.ts";
+import { scanToolCalls, ToolCallHoldback } from "./tool-calls.ts";
+import { isDataMessage, treatData } from "./tool-data.ts";
 
 export interface GuardDecision {
   action: string;
@@ -49,8 +51,9 @@ export function requestGuard(
   policy: GuardrailsPolicy,
   inputScans?: InputScanCache,
 ): RequestGuard | undefined {
-  const inputOn = stageConfigs(policy, "input").length > 0;
-  const outputOn = stageConfigs(policy, "output").length > 0;
+  // "data" runs the input scanners and indirect injection; "tool_call" the output ones and indirect injection.
+  const inputOn = stageConfigs(policy, "data").length > 0;
+  const outputOn = stageConfigs(policy, "tool_call").length > 0;
   if (!inputOn && !outputOn) return undefined;
   const blocking = (policy.output?.mode ?? "blocking") === "blocking";
 
@@ -65,7 +68,9 @@ export function requestGuard(
         messages.map((message) => {
           if (message.role === "assistant") return undefined;
           const text = textOf(message);
-          return inputScans ? inputScans.evaluate(text, policy) : evaluateOffLoop(text, policy, "input");
+          // A tool's result is data: an instruction in it is aimed at the assistant by someone else.
+          const stage = isDataMessage(message) ? "data" : "input";
+          return inputScans ? inputScans.evaluate(text, policy, stage) : evaluateOffLoop(text, policy, stage);
         }),
       );
       const checked = messages.map((message, index) => {
@@ -74,9 +79,13 @@ export function requestGuard(
         for (const f of result.findings) decision.findings.push({ ...f, message: index });
         if (rank(result.action) > rank(decision.action)) decision.action = result.action;
         if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
-        return result.action === "redact" && result.redacted !== undefined
-          ? { ...message, content: result.redacted }
-          : message;
+        const redacted =
+          result.action === "redact" && result.redacted !== undefined
+            ? { ...message, content: result.redacted }
+            : message;
+        return isDataMessage(message)
+          ? treatData(redacted, result, policy.input?.indirect_injection?.action)
+          : redacted;
       });
       return { messages: checked, blockedBy, decision };
     },
@@ -90,6 +99,7 @@ export function requestGuard(
         };
       }
       const scanner = createStreamScanner(policy.output ?? {});
+      const toolCalls = new ToolCallHoldback(policy);
       let blocked: string | undefined;
       const findings: GuardDecision["findings"] = [];
       const take = (result: ReturnType<typeof scanner.push>) => {
@@ -107,6 +117,9 @@ export function requestGuard(
             // The scanner holds text back and may redact it; the tokens' logprobs would spell it out before
             // (or instead of) the checked text, so they do not pass a blocking output guardrail.
             if (choice.logprobs) choice.logprobs = null;
+            // Tool-call arguments are held until the choice ends, then checked whole.
+            toolCalls.hold(choice);
+            if (choice.finish_reason) take(toolCalls.release(choice));
             let text = choice.delta?.content ? take(scanner.push(choice.delta.content)) : "";
             if (choice.finish_reason) text += take(scanner.end());
             if (choice.delta && (choice.delta.content || text)) choice.delta.content = text;
@@ -122,9 +135,15 @@ export function requestGuard(
       const decision: GuardDecision = { action: "allow", findings: [] };
       if (!outputOn) return { decision };
       const choices =
-        (answer.choices as { message?: { content?: string | null }; logprobs?: unknown }[] | undefined) ?? [];
+        (answer.choices as
+          | { message?: { content?: string | null; tool_calls?: unknown }; logprobs?: unknown }[]
+          | undefined) ?? [];
       let blockedBy: string | undefined;
       for (const choice of choices) {
+        const calls = await scanToolCalls(choice.message?.tool_calls, policy, blocking);
+        decision.findings.push(...calls.findings);
+        if (rank(calls.action) > rank(decision.action)) decision.action = calls.action;
+        if (blocking && calls.blockedBy) blockedBy ??= calls.blockedBy;
         const content = choice.message?.content;
         if (!content) continue;
         const result = await evaluateOffLoop(content, policy, "output");

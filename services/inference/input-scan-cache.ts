@@ -33,11 +33,19 @@ export class InputScanCache {
   readonly #entries = new Map<string, Evaluation>();
   #chars = 0;
 
-  /** `evaluate(text, policy, "input")`, given again from memory for a text and policy seen recently. */
-  async evaluate(text: string, policy: GuardrailsPolicy): Promise<Evaluation> {
-    if (text.length > MAX_TEXT) return evaluateOffLoop(text, policy, "input");
+  /**
+   * `evaluate(text, policy, stage)`, given again from memory for a text, stage and policy seen
+   * recently. The stage is part of the key: the same text is judged differently as a tool's result
+   * ("data": indirect injection too) than as the caller's own words ("input").
+   */
+  async evaluate(
+    text: string,
+    policy: GuardrailsPolicy,
+    stage: "input" | "data" = "input",
+  ): Promise<Evaluation> {
+    if (text.length > MAX_TEXT) return evaluateOffLoop(text, policy, stage);
     const entries = this.#entries;
-    const key = `${policyKeyOf(policy)}\u0000${text}`;
+    const key = `${stage}\u0000${policyKeyOf(policy)}\u0000${text}`;
     const known = entries.get(key);
     if (known !== undefined) {
       // Most recently used last: Map keeps insertion order.
@@ -45,7 +53,7 @@ export class InputScanCache {
       entries.set(key, known);
       return known;
     }
-    const result = frozen(await evaluateOffLoop(text, policy, "input"));
+    const result = frozen(await evaluateOffLoop(text, policy, stage));
     entries.set(key, result);
     this.#chars += key.length;
     for (const [old] of entries) {

@@ -203,6 +203,11 @@ export interface FiltrationPort {
   processPrompt(
     context: InferenceContext,
     messages: ChatMessage[],
-  ): Promise<{ messages: ChatMessage[]; retrieval?: Record<string, unknown> | undefined }>;
+  ): Promise<{
+    messages: ChatMessage[];
+    retrieval?: Record<string, unknown> | undefined;
+    /** A retrieved passage was blocked by this guardrail (input.indirect_injection). */
+    blockedBy?: string | undefined;
+  }>;
   writeLogs(entries: InferenceLogEntry[]): Promise<void>;
 }

@@ -94,6 +94,37 @@ export const ClassifierScanner = T.Object(
   strict,
 );
 
+/**
+ * Instructions for the assistant planted in text it reads as data (tool results). block refuses the
+ * request; strip replaces the message's content by a notice; wrap keeps it, quoted as untrusted data.
+ */
+export const IndirectInjectionScanner = T.Object(
+  {
+    action: T.Union(
+      [T.Literal("off"), T.Literal("log"), T.Literal("block"), T.Literal("strip"), T.Literal("wrap")],
+      {
+        description:
+          "off, log, block, strip (the tool result is replaced by a notice) or wrap (quoted as untrusted data)",
+      },
+    ),
+    threshold: T.Optional(
+      T.Number({ minimum: 0, maximum: 1, description: "The patterns' score; default 0.5" }),
+    ),
+  },
+  strict,
+);
+
+/** The model's tool-call arguments checked for instructions aimed at the next agent or tool. */
+export const ToolCallInjectionScanner = T.Object(
+  {
+    action: T.Union([T.Literal("off"), T.Literal("log"), T.Literal("block")]),
+    threshold: T.Optional(
+      T.Number({ minimum: 0, maximum: 1, description: "The patterns' score; default 0.5" }),
+    ),
+  },
+  strict,
+);
+
 export const GuardrailsConfig = T.Object(
   {
     input: T.Optional(
@@ -103,6 +134,7 @@ export const GuardrailsConfig = T.Object(
           toxicity: T.Optional(ClassifiedScanner),
           prompt_injection: T.Optional(ClassifiedScanner),
           classifier: T.Optional(ClassifierScanner),
+          indirect_injection: T.Optional(IndirectInjectionScanner),
         },
         strict,
       ),
@@ -112,6 +144,7 @@ export const GuardrailsConfig = T.Object(
         {
           pii: T.Optional(Scanner),
           toxicity: T.Optional(ClassifiedScanner),
+          indirect_injection: T.Optional(ToolCallInjectionScanner),
           mode: T.Optional(T.Union([T.Literal("blocking"), T.Literal("async")])),
         },
         strict,
@@ -317,6 +350,7 @@ export type RateLimitPolicy = PolicyConfigs["rate_limit"];
 export type QuotaPolicy = PolicyConfigs["quota"];
 export type GuardrailsPolicyConfig = PolicyConfigs["guardrails"];
 export type ClassifierConfig = Static<typeof ClassifierScanner>;
+export type IndirectInjectionSettings = Static<typeof IndirectInjectionScanner>;
 export type RagPolicy = PolicyConfigs["rag"];
 export type PromptPolicy = PolicyConfigs["prompt"];
 export type RoutingPolicy = PolicyConfigs["routing"];

@@ -11,8 +11,9 @@ import { formatPassages } from "../knowledge-base/search.ts";
 import { isUuid } from "../orchestration/ids.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
-import type { RagPolicy } from "../policies/schemas.ts";
+import type { IndirectInjectionSettings, RagPolicy } from "../policies/schemas.ts";
 import { applyTemplate, type TemplateContent } from "./apply.ts";
+import { screenPassages } from "./screen-passages.ts";
 import { latestTemplateContent } from "./templates.ts";
 
 export interface ProcessPromptInput {
@@ -29,6 +30,8 @@ export interface ProcessPromptInput {
    * `templateId` are all there is, so the deployment's policies are not read again.
    */
   policiesResolved?: boolean | undefined;
+  /** The deployment's `input.indirect_injection` guardrail: retrieved passages are data, screened by it. */
+  indirect?: IndirectInjectionSettings | undefined;
 }
 
 /** Where a template's latest version comes from: the database, or a cache of it (the inference gateway's). */
@@ -52,6 +55,8 @@ export interface ProcessedPrompt {
   messages: ChatMessage[];
   /** What retrieval did, for the inference log; absent when the deployment retrieves nothing. */
   retrieval?: RetrievalNote | undefined;
+  /** A retrieved passage held an instruction for the assistant and the policy blocks: the scanner. */
+  blockedBy?: string | undefined;
 }
 
 const contextInstruction =
@@ -89,7 +94,10 @@ export async function processPrompt(
   const lastUser = input.messages.findLast((m) => m.role === "user");
   const found =
     retrieval && orgId && lastUser ? await retrieve(ctx, orgId, textOf(lastUser), retrieval) : undefined;
-  const context = formatPassages(found?.passages ?? []);
+  const screened = screenPassages(found?.passages ?? [], input.indirect);
+  if (screened.blocked)
+    return { messages: input.messages, retrieval: found?.note, blockedBy: "indirect_injection" };
+  const context = formatPassages(screened.passages);
 
   const asksForContext = template?.userTemplate?.includes("{{context}}") ?? false;
   const messages = template ? applyTemplate(input.messages, template, context) : [...input.messages];

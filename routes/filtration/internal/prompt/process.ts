@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
-import { RagConfig } from "#services/policies/schemas.ts";
+import { IndirectInjectionScanner, RagConfig } from "#services/policies/schemas.ts";
 import { processPrompt } from "#services/prompts/process.ts";
 import { RetrievalNote } from "../../_schemas/inference-logs.ts";
 import { Messages, Uuid } from "../../_schemas/internal.ts";
@@ -20,6 +20,8 @@ export const POST = route({
     template_id: t.Optional(t.String({ maxLength: 64 })),
     // The deployment's effective rag policy, as the context resolve gave it.
     rag_config: t.Optional(RagConfig),
+    // The deployment's input.indirect_injection guardrail: retrieved passages are screened as data.
+    indirect_injection: t.Optional(IndirectInjectionScanner),
     deployment_id: t.Optional(t.String({ maxLength: 64 })),
     org_id: t.Optional(Uuid),
     policies_resolved: t.Optional(
@@ -31,6 +33,7 @@ export const POST = route({
   response: t.Object({
     messages: t.Array(t.Record(t.String(), t.Unknown())),
     retrieval: t.Optional(RetrievalNote),
+    blocked_by: t.Optional(t.String({ description: "A retrieved passage was blocked by this guardrail" })),
   }),
   handler: ({ ctx, body }) =>
     processPrompt(ctx, {
@@ -40,5 +43,8 @@ export const POST = route({
       orgId: body.org_id,
       rag: body.rag_config,
       policiesResolved: body.policies_resolved,
-    }),
+      indirect: body.indirect_injection,
+    }).then(({ blockedBy, ...processed }) =>
+      blockedBy ? { ...processed, blocked_by: blockedBy } : processed,
+    ),
 });
