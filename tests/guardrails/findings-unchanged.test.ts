@@ -13,7 +13,8 @@ import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts
 // and of bench/guard-datasets (36,840 texts), hashed. The digest was taken before the speed work of
 // issue #19 (normalize's leetspeak pass, the classifiers' shared n-grams, obscenity's gate). A
 // change that is meant to move a finding must say so here with the new digest (printed on failure).
-const DIGEST = "72203e06a0fa8641ac8d0135c3e086d7f398ce6c817af093e8b1a46d7fdb0c52";
+// Issue #31 (PII formats) moved one: "Phone: (123) 456-7891" in a benign instruction is now a phone.
+const DIGEST = "fe089089056147e73918efe9f7b26274917efe64fac9f56850291f35fba98757";
 
 describe("guardrail findings", () => {
   test("are exactly those measured before the scanners were made faster", () => {

@@ -5,6 +5,7 @@ import {
   parsePhoneNumberFromString,
 } from "libphonenumber-js/max";
 import type { Finding } from "../../scanner.ts";
+import { dateOrVersion, labelledRun, nanpShaped } from "./phone-shape.ts";
 import { type Detector, piiFinding } from "./types.ts";
 
 // Phone numbers are found and validated by libphonenumber-js (Google's libphonenumber metadata):
@@ -57,7 +58,9 @@ function unclaimed(text: string, found: readonly Finding[]): string {
 
 function findIn(text: string, from: number, to: number, out: Finding[]): void {
   for (const found of findNumbers(text.slice(from, to), { defaultCountry: DEFAULT_REGION, v2: true })) {
-    out.push(piiFinding("phone", 0.85, from + found.startsAt, from + found.endsAt));
+    const start = from + found.startsAt;
+    const end = from + found.endsAt;
+    if (!dateOrVersion(text, start, end)) out.push(piiFinding("phone", 0.85, start, end));
   }
 }
 
@@ -164,10 +167,16 @@ export const detectPhones: Detector = (original, out) => {
   RUN.lastIndex = 0;
   for (let m = RUN.exec(text); m !== null; m = RUN.exec(text)) {
     const end = m.index + m[0].length;
-    if (digitsIn(text, m.index, end) < 7) continue;
+    const digits = digitsIn(text, m.index, end);
+    if (digits < 6) continue;
+    // Six digits are a phone number only when a phone word says so (local numbers of small regions).
+    if (digits === 6) {
+      candidates.push([m.index, end]);
+      continue;
+    }
     // An ISO date ("2017-02-26 20:37:16") is no phone number, whatever the digits after it.
     if (ISO_DATE.test(m[0])) continue;
-    if (wholeRunNumber(text, m.index, m[0])) {
+    if (wholeRunNumber(text, m.index, m[0]) && !dateOrVersion(text, m.index, end)) {
       out.push(piiFinding("phone", 0.85, m.index, end));
       continue;
     }
@@ -182,10 +191,17 @@ export const detectPhones: Detector = (original, out) => {
     to = Math.min(text.length, end + CONTEXT);
   }
   if (to >= 0) findIn(text, from, to, out);
+  nanpShaped(text, out);
   if (candidates.length === 0) return;
-  const found = new Uint8Array(text.length + 1);
-  for (const f of out) found.fill(1, f.start, f.end);
-  const unread = candidates.filter(([start, end]) => found.subarray(start, end).indexOf(1) < 0);
+  let unread = unreadRuns(candidates, out, text.length);
   // Country names are looked for in the text as written (one may sit in a claimed e-mail address).
   if (unread.length > 0) nationalNumbers(original, unread, out);
+  unread = unreadRuns(unread, out, text.length);
+  for (const [start, end] of unread) labelledRun(text, start, end, out);
 };
+
+function unreadRuns(runs: [number, number][], out: readonly Finding[], length: number): [number, number][] {
+  const found = new Uint8Array(length + 1);
+  for (const f of out) found.fill(1, f.start, f.end);
+  return runs.filter(([start, end]) => found.subarray(start, end).indexOf(1) < 0);
+}

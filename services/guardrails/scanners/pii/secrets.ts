@@ -14,11 +14,26 @@ const API_KEYS: readonly RegExp[] = [
   /(?<![\w])gh[pousr]_[A-Za-z0-9]{36,251}(?![\w])/g,
   /(?<![\w])github_pat_[A-Za-z0-9_]{50,255}(?![\w])/g,
   // Slack bot/user/app/refresh/legacy tokens.
-  /(?<![\w-])xox[bpars]-[A-Za-z0-9-]{10,250}(?![\w-])/g,
+  /(?<![\w-])xox[a-z]-[A-Za-z0-9-]{10,250}(?![\w-])/g,
   // Google API keys.
   /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g,
   // Stripe secret and restricted keys, live and test.
-  /(?<![\w])[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}(?![\w])/g,
+  /(?<![\w])[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,247}(?![\w])/g,
+  // AWS's older A3T prefix (A3T + one character, then 16), as secret scanners list it.
+  /(?<![A-Za-z0-9])A3T[A-Z0-9][A-Z2-7]{16}(?![A-Za-z0-9])/g,
+  // GitLab: personal, pipeline-trigger, runner, deploy, CI-build, incoming-mail, agent, OAuth-app,
+  // SCIM, feed and feature-flag tokens by their documented prefixes, and runner registration tokens.
+  // Lengths after GitLab's token formats (fixed for some kinds).
+  /(?<![\w-])(?:glpat|gldt|glft|glsoat|glrt|glcbt)-[A-Za-z0-9_-]{20,50}(?![\w-])/g,
+  /(?<![\w-])(?:glimt-[A-Za-z0-9_-]{25}|glptt-[A-Za-z0-9_-]{40}|gloas-[A-Za-z0-9_-]{64}|glagent-[A-Za-z0-9_-]{50,1024})(?![\w-])/g,
+  /(?<![\w])GR1348941[A-Za-z0-9_-]{20,50}(?![\w-])/g,
+  // SendGrid: SG.<22>.<43>.
+  /(?<![\w.])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![\w-])/g,
+  // PyPI upload tokens (a macaroon whose first bytes say "pypi.org") and npm access tokens.
+  /(?<![\w-])pypi-AgE[A-Za-z0-9_-]{50,}(?![\w-])/g,
+  /(?<![\w])npm_[A-Za-z0-9]{36}(?![\w])/g,
+  // Hugging Face user access tokens.
+  /(?<![\w])hf_[A-Za-z]{34}(?![\w])/g,
 ];
 
 // A PEM private key block of any algorithm (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP's "PRIVATE KEY
@@ -27,7 +42,9 @@ const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
 
 // header.payload.signature, each base64url; header and payload are JSON objects, so both start with
 // "eyJ" ('{"'). The header is decoded below to be sure it is a JOSE header.
-const JWT = /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{0,1024}(?![\w-])/g;
+// The signature may be missing: an unsecured token ("alg": "none") ends at the payload, with or
+// without its final dot.
+const JWT = /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]{0,1024})?(?![\w-])/g;
 
 function joseHeader(b64url: string): boolean {
   try {
