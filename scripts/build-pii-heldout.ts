@@ -83,6 +83,36 @@ function presidioSamples(path: string, source: string, split: Split): PiiBenchIt
   return items;
 }
 
+// ---- presidio: its recognizers' unit tests, `("text", expected_len, ..., ((start, end), ...))` ----
+const PRESIDIO_TESTS: Record<string, PiiBenchType> = {
+  credit_card: "credit_card",
+  iban: "iban",
+  email: "email",
+  phone: "phone",
+  ip: "ip_address",
+};
+const PY_CASE = /\(\s*"((?:[^"\\\n]|\\.)*)"\s*,\s*(\d+)\s*,/g;
+
+function presidioTestItems(): PiiBenchItem[] {
+  const items: PiiBenchItem[] = [];
+  for (const [file, type] of Object.entries(PRESIDIO_TESTS)) {
+    const source = show("microsoft/presidio", `presidio-analyzer/tests/test_${file}_recognizer.py`);
+    for (const m of source.matchAll(PY_CASE)) {
+      const text = JSON.parse(`"${m[1]}"`) as string;
+      const expected = Number(m[2]);
+      // The case runs to the next case, comment or end of list; its first spans are the expected ones.
+      const rest = source.slice(m.index + m[0].length).split(/\n\s*(?:\(|#|\])/)[0] ?? "";
+      const pairs = [...rest.matchAll(/\((\d+),\s*(\d+)\)/g)].map((p) => [Number(p[1]), Number(p[2])]);
+      const spans: PiiBenchSpan[] =
+        pairs.length >= expected
+          ? pairs.slice(0, expected).map(([start, end]) => ({ type, start: start ?? 0, end: end ?? 0 }))
+          : [{ type, start: 0, end: text.length }];
+      items.push({ text, spans: expected === 0 ? [] : spans, source: `presidio:test_${file}`, split: "dev" });
+    }
+  }
+  return items;
+}
+
 // ---- php-iban: the registry's example IBAN of every country, compact, printed and lower case ----
 function phpIbanItems(): PiiBenchItem[] {
   const lines = show("globalcitizen/php-iban", "registry.txt").split("\n").slice(1);
@@ -173,28 +203,29 @@ function goLiterals(block: string): string[] {
   );
 }
 
-/** The literals of the `tps` and `fps` statements of a rule file, up to the next `fps` / `return`. */
-function gitleaksCases(go: string): { tps: string[]; fps: string[] } {
+/**
+ * The literals of a rule file's `tps` statements (its true positives), up to the next `fps` / `return`.
+ * Its false-positive cases are left out: many are keys of the right shape that gitleaks allow-lists
+ * (documented EXAMPLE keys, placeholders, a key of another rule), which a redactor should redact.
+ */
+function gitleaksPositives(go: string): string[] {
   const tps: string[] = [];
-  const fps: string[] = [];
-  let into: string[] | undefined;
+  let inside = false;
   for (const line of go.split("\n")) {
-    if (/^\s*tps\b/.test(line)) into = tps;
-    else if (/^\s*fps\b/.test(line)) into = fps;
-    else if (/^\s*(?:return|})\s*/.test(line) && !/^\s*}\s*[,)]/.test(line)) into = undefined;
-    if (into) into.push(...goLiterals(line));
+    if (/^\s*tps\b/.test(line)) inside = true;
+    else if (/^\s*fps\b/.test(line)) inside = false;
+    else if (/^\s*(?:return|})\s*/.test(line) && !/^\s*}\s*[,)]/.test(line)) inside = false;
+    if (inside) tps.push(...goLiterals(line));
   }
-  return { tps, fps };
+  return tps;
 }
 
 function gitleaksItems(): PiiBenchItem[] {
   const items: PiiBenchItem[] = [];
   let i = 0;
   for (const [rule, type] of Object.entries(GITLEAKS_RULES)) {
-    const { tps, fps } = gitleaksCases(show("gitleaks/gitleaks", `cmd/generate/config/rules/${rule}.go`));
+    const tps = gitleaksPositives(show("gitleaks/gitleaks", `cmd/generate/config/rules/${rule}.go`));
     for (const t of tps) items.push(carried(type, t, i++, `gitleaks:${rule}`, "heldout"));
-    for (const f of fps)
-      items.push({ text: f, spans: [], source: `gitleaks:${rule}:negative`, split: "heldout" });
   }
   return items;
 }
@@ -221,6 +252,7 @@ function build(): PiiBenchItem[] {
   const all: PiiBenchItem[] = [
     ...presidioSamples("tests/data/generated_large.json", "presidio-research:generated_large", "dev"),
     ...negatives("microsoft/presidio", "CHANGELOG.md", "presidio:changelog", "dev", 300),
+    ...presidioTestItems(),
     ...presidioSamples("data/synth_dataset_v2.json", "presidio-research:synth_dataset_v2", "heldout"),
     ...phpIbanItems(),
     ...isemailItems(),

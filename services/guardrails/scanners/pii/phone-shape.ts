@@ -12,7 +12,7 @@ import { piiFinding } from "./types.ts";
 const NANP = /(?<![\w.+-])(?:(?:\+1|001)[ .-]?)?(?:\(\d{3}\) ?|\d{3}([-.]))\d{3}(?:\1|-)\d{4}(?!\w|[-.]\d)/g;
 const EXTENSION = /^ ?(?:x|ext\.? ?|extension ?|#)\d{1,6}(?!\w)/i;
 const PHONE_WORD =
-  /(?:\b(?:phone|telephone|tel|mobile|cell|cellphone|fax|call|calling|ring|dial|text|sms|whatsapp|contact|reach|reached|answering|hotline|landline|number is)\b|\bph\.|☎|📞)[^\n\d]{0,24}$/i;
+  /(?:\b(?:phone|telephone|tel|mobile|cell|cellphone|fax|call|calling|ring|dial|text|sms|whatsapp|contact|reach|reached|answering|hotline|landline)\b|\bph\.|☎|📞)[^\n\d]{0,24}$/i;
 // A label right after the number, as address books and signatures print them ("061 51 81 office",
 // "0910-5877671-Office", "(044)688-7538x8775 mobile"). In streamed output such a number may be released
 // before its label arrives (see releasableEnd in stream-scan.ts): there only a leading word protects it.
