@@ -6,7 +6,8 @@
 //    the Llama Guard prompt (about 1,000 of its byte-level tokens): prompt processing on this CPU. A
 //    real Llama Guard 3 1B reads the same prompt through a model about 10,000 times larger, so its
 //    cost is the model's, measured on its own hardware; this run only shows the path works end to end.
-//   bun run bench guard-model-latency [--calls 300] [--tiny]
+// 3. With --endpoint (a replica's /v1 URL), --deployment and --format: a guard model you serve.
+//   bun run bench guard-model-latency [--calls 300] [--tiny] [--endpoint URL --deployment NAME --format F]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +19,13 @@ import type { GuardFormat } from "#services/inference/guard-formats.ts";
 import { startLlamaWorker } from "../tests/fakes/support/tiny-worker.ts";
 
 const { values } = parseArgs({
-  options: { calls: { type: "string", default: "300" }, tiny: { type: "boolean", default: false } },
+  options: {
+    calls: { type: "string", default: "300" },
+    tiny: { type: "boolean", default: false },
+    endpoint: { type: "string" },
+    deployment: { type: "string", default: "guard" },
+    format: { type: "string", default: "llama-guard" },
+  },
 });
 const calls = Number(values.calls);
 const runtime = { balancer: new InFlightBalancer() };
@@ -76,6 +83,11 @@ async function main() {
     stub.stop(true);
   }
   if (values.tiny) await tinyWorker();
+  if (values.endpoint) {
+    const format = values.format as GuardFormat;
+    if (!(format in ANSWERS)) throw new Error(`--format: one of ${Object.keys(ANSWERS).join(", ")}`);
+    await measure(format, values.deployment as string, values.endpoint, calls);
+  }
 }
 
 async function tinyWorker() {

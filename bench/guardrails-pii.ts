@@ -5,7 +5,7 @@
 // detectors; the "heldout" figures come from sources nobody looked at while tuning.
 //   bun run bench guardrails-pii [--by-source] [--misses TYPE]
 import { parseArgs } from "node:util";
-import type { Finding } from "#services/guardrails/scanner.ts";
+import type { Finding, Scanner } from "#services/guardrails/scanner.ts";
 import { piiScanner } from "#services/guardrails/scanners/pii/index.ts";
 import { loadPiiBench, type PiiBenchItem, type PiiBenchSpan } from "./guard-datasets/pii-load.ts";
 
@@ -51,9 +51,9 @@ function tallyItem(item: PiiBenchItem, findings: Finding[], tallies: Map<string,
 }
 
 /** Per-type recall and precision of the PII scanner over the given items (redact, default threshold). */
-export function scorePiiBench(items: readonly PiiBenchItem[]): PiiTypeScore[] {
+export function scorePiiBench(items: readonly PiiBenchItem[], scanner: Scanner = piiScanner): PiiTypeScore[] {
   const tallies = new Map<string, Tally>();
-  for (const item of items) tallyItem(item, piiScanner.scan(item.text, { action: "redact" }), tallies);
+  for (const item of items) tallyItem(item, scanner.scan(item.text, { action: "redact" }), tallies);
   return [...tallies]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([type, t]) => ({
