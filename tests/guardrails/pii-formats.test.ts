@@ -59,5 +59,54 @@ test("IBANs grouped by dashes or dots, and typed in lower case", () => {
 test("an ISO timestamp is not a phone number", () => {
   expect(found("Sun 2017-02-26 20:37:16 EST")).toEqual([]);
   expect(found("<td>2023-04-03 01</td>")).toEqual([]);
-  expect(found("call 2017 555 0123 or 202-555-0173")).toEqual(["phone:202-555-0173"]);
+  expect(found("since 2017-02-26 20:37 call 202-555-0173")).toEqual(["phone:202-555-0173"]);
+});
+
+test("a NANP-shaped number is a phone even with an area code no plan has issued, extension included", () => {
+  expect(found("fax +1-962-819-8200x5266 today")).toEqual(["phone:+1-962-819-8200x5266"]);
+  expect(found("(311)905-4466 ext. 88")).toEqual(["phone:(311)905-4466 ext. 88"]);
+  expect(found("or 001-748-088-2851")).toEqual(["phone:001-748-088-2851"]);
+  // Mixed separators, a longer run or a version are not that shape.
+  expect(found("build 311.905-4466.2 and v962.819.8200.1")).toEqual([]);
+});
+
+test("a local number of any region when a phone word precedes it or a label follows it", () => {
+  expect(found("Phone: (88) 684-334")).toEqual(["phone:(88) 684-334"]);
+  expect(found("you can call 61 51 81 tonight")).toEqual(["phone:61 51 81"]);
+  expect(found("0910-5877671-Office")).toEqual(["phone:0910-5877671"]);
+  expect(found("22 498317 office")).toEqual(["phone:22 498317"]);
+  // The same digits with no phone word, a date or a street address after "call" are not phones.
+  expect(found("order 22 498317 shipped")).toEqual([]);
+  expect(found("call on 09.06.2021 about it")).toEqual([]);
+  expect(found("I'd like to call a taxi to 03 2657 Koontz Lane")).toEqual([]);
+});
+
+test("a date or a version range read by the library is not a phone", () => {
+  expect(found("## [2.2.2] - 09.06.2021")).toEqual([]);
+  expect(found("compare/2.2.361...2.2.362")).toEqual([]);
+});
+
+test("more providers' API keys: GitLab, SendGrid, PyPI, npm, Hugging Face, Slack's other prefixes", () => {
+  const gitlab = `glpat-${"a1B2c3D4e5".repeat(2)}`;
+  expect(found(`token ${gitlab}`)).toEqual([`api_key:${gitlab}`]);
+  const sendgrid = `SG.${"a".repeat(22)}.${"b".repeat(43)}`;
+  expect(found(sendgrid)).toEqual([`api_key:${sendgrid}`]);
+  const pypi = `pypi-AgEIcHlwaS5vcmc${"x".repeat(60)}`;
+  expect(found(pypi)).toEqual([`api_key:${pypi}`]);
+  const npm = `npm_${"A1b2C3d4E5f6".repeat(3)}`;
+  expect(found(npm)).toEqual([`api_key:${npm}`]);
+  const hf = `hf_${"abcdefghijklmnopq".repeat(2)}`;
+  expect(found(hf)).toEqual([`api_key:${hf}`]);
+  expect(found("xoxe-1-abcdefghijklmn")).toEqual(["api_key:xoxe-1-abcdefghijklmn"]);
+  // A fixed-length GitLab kind of the wrong length, or a prefix alone, is not a key.
+  expect(found(`glptt-${"a".repeat(30)}`)).toEqual([]);
+  expect(found("glpat-short")).toEqual([]);
+});
+
+test("a JWT without its signature (unsecured, or cut after the payload)", () => {
+  const token = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0";
+  expect(found(`Authorization: Bearer ${token}`)).toEqual([`jwt:${token}`]);
+  expect(found(`${token}.`)).toEqual([`jwt:${token}.`]);
+  // A header alone is not a token.
+  expect(found("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0")).toEqual([]);
 });

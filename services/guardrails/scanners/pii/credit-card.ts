@@ -45,10 +45,12 @@ function cardEnd(text: string, start: number, end: number): number {
     }
   }
   // Issuer identification numbers start with 2 to 6 (Mastercard, Amex/Diners/JCB, Visa, Mastercard,
-  // Discover/UnionPay/Maestro); 1 (UATP), 7-9 (fleet, telecom, national) are not payment cards.
+  // Discover/UnionPay/Maestro); 7-9 (fleet, telecom, national) are not payment cards.
   const first = digits.charCodeAt(0) - 48;
-  if (first < 2 || first > 6) return -1;
+  // UATP cards (airline, 1 + 14 digits) are the one payment card starting with 1.
+  if ((first < 2 && !(first === 1 && digits.length === 15)) || first > 6) return -1;
   for (let len = Math.min(19, digits.length); len >= 13; len--) {
+    if (first === 1 && len !== 15) continue;
     const last = positions[len - 1] as number;
     const next = text.charCodeAt(last + 1);
     if (next >= 48 && next <= 57) continue; // not at a group boundary

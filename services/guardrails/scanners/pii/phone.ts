@@ -5,6 +5,7 @@ import {
   parsePhoneNumberFromString,
 } from "libphonenumber-js/max";
 import type { Finding } from "../../scanner.ts";
+import { dateOrVersion, labelledRun, nanpShaped } from "./phone-shape.ts";
 import { type Detector, piiFinding } from "./types.ts";
 
 // Phone numbers are found and validated by libphonenumber-js (Google's libphonenumber metadata):
@@ -57,7 +58,9 @@ function unclaimed(text: string, found: readonly Finding[]): string {
 
 function findIn(text: string, from: number, to: number, out: Finding[]): void {
   for (const found of findNumbers(text.slice(from, to), { defaultCountry: DEFAULT_REGION, v2: true })) {
-    out.push(piiFinding("phone", 0.85, from + found.startsAt, from + found.endsAt));
+    const start = from + found.startsAt;
+    const end = from + found.endsAt;
+    if (!dateOrVersion(text, start, end)) out.push(piiFinding("phone", 0.85, start, end));
   }
 }
 
@@ -94,6 +97,55 @@ const ALIASES: Record<string, CountryCode> = {
   vietnam: "VN",
   "czech republic": "CZ",
   turkey: "TR",
+  // Adjectives: "my Israeli number is 09-7625400", "my Japanese mobile".
+  american: "US",
+  argentinian: "AR",
+  australian: "AU",
+  austrian: "AT",
+  belgian: "BE",
+  brazilian: "BR",
+  british: "GB",
+  canadian: "CA",
+  chilean: "CL",
+  chinese: "CN",
+  colombian: "CO",
+  czech: "CZ",
+  danish: "DK",
+  dutch: "NL",
+  egyptian: "EG",
+  emirati: "AE",
+  filipino: "PH",
+  finnish: "FI",
+  french: "FR",
+  german: "DE",
+  greek: "GR",
+  hungarian: "HU",
+  indian: "IN",
+  indonesian: "ID",
+  irish: "IE",
+  israeli: "IL",
+  italian: "IT",
+  japanese: "JP",
+  kenyan: "KE",
+  korean: "KR",
+  malaysian: "MY",
+  mexican: "MX",
+  nigerian: "NG",
+  norwegian: "NO",
+  pakistani: "PK",
+  polish: "PL",
+  portuguese: "PT",
+  romanian: "RO",
+  russian: "RU",
+  saudi: "SA",
+  singaporean: "SG",
+  spanish: "ES",
+  swedish: "SE",
+  swiss: "CH",
+  thai: "TH",
+  turkish: "TR",
+  ukrainian: "UA",
+  vietnamese: "VN",
 };
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 const COUNTRY_OF = new Map<string, CountryCode>(Object.entries(ALIASES));
@@ -157,6 +209,7 @@ function nationalNumbers(text: string, runs: readonly [number, number][], out: F
 export const detectPhones: Detector = (original, out) => {
   const text = unclaimed(original, out);
   const candidates: [number, number][] = [];
+  const short: [number, number][] = [];
   // Candidates whose context windows touch are searched as one window: a number is then never cut
   // in two by its neighbour's window (cut, "+376 312 345 +971 50 123 4567" lost the second number).
   let from = -1;
@@ -164,10 +217,17 @@ export const detectPhones: Detector = (original, out) => {
   RUN.lastIndex = 0;
   for (let m = RUN.exec(text); m !== null; m = RUN.exec(text)) {
     const end = m.index + m[0].length;
-    if (digitsIn(text, m.index, end) < 7) continue;
+    const digits = digitsIn(text, m.index, end);
+    if (digits < 6) continue;
+    // Six digits are a phone number only when a phone word says so (local numbers of small regions).
+    // (They skip the country-name search, which reads the whole text.)
+    if (digits === 6) {
+      short.push([m.index, end]);
+      continue;
+    }
     // An ISO date ("2017-02-26 20:37:16") is no phone number, whatever the digits after it.
     if (ISO_DATE.test(m[0])) continue;
-    if (wholeRunNumber(text, m.index, m[0])) {
+    if (wholeRunNumber(text, m.index, m[0]) && !dateOrVersion(text, m.index, end)) {
       out.push(piiFinding("phone", 0.85, m.index, end));
       continue;
     }
@@ -182,10 +242,16 @@ export const detectPhones: Detector = (original, out) => {
     to = Math.min(text.length, end + CONTEXT);
   }
   if (to >= 0) findIn(text, from, to, out);
-  if (candidates.length === 0) return;
-  const found = new Uint8Array(text.length + 1);
-  for (const f of out) found.fill(1, f.start, f.end);
-  const unread = candidates.filter(([start, end]) => found.subarray(start, end).indexOf(1) < 0);
+  nanpShaped(text, out);
+  if (candidates.length === 0 && short.length === 0) return;
+  let unread = unreadRuns(candidates, out);
   // Country names are looked for in the text as written (one may sit in a claimed e-mail address).
   if (unread.length > 0) nationalNumbers(original, unread, out);
+  unread = unreadRuns(unread.concat(short), out);
+  for (const [start, end] of unread) labelledRun(text, start, end, out);
 };
+
+/** The runs no finding overlaps (findings are few: a direct test beats marking a text-long array). */
+function unreadRuns(runs: [number, number][], out: readonly Finding[]): [number, number][] {
+  return runs.filter(([start, end]) => !out.some((f) => f.start < end && start < f.end));
+}

@@ -2,23 +2,46 @@ import { type Detector, type PiiType, piiFinding } from "./types.ts";
 
 // Credentials with a recognisable shape, after the providers' published formats. Order matters
 // only for readability: overlaps are resolved by the scanner (the longest wins).
-const API_KEYS: readonly RegExp[] = [
+// Each pattern with a literal every match contains (AWS's eleven prefixes have none in common): the
+// pattern runs only when the literal occurs, and indexOf is far cheaper than a scan of the pattern.
+const API_KEYS: readonly [literal: string, pattern: RegExp][] = [
   // Anthropic: sk-ant-api03-... / sk-ant-admin01-...
-  /(?<![\w-])sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{20,}/g,
+  ["sk-", /(?<![\w-])sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{20,}/g],
   // OpenAI (legacy sk-, project sk-proj-, service account sk-svcacct-, admin sk-admin-) and any
   // OpenAI-compatible key of the same form, including this platform's own.
-  /(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g,
+  ["sk-", /(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g],
   // AWS access key ids (long-term AKIA, temporary ASIA, and the other documented prefixes).
-  /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}(?![A-Za-z0-9])/g,
+  [
+    "",
+    /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}(?![A-Za-z0-9])/g,
+  ],
   // GitHub: classic tokens (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained PATs.
-  /(?<![\w])gh[pousr]_[A-Za-z0-9]{36,251}(?![\w])/g,
-  /(?<![\w])github_pat_[A-Za-z0-9_]{50,255}(?![\w])/g,
+  ["gh", /(?<![\w])gh[pousr]_[A-Za-z0-9]{36,251}(?![\w])/g],
+  ["github_pat_", /(?<![\w])github_pat_[A-Za-z0-9_]{50,255}(?![\w])/g],
   // Slack bot/user/app/refresh/legacy tokens.
-  /(?<![\w-])xox[bpars]-[A-Za-z0-9-]{10,250}(?![\w-])/g,
+  ["xox", /(?<![\w-])xox[a-z]-[A-Za-z0-9-]{10,250}(?![\w-])/g],
   // Google API keys.
-  /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g,
+  ["AIza", /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g],
   // Stripe secret and restricted keys, live and test.
-  /(?<![\w])[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}(?![\w])/g,
+  ["k_", /(?<![\w])[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,247}(?![\w])/g],
+  // AWS's older A3T prefix (A3T + one character, then 16), as secret scanners list it.
+  ["A3T", /(?<![A-Za-z0-9])A3T[A-Z0-9][A-Z2-7]{16}(?![A-Za-z0-9])/g],
+  // GitLab: personal, pipeline-trigger, runner, deploy, CI-build, incoming-mail, agent, OAuth-app,
+  // SCIM, feed and feature-flag tokens by their documented prefixes, and runner registration tokens.
+  // Lengths after GitLab's token formats (fixed for some kinds).
+  ["gl", /(?<![\w-])(?:glpat|gldt|glft|glsoat|glrt|glcbt)-[A-Za-z0-9_-]{20,50}(?![\w-])/g],
+  [
+    "gl",
+    /(?<![\w-])(?:glimt-[A-Za-z0-9_-]{25}|glptt-[A-Za-z0-9_-]{40}|gloas-[A-Za-z0-9_-]{64}|glagent-[A-Za-z0-9_-]{50,1024})(?![\w-])/g,
+  ],
+  ["GR1348941", /(?<![\w])GR1348941[A-Za-z0-9_-]{20,50}(?![\w-])/g],
+  // SendGrid: SG.<22>.<43>.
+  ["SG.", /(?<![\w.])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![\w-])/g],
+  // PyPI upload tokens (a macaroon whose first bytes say "pypi.org") and npm access tokens.
+  ["pypi-AgE", /(?<![\w-])pypi-AgE[A-Za-z0-9_-]{50,}(?![\w-])/g],
+  ["npm_", /(?<![\w])npm_[A-Za-z0-9]{36}(?![\w])/g],
+  // Hugging Face user access tokens.
+  ["hf_", /(?<![\w])hf_[A-Za-z]{34}(?![\w])/g],
 ];
 
 // A PEM private key block of any algorithm (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP's "PRIVATE KEY
@@ -27,7 +50,9 @@ const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
 
 // header.payload.signature, each base64url; header and payload are JSON objects, so both start with
 // "eyJ" ('{"'). The header is decoded below to be sure it is a JOSE header.
-const JWT = /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{0,1024}(?![\w-])/g;
+// The signature may be missing: an unsecured token ("alg": "none") ends at the payload, with or
+// without its final dot.
+const JWT = /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]{0,1024})?(?![\w-])/g;
 
 function joseHeader(b64url: string): boolean {
   try {
@@ -46,7 +71,8 @@ function push(out: Parameters<Detector>[1], type: PiiType, score: number, start:
 }
 
 export const detectSecrets: Detector = (text, out) => {
-  for (const re of API_KEYS) {
+  for (const [literal, re] of API_KEYS) {
+    if (text.indexOf(literal) < 0) continue;
     re.lastIndex = 0;
     for (let m = re.exec(text); m !== null; m = re.exec(text))
       push(out, "api_key", 0.95, m.index, m.index + m[0].length);
