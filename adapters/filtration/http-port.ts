@@ -6,7 +6,7 @@
 // with a prompt template or retrieval calls /internal/prompt/process on every request.
 
 import type { WireId } from "#adapters/upstream/wire/index.ts";
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
 import { BatchRefused } from "#services/inference/batcher.ts";
 import type { ChatMessage } from "#services/inference/messages.ts";
 import type {

@@ -8,7 +8,7 @@ import {
   type ReservationStore,
   type ReserveResult,
   type Settlement,
-} from "#services/limits/reservations.ts";
+} from "#core/ports/reservations.ts";
 import type { RedisCommands } from "./client.ts";
 
 // KEYS: the counters; ARGV: per counter limit, certain, amount, ttl_ms, used (5 values each).

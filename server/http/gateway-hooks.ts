@@ -2,10 +2,10 @@
 // body size, the gateway's own guard), problems rendered in the gateway's error style, unexpected
 // errors logged, and the access macro that authorizes a request and builds its RequestContext.
 
+import { AppError } from "#core/errors.ts";
 import { isDatabaseUnreachable } from "#db/unreachable.ts";
 import { type Authorization, authorize, type Credentials } from "#services/auth/authorize.ts";
 import type { AppContext, Logger, RequestContext } from "#services/context.ts";
-import { AppError } from "#services/errors.ts";
 import { counter } from "#services/observability/counters.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";
 import type { Access } from "#services/permissions.ts";

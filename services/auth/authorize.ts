@@ -1,7 +1,8 @@
 // The one decision of who may call an entry point, shared by the HTTP guard, the gRPC interceptor and
 // the dashboard. Transports only extract credentials; this decides.
+
+import { AppError } from "#core/errors.ts";
 import type { Actor, AppContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import type { Access } from "../permissions.ts";
 import { actorFromScimToken } from "../scim/tokens.ts";
 import { actorFromServiceToken, isPlatformToken } from "../sso/service-accounts.ts";

@@ -5,6 +5,7 @@
 // with its reason, so the status API and the dashboard say why.
 import { and, eq, inArray, isNull, sum } from "drizzle-orm";
 import type { ProviderRegistry } from "#adapters/providers/index.ts";
+import { idle, type LoadStore } from "#core/ports/load-store.ts";
 import {
   type DeploymentRow,
   deployments,
@@ -20,7 +21,6 @@ import { storedConfig } from "../policies/schemas.ts";
 import { providerAccess } from "../provider-configs/access.ts";
 import { type Bounds, decide, needOf, type Window } from "./decide.ts";
 import { withDefaults } from "./defaults.ts";
-import { idle, type LoadStore } from "./load.ts";
 
 export interface Autoscaler {
   /** One look at every autoscaled deployment; true when a wanted replica count changed. */

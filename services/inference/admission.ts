@@ -6,9 +6,9 @@
 // `request.send` is measured and traced like chat.
 import type { UpstreamRequest, UpstreamResponse } from "#adapters/upstream/send.ts";
 import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
-import { AppError, answeredCode } from "../errors.ts";
+import { AppError, answeredCode } from "#core/errors.ts";
+import type { RateLimits } from "#core/ports/rate-limiter.ts";
 import { endpointForLog } from "../inference-logs/endpoint.ts";
-import type { RateLimits } from "../limits/limiter.ts";
 import { costOf } from "../spend/prices.ts";
 import { allowanceLines, type Held, reserveAllowances } from "./allowances.ts";
 import { maximumTokens } from "./call-maximum.ts";

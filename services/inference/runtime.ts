@@ -13,13 +13,13 @@ import {
   ReplicaHealth,
   type ReplicaHealthOptions,
 } from "#adapters/upstream/replica-health.ts";
+import type { AppError } from "#core/errors.ts";
+import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
+import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "#core/ports/rate-limiter.ts";
+import { InProcessReservations, type ReservationStore } from "#core/ports/reservations.ts";
 import { ColdStartGate } from "../autoscaling/cold-start.ts";
-import { InProcessLoadStore, type LoadStore } from "../autoscaling/load.ts";
 import { LoadReporter } from "../autoscaling/load-reporter.ts";
 import type { Logger } from "../context.ts";
-import type { AppError } from "../errors.ts";
-import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "../limits/limiter.ts";
-import { InProcessReservations, type ReservationStore } from "../limits/reservations.ts";
 import { counter } from "../observability/counters.ts";
 import { throttledWarning } from "../observability/throttled-log.ts";
 import type { Tracer } from "../telemetry/tracing.ts";

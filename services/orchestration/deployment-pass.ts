@@ -10,10 +10,10 @@ import type {
   ReplicaObservation,
   ReplicaSpec,
 } from "#adapters/providers/provider.ts";
+import { AppError } from "#core/errors.ts";
 import type { DeploymentRow, NodeState, PoolRow, ReplicaRow, ReplicaState } from "#db/schema/index.ts";
 import { deployments, replicas } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import { providerAccess } from "../provider-configs/access.ts";
 import { markInstanceOffline } from "./inventory.ts";
 import { resolveModelFile } from "./model-source.ts";

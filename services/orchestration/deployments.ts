@@ -6,6 +6,9 @@
 import { and, asc, count, desc, eq, ilike, inArray, isNull } from "drizzle-orm";
 import { engines } from "#adapters/engines/index.ts";
 import { credentialNameOf } from "#adapters/upstream/wire/hosted.ts";
+import { AppError, notFound } from "#core/errors.ts";
+import { uuidOr404 } from "#core/ids.ts";
+import { Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
 import {
   type DeploymentRow,
@@ -20,7 +23,6 @@ import {
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
-import { AppError, notFound } from "../errors.ts";
 import { providerCredentials } from "../provider-configs/config.ts";
 import { checkPrice } from "../spend/prices.ts";
 import { traced } from "../telemetry/tracing.ts";
@@ -32,14 +34,12 @@ import {
   maxReplicas,
   workloadTypes,
 } from "./deploy-request.ts";
-import { uuidOr404 } from "./ids.ts";
 import { checkContainerSource, checkModelSource, normalizeModelSource } from "./model-source.ts";
 import { assertPoolHasRoom } from "./pool-size.ts";
 import { assertPoolAcceptsDeployments } from "./pools.ts";
 import { providerNamed } from "./providers.ts";
 import { assertDeploymentRemovable, moveDeployment, recordDeploymentCreated } from "./state-machine.ts";
 import { upstreamEndpointProblems } from "./upstream-endpoints.ts";
-import { Problems } from "./validation.ts";
 import { type DeploymentView, deploymentView } from "./views.ts";
 
 export interface PriceInput {

@@ -2,6 +2,9 @@
 // UNHEALTHY (and its replica stops being routed to, see the reconciler). Heartbeats are telemetry
 // from machines, many a minute: they are not audited like user changes.
 import { and, eq, inArray, lt, notExists, notInArray, sql } from "drizzle-orm";
+import { AppError, invalid } from "#core/errors.ts";
+import { isUuid } from "#core/ids.ts";
+import { Problems } from "#core/validation.ts";
 import {
   deployments,
   type NodeState,
@@ -12,10 +15,7 @@ import {
   replicas,
 } from "#db/schema/index.ts";
 import type { AppContext, RequestContext } from "../context.ts";
-import { AppError, invalid } from "../errors.ts";
-import { isUuid } from "./ids.ts";
 import { poolOfNodeToken } from "./node-token.ts";
-import { Problems } from "./validation.ts";
 import { type NodeView, nodeView } from "./views.ts";
 
 export interface HeartbeatInput {

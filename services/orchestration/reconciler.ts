@@ -6,8 +6,8 @@
 // it finds running workers again through the provider (adoption) and stops the orphans.
 // A log pump beside it copies replica output into the log hub (live stream and deployment_logs).
 
+import type { LoadStore } from "#core/ports/load-store.ts";
 import { createAutoscaler } from "../autoscaling/autoscaler.ts";
-import type { LoadStore } from "../autoscaling/load.ts";
 import type { AppContext, Logger } from "../context.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";
 import type { PassDeps, PassSettings, Tracked } from "./deployment-pass.ts";

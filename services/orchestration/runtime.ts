@@ -4,7 +4,7 @@
 // several platforms in one process (the test suite) each have their own.
 
 import { createProviders, type ProviderRegistry } from "#adapters/providers/index.ts";
-import { InProcessLoadStore, type LoadStore } from "../autoscaling/load.ts";
+import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
 import type { AppContext } from "../context.ts";
 import { providerAccounts } from "../provider-configs/access.ts";
 import { LogHub } from "./logs.ts";
