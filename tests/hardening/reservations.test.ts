@@ -8,8 +8,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { and, eq, sql } from "drizzle-orm";
 import { RedisStore } from "#adapters/redis/client.ts";
 import { deployments, spendDaily } from "#db/schema/index.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { httpStatusOf } from "#server/error-table.ts";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/platform.ts";
 import { estimatePromptTokens } from "#services/inference/messages.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
