@@ -14,7 +14,6 @@ import { redisLoadStore } from "#adapters/redis/load-reports.ts";
 import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
 import type { Database } from "#db/client.ts";
 import { LastUsedTracker } from "#services/api-keys/last-used.ts";
-import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
 import type { AppContext, Logger } from "#services/context.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
 import { DatabaseResponseCacheStore } from "#services/inference/response-cache/database-store.ts";
@@ -22,6 +21,7 @@ import { createInferenceRuntime, type InferenceRuntime } from "#services/inferen
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { createKnowledgeRuntime } from "#services/knowledge-base/runtime.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";
+import { databaseLoadStore } from "#services/orchestration/autoscaling/database-load.ts";
 import { createOrchestrationRuntime } from "#services/orchestration/runtime.ts";
 import type { Config } from "./config.ts";
 import { httpStatusOf } from "./error-table.ts";

@@ -8,7 +8,9 @@
 // destination is there), and a specifier already right is left as it is. What it rewrites: static
 // `import`/`export ... from`, `import("...")`, `mock.module("...")` and `declare module "..."`, in
 // every tracked or untracked-not-ignored .ts/.tsx file; a `#folder/...` specifier stays in that form,
-// a relative one stays relative (or becomes `#folder/...` when it now crosses into another top folder). Markdown files get the repository-relative paths replaced as text.
+// a relative one stays relative (or becomes `#folder/...` when it now crosses into another top folder). The
+// repository-relative paths that comments, strings and Markdown files name are replaced as text
+// (README.md is left to its owner).
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 
@@ -40,9 +42,11 @@ const isFile = (path: string): boolean => existsSync(join(root, path)) && statSy
 function expand(moves: Record<string, string>): Map<string, string> {
   const files = new Map<string, string>();
   for (const [from, to] of Object.entries(moves)) {
-    if (isDir(from)) {
-      for (const file of trackedFiles(from)) files.set(file, join(to, relative(from, file)));
-    } else if (!existsSync(join(root, from)) && isDir(to)) {
+    const left = isDir(from) ? trackedFiles(from) : [];
+    if (left.length > 0) {
+      for (const file of left) files.set(file, join(to, relative(from, file)));
+    } else if (!isFile(from) && isDir(to)) {
+      // Moved already (an emptied folder may stay behind): the destination lists what moved.
       for (const file of trackedFiles(to)) files.set(join(from, relative(to, file)), file);
     } else {
       files.set(from, to);
@@ -53,6 +57,7 @@ function expand(moves: Record<string, string>): Map<string, string> {
 
 function moveFiles(moves: Map<string, string>): void {
   for (const [from, to] of moves) {
+    if (from === to) continue;
     if (isFile(from) && isFile(to)) throw new Error(`both ${from} and ${to} exist: merge them by hand first`);
     if (!isFile(from)) continue;
     console.log(`move ${from} -> ${to}`);
@@ -132,7 +137,7 @@ function rewriteSource(file: string, r: Rewriter): boolean {
   return true;
 }
 
-function rewriteMarkdown(file: string, moves: Map<string, string>): boolean {
+function rewriteText(file: string, moves: Map<string, string>): boolean {
   const path = join(root, file);
   const text = readFileSync(path, "utf8");
   let next = text;
@@ -157,8 +162,11 @@ const rewriter: Rewriter = {
 };
 let changed = 0;
 for (const file of trackedFiles()) {
-  if (file.includes("node_modules/") || file.startsWith("proto/gen/")) continue;
-  if (/\.(ts|tsx)$/.test(file) && rewriteSource(file, rewriter)) changed++;
-  else if (file.endsWith(".md") && file !== "README.md" && rewriteMarkdown(file, moves)) changed++;
+  if (file.includes("node_modules/") || file.startsWith("proto/gen/") || file.startsWith("scripts/codemods/"))
+    continue;
+  // Source files: their specifiers, then the paths their comments and strings name (`bun server/main.ts`).
+  const source = /\.(ts|tsx)$/.test(file) && rewriteSource(file, rewriter);
+  const text = (/\.(ts|tsx|md)$/.test(file) && file !== "README.md" && rewriteText(file, moves)) || false;
+  if (source || text) changed++;
 }
 console.log(`${moves.size} moves, ${changed} files rewritten${dryRun ? " (dry run)" : ""}`);

@@ -343,7 +343,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
 
 const nothingComputed: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
-/** Holds the request until the deployment has a ready replica (services/autoscaling/cold-start.ts). */
+/** Holds the request until the deployment has a ready replica (services/orchestration/autoscaling/cold-start.ts). */
 async function waitForReplica(
   runtime: InferenceRuntime,
   context: InferenceContext,

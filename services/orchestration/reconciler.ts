@@ -7,9 +7,9 @@
 // A log pump beside it copies replica output into the log hub (live stream and deployment_logs).
 
 import type { LoadStore } from "#core/ports/load-store.ts";
-import { createAutoscaler } from "../autoscaling/autoscaler.ts";
 import type { AppContext, Logger } from "../context.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";
+import { createAutoscaler } from "./autoscaling/autoscaler.ts";
 import type { PassDeps, PassSettings, Tracked } from "./deployment-pass.ts";
 import { markSilentNodes, retireStaleNodes } from "./inventory.ts";
 import { type Leadership, leadershipOf } from "./leadership.ts";

@@ -28,7 +28,7 @@ export class OrchestrationRuntime {
     /** Replaceable as a whole: tests swap in fakes, as a new orchestration process would start afresh. */
     public providers: ProviderRegistry,
     readonly models: ModelFetcher,
-    /** Where the inference gateways' load reports meet the autoscaler (services/autoscaling/load.ts). */
+    /** Where the inference gateways' load reports meet the autoscaler (core/ports/load-store.ts). */
     readonly load: LoadStore,
   ) {}
 

@@ -198,7 +198,7 @@ export const BudgetConfig = T.Object(
 
 const seconds = (max: number, description: string) => T.Number({ minimum: 0, maximum: max, description });
 
-/** Deployment scope only (CONTRACTS); services/autoscaling/README.md says how it is applied. */
+/** Deployment scope only (CONTRACTS); services/orchestration/autoscaling/README.md says how it is applied. */
 export const AutoscalingConfig = T.Object(
   {
     min_replicas: T.Integer({ minimum: 0, maximum: 32, description: "0: scale to zero when idle" }),

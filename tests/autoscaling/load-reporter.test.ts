@@ -4,7 +4,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { InProcessLoadStore } from "#core/ports/load-store.ts";
 import { createLogger } from "#server/log.ts";
-import { LoadReporter } from "#services/autoscaling/load-reporter.ts";
+import { LoadReporter } from "#services/orchestration/autoscaling/load-reporter.ts";
 
 const reporters: LoadReporter[] = [];
 afterEach(async () => {

@@ -1,5 +1,5 @@
 // Quotas, budgets and token limits hold under concurrency: each call reserves its maximum when it is
-// admitted and settles with what it used at its end (services/limits/reservations.ts), so 100 calls
+// admitted and settles with what it used at its end (core/ports/reservations.ts), so 100 calls
 // sent at once against an allowance of 10 calls serve exactly 10 and refuse 90 with 429. The stub
 // answers 12 prompt and 5 completion tokens a call; with max_tokens 5 and only output tokens priced
 // (200,000 a million), a call reserves and costs exactly 1.0. Two gateways sharing one Redis (each as

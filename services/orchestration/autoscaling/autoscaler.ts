@@ -14,11 +14,11 @@ import {
   pools,
   replicas,
 } from "#db/schema/index.ts";
-import type { AppContext } from "../context.ts";
-import { poolRoom } from "../orchestration/pool-size.ts";
-import { recordScaleDecision } from "../orchestration/state-machine.ts";
-import { storedConfig } from "../policies/schemas.ts";
-import { providerAccess } from "../provider-configs/access.ts";
+import type { AppContext } from "../../context.ts";
+import { storedConfig } from "../../policies/schemas.ts";
+import { providerAccess } from "../../provider-configs/access.ts";
+import { poolRoom } from "../pool-size.ts";
+import { recordScaleDecision } from "../state-machine.ts";
 import { type Bounds, decide, needOf, type Window } from "./decide.ts";
 import { withDefaults } from "./defaults.ts";
 

@@ -3,8 +3,8 @@
 // interval (and at once when a request starts waiting: that is the demand that scales from zero).
 
 import type { DeploymentLoad, LoadStore } from "#core/ports/load-store.ts";
-import type { Logger } from "../context.ts";
-import { throttledWarning } from "../observability/throttled-log.ts";
+import type { Logger } from "../../context.ts";
+import { throttledWarning } from "../../observability/throttled-log.ts";
 
 interface Counts {
   inFlight: number;
