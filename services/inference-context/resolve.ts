@@ -13,7 +13,7 @@ import type { AppContext } from "../context.ts";
 import { contextTokensOf } from "../inference/call-maximum.ts";
 import type { HostedUpstream, InferenceContext, Resolution, RouteTarget } from "../inference/port.ts";
 import { withDefaults } from "../orchestration/autoscaling/defaults.ts";
-import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
+import { readyEndpoints, routableEndpoints } from "../orchestration/deployment-queries.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { providerCredentials, providerSettings } from "../provider-configs/config.ts";
 import { applicableBudgets, hasLimits } from "../spend/budgets.ts";

@@ -10,7 +10,7 @@ import { auditLogs, deployments, type InferenceLogRow, inferenceLogs, replicas }
 import { actorOf, type RequestContext } from "../context.ts";
 import type { InferenceLogEntry } from "../inference/port.ts";
 import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
-import { deploymentOfOrg } from "../orchestration/deployments.ts";
+import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
 import { endpointForLog } from "./endpoint.ts";
 import { logAndRollUp } from "./rollup-sql.ts";
 

@@ -20,7 +20,7 @@ import {
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
-import { deploymentOfOrg } from "../orchestration/deployments.ts";
+import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
 import {
   configProblems,
   type PolicyConfig,

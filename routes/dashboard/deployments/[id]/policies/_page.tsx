@@ -5,7 +5,7 @@ import { type FormResult, type FormValues, parseForm } from "#routes/dashboard/_
 import { can, type PageInfo } from "#routes/dashboard/_shared/page.ts";
 import type { RequestContext } from "#services/context.ts";
 import { listCollections } from "#services/knowledge-base/collections.ts";
-import { getDeployment, listDeployments } from "#services/orchestration/deployments.ts";
+import { getDeployment, listDeployments } from "#services/orchestration/deployment-queries.ts";
 import { getPolicy, type PolicyView } from "#services/policies/policies.ts";
 import { policySchemas } from "#services/policies/schemas.ts";
 import { listTemplates } from "#services/prompts/templates.ts";
