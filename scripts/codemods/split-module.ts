@@ -38,19 +38,28 @@ let changed = 0;
 for (const file of files) {
   const path = join(root, file);
   const text = readFileSync(path, "utf8");
-  const next = text.replace(importPattern, (whole, typeOnly: string | undefined, names: string, _q, spec: string) => {
-    if (resolved(spec, file) !== split.from) return whole;
-    const byModule = new Map<string, string[]>();
-    for (const raw of names.split(",").map((n) => n.trim()).filter(Boolean)) {
-      const name = raw.replace(/^type\s+/, "").split(/\s+as\s+/)[0] ?? raw;
-      const target = split.to[name];
-      if (!target) throw new Error(`${file}: ${name} is not in ${specFile}`);
-      byModule.set(target, [...(byModule.get(target) ?? []), raw]);
-    }
-    return [...byModule]
-      .map(([target, list]) => `import ${typeOnly ?? ""}{ ${list.join(", ")} } from "${specifierFor(target, spec, file)}";`)
-      .join("\n");
-  });
+  const next = text.replace(
+    importPattern,
+    (whole, typeOnly: string | undefined, names: string, _q, spec: string) => {
+      if (resolved(spec, file) !== split.from) return whole;
+      const byModule = new Map<string, string[]>();
+      for (const raw of names
+        .split(",")
+        .map((n) => n.trim())
+        .filter(Boolean)) {
+        const name = raw.replace(/^type\s+/, "").split(/\s+as\s+/)[0] ?? raw;
+        const target = split.to[name];
+        if (!target) throw new Error(`${file}: ${name} is not in ${specFile}`);
+        byModule.set(target, [...(byModule.get(target) ?? []), raw]);
+      }
+      return [...byModule]
+        .map(
+          ([target, list]) =>
+            `import ${typeOnly ?? ""}{ ${list.join(", ")} } from "${specifierFor(target, spec, file)}";`,
+        )
+        .join("\n");
+    },
+  );
   if (next !== text) {
     writeFileSync(path, next);
     changed++;

@@ -4,7 +4,12 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { ModelDeploymentService } from "#proto/gen/llmplatform/orchestration/v1/deployments_pb.ts";
 import type { AppContext } from "#services/context.ts";
-import { deleteDeployment, deploy, startDeployment, terminateDeployment } from "#services/orchestration/deployment-commands.ts";
+import {
+  deleteDeployment,
+  deploy,
+  startDeployment,
+  terminateDeployment,
+} from "#services/orchestration/deployment-commands.ts";
 import { getDeployment, listDeployments } from "#services/orchestration/deployment-queries.ts";
 import type { DeploymentView } from "#services/orchestration/views.ts";
 import { given, requestContextOf } from "./context.ts";
