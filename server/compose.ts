@@ -8,11 +8,11 @@
 // way through tests/support/app.ts.
 
 import { join } from "node:path";
-import { httpFiltration } from "#adapters/filtration/http-port.ts";
 import type { RedisStore } from "#adapters/redis/client.ts";
 import { redisLoadStore } from "#adapters/redis/load-reports.ts";
 import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
 import type { Database } from "#db/client.ts";
+import { httpFiltration } from "#server/filtration-http-port.ts";
 import { LastUsedTracker } from "#services/api-keys/last-used.ts";
 import type { AppContext, Logger } from "#services/context.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
