@@ -10,6 +10,7 @@
 
 import type { WireId } from "#adapters/upstream/wire/index.ts";
 import { AppError } from "#core/errors.ts";
+import type { GuardrailsPolicyConfig, RagPolicy } from "#core/policies.ts";
 import { BatchRefused } from "#services/inference/batcher.ts";
 import type { ChatMessage } from "#services/inference/messages.ts";
 import type {
@@ -20,7 +21,6 @@ import type {
   Resolution,
   Unresolved,
 } from "#services/inference/port.ts";
-import type { GuardrailsPolicyConfig, RagPolicy } from "#services/policies/schemas.ts";
 import { fromWire, type StoredResponseWire, toWire } from "#services/responses/wire.ts";
 
 export interface HttpFiltrationOptions {

@@ -5,7 +5,8 @@
 //
 // The JSON: { "from": "<old path>", "to": { "<exported name>": "<new path>", ... } } (repository-relative).
 // `import { a, type B } from "<old>"` becomes one import per new module, in the old specifier's style
-// (`#folder/...` or relative). A name the map does not know stops the run: add it to the map.
+// (`#folder/...` or relative). A name the map does not know stops the run (add it to the map), unless
+// the JSON says `"keepRest": true`: the old module still exists and keeps the names not in the map.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 
@@ -15,7 +16,9 @@ if (!specFile) {
   console.error("usage: bun scripts/codemods/split-module.ts <split.json>");
   process.exit(2);
 }
-const split: { from: string; to: Record<string, string> } = JSON.parse(readFileSync(specFile, "utf8"));
+const split: { from: string; to: Record<string, string>; keepRest?: boolean } = JSON.parse(
+  readFileSync(specFile, "utf8"),
+);
 
 const files = Bun.spawnSync(["git", "ls-files", "-co", "--exclude-standard"], { cwd: root })
   .stdout.toString()
@@ -29,6 +32,7 @@ function resolved(spec: string, file: string): string {
 }
 
 function specifierFor(target: string, oldSpec: string, file: string): string {
+  if (target === split.from) return oldSpec;
   if (oldSpec.startsWith("#")) return `#${target}`;
   const rel = relative(dirname(file), target);
   return rel.startsWith(".") ? rel : `./${rel}`;
@@ -48,10 +52,11 @@ for (const file of files) {
         .map((n) => n.trim())
         .filter(Boolean)) {
         const name = raw.replace(/^type\s+/, "").split(/\s+as\s+/)[0] ?? raw;
-        const target = split.to[name];
+        const target = split.to[name] ?? (split.keepRest ? split.from : undefined);
         if (!target) throw new Error(`${file}: ${name} is not in ${specFile}`);
         byModule.set(target, [...(byModule.get(target) ?? []), raw]);
       }
+      if (byModule.size === 1 && byModule.has(split.from)) return whole;
       return [...byModule]
         .map(
           ([target, list]) =>

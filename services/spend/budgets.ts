@@ -5,10 +5,10 @@
 import { and, eq, gte, inArray, isNull, or, sql } from "drizzle-orm";
 import { invalid } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
+import { type BudgetPolicy, storedConfig } from "#core/policies.ts";
 import type { Executor } from "#db/client.ts";
 import { policies, spendDaily } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
-import { type BudgetPolicy, storedConfig } from "../policies/schemas.ts";
 import { type BudgetPeriod, firstDayOfMonth, utcDayOf } from "./periods.ts";
 
 type Ctx = Pick<AppContext, "clock"> & { db: Executor };

@@ -4,6 +4,7 @@
 // The figures asserted are those docs/guardrails-evaluation.md reports, less a margin.
 import { expect, test } from "bun:test";
 import { type DatasetItem, examplesFor } from "#bench/guard-datasets/load.ts";
+import { configProblems } from "#core/policies.ts";
 import {
   classifierScores,
   promptInjectionModel,
@@ -11,7 +12,6 @@ import {
 } from "#services/guardrails/classifier/index.ts";
 import { decodeModel, encodeModel } from "#services/guardrails/classifier/model.ts";
 import { evaluate } from "#services/guardrails/evaluate.ts";
-import { configProblems } from "#services/policies/schemas.ts";
 
 function figures(name: "prompt_injection" | "toxicity", threshold: number) {
   const heldout = examplesFor(name).filter((i: DatasetItem) => i.split === "heldout");

@@ -6,7 +6,7 @@
 // claim), and which is stored once complete.
 import { embedTexts } from "#adapters/upstream/embed.ts";
 import { AppError } from "#core/errors.ts";
-import type { CachePolicy } from "../../policies/schemas.ts";
+import type { CachePolicy } from "#core/policies.ts";
 import type { InferenceMetrics } from "../metrics.ts";
 import { contextKey, exactKey, type KeyParts } from "./key.ts";
 import type { CachedAnswer } from "./replay.ts";

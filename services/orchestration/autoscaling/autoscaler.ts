@@ -5,6 +5,7 @@
 // with its reason, so the status API and the dashboard say why.
 import { and, eq, inArray, isNull, sum } from "drizzle-orm";
 import type { ProviderRegistry } from "#adapters/providers/index.ts";
+import { storedConfig } from "#core/policies.ts";
 import { idle, type LoadStore } from "#core/ports/load-store.ts";
 import {
   type DeploymentRow,
@@ -15,7 +16,6 @@ import {
   replicas,
 } from "#db/schema/index.ts";
 import type { AppContext } from "../../context.ts";
-import { storedConfig } from "../../policies/schemas.ts";
 import { providerAccess } from "../../provider-configs/access.ts";
 import { poolRoom } from "../pool-size.ts";
 import { recordScaleDecision } from "../state-machine.ts";

@@ -3,8 +3,8 @@
 import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
+import { type PolicyType, policyTypes } from "#core/domain.ts";
 import { AppError, type FieldProblem } from "#core/errors.ts";
-import { type PolicyType, policyTypes } from "#db/schema/index.ts";
 
 const strict = { additionalProperties: false } as const;
 const uuid = T.String({
