@@ -6,8 +6,9 @@
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { type HostedAccess, hostedTargetOf } from "#adapters/upstream/wire/hosted.ts";
 import { isWireId } from "#adapters/upstream/wire/index.ts";
+import type { DeploymentState } from "#core/domain.ts";
 import type { Executor } from "#db/client.ts";
-import { type DeploymentState, deployments } from "#db/schema/index.ts";
+import { deployments } from "#db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";
 import type { AppContext } from "../context.ts";
 import { contextTokensOf } from "../inference/call-maximum.ts";

@@ -10,8 +10,9 @@ import type {
   ReplicaObservation,
   ReplicaSpec,
 } from "#adapters/providers/provider.ts";
+import type { NodeState, ReplicaState } from "#core/domain.ts";
 import { AppError } from "#core/errors.ts";
-import type { DeploymentRow, NodeState, PoolRow, ReplicaRow, ReplicaState } from "#db/schema/index.ts";
+import type { DeploymentRow, PoolRow, ReplicaRow } from "#db/schema/index.ts";
 import { deployments, replicas } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
 import { providerAccess } from "../provider-configs/access.ts";

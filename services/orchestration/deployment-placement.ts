@@ -4,11 +4,12 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { engines } from "#adapters/engines/index.ts";
 import { credentialNameOf } from "#adapters/upstream/wire/hosted.ts";
+import { type EngineId, engineIds } from "#core/domain.ts";
 import { AppError, notFound } from "#core/errors.ts";
 import { uuidOr404 } from "#core/ids.ts";
 import { Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
-import { deployments, type EngineId, engineIds, pools } from "#db/schema/index.ts";
+import { deployments, pools } from "#db/schema/index.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { providerCredentials } from "../provider-configs/config.ts";
 import { checkDeployRequest, type DeployInput, workloadTypes } from "./deploy-request.ts";

@@ -2,17 +2,11 @@
 // and the endpoints a deployment serves on.
 
 import { and, asc, count, desc, eq, ilike, inArray, isNull } from "drizzle-orm";
+import type { DeploymentState } from "#core/domain.ts";
 import { notFound } from "#core/errors.ts";
 import { uuidOr404 } from "#core/ids.ts";
 import type { Executor } from "#db/client.ts";
-import {
-  type DeploymentRow,
-  type DeploymentState,
-  deployments,
-  deploymentTransitions,
-  pools,
-  replicas,
-} from "#db/schema/index.ts";
+import { type DeploymentRow, deployments, deploymentTransitions, pools, replicas } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { type DeploymentView, deploymentView } from "./views.ts";
 

@@ -3,7 +3,8 @@
 // wanted by deployment-pass.ts, each in its own span.
 
 import { inArray, isNull, or } from "drizzle-orm";
-import { deployments, type NodeState, nodes, pools, replicas } from "#db/schema/index.ts";
+import type { NodeState } from "#core/domain.ts";
+import { deployments, nodes, pools, replicas } from "#db/schema/index.ts";
 import type { Logger } from "../context.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";
 import type { DeploymentPass } from "./deployment-pass.ts";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { createProviders } from "#adapters/providers/index.ts";
 import type { ComputeProvider } from "#adapters/providers/provider.ts";
-import type { ProviderId } from "#db/schema/pools.ts";
+import type { ProviderId } from "#core/domain.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import type { DeploymentState } from "#db/schema/deployments.ts";
+import type { DeploymentState } from "#core/domain.ts";
 import { route } from "#server/http/route.ts";
 import { actorOf, type RequestContext } from "#services/context.ts";
 import { DeployRequest } from "#services/orchestration/deploy-request.ts";
