@@ -5,7 +5,7 @@ import { guardPostgresProcess } from "#db/resilient-postgres.ts";
 import { gateways } from "#routes/gateways.ts";
 import { ConfigError, loadConfig } from "#server/config.ts";
 import { createLogger } from "#server/log.ts";
-import { startPlatform } from "#server/platform.ts";
+import { startPlatform } from "#server/start/platform.ts";
 
 const shutdownDeadlineMs = 10_000;
 

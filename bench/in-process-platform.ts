@@ -6,7 +6,7 @@ import { delimiter, join } from "node:path";
 import { gateways } from "#routes/gateways.ts";
 import { loadConfig } from "#server/config.ts";
 import { createLogger } from "#server/log.ts";
-import { startPlatform } from "#server/platform.ts";
+import { startPlatform } from "#server/start/platform.ts";
 
 type Gateway = "filtration" | "orchestration" | "inference";
 

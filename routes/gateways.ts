@@ -1,5 +1,5 @@
 // Every gateway, in the order the platform starts them (the top-level main.ts hands them to
-// server/platform.ts): each is described in its own folder, next to its routes.
+// server/start/platform.ts): each is described in its own folder, next to its routes.
 import type { Registry } from "prom-client";
 import type { ServiceName } from "#server/config.ts";
 import type { GatewayDescription } from "#server/http/gateway-description.ts";

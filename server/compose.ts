@@ -3,7 +3,7 @@
 // the orchestration runtime (providers, log hub, model downloads, the reconciler's wake-up, the
 // load store), the knowledge runtime (vector ranking, embedding runs), the API-key use tracker,
 // and the inference runtime (caches, limiter, balancer, batchers) when this process runs the
-// inference gateway. server/platform.ts opens what these
+// inference gateway. server/start/platform.ts opens what these
 // stand on (database, Redis, tracing), composes, then binds the listeners; tests compose the same
 // way through tests/support/app.ts.
 

@@ -13,7 +13,7 @@ import {
   type ServiceName,
   serviceNames,
 } from "#services/config.ts";
-import { parseTrustedProxies } from "./http/client-address.ts";
+import { parseTrustedProxies } from "./client-address.ts";
 
 // Where the process's callers have always found them.
 export type { Config, LogLevel, ServiceName };

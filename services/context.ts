@@ -13,7 +13,7 @@ export interface AppContext {
   config: Config;
   log: Logger;
   clock: () => Date;
-  /** API-key uses noted in memory and written in batches; built by server/platform.ts, flushed at stop. */
+  /** API-key uses noted in memory and written in batches; built by server/start/platform.ts, flushed at stop. */
   lastUsed: LastUsedRecorder;
   /** OpenTelemetry tracer when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set (server/telemetry.ts); else none. */
   tracer?: import("@opentelemetry/api").Tracer | undefined;

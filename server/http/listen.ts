@@ -58,7 +58,7 @@ export function listen(
     // route's limit and answers 413 in its own error shape (server/http/input.ts).
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Elysia turns SO_REUSEPORT on: a second installation would then share a taken port silently and
-    // split its traffic. A taken port is an error that names its variable (server/platform.ts).
+    // split its traffic. A taken port is an error that names its variable (server/start/platform.ts).
     reusePort: false,
     // Long enough for slow clients; streaming routes lift it per request (server.timeout(req, 0)).
     idleTimeout: 120,

@@ -12,7 +12,7 @@ import type { LoadStore } from "#core/ports/load-store.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import type { InferenceRuntime } from "#services/inference/runtime.ts";
 import { databaseLoadStore } from "#services/orchestration/autoscaling/database-load.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";

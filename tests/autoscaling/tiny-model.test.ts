@@ -9,7 +9,7 @@ import { buildHttpGateway } from "#routes/gateways.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";

@@ -8,7 +8,7 @@ import { startGrpc } from "#server/grpc/start.ts";
 import { defaultBodyLimit } from "#server/http/gateway.ts";
 import { maxJsonDepth } from "#server/http/input.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { call, gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
 
 let t: TestApp;

@@ -11,7 +11,7 @@ import { deployments, spendDaily } from "#db/schema/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { httpStatusOf } from "#server/error-table.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { estimatePromptTokens } from "#services/inference/messages.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { StoreFailureGuard } from "#core/ports/rate-limiter.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
 import {

@@ -9,7 +9,7 @@ import { and, count, eq } from "drizzle-orm";
 import { inferenceLogs } from "#db/schema/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { eventually } from "../orchestration/support.ts";
 import { usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";

@@ -7,7 +7,7 @@ import { storedResponses } from "#db/schema/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { httpFiltration } from "#server/filtration-http-port.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { otherTenant } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";

@@ -14,7 +14,7 @@ import { withInference } from "#server/compose.ts";
 import { httpStatusOf } from "#server/error-table.ts";
 import { httpFiltration } from "#server/filtration-http-port.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
 import {
   createInferenceRuntime,

@@ -11,7 +11,7 @@ import { buildHttpGateway } from "#routes/gateways.ts";
 import { httpStatusOf } from "#server/error-table.ts";
 import { httpFiltration } from "#server/filtration-http-port.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
 import { firstDayOfMonth, utcDayOf } from "#services/spend/periods.ts";
 import { trackUsage } from "#services/usage/quota.ts";

@@ -10,7 +10,7 @@ import { isAlive, pidOf } from "#adapters/providers/local/processes.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { call } from "../support/app.ts";
 import { createPool, eventually, type OrchestrationTest, startOrchestrationTest } from "./support.ts";

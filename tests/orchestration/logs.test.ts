@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { keepLines } from "#services/orchestration/logs.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { adminEmail, adminPassword, call } from "../support/app.ts";

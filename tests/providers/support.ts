@@ -12,7 +12,7 @@ import type { ProviderId } from "#core/domain.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { providerAccounts } from "#services/provider-configs/access.ts";
 import { startTinyWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";

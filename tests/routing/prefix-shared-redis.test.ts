@@ -8,7 +8,7 @@ import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { withInference } from "#server/compose.ts";
 import { httpStatusOf } from "#server/error-table.ts";
 import { listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { chat, type GatewayTest, startGatewayTest } from "../inference/support.ts";

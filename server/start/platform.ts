@@ -7,13 +7,13 @@ import { openDatabase } from "#db/client.ts";
 import { migrate } from "#db/migrate.ts";
 import type { AppContext, Logger } from "#services/context.ts";
 import { bootstrap, createFirstAdmin } from "#services/orgs/bootstrap.ts";
-import { composeApp } from "./compose.ts";
-import type { Config } from "./config.ts";
-import { lockDataDir } from "./data-dir-lock.ts";
-import type { Companions, GatewayDescription } from "./http/gateway-description.ts";
-import { startHttpGateway } from "./http/listen.ts";
-import { bound, type Listener } from "./listener.ts";
-import { type Tracing, tracingSettingsFromEnv } from "./telemetry.ts";
+import { composeApp } from "../compose.ts";
+import type { Config } from "../config.ts";
+import { lockDataDir } from "../data-dir-lock.ts";
+import type { Companions, GatewayDescription } from "../http/gateway-description.ts";
+import { startHttpGateway } from "../http/listen.ts";
+import { bound, type Listener } from "../listener.ts";
+import { type Tracing, tracingSettingsFromEnv } from "../telemetry.ts";
 
 export type { Listener };
 
@@ -47,7 +47,7 @@ export async function startPlatform(
   log.info("database ready", { kind: database.kind, migrations_applied: migrations.applied });
   const tracingSettings = tracingSettingsFromEnv();
   const tracing: Tracing | undefined = tracingSettings
-    ? (await import("./tracing-sdk.ts")).startTracing(tracingSettings)
+    ? (await import("../tracing-sdk.ts")).startTracing(tracingSettings)
     : undefined;
   if (tracingSettings) log.info("tracing on", { otlp_traces_url: tracingSettings.url });
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
