@@ -3,7 +3,7 @@
 import { Code, ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
 import { AppError } from "#core/errors.ts";
 import { isDatabaseUnreachable } from "#db/unreachable.ts";
-import { authorize } from "#services/auth/authorize.ts";
+import { authorize } from "#services/access/authorize.ts";
 import type { Actor, AppContext } from "#services/context.ts";
 import type { Access } from "#services/permissions.ts";
 import { errorTable } from "../error-table.ts";

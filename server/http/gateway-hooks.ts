@@ -4,7 +4,7 @@
 
 import { AppError } from "#core/errors.ts";
 import { isDatabaseUnreachable } from "#db/unreachable.ts";
-import { type Authorization, authorize, type Credentials } from "#services/auth/authorize.ts";
+import { type Authorization, authorize, type Credentials } from "#services/access/authorize.ts";
 import type { AppContext, Logger, RequestContext } from "#services/context.ts";
 import { counter } from "#services/observability/counters.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";

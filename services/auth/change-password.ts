@@ -7,8 +7,8 @@ import { AppError, invalid } from "#core/errors.ts";
 import { users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
+import { hashPassword, passwordProblem, verifyPassword } from "../crypto/passwords.ts";
 import { reserveAttempt } from "./login-throttle.ts";
-import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 import { revokeUserSessions } from "./revoke.ts";
 import { issueSession, type Session } from "./session.ts";
 

@@ -9,10 +9,10 @@ import { memberships, organizations, roles, users } from "#db/schema/index.ts";
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import type { RequestContext } from "../context.ts";
+import { hashPassword, passwordProblem } from "../crypto/passwords.ts";
 import { defaultOrganizationName } from "../orgs/bootstrap.ts";
 import { ensureBuiltinRoles } from "../orgs/builtin-roles.ts";
 import { normaliseEmail } from "./login.ts";
-import { hashPassword, passwordProblem } from "./passwords.ts";
 import { issueSession, type Session } from "./session.ts";
 
 export interface RegisterInput {

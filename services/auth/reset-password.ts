@@ -6,7 +6,7 @@ import { AppError, notFound } from "#core/errors.ts";
 import { memberships, refreshTokens, users } from "#db/schema/index.ts";
 import { writeAudit } from "../audit/mutate.ts";
 import type { AppContext } from "../context.ts";
-import { generatePassword, hashPassword, passwordProblem } from "./passwords.ts";
+import { generatePassword, hashPassword, passwordProblem } from "../crypto/passwords.ts";
 
 export interface PasswordReset {
   email: string;

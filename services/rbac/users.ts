@@ -7,9 +7,9 @@ import { memberships, organizations, orgInvitations, roles, users } from "#db/sc
 import { mutate } from "../audit/mutate.ts";
 import { invitationTtlMs } from "../auth/invitations.ts";
 import { normaliseEmail } from "../auth/login.ts";
-import { hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { revokeUserSessions } from "../auth/revoke.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
+import { hashPassword, passwordProblem } from "../crypto/passwords.ts";
 import type { Permission } from "../permissions.ts";
 
 /** The built-in role whose holders administer an organization; one must remain. */

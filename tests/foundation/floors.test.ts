@@ -65,11 +65,9 @@ const knownUpward = [
   "adapters/upstream/wire/openai-side.ts -> routes/inference/v1/_schemas/chat.ts",
   "adapters/upstream/wire/openai-side.ts -> routes/inference/v1/_schemas/embeddings.ts",
 ];
-// - Sign-in, organizations, roles, SCIM and SSO call one another both ways.
 // - The rest is one knot through the inference lifecycle, the orchestration read model, policies,
 //   spend and the provider configs (and, through the wire shapes above, adapters/ and routes/inference).
 const knownKnots = [
-  ["services/auth", "services/orgs", "services/rbac", "services/scim", "services/sso"],
   [
     "adapters/engines",
     "adapters/providers",

@@ -112,7 +112,7 @@ export async function createUser(
 ) {
   const { and, eq } = await import("drizzle-orm");
   const { memberships, organizations, roles, users } = await import("#db/schema/index.ts");
-  const { hashPassword } = await import("#services/auth/passwords.ts");
+  const { hashPassword } = await import("#services/crypto/passwords.ts");
   const db = t.app.db;
   const org =
     orgId ?? (await db.select().from(organizations).where(eq(organizations.name, "default")))[0]?.id;
