@@ -357,7 +357,7 @@ interface PlatformProcess {
 const dataDirs = new Map<Subprocess, string>();
 
 /**
- * A platform process (`bun server/main.ts`) with its own DATA_DIR, its log in the work folder as
+ * A platform process (`bun main.ts`) with its own DATA_DIR, its log in the work folder as
  * `name`.log, and its CPU profile as `name`.md (and `name`.cpuprofile) when --profile is given.
  */
 function spawnPlatform(name: string, env: Record<string, string>): Subprocess {
@@ -368,7 +368,7 @@ function spawnPlatform(name: string, env: Record<string, string>): Subprocess {
       ...(values.profile
         ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${values.profile}`, `--cpu-prof-name=${name}`]
         : []),
-      "server/main.ts",
+      "main.ts",
     ],
     {
       // As `bun start` runs it (package.json); --env can override.

@@ -3,9 +3,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { gateways } from "#routes/gateways.ts";
 import { loadConfig } from "#server/config.ts";
 import { createLogger } from "#server/log.ts";
-import { startPlatform } from "#server/platform.ts";
+import { startPlatform } from "#server/start/platform.ts";
 
 type Gateway = "filtration" | "orchestration" | "inference";
 
@@ -28,7 +29,7 @@ export async function startBenchPlatform(options: {
     ADMIN_PASSWORD: password,
     LOG_LEVEL: "warn",
   });
-  const platform = await startPlatform(config, createLogger(config.logLevel));
+  const platform = await startPlatform(config, createLogger(config.logLevel), gateways);
   const url = (gateway: Gateway) => `http://127.0.0.1:${platform.portOf(gateway)}`;
 
   async function api<T>(base: string, path: string, body?: unknown, token?: string): Promise<T> {

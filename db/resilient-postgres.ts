@@ -220,7 +220,7 @@ let guarded = false;
 
 /**
  * postgres.js, on Bun, may run a write it scheduled (setImmediate) after its socket closed: a TypeError
- * thrown from a timer, which would end the process. The server (server/main.ts) installs this guard:
+ * thrown from a timer, which would end the process. The server (main.ts) installs this guard:
  * that one error, and only it, is taken as a lost connection: logged, and the pools are replaced. Any
  * other uncaught error is reported and ends the process, as without the guard. Not installed by a
  * library user or the test runner, whose own handling of uncaught errors stays as it is.

@@ -2,6 +2,7 @@
 // their sessions revoked. Uses the same DATA_DIR / DATABASE_URL as `bun start`; on the embedded
 // database the platform must be stopped first (one process at a time may open it).
 import { join } from "node:path";
+import { AppError } from "#core/errors.ts";
 import { openDatabase } from "#db/client.ts";
 import { migrate } from "#db/migrate.ts";
 import { createAppContext } from "#server/compose.ts";
@@ -9,7 +10,6 @@ import { ConfigError, loadConfig } from "#server/config.ts";
 import { lockDataDir } from "#server/data-dir-lock.ts";
 import { createLogger } from "#server/log.ts";
 import { resetPassword } from "#services/auth/reset-password.ts";
-import { AppError } from "#services/errors.ts";
 
 const email = process.argv[2];
 if (!email || email.startsWith("-")) {

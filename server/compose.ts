@@ -3,18 +3,17 @@
 // the orchestration runtime (providers, log hub, model downloads, the reconciler's wake-up, the
 // load store), the knowledge runtime (vector ranking, embedding runs), the API-key use tracker,
 // and the inference runtime (caches, limiter, balancer, batchers) when this process runs the
-// inference gateway. server/platform.ts opens what these
+// inference gateway. server/start/platform.ts opens what these
 // stand on (database, Redis, tracing), composes, then binds the listeners; tests compose the same
 // way through tests/support/app.ts.
 
 import { join } from "node:path";
-import { httpFiltration } from "#adapters/filtration/http-port.ts";
 import type { RedisStore } from "#adapters/redis/client.ts";
 import { redisLoadStore } from "#adapters/redis/load-reports.ts";
+import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
 import type { Database } from "#db/client.ts";
+import { httpFiltration } from "#server/filtration-http-port.ts";
 import { LastUsedTracker } from "#services/api-keys/last-used.ts";
-import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
-import { InProcessLoadStore, type LoadStore } from "#services/autoscaling/load.ts";
 import type { AppContext, Logger } from "#services/context.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
 import { DatabaseResponseCacheStore } from "#services/inference/response-cache/database-store.ts";
@@ -22,6 +21,7 @@ import { createInferenceRuntime, type InferenceRuntime } from "#services/inferen
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { createKnowledgeRuntime } from "#services/knowledge-base/runtime.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";
+import { databaseLoadStore } from "#services/orchestration/autoscaling/database-load.ts";
 import { createOrchestrationRuntime } from "#services/orchestration/runtime.ts";
 import type { Config } from "./config.ts";
 import { httpStatusOf } from "./error-table.ts";

@@ -4,7 +4,6 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH_FLOOR } from "#services/auth/passwords.ts";
 import {
   type Config,
   type LogLevel,
@@ -13,7 +12,8 @@ import {
   type ServiceName,
   serviceNames,
 } from "#services/config.ts";
-import { parseTrustedProxies } from "./http/client-address.ts";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH_FLOOR } from "#services/crypto/passwords.ts";
+import { parseTrustedProxies } from "./client-address.ts";
 
 // Where the process's callers have always found them.
 export type { Config, LogLevel, ServiceName };

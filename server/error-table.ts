@@ -1,7 +1,7 @@
 // The one table from a service error code to what each transport says. The HTTP error hook, the
 // inference gateway's OpenAI-shaped errors and the Connect interceptor all read it.
 import { Code } from "@connectrpc/connect";
-import type { ErrorCode } from "#services/errors.ts";
+import type { ErrorCode } from "#core/errors.ts";
 
 export interface ErrorMapping {
   status: number;

@@ -4,8 +4,8 @@
 // largest single cost in the gateway's CPU profile under load. Whatever is pending when the process
 // exits is written synchronously, so the last lines before a shutdown are never lost.
 import { writeSync } from "node:fs";
+import { withLoggedErrors } from "#core/error-log.ts";
 import type { LogFields, Logger } from "#services/context.ts";
-import { withLoggedErrors } from "#services/error-log.ts";
 import type { LogLevel } from "./config.ts";
 import { withoutStatements } from "./error-fields.ts";
 

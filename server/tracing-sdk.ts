@@ -1,5 +1,5 @@
 // The OpenTelemetry SDK behind server/telemetry.ts's settings: spans go out as OTLP/HTTP JSON in
-// batches. Imported by server/platform.ts only when tracing is on. The provider is not registered
+// batches. Imported by server/start/platform.ts only when tracing is on. The provider is not registered
 // globally: the platform hands its tracer to what it starts, so tests can run several platforms (each
 // with its own exporter) in one process.
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";

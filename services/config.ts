@@ -1,5 +1,3 @@
-import type { PasswordHashCost } from "./auth/passwords.ts";
-
 // The settings a process runs with, as services see them. Parsed and validated from the environment
 // in server/config.ts; they live here so that services do not depend on the server that starts them.
 
@@ -15,6 +13,16 @@ export interface Ports {
   orchestration: number;
   grpc: number;
   dashboard: number;
+}
+
+/**
+ * argon2id's cost for new hashes (config: PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_TIME_COST; Bun's
+ * defaults, 64 MiB and 2 passes, unless set). A stored hash carries the cost it was made with, so
+ * verifying never depends on it, and changing it locks nobody out.
+ */
+export interface PasswordHashCost {
+  memoryKib: number;
+  timeCost: number;
 }
 
 export interface Config {

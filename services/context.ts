@@ -1,10 +1,9 @@
 // What every service function receives: built once per process (AppContext) and extended once per
 // request (RequestContext). Services know nothing of HTTP, gRPC or HTML; this is all they see.
 
+import type { LogFields, Logger } from "#core/logger.ts";
 import type { Database } from "#db/client.ts";
-import type { LastUsedTracker } from "./api-keys/last-used.ts";
 import type { Config } from "./config.ts";
-import type { LogFields, Logger } from "./logger.ts";
 import type { Permission } from "./permissions.ts";
 
 export type { LogFields, Logger };
@@ -14,13 +13,25 @@ export interface AppContext {
   config: Config;
   log: Logger;
   clock: () => Date;
-  /** API-key uses noted in memory and written in batches; built by server/platform.ts, flushed at stop. */
-  lastUsed: LastUsedTracker;
+  /** API-key uses noted in memory and written in batches; built by server/start/platform.ts, flushed at stop. */
+  lastUsed: LastUsedRecorder;
   /** OpenTelemetry tracer when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set (server/telemetry.ts); else none. */
   tracer?: import("@opentelemetry/api").Tracer | undefined;
   // `orchestration` and `inference`, the orchestration services' and the inference gateway's process-wide
   // state, are added by services/orchestration/runtime.ts and services/inference/runtime.ts: this module
   // is the base every service imports, so it names nothing above it. server/compose.ts builds them.
+}
+
+/**
+ * Where a use of an API key is noted (services/api-keys/last-used.ts's LastUsedTracker). Named here, as
+ * what services call, so the base every service imports names no service folder.
+ */
+export interface LastUsedRecorder {
+  touch(keyId: string, at: Date): void;
+  /** Uses noted and not yet written. */
+  readonly size: number;
+  /** Writes every noted use; returns how many keys it covered. */
+  flush(): Promise<number>;
 }
 
 /** A signed-in user acting within one organization. */

@@ -1,7 +1,7 @@
 // What an inference engine is to the platform: what it serves, and how one replica of it runs.
 // Providers ask the engine for a command (local processes) or, later, an image (container
 // providers); every engine serves an OpenAI-compatible /v1/chat/completions.
-import type { EngineId } from "#db/schema/deployments.ts";
+import type { EngineId } from "#core/domain.ts";
 
 /** How the local provider asks for one worker process. */
 export interface LocalCommandOptions {

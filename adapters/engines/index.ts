@@ -1,7 +1,7 @@
 // The engines this installation can run, keyed by the EngineId union. Only engines that exist are
 // listed: a deployment naming another one is refused with 400 `engine`.
 import { wires } from "#adapters/upstream/wire/index.ts";
-import type { EngineId } from "#db/schema/deployments.ts";
+import type { EngineId } from "#core/domain.ts";
 import type { Engine } from "./engine.ts";
 import { llamaCppEngine } from "./llama.cpp/index.ts";
 import { openaiCompatibleEngine } from "./openai-compatible/index.ts";

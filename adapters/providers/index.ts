@@ -1,5 +1,5 @@
 // The providers of this installation, keyed by the ProviderId union.
-import type { ProviderId } from "#db/schema/pools.ts";
+import type { ProviderId } from "#core/domain.ts";
 import { engines } from "../engines/index.ts";
 import { createAkashProvider } from "./akash/index.ts";
 import { createExternalProvider } from "./external/index.ts";

@@ -1,9 +1,9 @@
 // The one interface every compute provider implements: local processes, external (hosted) endpoints,
 // Kubernetes, SkyPilot, Akash and Nosana (one folder each beside this file). The reconciler is its only caller; it holds no state of its own that the
 // database cannot rebuild, so every method must be safe to call again (idempotent).
-import type { EngineId } from "#db/schema/deployments.ts";
-import type { ProviderId } from "#db/schema/pools.ts";
-import type { FieldProblem } from "#services/errors.ts";
+
+import type { EngineId, ProviderId } from "#core/domain.ts";
+import type { FieldProblem } from "#core/errors.ts";
 
 export interface ProviderCapabilities {
   /** Engines this provider can run; a deployment with another engine is refused (400 `engine`). */

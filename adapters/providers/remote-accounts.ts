@@ -3,8 +3,7 @@
 // engine's container for a replica. The interface gives `access` with specs but not with handles,
 // so the provider remembers the access it saw per instance, and asks the platform for the rest
 // (after a restart, or for instances it never saw).
-import type { EngineId } from "#db/schema/deployments.ts";
-import type { ProviderId } from "#db/schema/pools.ts";
+import type { EngineId, ProviderId } from "#core/domain.ts";
 import type { ContainerSpec, Engine } from "../engines/engine.ts";
 import type { ProviderAccess, ReplicaSpec } from "./provider.ts";
 

@@ -2,8 +2,7 @@
 // how it differs: its summary, how it checks a pool's account, what it offers, and its replicas.
 // They all run the engines' containers on rented GPUs, hold nothing per pool (a replica's resources
 // go when it stops) and price what they run.
-import type { EngineId } from "#db/schema/deployments.ts";
-import type { ProviderId } from "#db/schema/pools.ts";
+import type { EngineId, ProviderId } from "#core/domain.ts";
 import type { Engine } from "../engines/engine.ts";
 import type { ComputeProvider, ProviderAccess, ProviderCapabilities, ProviderResources } from "./provider.ts";
 import { type AccountDirectory, InstanceAccounts } from "./remote-accounts.ts";

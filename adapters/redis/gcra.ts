@@ -1,6 +1,6 @@
 // The rate limiter with REDIS_URL: one Lua script decides both limits atomically, so every gateway
-// process sharing the Redis enforces one limit. The arithmetic is services/limits/gcra.ts `admit`.
-import { decision, type RateDecision, type RateLimiter, type RateLimits } from "#services/limits/limiter.ts";
+// process sharing the Redis enforces one limit. The arithmetic is core/ports/gcra.ts `admit`.
+import { decision, type RateDecision, type RateLimiter, type RateLimits } from "#core/ports/rate-limiter.ts";
 import type { RedisCommands } from "./client.ts";
 
 // KEYS[1] = requests TAT, KEYS[2] = tokens TAT

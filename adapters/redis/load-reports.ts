@@ -1,7 +1,7 @@
 // Load reports in Redis (REDIS_URL): each gateway process writes one key per deployment with a
 // time to live (`llmp:load:<deployment>:<reporter>`) and adds itself to the deployment's set of
 // reporters; the sum reads the set's keys and drops the reporters whose key expired.
-import { add, type DeploymentLoad, idle, type LoadStore } from "#services/autoscaling/load.ts";
+import { add, type DeploymentLoad, idle, type LoadStore } from "#core/ports/load-store.ts";
 import type { RedisCommands } from "./client.ts";
 
 const reportersKey = (deploymentId: string) => `llmp:load:${deploymentId}`;

@@ -1,5 +1,5 @@
 // Reservations with REDIS_URL: one Lua script checks every counter of a call and charges them all, or
-// none, for every gateway process sharing the Redis. The rule is services/limits/reservations.ts
+// none, for every gateway process sharing the Redis. The rule is core/ports/reservations.ts
 // `allows`. A counter that is not there yet (the first call of a period, a Redis restarted) starts
 // from the database's figure the call brings along.
 import {
@@ -8,7 +8,7 @@ import {
   type ReservationStore,
   type ReserveResult,
   type Settlement,
-} from "#services/limits/reservations.ts";
+} from "#core/ports/reservations.ts";
 import type { RedisCommands } from "./client.ts";
 
 // KEYS: the counters; ARGV: per counter limit, certain, amount, ttl_ms, used (5 values each).

@@ -2,7 +2,7 @@
 // text model cannot read, a schema its grammar cannot express): the client gets that status and the
 // replica's own error, since another replica would say the same and a 502 would make every SDK retry.
 // Anything else is the replica failing: 502 upstream_error, as before.
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
 
 /** The most of a refusal's body we read: an error is a few hundred bytes, a runaway body is cut. */
 const maxBodyBytes = 64 * 1024;

@@ -3,7 +3,7 @@
 // and the client's disconnect passed on so the model stops generating. Each outcome goes to the
 // balancer's passive health: no connection, no first byte in time or a 5xx is the replica failing;
 // any other answer (a 4xx or a 429 included) shows it alive.
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
 import type { InFlightBalancer } from "./balancer.ts";
 import { ConnectFailure, ensureReachable, markReached } from "./connect-probe.ts";
 import type { Affinity, AffinityOutcome } from "./prefix-table.ts";

@@ -1,27 +1,9 @@
 import { sql } from "drizzle-orm";
 import { doublePrecision, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { deploymentStates, desiredStates, engineIds } from "../../core/domain.ts";
 import { at, belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 import { pools } from "./pools.ts";
-
-export const deploymentStates = ["DEPLOYING", "RUNNING", "STOPPING", "STOPPED", "FAILED"] as const;
-export type DeploymentState = (typeof deploymentStates)[number];
-
-/** What the API asks for; the reconciler drives `status` toward it. */
-export const desiredStates = ["running", "stopped"] as const;
-export type DesiredState = (typeof desiredStates)[number];
-
-/** Engines the platform runs (llama.cpp, the container engines) and the wire formats of hosted APIs it only routes to. */
-export const engineIds = [
-  "llama.cpp",
-  "vllm",
-  "sglang",
-  "tgi",
-  "openai-compatible",
-  "anthropic",
-  "gemini",
-] as const;
-export type EngineId = (typeof engineIds)[number];
 
 export const deployments = pgTable(
   "deployments",

@@ -1,9 +1,7 @@
 import { integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { nodeStates } from "../../core/domain.ts";
 import { at, belongsTo, createdAt, id } from "./_columns.ts";
 import { pools } from "./pools.ts";
-
-export const nodeStates = ["READY", "UNHEALTHY", "OFFLINE"] as const;
-export type NodeState = (typeof nodeStates)[number];
 
 /** A pool's inventory: one row per worker/instance, upserted by heartbeats. */
 export const nodes = pgTable(

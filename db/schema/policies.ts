@@ -1,22 +1,10 @@
 import { sql } from "drizzle-orm";
 import { jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { policyTypes } from "../../core/domain.ts";
 import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { apiKeys } from "./api-keys.ts";
 import { deployments } from "./deployments.ts";
 import { organizations } from "./organizations.ts";
-
-export const policyTypes = [
-  "rate_limit",
-  "quota",
-  "guardrails",
-  "rag",
-  "prompt",
-  "routing",
-  "budget",
-  "autoscaling",
-  "cache",
-] as const;
-export type PolicyType = (typeof policyTypes)[number];
 
 /**
  * One policy of one type for an organization (deployment_id null) or for one of its deployments,
@@ -31,7 +19,7 @@ export const policies = pgTable(
     /** A `budget` of one API key (both budgets apply: the key's and the organization's). */
     apiKeyId: uuid("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
     policyType: text("policy_type", { enum: policyTypes }).notNull(),
-    /** Validated against the type's schema (services/policies/schemas.ts) before it is written. */
+    /** Validated against the type's schema (core/policies.ts) before it is written. */
     config: jsonb("config").$type<Record<string, unknown>>().notNull(),
     updatedBy: uuid("updated_by"),
     createdAt: createdAt(),

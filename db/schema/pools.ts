@@ -1,12 +1,7 @@
 import { boolean, doublePrecision, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { poolStates, providerIds } from "../../core/domain.ts";
 import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
-
-export const poolStates = ["Provisioning", "Active", "Deleting", "Failed"] as const;
-export type PoolState = (typeof poolStates)[number];
-
-export const providerIds = ["local", "external", "kubernetes", "skypilot", "akash", "nosana"] as const;
-export type ProviderId = (typeof providerIds)[number];
 
 export const pools = pgTable(
   "pools",

@@ -1,7 +1,7 @@
 import { jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { providerIds } from "../../core/domain.ts";
 import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
-import { providerIds } from "./pools.ts";
 
 /** An organization's settings and credentials for one compute provider. */
 export const providerConfigs = pgTable(

@@ -1,19 +1,7 @@
 import { integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { replicaStates } from "../../core/domain.ts";
 import { at, belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { deployments } from "./deployments.ts";
-
-export const replicaStates = [
-  "PENDING",
-  "STARTING",
-  "READY",
-  "UNHEALTHY",
-  "RESTARTING",
-  /** No longer wanted (scaled down): out of rotation, stopped once requests sent to it have ended. */
-  "DRAINING",
-  "STOPPED",
-  "FAILED",
-] as const;
-export type ReplicaState = (typeof replicaStates)[number];
 
 /** What the reconciler observed of each replica of a deployment. */
 export const replicas = pgTable(

@@ -1,10 +1,10 @@
 // The gRPC twin of the HTTP guard: every method declares one Access, this interceptor enforces it
 // with the same authorize() and maps service errors through the same error table.
 import { Code, ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
+import { AppError } from "#core/errors.ts";
 import { isDatabaseUnreachable } from "#db/unreachable.ts";
-import { authorize } from "#services/auth/authorize.ts";
+import { authorize } from "#services/access/authorize.ts";
 import type { Actor, AppContext } from "#services/context.ts";
-import { AppError } from "#services/errors.ts";
 import type { Access } from "#services/permissions.ts";
 import { errorTable } from "../error-table.ts";
 import { checkJsonValue } from "../http/input.ts";

@@ -1,7 +1,7 @@
 // Anthropic's error shape for the routes that speak its Messages API (a route's `errorStyle:
 // "anthropic"`): `{"type":"error","error":{"type","message"},"request_id"}` with Anthropic's status
 // codes, read from the same problems the OpenAI shape is rendered from (problems.ts).
-import type { ErrorCode } from "#services/errors.ts";
+import type { ErrorCode } from "#core/errors.ts";
 import type { ErrorType } from "#services/inference/anthropic/schemas.ts";
 import { httpStatusOf } from "../error-table.ts";
 import type { LoadedRoute } from "./loader.ts";

@@ -2,16 +2,16 @@
 // body size, the gateway's own guard), problems rendered in the gateway's error style, unexpected
 // errors logged, and the access macro that authorizes a request and builds its RequestContext.
 
+import { AppError } from "#core/errors.ts";
 import { isDatabaseUnreachable } from "#db/unreachable.ts";
-import { type Authorization, authorize, type Credentials } from "#services/auth/authorize.ts";
+import { type Authorization, authorize, type Credentials } from "#services/access/authorize.ts";
 import type { AppContext, Logger, RequestContext } from "#services/context.ts";
-import { AppError } from "#services/errors.ts";
 import { counter } from "#services/observability/counters.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";
 import type { Access } from "#services/permissions.ts";
+import { clientAddress, parseTrustedProxies } from "../client-address.ts";
 import { httpStatusOf } from "../error-table.ts";
 import { anthropicProblem, anthropicRoutes, underAnthropicRoutes } from "./anthropic-errors.ts";
-import { clientAddress, parseTrustedProxies } from "./client-address.ts";
 import type { GatewayOptions } from "./gateway-options.ts";
 import { readLimited, tooLarge } from "./input.ts";
 import type { InputRules } from "./input-rules.ts";

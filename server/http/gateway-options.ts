@@ -1,7 +1,7 @@
 // What a gateway is built from (server/http/gateway.ts): its routes, how it reads credentials and
 // renders problems, its limits, checks, headers and metric registries.
 
-import type { Credentials } from "#services/auth/authorize.ts";
+import type { Credentials } from "#services/access/authorize.ts";
 import type { AppContext } from "#services/context.ts";
 import type { LoadedRoute, LoadedWsRoute } from "./loader.ts";
 import type { RegistrySource } from "./metrics.ts";

@@ -2,9 +2,9 @@
 // details (the handler gets its input and the gateway's runtime), and each WebSocket route.
 
 import { type AnyElysia, ParseError } from "elysia";
+import { AppError } from "#core/errors.ts";
 import { watchSession } from "#services/auth/session.ts";
 import type { RequestContext } from "#services/context.ts";
-import { AppError } from "#services/errors.ts";
 import type { Access } from "#services/permissions.ts";
 import type { GatewayOptions } from "./gateway-options.ts";
 import type { LoadedRoute, LoadedWsRoute } from "./loader.ts";

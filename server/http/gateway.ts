@@ -4,7 +4,7 @@
 // it: gateway-hooks.ts (admission, errors, access), request-book.ts (ids, metrics, log lines),
 // input-rules.ts, readiness.ts, gateway-routes.ts (mounting routes) and gateway-docs.ts (OpenAPI).
 import { Elysia } from "elysia";
-import type { Credentials } from "#services/auth/authorize.ts";
+import type { Credentials } from "#services/access/authorize.ts";
 import { docsPlugin, mountDocument } from "./gateway-docs.ts";
 import { accessMacro, admission, errorHandler, problemRenderer } from "./gateway-hooks.ts";
 import type { GatewayOptions } from "./gateway-options.ts";

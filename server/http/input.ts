@@ -7,7 +7,7 @@
 // strings must be well-formed UTF-16 (an unpaired surrogate such as "a\ud800b" is no Unicode text, and
 // PostgreSQL refused it with a 500), and numbers that are integers must be exact (beyond ±2^53, as
 // 9007199254740993, JSON.parse has already rounded them: the value read is not the value sent).
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
 
 /** Levels of arrays and objects a JSON body may nest. */
 export const maxJsonDepth = 64;

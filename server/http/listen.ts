@@ -1,69 +1,46 @@
 import type { Registry } from "prom-client";
 import type { AppContext } from "#services/context.ts";
-import { replicaGauges } from "#services/orchestration/metrics.ts";
 import type { ServiceName } from "../config.ts";
 import type { Listener } from "../listener.ts";
 import { createGateway, type GatewayOptions } from "./gateway.ts";
+import type { GatewayDescription } from "./gateway-description.ts";
 import { loadRouteFiles, loadRoutes } from "./loader.ts";
-import { scimProblem } from "./scim-problems.ts";
 
-const about: Record<
-  Exclude<ServiceName, "dashboard">,
-  { title: string; description: string; openai?: boolean }
-> = {
-  inference: {
-    title: "Inference gateway",
-    description: "OpenAI-compatible chat completions, with keys, limits, guardrails and prompts applied.",
-    openai: true,
-  },
-  filtration: {
-    title: "Filtration gateway",
-    description: "Authentication, roles, API keys, policies, guardrails, knowledge base, prompts and audit.",
-  },
-  orchestration: {
-    title: "Orchestration gateway",
-    description: "Compute pools, deployments, the model registry, node inventory and logs.",
-  },
-};
-
+/** A gateway's Elysia app, built from its description and its folder's route files. */
 export async function buildHttpGateway(
   app: AppContext,
-  name: Exclude<ServiceName, "dashboard">,
+  gateway: GatewayDescription,
   readinessChecks: GatewayOptions["readinessChecks"] = {},
   /** Registries of what runs beside it (the gRPC server beside orchestration). */
   registries: readonly Registry[] = [],
 ) {
-  const own = await loadRouteFiles(name);
-  const replicas = name === "orchestration" ? [replicaGauges(app)] : [];
-  const routes = [...(await loadRoutes("_common")), ...own.http];
-  // The inference runtime comes with the AppContext it was composed into (server/compose.ts).
-  const inference = name === "inference" && app.inference ? [app.inference.metrics.registry] : [];
+  const own = await loadRouteFiles(gateway.name);
+  const shared = (await loadRoutes("_common")).filter(gateway.sharedRoutes ?? (() => true));
+  const ownRegistries = gateway.registries?.(app) ?? [];
   return createGateway({
-    name,
+    name: gateway.name,
     app,
-    routes,
+    routes: [...shared, ...own.http],
     sockets: own.ws,
-    title: about[name].title,
-    description: about[name].description,
-    errorStyle: about[name].openai ? "openai" : "platform",
-    // SCIM clients read RFC 7644's error body, not the platform's envelope.
-    ...(name === "filtration" ? { renderProblem: scimProblem } : {}),
+    title: gateway.title,
+    description: gateway.description,
+    ...gateway.extras?.(app),
     readinessChecks,
-    metrics: () => [...registries, ...replicas, ...inference],
+    metrics: () => [...registries, ...ownRegistries],
   });
 }
 
 export async function startHttpGateway(
   app: AppContext,
-  name: Exclude<ServiceName, "dashboard">,
+  gateway: GatewayDescription,
   readinessChecks: GatewayOptions["readinessChecks"] = {},
   registries: readonly Registry[] = [],
 ): Promise<Listener> {
   return listen(
     app,
-    name,
-    app.config.ports[name],
-    await buildHttpGateway(app, name, readinessChecks, registries),
+    gateway.name,
+    app.config.ports[gateway.name],
+    await buildHttpGateway(app, gateway, readinessChecks, registries),
   );
 }
 
@@ -81,7 +58,7 @@ export function listen(
     // route's limit and answers 413 in its own error shape (server/http/input.ts).
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Elysia turns SO_REUSEPORT on: a second installation would then share a taken port silently and
-    // split its traffic. A taken port is an error that names its variable (server/platform.ts).
+    // split its traffic. A taken port is an error that names its variable (server/start/platform.ts).
     reusePort: false,
     // Long enough for slow clients; streaming routes lift it per request (server.timeout(req, 0)).
     idleTimeout: 120,

@@ -1,7 +1,8 @@
 // Turns anything thrown while answering a request into one AppError-shaped problem, and renders it in
 // the envelope of CONTRACTS (platform) or of the OpenAI API (inference gateway).
+
+import { AppError, type ErrorCode, type FieldProblem } from "#core/errors.ts";
 import { isDatabaseUnreachable } from "#db/unreachable.ts";
-import { AppError, type ErrorCode, type FieldProblem } from "#services/errors.ts";
 import { errorTable } from "../error-table.ts";
 import { paramOf, ruleOf, type SchemaIssue } from "./field-messages.ts";
 

@@ -1,12 +1,12 @@
 // Creating, listing and revoking API keys of the active organization. The key is returned once, by
 // create; every other answer carries only its prefix.
 import { and, desc, eq, inArray, isNull } from "drizzle-orm";
+import { invalid, notFound } from "#core/errors.ts";
+import { isUuid, uuidOr404 } from "#core/ids.ts";
 import type { Executor } from "#db/client.ts";
 import { type ApiKeyRow, apiKeys, deployments } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { invalid, notFound } from "../errors.ts";
-import { isUuid, uuidOr404 } from "../orchestration/ids.ts";
 import { newApiKey } from "./secret.ts";
 
 export interface ApiKeyView {

@@ -2,12 +2,13 @@
 // all the keys used since the last flush are written in one UPDATE every few seconds (and on
 // shutdown). The column is therefore a few seconds late, which is all a "last used" needs.
 import { sql } from "drizzle-orm";
+import type { Logger } from "#core/logger.ts";
 import type { Executor } from "#db/client.ts";
-import type { Logger } from "../logger.ts";
+import type { LastUsedRecorder } from "../context.ts";
 
 export const lastUsedFlushMs = 5_000;
 
-export class LastUsedTracker {
+export class LastUsedTracker implements LastUsedRecorder {
   private pending = new Map<string, Date>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<number> | undefined;

@@ -1,10 +1,11 @@
 // Every state-changing service call goes through mutate(): the change and its audit record commit
 // together, and when the change fails, the failure is recorded after the rollback, so no attempt is
 // lost and no record claims a change that did not happen.
+
+import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { type AuditOutcome, auditLogs } from "#db/schema/index.ts";
 import type { RequestContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 
 export interface AuditTarget {
   type: string;

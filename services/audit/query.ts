@@ -2,9 +2,9 @@
 // by a cursor (the position of the last record shown), so records written while a reader pages do not
 // shift or repeat what they see.
 import { and, desc, eq, gte, like, lt, or, type SQL, sql } from "drizzle-orm";
+import { invalid } from "#core/errors.ts";
 import { type AuditOutcome, auditLogs } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { invalid } from "../errors.ts";
 
 export const auditPageSize = { default: 50, max: 200 } as const;
 

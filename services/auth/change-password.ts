@@ -3,12 +3,12 @@
 // Wrong current passwords count against the same sign-in throttle as wrong logins, so a stolen access
 // token is no faster an oracle for the password than the login form.
 import { eq } from "drizzle-orm";
+import { AppError, invalid } from "#core/errors.ts";
 import { users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError, invalid } from "../errors.ts";
+import { hashPassword, passwordProblem, verifyPassword } from "../crypto/passwords.ts";
 import { reserveAttempt } from "./login-throttle.ts";
-import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 import { revokeUserSessions } from "./revoke.ts";
 import { issueSession, type Session } from "./session.ts";
 

@@ -2,11 +2,11 @@
 // organizations begins only when its holder accepts it, so nobody is added anywhere without consent.
 // Another user's invitation is answered as not found, exactly as one that never existed.
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import { AppError, notFound } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { memberships, organizations, orgInvitations, refreshTokens, roles, users } from "#db/schema/index.ts";
 import { mutate, writeAudit } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError, notFound } from "../errors.ts";
 import type { OrganizationMembership } from "./organizations.ts";
 
 /** How long an invitation may be accepted. */

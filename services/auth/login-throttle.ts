@@ -9,9 +9,9 @@
 // counted the same way, so the lockout reveals nothing about which e-mails exist. A complete sign-in
 // deletes the e-mail's count (not the address's: one good account must not launder an address).
 import { and, eq, lt, lte, or, sql } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { type LoginAttemptRow, loginAddressAttempts, loginAttempts } from "#db/schema/index.ts";
-import { AppError } from "../errors.ts";
 
 export interface ThrottlePolicy {
   /** The count restarts once no attempt came for this long. */

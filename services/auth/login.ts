@@ -3,14 +3,14 @@
 // per client address) get 429 with Retry-After before any hash is computed (login-throttle.ts). Every
 // attempt is audited (`auth.login`), with the e-mail as the actor label.
 import { and, asc, eq, isNull } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import { memberships, users } from "#db/schema/index.ts";
 import { writeAudit } from "../audit/mutate.ts";
 import type { RequestContext } from "../context.ts";
-import { AppError } from "../errors.ts";
+import { burnPasswordCheck, verifyPassword } from "../crypto/passwords.ts";
 import { joinOnFirstSignIn } from "./invitations.ts";
 import { clearAttempts, reserveAttempt } from "./login-throttle.ts";
 import { passwordSignInAllowed } from "./password-policy.ts";
-import { burnPasswordCheck, verifyPassword } from "./passwords.ts";
 import { issueSession, type Session } from "./session.ts";
 import { secondFactorTokenSeconds, signToken, verifyToken } from "./tokens.ts";
 import { consumeTotpCode } from "./totp.ts";

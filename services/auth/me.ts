@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
+import { notFound } from "#core/errors.ts";
 import { users } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { notFound } from "../errors.ts";
 import type { SessionUser } from "./session.ts";
 
 export interface Me extends SessionUser {

@@ -1,10 +1,10 @@
 // The organizations a user belongs to, and moving a session into another of them. An organization the
 // user does not belong to is answered as not found, whether it exists or not, so nothing leaks.
 import { asc, eq } from "drizzle-orm";
+import { AppError, notFound } from "#core/errors.ts";
 import { memberships, organizations, roles } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError, notFound } from "../errors.ts";
 import { passwordSignInAllowed } from "./password-policy.ts";
 import { issueSession, membershipOf, type Session } from "./session.ts";
 

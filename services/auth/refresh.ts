@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import { refreshTokens, users } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import { revokeSession } from "./revoke.ts";
 import { issueSession, membershipOf, type Session } from "./session.ts";
 import { verifyToken } from "./tokens.ts";

@@ -3,16 +3,16 @@
 // tenant) is created with its built-in roles and the user is its admin. The answer is a session, as
 // from /auth/login, so a client signs up and is signed in with one call.
 import { and, eq } from "drizzle-orm";
+import { AppError, invalid } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { memberships, organizations, roles, users } from "#db/schema/index.ts";
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import type { RequestContext } from "../context.ts";
-import { AppError, invalid } from "../errors.ts";
+import { hashPassword, passwordProblem } from "../crypto/passwords.ts";
 import { defaultOrganizationName } from "../orgs/bootstrap.ts";
 import { ensureBuiltinRoles } from "../orgs/builtin-roles.ts";
 import { normaliseEmail } from "./login.ts";
-import { hashPassword, passwordProblem } from "./passwords.ts";
 import { issueSession, type Session } from "./session.ts";
 
 export interface RegisterInput {

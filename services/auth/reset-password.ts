@@ -2,11 +2,11 @@
 // administrator's generated one is printed only once). Sets a new password, revokes every refresh token
 // of the user (their sign-ins end), and records it in the audit log of each of their organizations.
 import { and, eq, isNull } from "drizzle-orm";
+import { AppError, notFound } from "#core/errors.ts";
 import { memberships, refreshTokens, users } from "#db/schema/index.ts";
 import { writeAudit } from "../audit/mutate.ts";
 import type { AppContext } from "../context.ts";
-import { AppError, notFound } from "../errors.ts";
-import { generatePassword, hashPassword, passwordProblem } from "./passwords.ts";
+import { generatePassword, hashPassword, passwordProblem } from "../crypto/passwords.ts";
 
 export interface PasswordReset {
   email: string;

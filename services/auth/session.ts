@@ -1,10 +1,10 @@
 // Issuing a session (access + refresh token) for a user in one organization, and turning an access
 // token back into the Actor every permission check reads.
 import { and, eq, exists, isNotNull, isNull, notExists } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { memberships, refreshTokens, roles, users } from "#db/schema/index.ts";
 import type { Actor, AppContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import { isPermission, type Permission } from "../permissions.ts";
 import { accessTokenSeconds, refreshTokenSeconds, signToken, verifyToken } from "./tokens.ts";
 

@@ -1,7 +1,7 @@
 // Access and refresh tokens (JWT, HS256). jose is the library @elysiajs/jwt wraps; using it directly
 // lets the HTTP guard, the gRPC interceptor and the dashboard share one implementation.
 import { errors, jwtVerify, SignJWT } from "jose";
-import { AppError } from "../errors.ts";
+import { AppError } from "#core/errors.ts";
 
 export const accessTokenSeconds = 15 * 60;
 export const refreshTokenSeconds = 7 * 24 * 60 * 60;

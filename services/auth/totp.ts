@@ -3,12 +3,12 @@
 // step it belongs to is stored, and no code of that step or an earlier one is accepted again.
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { generateSecret, generateURI, verify } from "otplib";
+import { AppError, invalid, notFound } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { open, seal } from "../crypto/secret-box.ts";
-import { AppError, invalid, notFound } from "../errors.ts";
 import { clearAttempts, reserveAttempt } from "./login-throttle.ts";
 
 export const totpIssuer = "LLM Platform";

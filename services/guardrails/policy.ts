@@ -1,7 +1,7 @@
-import type { GuardrailsPolicyConfig } from "../policies/schemas.ts";
+import type { GuardrailsPolicyConfig } from "#core/policies.ts";
 
 // The `guardrails` policy of CONTRACTS (/management/config/guardrails), typed from its schema
-// (services/policies/schemas.ts). A scanner left out is off; the input's `classifier` asks a deployment
+// (core/policies.ts). A scanner left out is off; the input's `classifier` asks a deployment
 // (a guard model) of the organization, asynchronously, so it is not a Scanner. The output's `mode`:
 // blocking scans the response before the caller sees it, async scans after and logs only.
 export type GuardrailsPolicy = GuardrailsPolicyConfig;

@@ -1,8 +1,9 @@
 // POST /internal/guardrails/scan: one text, or a conversation, checked against a guardrails policy:
 // the one given in the call, or else the deployment's own (its effective `guardrails` policy). No
 // policy, nothing on: allowed. Findings carry offsets (and the message index), never matched text.
+
+import { invalid } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
-import { invalid } from "../errors.ts";
 import { type ChatMessage, textOf } from "../inference/messages.ts";
 import { isDataMessage } from "../inference/tool-data.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";

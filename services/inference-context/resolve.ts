@@ -6,14 +6,15 @@
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { type HostedAccess, hostedTargetOf } from "#adapters/upstream/wire/hosted.ts";
 import { isWireId } from "#adapters/upstream/wire/index.ts";
+import type { DeploymentState } from "#core/domain.ts";
 import type { Executor } from "#db/client.ts";
-import { type DeploymentState, deployments } from "#db/schema/index.ts";
+import { deployments } from "#db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";
-import { withDefaults } from "../autoscaling/defaults.ts";
 import type { AppContext } from "../context.ts";
 import { contextTokensOf } from "../inference/call-maximum.ts";
 import type { HostedUpstream, InferenceContext, Resolution, RouteTarget } from "../inference/port.ts";
-import { readyEndpoints, routableEndpoints } from "../orchestration/deployments.ts";
+import { withDefaults } from "../orchestration/autoscaling/defaults.ts";
+import { readyEndpoints, routableEndpoints } from "../orchestration/deployment-queries.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { providerCredentials, providerSettings } from "../provider-configs/config.ts";
 import { applicableBudgets, hasLimits } from "../spend/budgets.ts";

@@ -2,15 +2,15 @@
 // process), read by the management API per deployment or across the organization, newest first, in
 // pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
 import { and, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import { invalid, notFound } from "#core/errors.ts";
+import { isUuid } from "#core/ids.ts";
 import type { Executor } from "#db/client.ts";
 import { executePrepared } from "#db/prepared.ts";
 import { auditLogs, deployments, type InferenceLogRow, inferenceLogs, replicas } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { invalid, notFound } from "../errors.ts";
 import type { InferenceLogEntry } from "../inference/port.ts";
 import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
-import { deploymentOfOrg } from "../orchestration/deployments.ts";
-import { isUuid } from "../orchestration/ids.ts";
+import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
 import { endpointForLog } from "./endpoint.ts";
 import { logAndRollUp } from "./rollup-sql.ts";
 

@@ -6,9 +6,9 @@
 // `request.send` is measured and traced like chat.
 import type { UpstreamRequest, UpstreamResponse } from "#adapters/upstream/send.ts";
 import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
-import { AppError, answeredCode } from "../errors.ts";
+import { AppError, answeredCode } from "#core/errors.ts";
+import type { RateLimits } from "#core/ports/rate-limiter.ts";
 import { endpointForLog } from "../inference-logs/endpoint.ts";
-import type { RateLimits } from "../limits/limiter.ts";
 import { costOf } from "../spend/prices.ts";
 import { allowanceLines, type Held, reserveAllowances } from "./allowances.ts";
 import { maximumTokens } from "./call-maximum.ts";
@@ -343,7 +343,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
 
 const nothingComputed: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
-/** Holds the request until the deployment has a ready replica (services/autoscaling/cold-start.ts). */
+/** Holds the request until the deployment has a ready replica (services/orchestration/autoscaling/cold-start.ts). */
 async function waitForReplica(
   runtime: InferenceRuntime,
   context: InferenceContext,

@@ -9,7 +9,7 @@
 // (a hosted upstream, a container engine without max_model_len) reserves `defaultCompletionReservation`
 // for a call without max_tokens.
 import { DEFAULT_CONTEXT_SIZE } from "#adapters/engines/llama.cpp/config.ts";
-import type { EngineId } from "#db/schema/index.ts";
+import type { EngineId } from "#core/domain.ts";
 
 /** Completion tokens reserved for a call without max_tokens on a deployment of unknown context. */
 export const defaultCompletionReservation = 4096;

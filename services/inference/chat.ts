@@ -6,7 +6,7 @@
 import { schemaSizeProblem } from "#adapters/engines/schema-limits.ts";
 import { replicaError } from "#adapters/upstream/refusal.ts";
 import { relaySse, type StreamChunk, type Usage } from "#adapters/upstream/sse-relay.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";
 import { classify } from "./classifier.ts";

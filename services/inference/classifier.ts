@@ -5,7 +5,7 @@
 // cannot answer (no ready replica, an error, the time-out, an answer it cannot read) the policy's
 // `on_error` decides: `allow` (fail open, the default) or `block` (fail closed).
 import { sendUpstream } from "#adapters/upstream/send.ts";
-import type { ClassifierConfig } from "../policies/schemas.ts";
+import type { ClassifierConfig } from "#core/policies.ts";
 import { guardRequest, readVerdict } from "./guard-formats.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 

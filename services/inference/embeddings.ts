@@ -7,7 +7,7 @@
 // written as numbers or as base64 of little-endian float32, as OpenAI's `base64` is.
 import { replicaError } from "#adapters/upstream/refusal.ts";
 import type { Usage } from "#adapters/upstream/sse-relay.ts";
-import { AppError, invalid } from "../errors.ts";
+import { AppError, invalid } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
 import { estimateTokens } from "./messages.ts";
 import { sendRouted } from "./routing.ts";

@@ -1,7 +1,7 @@
 // GET /v1/models and GET /v1/models/{model}: the deployments an API key may call, as OpenAI's model
 // objects. A deployment of another organization, or one the key is not scoped to, does not exist for
 // the caller (404 model_not_found, as OpenAI answers for a model it does not know).
-import { AppError } from "../errors.ts";
+import { AppError } from "#core/errors.ts";
 import { unresolved } from "./admission.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 

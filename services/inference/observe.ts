@@ -14,7 +14,7 @@ import {
 } from "@opentelemetry/semantic-conventions/incubating";
 import { sendUpstream, type UpstreamRequest, type UpstreamResponse } from "#adapters/upstream/send.ts";
 import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
-import { type AppError, answeredCode } from "../errors.ts";
+import { type AppError, answeredCode } from "#core/errors.ts";
 import { contextOf, endFailed, parentOf, type Span, SpanKind, traceHeadersOf } from "../telemetry/tracing.ts";
 import { type DeploymentLabels, type GenAiOperation, replicaLabel } from "./metrics.ts";
 import type { InferenceContext, InferenceLogEntry } from "./port.ts";

@@ -10,7 +10,7 @@ import type {
   QuotaPolicy,
   RagPolicy,
   RateLimitPolicy,
-} from "../policies/schemas.ts";
+} from "#core/policies.ts";
 import type { ApplicableBudgets, BudgetStanding } from "../spend/budgets.ts";
 import type { DeploymentPrice } from "../spend/prices.ts";
 import type { ChatMessage } from "./messages.ts";

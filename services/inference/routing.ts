@@ -6,7 +6,7 @@
 import { replicaError } from "#adapters/upstream/refusal.ts";
 import type { UpstreamResponse, WireRoute } from "#adapters/upstream/send.ts";
 import { wireOf } from "#adapters/upstream/wire/index.ts";
-import { AppError, type ErrorCode } from "../errors.ts";
+import { AppError, type ErrorCode } from "#core/errors.ts";
 import { type InferenceRequest, unresolved } from "./admission.ts";
 import type { InferenceContext, RouteTarget } from "./port.ts";
 import type { InferenceRuntime } from "./runtime.ts";

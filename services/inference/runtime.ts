@@ -13,15 +13,15 @@ import {
   ReplicaHealth,
   type ReplicaHealthOptions,
 } from "#adapters/upstream/replica-health.ts";
-import { ColdStartGate } from "../autoscaling/cold-start.ts";
-import { InProcessLoadStore, type LoadStore } from "../autoscaling/load.ts";
-import { LoadReporter } from "../autoscaling/load-reporter.ts";
+import type { AppError } from "#core/errors.ts";
+import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
+import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "#core/ports/rate-limiter.ts";
+import { InProcessReservations, type ReservationStore } from "#core/ports/reservations.ts";
 import type { Logger } from "../context.ts";
-import type { AppError } from "../errors.ts";
-import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "../limits/limiter.ts";
-import { InProcessReservations, type ReservationStore } from "../limits/reservations.ts";
 import { counter } from "../observability/counters.ts";
 import { throttledWarning } from "../observability/throttled-log.ts";
+import { ColdStartGate } from "../orchestration/autoscaling/cold-start.ts";
+import { LoadReporter } from "../orchestration/autoscaling/load-reporter.ts";
 import type { Tracer } from "../telemetry/tracing.ts";
 import { Batcher, registerBatchCounters } from "./batcher.ts";
 import { type RequestGuard, requestGuard } from "./guard.ts";
@@ -55,7 +55,7 @@ export interface InferenceRuntime {
   budgetStanding(orgId: string, apiKeyId: string | undefined): Promise<BudgetStanding>;
   /**
    * Quota and budget counters: each call reserves its maximum at admission and settles at its end
-   * (services/limits/reservations.ts); shared through Redis with REDIS_URL.
+   * (core/ports/reservations.ts); shared through Redis with REDIS_URL.
    */
   reservations: ReservationStore;
   logs: Batcher<InferenceLogEntry>;

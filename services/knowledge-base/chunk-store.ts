@@ -5,9 +5,9 @@
 // 2-core machine, which held the request loop (and /health) that long; HTML nested 20,000 deep
 // overflowed html-to-text's stack (a 500). Now the loop goes on, and such a document is a 400.
 import { sql } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { knowledgeChunks } from "#db/schema/index.ts";
-import { AppError } from "../errors.ts";
 import { DeadlineExceeded, WorkerPool } from "../workers/pool.ts";
 
 /**

@@ -1,13 +1,13 @@
 // Knowledge-base collections of the active organization: named sets of documents that a deployment's
 // `rag` policy points at.
 import { and, asc, count, eq } from "drizzle-orm";
+import { AppError, invalid, notFound } from "#core/errors.ts";
+import { uuidOr404 } from "#core/ids.ts";
 import type { Executor } from "#db/client.ts";
 import { type KnowledgeCollectionRow, knowledgeCollections, knowledgeDocuments } from "#db/schema/index.ts";
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError, invalid, notFound } from "../errors.ts";
-import { uuidOr404 } from "../orchestration/ids.ts";
 import { refuseIfReferenced } from "../policies/references.ts";
 
 export interface CollectionView {

@@ -1,10 +1,10 @@
 // Documents of a collection: listed without their text, read one at a time with it, deleted one by one.
 import { and, desc, eq } from "drizzle-orm";
+import { notFound } from "#core/errors.ts";
+import { uuidOr404 } from "#core/ids.ts";
 import { type KnowledgeDocumentRow, knowledgeDocuments } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { notFound } from "../errors.ts";
-import { uuidOr404 } from "../orchestration/ids.ts";
 import { collectionOfOrg } from "./collections.ts";
 
 export interface DocumentView {

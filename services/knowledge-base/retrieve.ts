@@ -8,7 +8,7 @@ import { embedTexts } from "#adapters/upstream/embed.ts";
 import type { Database } from "#db/client.ts";
 import { deployments } from "#db/schema/index.ts";
 import type { Logger } from "../context.ts";
-import { readyEndpoints } from "../orchestration/deployments.ts";
+import { readyEndpoints } from "../orchestration/deployment-queries.ts";
 import type { EmbeddingTarget } from "./embedding-index.ts";
 import type { KnowledgeRuntime } from "./runtime.ts";
 import { candidatesFor, choosePassages, fullTextSearch, type Passage, type SearchOptions } from "./search.ts";

@@ -4,10 +4,10 @@
 // nothing. The same content is stored once per collection; sending it again answers the stored one.
 import { createHash } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
+import { AppError, type FieldProblem } from "#core/errors.ts";
 import { type KnowledgeDocumentRow, knowledgeDocuments } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError, type FieldProblem } from "../errors.ts";
 import { type ChunkBatches, chunkDocument, storeChunks } from "./chunk-store.ts";
 import { collectionOfOrg } from "./collections.ts";
 import { type DocumentType, documentTypeOf } from "./document-types.ts";

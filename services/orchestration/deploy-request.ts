@@ -4,9 +4,9 @@
 // own), so a bound lives here and nowhere else.
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { Nullable } from "#core/typebox.ts";
+import type { Problems } from "#core/validation.ts";
 import { maxPricePerMillion, priceProblem } from "../spend/prices.ts";
-import { Nullable } from "../typebox.ts";
-import type { Problems } from "./validation.ts";
 
 export const maxReplicas = 32;
 export const workloadTypes = ["inference"] as const;

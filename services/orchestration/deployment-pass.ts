@@ -10,10 +10,11 @@ import type {
   ReplicaObservation,
   ReplicaSpec,
 } from "#adapters/providers/provider.ts";
-import type { DeploymentRow, NodeState, PoolRow, ReplicaRow, ReplicaState } from "#db/schema/index.ts";
+import type { NodeState, ReplicaState } from "#core/domain.ts";
+import { AppError } from "#core/errors.ts";
+import type { DeploymentRow, PoolRow, ReplicaRow } from "#db/schema/index.ts";
 import { deployments, replicas } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import { providerAccess } from "../provider-configs/access.ts";
 import { markInstanceOffline } from "./inventory.ts";
 import { resolveModelFile } from "./model-source.ts";
@@ -66,142 +67,17 @@ export function backoffMs(settings: PassSettings, restarts: number): number {
   return Math.min(settings.restartMaxMs, settings.restartBaseMs * 2 ** Math.max(0, restarts - 1));
 }
 
-export async function reconcileDeployment(
-  deps: PassDeps,
-  d: DeploymentRow,
-  pool: PoolRow | undefined,
-  rows: ReplicaRow[],
-  nodeStates: Map<string, NodeState>,
-): Promise<void> {
-  const provider = pool ? deps.runtime.providers[pool.provider] : undefined;
-  if (!shouldRun(d) || !pool || !provider) {
-    await stopAll(deps, d, pool, provider, rows);
-    if (shouldRun(d))
-      await fail(deps, d, pool ? `the ${pool.provider} provider is not available` : "its pool is gone");
-    return;
-  }
-  if (pool.state === "Failed")
-    return void (await fail(deps, d, `pool ${pool.name} failed: ${pool.failureReason ?? "unknown"}`));
-  if (pool.state !== "Active") return; // Provisioning: wait for it.
-
-  let modelPath: string | undefined;
-  if (provider.capabilities.needsModelFile) {
-    const model = await resolveModelFile(deps.ctx.db, d.orgId, d.inferenceModel ?? "", deps.runtime.models);
-    if (model.state === "pending") return;
-    if (model.state === "failed") {
-      await stopAll(deps, d, pool, provider, rows);
-      return void (await fail(deps, d, model.reason));
-    }
-    modelPath = model.path;
-  }
-
-  const access = await providerAccess(deps.ctx, d.orgId, pool.provider);
-  const byIndex = new Map(rows.map((r) => [r.index, r]));
-  for (const extra of rows.filter((r) => r.index >= d.replicas)) {
-    if (await draining(deps, d, extra)) continue;
-    await stopReplica(deps, d, pool, provider, extra);
-    await deps.ctx.db.delete(replicas).where(eq(replicas.id, extra.id));
-  }
-  let ready = 0;
-  const costs: number[] = [];
-  for (let index = 0; index < d.replicas; index++) {
-    let row = byIndex.get(index);
-    if (!row) {
-      [row] = await deps.ctx.db
-        .insert(replicas)
-        .values({ deploymentId: d.id, index, state: "PENDING" })
-        .onConflictDoNothing()
-        .returning();
-      if (!row) continue; // Someone else inserted it; the next pass sees it.
-    }
-    const outcome = await reconcileReplica(
-      deps,
-      d,
-      pool,
-      provider,
-      row,
-      { modelPath, access, costs },
-      nodeStates,
-    );
-    if (outcome === "failed") return;
-    if (outcome === "READY") ready++;
-  }
-  await recordCost(deps, d, costs.length > 0 ? roundCents(costs.reduce((a, b) => a + b, 0)) : null);
-  if (d.status === "DEPLOYING" && ready === d.replicas) {
-    await move(
-      deps,
-      d,
-      "RUNNING",
-      d.replicas === 1 ? "the replica is ready" : `all ${d.replicas} replicas are ready`,
-    );
-  }
-}
-
-/** A serving replica no longer wanted leaves the rotation first; true while it is still draining. */
-async function draining(deps: PassDeps, d: DeploymentRow, row: ReplicaRow): Promise<boolean> {
-  if (deps.settings.drainMs <= 0 || !row.providerInstanceId) return false;
-  if (row.state === "READY" || row.state === "UNHEALTHY") {
-    await update(deps, row, { state: "DRAINING" });
-    note(
-      deps,
-      d,
-      row.index,
-      `replica ${row.index} draining: no new requests, stopped in ${deps.settings.drainMs / 1000} s`,
-    );
-    return true;
-  }
-  return (
-    row.state === "DRAINING" && deps.ctx.clock().getTime() - row.updatedAt.getTime() < deps.settings.drainMs
-  );
-}
-
-function specOf(
-  deps: PassDeps,
-  d: DeploymentRow,
-  pool: PoolRow,
-  row: ReplicaRow,
-  model: ReplicaInputs,
-): ReplicaSpec {
-  const url = deps.settings.heartbeatUrl;
-  return {
-    replicaId: row.id,
-    deploymentId: d.id,
-    deploymentName: d.name,
-    index: row.index,
-    engine: d.engine,
-    modelPath: model.modelPath,
-    modelSource: d.inferenceModel ?? "",
-    configuration: d.configuration,
-    gpuPerReplica: d.gpuPerReplica,
-    placement: {
-      poolId: pool.id,
-      allowedGpuTypes: pool.allowedGpuTypes,
-      maxCostPerHour: pool.maxCostPerHour,
-      isDedicated: pool.isDedicated,
-      schedulingPolicy: pool.schedulingPolicy,
-    },
-    heartbeat: url
-      ? { url, nodeToken: nodeTokenFor(deps.ctx, pool.id), intervalMs: deps.ctx.config.heartbeatIntervalMs }
-      : undefined,
-    access: model.access,
-  };
-}
-
 /** What a replica's spec needs beyond its rows, read once per deployment pass. */
 interface ReplicaInputs {
   modelPath: string | undefined;
   access: ProviderAccess;
   /** Filled with the price per hour of each ready replica whose provider gives one. */
   costs: number[];
+  /** The state of every node of the pass's pools, by `poolId/instance` (a silent node: UNHEALTHY). */
+  nodeStates: Map<string, NodeState>;
 }
 
 const roundCents = (dollars: number) => Math.round(dollars * 10_000) / 10_000;
-
-/** The deployment's estimated cost per hour: the sum over its priced ready replicas, written when it changes. */
-async function recordCost(deps: PassDeps, d: DeploymentRow, cost: number | null): Promise<void> {
-  if (d.estimatedCostPerHour === cost) return;
-  await deps.ctx.db.update(deployments).set({ estimatedCostPerHour: cost }).where(eq(deployments.id, d.id));
-}
 
 const handleOf = (row: ReplicaRow): ReplicaHandle => ({
   replicaId: row.id,
@@ -211,209 +87,332 @@ const handleOf = (row: ReplicaRow): ReplicaHandle => ({
 
 type ReplicaOutcome = ReplicaState | "failed";
 
-async function reconcileReplica(
-  deps: PassDeps,
-  d: DeploymentRow,
-  pool: PoolRow,
-  provider: ComputeProvider,
-  row: ReplicaRow,
-  inputs: ReplicaInputs,
-  nodeStates: Map<string, NodeState>,
-): Promise<ReplicaOutcome> {
-  const now = deps.ctx.clock();
-  const spec = specOf(deps, d, pool, row, inputs);
-  switch (row.state) {
-    case "PENDING":
-    case "STOPPED":
-    case "FAILED":
-      return start(deps, d, provider, row, spec, 0);
-    case "RESTARTING": {
-      const due = row.updatedAt.getTime() + backoffMs(deps.settings, row.restarts);
-      return now.getTime() >= due ? start(deps, d, provider, row, spec, row.restarts) : "RESTARTING";
-    }
-    default:
-      break;
+/**
+ * One reconciler pass over deployments: what each of its steps needs (the context, the runtime, the
+ * settings, the replicas the log pump reads), built once per pass by reconciler.ts.
+ */
+export class DeploymentPass {
+  readonly ctx: AppContext;
+  readonly runtime: OrchestrationRuntime;
+  readonly settings: PassSettings;
+  readonly tracked: Map<string, Tracked>;
+  /** Reads what is left of a replica's output before it is forgotten. */
+  readonly drain: (replicaId: string) => Promise<void>;
+
+  constructor(deps: PassDeps) {
+    this.ctx = deps.ctx;
+    this.runtime = deps.runtime;
+    this.settings = deps.settings;
+    this.tracked = deps.tracked;
+    this.drain = deps.drain;
   }
-  if (!row.providerInstanceId) return start(deps, d, provider, row, spec, row.restarts);
-  track(deps, d, provider, row, "end");
-  let seen: ReplicaObservation = await provider.inspectReplica(handleOf(row), spec);
-  if (
-    seen.phase === "starting" &&
-    row.startedAt &&
-    now.getTime() - row.startedAt.getTime() > deps.settings.startTimeoutMs
-  ) {
-    await provider.stopReplica(handleOf(row));
-    const waitingFor = seen.waitingFor ? ` (${seen.waitingFor})` : "";
-    seen = {
-      phase: "exited",
-      reason: `not ready within ${Math.round(deps.settings.startTimeoutMs / 1000)} s${waitingFor}`,
-    };
+
+  async reconcileDeployment(
+    d: DeploymentRow,
+    pool: PoolRow | undefined,
+    rows: ReplicaRow[],
+    nodeStates: Map<string, NodeState>,
+  ): Promise<void> {
+    const provider = pool ? this.runtime.providers[pool.provider] : undefined;
+    if (!shouldRun(d) || !pool || !provider) {
+      await this.stopAll(d, pool, provider, rows);
+      if (shouldRun(d))
+        await this.fail(d, pool ? `the ${pool.provider} provider is not available` : "its pool is gone");
+      return;
+    }
+    if (pool.state === "Failed")
+      return void (await this.fail(d, `pool ${pool.name} failed: ${pool.failureReason ?? "unknown"}`));
+    if (pool.state !== "Active") return; // Provisioning: wait for it.
+
+    let modelPath: string | undefined;
+    if (provider.capabilities.needsModelFile) {
+      const model = await resolveModelFile(this.ctx.db, d.orgId, d.inferenceModel ?? "", this.runtime.models);
+      if (model.state === "pending") return;
+      if (model.state === "failed") {
+        await this.stopAll(d, pool, provider, rows);
+        return void (await this.fail(d, model.reason));
+      }
+      modelPath = model.path;
+    }
+
+    const access = await providerAccess(this.ctx, d.orgId, pool.provider);
+    const byIndex = new Map(rows.map((r) => [r.index, r]));
+    for (const extra of rows.filter((r) => r.index >= d.replicas)) {
+      if (await this.draining(d, extra)) continue;
+      await this.stopReplica(d, pool, provider, extra);
+      await this.ctx.db.delete(replicas).where(eq(replicas.id, extra.id));
+    }
+    let ready = 0;
+    const costs: number[] = [];
+    for (let index = 0; index < d.replicas; index++) {
+      let row = byIndex.get(index);
+      if (!row) {
+        [row] = await this.ctx.db
+          .insert(replicas)
+          .values({ deploymentId: d.id, index, state: "PENDING" })
+          .onConflictDoNothing()
+          .returning();
+        if (!row) continue; // Someone else inserted it; the next pass sees it.
+      }
+      const outcome = await this.reconcileReplica(d, pool, provider, row, {
+        modelPath,
+        access,
+        costs,
+        nodeStates,
+      });
+      if (outcome === "failed") return;
+      if (outcome === "READY") ready++;
+    }
+    await this.recordCost(d, costs.length > 0 ? roundCents(costs.reduce((a, b) => a + b, 0)) : null);
+    if (d.status === "DEPLOYING" && ready === d.replicas) {
+      await this.move(
+        d,
+        "RUNNING",
+        d.replicas === 1 ? "the replica is ready" : `all ${d.replicas} replicas are ready`,
+      );
+    }
   }
-  switch (seen.phase) {
-    case "starting":
-      return "STARTING";
-    case "ready": {
-      if (typeof seen.costPerHour === "number") inputs.costs.push(seen.costPerHour);
-      const state: ReplicaState =
-        nodeStates.get(`${pool.id}/${row.providerInstanceId}`) === "UNHEALTHY" ? "UNHEALTHY" : "READY";
-      if (state !== row.state || seen.endpoint !== row.endpoint) {
-        await update(deps, row, {
-          state,
-          endpoint: seen.endpoint,
-          lastError: state === "UNHEALTHY" ? "no heartbeat for three intervals" : null,
-        });
-        if (state === "READY" && row.state === "STARTING")
-          note(deps, d, row.index, `replica ${row.index} ready at ${seen.endpoint}`);
-        if (state !== row.state && row.state !== "STARTING")
-          note(deps, d, row.index, `replica ${row.index} is ${state}`);
-      }
-      return state;
-    }
-    case "failed": {
-      await forget(deps, pool, row);
-      await update(deps, row, { state: "FAILED", endpoint: null, lastError: seen.reason });
-      note(deps, d, row.index, `replica ${row.index} cannot start: ${seen.reason}`);
-      await fail(deps, d, `replica ${row.index} cannot start: ${seen.reason}`);
-      return "failed";
-    }
-    default: {
-      const reason = seen.phase === "gone" ? "the worker is gone" : seen.reason;
-      await forget(deps, pool, row);
-      const restarts = row.restarts + 1;
-      if (d.status === "DEPLOYING" && restarts >= deps.settings.maxStartAttempts) {
-        await update(deps, row, { state: "FAILED", endpoint: null, lastError: reason, restarts });
-        await fail(deps, d, `replica ${row.index} exited ${restarts} times before it was ready: ${reason}`);
-        return "failed";
-      }
-      await update(deps, row, { state: "RESTARTING", endpoint: null, lastError: reason, restarts });
-      const delay = backoffMs(deps.settings, restarts);
-      note(
-        deps,
+
+  /** A serving replica no longer wanted leaves the rotation first; true while it is still draining. */
+  private async draining(d: DeploymentRow, row: ReplicaRow): Promise<boolean> {
+    if (this.settings.drainMs <= 0 || !row.providerInstanceId) return false;
+    if (row.state === "READY" || row.state === "UNHEALTHY") {
+      await this.update(row, { state: "DRAINING" });
+      this.note(
         d,
         row.index,
-        `replica ${row.index}: ${reason}; restarting in ${(delay / 1000).toFixed(1)} s (restart ${restarts})`,
+        `replica ${row.index} draining: no new requests, stopped in ${this.settings.drainMs / 1000} s`,
       );
-      return "RESTARTING";
+      return true;
+    }
+    return (
+      row.state === "DRAINING" && this.ctx.clock().getTime() - row.updatedAt.getTime() < this.settings.drainMs
+    );
+  }
+
+  private specOf(d: DeploymentRow, pool: PoolRow, row: ReplicaRow, model: ReplicaInputs): ReplicaSpec {
+    const url = this.settings.heartbeatUrl;
+    return {
+      replicaId: row.id,
+      deploymentId: d.id,
+      deploymentName: d.name,
+      index: row.index,
+      engine: d.engine,
+      modelPath: model.modelPath,
+      modelSource: d.inferenceModel ?? "",
+      configuration: d.configuration,
+      gpuPerReplica: d.gpuPerReplica,
+      placement: {
+        poolId: pool.id,
+        allowedGpuTypes: pool.allowedGpuTypes,
+        maxCostPerHour: pool.maxCostPerHour,
+        isDedicated: pool.isDedicated,
+        schedulingPolicy: pool.schedulingPolicy,
+      },
+      heartbeat: url
+        ? { url, nodeToken: nodeTokenFor(this.ctx, pool.id), intervalMs: this.ctx.config.heartbeatIntervalMs }
+        : undefined,
+      access: model.access,
+    };
+  }
+
+  /** The deployment's estimated cost per hour: the sum over its priced ready replicas, written when it changes. */
+  private async recordCost(d: DeploymentRow, cost: number | null): Promise<void> {
+    if (d.estimatedCostPerHour === cost) return;
+    await this.ctx.db.update(deployments).set({ estimatedCostPerHour: cost }).where(eq(deployments.id, d.id));
+  }
+
+  private async reconcileReplica(
+    d: DeploymentRow,
+    pool: PoolRow,
+    provider: ComputeProvider,
+    row: ReplicaRow,
+    inputs: ReplicaInputs,
+  ): Promise<ReplicaOutcome> {
+    const now = this.ctx.clock();
+    const spec = this.specOf(d, pool, row, inputs);
+    switch (row.state) {
+      case "PENDING":
+      case "STOPPED":
+      case "FAILED":
+        return this.start(d, provider, row, spec, 0);
+      case "RESTARTING": {
+        const due = row.updatedAt.getTime() + backoffMs(this.settings, row.restarts);
+        return now.getTime() >= due ? this.start(d, provider, row, spec, row.restarts) : "RESTARTING";
+      }
+      default:
+        break;
+    }
+    if (!row.providerInstanceId) return this.start(d, provider, row, spec, row.restarts);
+    this.track(d, provider, row, "end");
+    let seen: ReplicaObservation = await provider.inspectReplica(handleOf(row), spec);
+    if (
+      seen.phase === "starting" &&
+      row.startedAt &&
+      now.getTime() - row.startedAt.getTime() > this.settings.startTimeoutMs
+    ) {
+      await provider.stopReplica(handleOf(row));
+      const waitingFor = seen.waitingFor ? ` (${seen.waitingFor})` : "";
+      seen = {
+        phase: "exited",
+        reason: `not ready within ${Math.round(this.settings.startTimeoutMs / 1000)} s${waitingFor}`,
+      };
+    }
+    switch (seen.phase) {
+      case "starting":
+        return "STARTING";
+      case "ready": {
+        if (typeof seen.costPerHour === "number") inputs.costs.push(seen.costPerHour);
+        const state: ReplicaState =
+          inputs.nodeStates.get(`${pool.id}/${row.providerInstanceId}`) === "UNHEALTHY"
+            ? "UNHEALTHY"
+            : "READY";
+        if (state !== row.state || seen.endpoint !== row.endpoint) {
+          await this.update(row, {
+            state,
+            endpoint: seen.endpoint,
+            lastError: state === "UNHEALTHY" ? "no heartbeat for three intervals" : null,
+          });
+          if (state === "READY" && row.state === "STARTING")
+            this.note(d, row.index, `replica ${row.index} ready at ${seen.endpoint}`);
+          if (state !== row.state && row.state !== "STARTING")
+            this.note(d, row.index, `replica ${row.index} is ${state}`);
+        }
+        return state;
+      }
+      case "failed": {
+        await this.forget(pool, row);
+        await this.update(row, { state: "FAILED", endpoint: null, lastError: seen.reason });
+        this.note(d, row.index, `replica ${row.index} cannot start: ${seen.reason}`);
+        await this.fail(d, `replica ${row.index} cannot start: ${seen.reason}`);
+        return "failed";
+      }
+      default: {
+        const reason = seen.phase === "gone" ? "the worker is gone" : seen.reason;
+        await this.forget(pool, row);
+        const restarts = row.restarts + 1;
+        if (d.status === "DEPLOYING" && restarts >= this.settings.maxStartAttempts) {
+          await this.update(row, { state: "FAILED", endpoint: null, lastError: reason, restarts });
+          await this.fail(d, `replica ${row.index} exited ${restarts} times before it was ready: ${reason}`);
+          return "failed";
+        }
+        await this.update(row, { state: "RESTARTING", endpoint: null, lastError: reason, restarts });
+        const delay = backoffMs(this.settings, restarts);
+        this.note(
+          d,
+          row.index,
+          `replica ${row.index}: ${reason}; restarting in ${(delay / 1000).toFixed(1)} s (restart ${restarts})`,
+        );
+        return "RESTARTING";
+      }
     }
   }
-}
 
-async function start(
-  deps: PassDeps,
-  d: DeploymentRow,
-  provider: ComputeProvider,
-  row: ReplicaRow,
-  spec: ReplicaSpec,
-  restarts: number,
-): Promise<ReplicaOutcome> {
-  let handle: ReplicaHandle;
-  try {
-    handle = await provider.startReplica(spec);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    await update(deps, row, { state: "FAILED", endpoint: null, lastError: reason });
-    await fail(deps, d, `replica ${row.index} could not be started: ${reason}`);
-    return "failed";
-  }
-  await update(deps, row, {
-    state: "STARTING",
-    providerInstanceId: handle.providerInstanceId,
-    endpoint: handle.endpoint,
-    startedAt: deps.ctx.clock(),
-    lastError: null,
-    restarts,
-  });
-  track(deps, d, provider, { ...row, providerInstanceId: handle.providerInstanceId }, undefined);
-  note(deps, d, row.index, `replica ${row.index} started (${handle.providerInstanceId})`);
-  return "STARTING";
-}
-
-/** Stops every replica of a deployment that should not run, then STOPPING -> STOPPED. */
-async function stopAll(
-  deps: PassDeps,
-  d: DeploymentRow,
-  pool: PoolRow | undefined,
-  provider: ComputeProvider | undefined,
-  rows: ReplicaRow[],
-): Promise<void> {
-  for (const row of rows) {
-    if (row.state === "STOPPED" || row.state === "FAILED") {
-      if (d.deletedAt) await deps.ctx.db.delete(replicas).where(eq(replicas.id, row.id));
-      continue;
+  private async start(
+    d: DeploymentRow,
+    provider: ComputeProvider,
+    row: ReplicaRow,
+    spec: ReplicaSpec,
+    restarts: number,
+  ): Promise<ReplicaOutcome> {
+    let handle: ReplicaHandle;
+    try {
+      handle = await provider.startReplica(spec);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      await this.update(row, { state: "FAILED", endpoint: null, lastError: reason });
+      await this.fail(d, `replica ${row.index} could not be started: ${reason}`);
+      return "failed";
     }
-    if (provider && pool) await stopReplica(deps, d, pool, provider, row);
-    if (d.deletedAt) await deps.ctx.db.delete(replicas).where(eq(replicas.id, row.id));
-    else await update(deps, row, { state: "STOPPED", endpoint: null });
+    await this.update(row, {
+      state: "STARTING",
+      providerInstanceId: handle.providerInstanceId,
+      endpoint: handle.endpoint,
+      startedAt: this.ctx.clock(),
+      lastError: null,
+      restarts,
+    });
+    this.track(d, provider, { ...row, providerInstanceId: handle.providerInstanceId }, undefined);
+    this.note(d, row.index, `replica ${row.index} started (${handle.providerInstanceId})`);
+    return "STARTING";
   }
-  // Nothing runs, so nothing costs.
-  if (!d.deletedAt) await recordCost(deps, d, null);
-  if (d.status === "STOPPING" && !d.deletedAt) await move(deps, d, "STOPPED", "all replicas stopped");
-}
 
-async function stopReplica(
-  deps: PassDeps,
-  d: DeploymentRow,
-  pool: PoolRow,
-  provider: ComputeProvider,
-  row: ReplicaRow,
-) {
-  if (!row.providerInstanceId) return;
-  await provider.stopReplica(handleOf(row));
-  await forget(deps, pool, row);
-  note(deps, d, row.index, `replica ${row.index} stopped`);
-}
-
-/** The replica's process is over: read the rest of its output, and its node goes OFFLINE. */
-async function forget(deps: PassDeps, pool: PoolRow, row: ReplicaRow) {
-  await deps.drain(row.id);
-  deps.tracked.delete(row.id);
-  if (row.providerInstanceId) await markInstanceOffline(deps.ctx, pool.id, row.providerInstanceId);
-}
-
-function track(
-  deps: PassDeps,
-  d: DeploymentRow,
-  provider: ComputeProvider,
-  row: ReplicaRow,
-  cursor: string | undefined,
-) {
-  const known = deps.tracked.get(row.id);
-  if (known && known.handle.providerInstanceId === row.providerInstanceId) return;
-  deps.tracked.set(row.id, { deploymentId: d.id, index: row.index, provider, handle: handleOf(row), cursor });
-}
-
-async function update(
-  deps: PassDeps,
-  row: ReplicaRow,
-  patch: Partial<Omit<ReplicaRow, "id" | "deploymentId" | "index">>,
-) {
-  const changed = (Object.keys(patch) as (keyof typeof patch)[]).some((k) => {
-    const a = patch[k];
-    const b = row[k];
-    return a instanceof Date && b instanceof Date ? a.getTime() !== b.getTime() : a !== b;
-  });
-  if (!changed) return;
-  await deps.ctx.db
-    .update(replicas)
-    .set({ ...patch, updatedAt: deps.ctx.clock() })
-    .where(and(eq(replicas.id, row.id), eq(replicas.deploymentId, row.deploymentId)));
-}
-
-function note(deps: PassDeps, d: DeploymentRow, replica: number, line: string) {
-  deps.runtime.logs.push(d.id, replica, "system", [line]);
-}
-
-/** The state machine decides; a deployment someone else moved meanwhile is left for the next pass. */
-async function move(deps: PassDeps, d: DeploymentRow, to: DeploymentRow["status"], reason: string) {
-  try {
-    await deps.ctx.db.transaction((tx) => moveDeployment(tx, d, to, reason, deps.ctx.clock()));
-  } catch (error) {
-    if (!(error instanceof AppError && error.code === "failed_precondition")) throw error;
+  /** Stops every replica of a deployment that should not run, then STOPPING -> STOPPED. */
+  private async stopAll(
+    d: DeploymentRow,
+    pool: PoolRow | undefined,
+    provider: ComputeProvider | undefined,
+    rows: ReplicaRow[],
+  ): Promise<void> {
+    for (const row of rows) {
+      if (row.state === "STOPPED" || row.state === "FAILED") {
+        if (d.deletedAt) await this.ctx.db.delete(replicas).where(eq(replicas.id, row.id));
+        continue;
+      }
+      if (provider && pool) await this.stopReplica(d, pool, provider, row);
+      if (d.deletedAt) await this.ctx.db.delete(replicas).where(eq(replicas.id, row.id));
+      else await this.update(row, { state: "STOPPED", endpoint: null });
+    }
+    // Nothing runs, so nothing costs.
+    if (!d.deletedAt) await this.recordCost(d, null);
+    if (d.status === "STOPPING" && !d.deletedAt) await this.move(d, "STOPPED", "all replicas stopped");
   }
-}
 
-async function fail(deps: PassDeps, d: DeploymentRow, reason: string) {
-  if (d.status === "FAILED") return;
-  note(deps, d, 0, `deployment failed: ${reason}`);
-  await move(deps, d, "FAILED", reason);
+  private async stopReplica(d: DeploymentRow, pool: PoolRow, provider: ComputeProvider, row: ReplicaRow) {
+    if (!row.providerInstanceId) return;
+    await provider.stopReplica(handleOf(row));
+    await this.forget(pool, row);
+    this.note(d, row.index, `replica ${row.index} stopped`);
+  }
+
+  /** The replica's process is over: read the rest of its output, and its node goes OFFLINE. */
+  private async forget(pool: PoolRow, row: ReplicaRow) {
+    await this.drain(row.id);
+    this.tracked.delete(row.id);
+    if (row.providerInstanceId) await markInstanceOffline(this.ctx, pool.id, row.providerInstanceId);
+  }
+
+  private track(d: DeploymentRow, provider: ComputeProvider, row: ReplicaRow, cursor: string | undefined) {
+    const known = this.tracked.get(row.id);
+    if (known && known.handle.providerInstanceId === row.providerInstanceId) return;
+    this.tracked.set(row.id, {
+      deploymentId: d.id,
+      index: row.index,
+      provider,
+      handle: handleOf(row),
+      cursor,
+    });
+  }
+
+  private async update(row: ReplicaRow, patch: Partial<Omit<ReplicaRow, "id" | "deploymentId" | "index">>) {
+    const changed = (Object.keys(patch) as (keyof typeof patch)[]).some((k) => {
+      const a = patch[k];
+      const b = row[k];
+      return a instanceof Date && b instanceof Date ? a.getTime() !== b.getTime() : a !== b;
+    });
+    if (!changed) return;
+    await this.ctx.db
+      .update(replicas)
+      .set({ ...patch, updatedAt: this.ctx.clock() })
+      .where(and(eq(replicas.id, row.id), eq(replicas.deploymentId, row.deploymentId)));
+  }
+
+  private note(d: DeploymentRow, replica: number, line: string) {
+    this.runtime.logs.push(d.id, replica, "system", [line]);
+  }
+
+  /** The state machine decides; a deployment someone else moved meanwhile is left for the next pass. */
+  private async move(d: DeploymentRow, to: DeploymentRow["status"], reason: string) {
+    try {
+      await this.ctx.db.transaction((tx) => moveDeployment(tx, d, to, reason, this.ctx.clock()));
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === "failed_precondition")) throw error;
+    }
+  }
+
+  private async fail(d: DeploymentRow, reason: string) {
+    if (d.status === "FAILED") return;
+    this.note(d, 0, `deployment failed: ${reason}`);
+    await this.move(d, "FAILED", reason);
+  }
 }

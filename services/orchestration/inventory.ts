@@ -2,20 +2,13 @@
 // UNHEALTHY (and its replica stops being routed to, see the reconciler). Heartbeats are telemetry
 // from machines, many a minute: they are not audited like user changes.
 import { and, eq, inArray, lt, notExists, notInArray, sql } from "drizzle-orm";
-import {
-  deployments,
-  type NodeState,
-  nodeStates,
-  nodes,
-  type PoolRow,
-  pools,
-  replicas,
-} from "#db/schema/index.ts";
+import { type NodeState, nodeStates } from "#core/domain.ts";
+import { AppError, invalid } from "#core/errors.ts";
+import { isUuid } from "#core/ids.ts";
+import { Problems } from "#core/validation.ts";
+import { deployments, nodes, type PoolRow, pools, replicas } from "#db/schema/index.ts";
 import type { AppContext, RequestContext } from "../context.ts";
-import { AppError, invalid } from "../errors.ts";
-import { isUuid } from "./ids.ts";
 import { poolOfNodeToken } from "./node-token.ts";
-import { Problems } from "./validation.ts";
 import { type NodeView, nodeView } from "./views.ts";
 
 export interface HeartbeatInput {

@@ -2,11 +2,11 @@
 // queue to the live subscribers (the WebSocket stream) and to deployment_logs, where only the last
 // `keepLines` lines of each deployment stay.
 import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import { notFound } from "#core/errors.ts";
+import { uuidOr404 } from "#core/ids.ts";
 import type { Executor } from "#db/client.ts";
 import { deploymentLogs, deployments } from "#db/schema/index.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
-import { notFound } from "../errors.ts";
-import { uuidOr404 } from "./ids.ts";
 
 export interface LogEntry {
   ts: string;

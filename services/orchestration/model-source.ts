@@ -21,10 +21,10 @@ import {
   isInternalAddress,
   isInternalHostLiteral,
 } from "#adapters/net/addresses.ts";
+import { AppError, invalid } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { models } from "#db/schema/index.ts";
 import { type ModelSourceSettings, modelSourceVariables, type UrlRules } from "../config.ts";
-import { AppError, invalid } from "../errors.ts";
 
 export type ModelSource =
   | { kind: "file"; path: string }

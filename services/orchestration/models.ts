@@ -1,12 +1,13 @@
 // The model registry: versions of named models, each with its backend and artifact. A deployment
 // refers to one as registry://<model_name>/<model_version>.
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { deployments, engineIds, type ModelRow, models } from "#db/schema/index.ts";
+import { engineIds } from "#core/domain.ts";
+import { AppError, notFound } from "#core/errors.ts";
+import { Problems } from "#core/validation.ts";
+import { deployments, type ModelRow, models } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError, notFound } from "../errors.ts";
 import { artifactProblem, normalizeModelSource } from "./model-source.ts";
-import { Problems } from "./validation.ts";
 import { type ModelView, modelView } from "./views.ts";
 
 export interface RegisterModelInput {

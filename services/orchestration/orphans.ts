@@ -2,8 +2,8 @@
 // every worker when the platform is asked to (tests, and a stop with stopWorkers).
 
 import { eq } from "drizzle-orm";
+import type { ProviderId } from "#core/domain.ts";
 import { type DeploymentRow, deployments, replicas } from "#db/schema/index.ts";
-import type { ProviderId } from "#db/schema/pools.ts";
 import type { AppContext, Logger } from "../context.ts";
 import { isRunningReplica, shouldRun } from "./deployment-pass.ts";
 

@@ -2,9 +2,9 @@
 // worker process, a pod, a VM, a lease, a job). Checked where replicas are asked for (deploy, scale,
 // start), with the pool's row locked so that two requests at once cannot both take the last room.
 import { and, eq, isNull, ne, sum } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { deployments, pools } from "#db/schema/index.ts";
-import { AppError } from "../errors.ts";
 
 /** What a sized pool has room for beside its other running deployments; null: the pool has no size. */
 export async function poolRoom(

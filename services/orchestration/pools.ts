@@ -2,17 +2,18 @@
 // listed by owner with their node counts, deleted once nothing on them runs.
 
 import { and, asc, count, eq, inArray, isNotNull, isNull, notInArray, sql, sum } from "drizzle-orm";
+import type { PoolState } from "#core/domain.ts";
+import { AppError, notFound } from "#core/errors.ts";
+import { uuidOr404 } from "#core/ids.ts";
+import { Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
-import { deployments, nodes, type PoolRow, type PoolState, pools } from "#db/schema/index.ts";
+import { deployments, nodes, type PoolRow, pools } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError, notFound } from "../errors.ts";
 import { traced } from "../telemetry/tracing.ts";
-import { uuidOr404 } from "./ids.ts";
 import { nodeTokenFor, nodeTokenHash } from "./node-token.ts";
 import { providerOrDefault } from "./providers.ts";
 import { assertPoolRemovable, movePool } from "./state-machine.ts";
-import { Problems } from "./validation.ts";
 import { type NodeView, nodeView, type PoolFigures, type PoolView, poolView } from "./views.ts";
 
 export interface CreatePoolInput {

@@ -1,8 +1,8 @@
 // Choosing a provider by name, and what it offers (GET /deployment/provider/resources).
 import type { ComputeProvider, ProviderResources } from "#adapters/providers/provider.ts";
-import { type ProviderId, providerIds } from "#db/schema/pools.ts";
+import { type ProviderId, providerIds } from "#core/domain.ts";
+import { invalid } from "#core/errors.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
-import { invalid } from "../errors.ts";
 import { hasProviderCredentials, providerAccess } from "../provider-configs/access.ts";
 
 /**

@@ -3,18 +3,19 @@
 // wanted by deployment-pass.ts, each in its own span.
 
 import { inArray, isNull, or } from "drizzle-orm";
-import { deployments, type NodeState, nodes, pools, replicas } from "#db/schema/index.ts";
+import type { NodeState } from "#core/domain.ts";
+import { deployments, nodes, pools, replicas } from "#db/schema/index.ts";
 import type { Logger } from "../context.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";
-import { type PassDeps, reconcileDeployment } from "./deployment-pass.ts";
+import type { DeploymentPass } from "./deployment-pass.ts";
 
 /** Returns whether something is on its way (a deployment deploying or stopping): look again sooner. */
 export async function reconcileDeployments(
-  deps: PassDeps,
+  pass: DeploymentPass,
   log: Logger,
   passSpan: Span | undefined,
 ): Promise<boolean> {
-  const { ctx } = deps;
+  const { ctx } = pass;
   const withReplicas = ctx.db.selectDistinct({ id: replicas.deploymentId }).from(replicas);
   const rows = await ctx.db
     .select()
@@ -35,7 +36,7 @@ export async function reconcileDeployments(
       ),
     );
   const nodeStates = await nodeStatesOf(
-    deps,
+    pass,
     poolRows.map((p) => p.id),
   );
   const onItsWay = rows.some((d) => d.status === "DEPLOYING" || d.status === "STOPPING");
@@ -46,8 +47,7 @@ export async function reconcileDeployments(
         "reconcile deployment",
         { "llm.deployment.id": d.id, "llm.deployment.name": d.name, "llm.deployment.status": d.status },
         () =>
-          reconcileDeployment(
-            deps,
+          pass.reconcileDeployment(
             d,
             poolRows.find((p) => p.id === d.poolId),
             replicaRows.filter((r) => r.deploymentId === d.id),
@@ -63,7 +63,7 @@ export async function reconcileDeployments(
 }
 
 /** The state of every node of the given pools, by `poolId/instance`. */
-async function nodeStatesOf({ ctx }: PassDeps, poolIds: string[]): Promise<Map<string, NodeState>> {
+async function nodeStatesOf({ ctx }: DeploymentPass, poolIds: string[]): Promise<Map<string, NodeState>> {
   const nodeRows = await ctx.db
     .select({ poolId: nodes.poolId, instance: nodes.providerInstanceId, state: nodes.state })
     .from(nodes)

@@ -6,11 +6,11 @@
 // it finds running workers again through the provider (adoption) and stops the orphans.
 // A log pump beside it copies replica output into the log hub (live stream and deployment_logs).
 
-import { createAutoscaler } from "../autoscaling/autoscaler.ts";
-import type { LoadStore } from "../autoscaling/load.ts";
+import type { LoadStore } from "#core/ports/load-store.ts";
 import type { AppContext, Logger } from "../context.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";
-import type { PassDeps, PassSettings, Tracked } from "./deployment-pass.ts";
+import { createAutoscaler } from "./autoscaling/autoscaler.ts";
+import { DeploymentPass, type PassDeps, type PassSettings, type Tracked } from "./deployment-pass.ts";
 import { markSilentNodes, retireStaleNodes } from "./inventory.ts";
 import { type Leadership, leadershipOf } from "./leadership.ts";
 import { createLogPump } from "./log-pump.ts";
@@ -143,7 +143,7 @@ function passRunner(deps: PassDeps, log: Logger, options: ReconcilerOptions) {
   async function steps(passSpan: Span | undefined) {
     if (await autoscaler.pass().catch((error) => void log.warn("autoscaling pass failed", { error })))
       settling = true;
-    if (await reconcileDeployments(deps, log, passSpan)) settling = true;
+    if (await reconcileDeployments(new DeploymentPass(deps), log, passSpan)) settling = true;
     if (await reconcilePools(ctx, log, passSpan)) settling = true;
     await markSilentNodes(ctx);
     if (Date.now() - lastOrphanScan >= orphanScanMs) {

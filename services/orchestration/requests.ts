@@ -1,7 +1,7 @@
 // Requests that more than one entry point takes (the orchestration API and the dashboard's forms);
 // the deploy request has its own file (deploy-request.ts).
 import { Type as T } from "@sinclair/typebox";
-import { Nullable } from "../typebox.ts";
+import { Nullable } from "#core/typebox.ts";
 
 /** The body of POST /deployment/registerModel, and the dashboard's register form. */
 export const RegisterModelBody = T.Object({

@@ -4,7 +4,7 @@
 // several platforms in one process (the test suite) each have their own.
 
 import { createProviders, type ProviderRegistry } from "#adapters/providers/index.ts";
-import { InProcessLoadStore, type LoadStore } from "../autoscaling/load.ts";
+import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
 import type { AppContext } from "../context.ts";
 import { providerAccounts } from "../provider-configs/access.ts";
 import { LogHub } from "./logs.ts";
@@ -28,7 +28,7 @@ export class OrchestrationRuntime {
     /** Replaceable as a whole: tests swap in fakes, as a new orchestration process would start afresh. */
     public providers: ProviderRegistry,
     readonly models: ModelFetcher,
-    /** Where the inference gateways' load reports meet the autoscaler (services/autoscaling/load.ts). */
+    /** Where the inference gateways' load reports meet the autoscaler (core/ports/load-store.ts). */
     readonly load: LoadStore,
   ) {}
 

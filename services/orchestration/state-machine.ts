@@ -3,17 +3,16 @@
 // the row is still in the state it was read in (so the API and the reconciler cannot overwrite each
 // other), and, for deployments, recorded in deployment_transitions with its time and reason.
 import { and, eq } from "drizzle-orm";
+import type { DeploymentState, PoolState } from "#core/domain.ts";
+import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import {
   type DeploymentRow,
-  type DeploymentState,
   deployments,
   deploymentTransitions,
   type PoolRow,
-  type PoolState,
   pools,
 } from "#db/schema/index.ts";
-import { AppError } from "../errors.ts";
 
 /** Where each state may go. Any state may go to FAILED (with a reason). */
 const deploymentMoves: Record<DeploymentState, readonly DeploymentState[]> = {

@@ -3,8 +3,8 @@
 // is provider configuration, so it takes `providers:write`; EXTERNAL_ENDPOINTS_ALLOW_PRIVATE=false
 // refuses internal addresses (every address a host name resolves to is checked).
 import { addressesOf, hostOf, isInternalAddress, isInternalHostLiteral } from "#adapters/net/addresses.ts";
+import { AppError, type FieldProblem } from "#core/errors.ts";
 import type { Actor, RequestContext } from "../context.ts";
-import { AppError, type FieldProblem } from "../errors.ts";
 
 export async function upstreamEndpointProblems(
   ctx: RequestContext,

@@ -1,18 +1,15 @@
 // The shapes HTTP answers with (gRPC maps the same views to its messages): the specification's
 // field names, snake_case, times as ISO 8601. A deployment's `configuration` is never shown: it may
 // hold provider credentials.
+
+import type { DeploymentState, DesiredState, NodeState, PoolState, ReplicaState } from "#core/domain.ts";
 import type {
   DeploymentRow,
-  DeploymentState,
   DeploymentTransitionRow,
-  DesiredState,
   ModelRow,
   NodeRow,
-  NodeState,
   PoolRow,
-  PoolState,
   ReplicaRow,
-  ReplicaState,
 } from "#db/schema/index.ts";
 
 export interface PoolView {

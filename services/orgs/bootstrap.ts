@@ -8,8 +8,8 @@
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "#db/client.ts";
 import { memberships, organizations, users } from "#db/schema/index.ts";
-import { generatePassword, hashPassword } from "../auth/passwords.ts";
 import type { AppContext } from "../context.ts";
+import { generatePassword, hashPassword } from "../crypto/passwords.ts";
 import { ensureBuiltinRoles } from "./builtin-roles.ts";
 
 export const defaultOrganizationName = "default";

@@ -2,9 +2,10 @@
 // deployment's own policy of a type replaces the organization's of that type as a whole (no field
 // merge, so what a deployment sets is exactly what it gets). Types set nowhere are absent.
 import { and, eq, isNull, or } from "drizzle-orm";
+import type { PolicyType } from "#core/domain.ts";
+import { type EffectivePolicies, storedConfigs } from "#core/policies.ts";
 import type { Executor } from "#db/client.ts";
-import { type PolicyType, policies } from "#db/schema/index.ts";
-import { type EffectivePolicies, storedConfigs } from "./schemas.ts";
+import { policies } from "#db/schema/index.ts";
 
 export type { EffectivePolicies };
 

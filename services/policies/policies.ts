@@ -2,25 +2,9 @@
 // GET answers what applies at that scope and says where it comes from (`source`), falling back to the
 // organization's policy and then to the defaults, so a reader never has to merge anything.
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import type { Executor } from "#db/client.ts";
-import {
-  apiKeys,
-  deployments,
-  knowledgeCollections,
-  type PolicyRow,
-  type PolicyType,
-  policies,
-  policyTypes,
-  pools,
-  promptTemplates,
-} from "#db/schema/index.ts";
-import { mutate } from "../audit/mutate.ts";
-import { actorOf, type RequestContext } from "../context.ts";
-import { type FieldProblem, invalid, notFound } from "../errors.ts";
-import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
-import { deploymentOfOrg } from "../orchestration/deployments.ts";
-import { uuidOr404 } from "../orchestration/ids.ts";
-import { Problems } from "../orchestration/validation.ts";
+import { type PolicyType, policyTypes } from "#core/domain.ts";
+import { type FieldProblem, invalid, notFound } from "#core/errors.ts";
+import { uuidOr404 } from "#core/ids.ts";
 import {
   configProblems,
   type PolicyConfig,
@@ -29,7 +13,22 @@ import {
   type StoredPolicy,
   storedConfig,
   storedPolicy,
-} from "./schemas.ts";
+} from "#core/policies.ts";
+import { Problems } from "#core/validation.ts";
+import type { Executor } from "#db/client.ts";
+import {
+  apiKeys,
+  deployments,
+  knowledgeCollections,
+  type PolicyRow,
+  policies,
+  pools,
+  promptTemplates,
+} from "#db/schema/index.ts";
+import { mutate } from "../audit/mutate.ts";
+import { actorOf, type RequestContext } from "../context.ts";
+import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
+import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
 
 export type PolicySource = "deployment" | "organization" | "default";
 

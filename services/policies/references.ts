@@ -3,9 +3,9 @@
 // under them would make those deployments fail or silently change, so the delete is refused with their
 // names instead (as a pool that still hosts deployments is).
 import { and, eq, sql } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { deployments, policies } from "#db/schema/index.ts";
-import { AppError } from "../errors.ts";
 
 type Reference = { policy: "rag"; collectionId: string } | { policy: "prompt"; templateId: string };
 

@@ -6,7 +6,7 @@ import { actorOf, type RequestContext } from "../context.ts";
 import { type GuardDecision, requestGuard } from "../inference/guard.ts";
 import type { ChatMessage } from "../inference/messages.ts";
 import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
-import { deploymentOfOrg } from "../orchestration/deployments.ts";
+import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { processPrompt } from "./process.ts";
 

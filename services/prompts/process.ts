@@ -3,15 +3,16 @@
 // `rag` policy names collections, the passages that best answer the last user message, in the
 // template's {{context}} (or, without a template that asks for them, in a system message), each with
 // its document's name so the answer can cite it. Callers send nothing extra.
+
+import { notFound } from "#core/errors.ts";
+import { isUuid } from "#core/ids.ts";
 import type { AppContext } from "../context.ts";
-import { notFound } from "../errors.ts";
 import { type ChatMessage, textOf } from "../inference/messages.ts";
 import { type RetrievalNote, type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
 import { formatPassages } from "../knowledge-base/search.ts";
-import { isUuid } from "../orchestration/ids.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
-import type { IndirectInjectionSettings, RagPolicy } from "../policies/schemas.ts";
+import type { IndirectInjectionSettings, RagPolicy } from "#core/policies.ts";
 import { applyTemplate, type TemplateContent } from "./apply.ts";
 import { screenPassages } from "./screen-passages.ts";
 import { latestTemplateContent } from "./templates.ts";

@@ -1,6 +1,6 @@
 // Requests that more than one entry point takes (the management API and the dashboard's forms).
 import { Type as T } from "@sinclair/typebox";
-import { Nullable } from "../typebox.ts";
+import { Nullable } from "#core/typebox.ts";
 
 export const TemplateName = T.String({ minLength: 1, maxLength: 200 });
 export const TemplateText = T.String({ maxLength: 100_000 });

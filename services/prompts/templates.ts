@@ -1,6 +1,9 @@
 // Prompt templates of the active organization. A template's id is stable; every update adds a version
 // (the old ones are kept and readable), and lists show each template at its latest version.
 import { and, asc, desc, eq } from "drizzle-orm";
+import { AppError, notFound } from "#core/errors.ts";
+import { uuidOr404 } from "#core/ids.ts";
+import { Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
 import {
   type PromptTemplateRow,
@@ -11,9 +14,6 @@ import {
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError, notFound } from "../errors.ts";
-import { uuidOr404 } from "../orchestration/ids.ts";
-import { Problems } from "../orchestration/validation.ts";
 import { refuseIfReferenced } from "../policies/references.ts";
 
 export const inputPlaceholder = "{{input}}";

@@ -4,10 +4,10 @@ import { createHmac } from "node:crypto";
 import { and, eq, isNotNull } from "drizzle-orm";
 import type { ProviderAccess } from "#adapters/providers/provider.ts";
 import type { AccountDirectory } from "#adapters/providers/remote-accounts.ts";
+import type { ProviderId } from "#core/domain.ts";
+import { AppError, type FieldProblem } from "#core/errors.ts";
 import { deployments, pools, providerConfigs, replicas } from "#db/schema/index.ts";
-import type { ProviderId } from "#db/schema/pools.ts";
 import type { AppContext } from "../context.ts";
-import { AppError, type FieldProblem } from "../errors.ts";
 import { providerCredentials, providerSettings } from "./config.ts";
 import { providerUrlProblems } from "./urls.ts";
 

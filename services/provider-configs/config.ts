@@ -3,11 +3,12 @@
 // adapters read them in clear through providerCredentials(), which no route calls.
 
 import { and, eq } from "drizzle-orm";
-import { type ProviderConfigRow, type ProviderId, providerConfigs, providerIds } from "#db/schema/index.ts";
+import { type ProviderId, providerIds } from "#core/domain.ts";
+import { invalid } from "#core/errors.ts";
+import { type ProviderConfigRow, providerConfigs } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { open, seal } from "../crypto/secret-box.ts";
-import { invalid } from "../errors.ts";
 import { checkExternalSettings } from "../spend/hosted-prices.ts";
 import { checkProviderUrls } from "./urls.ts";
 

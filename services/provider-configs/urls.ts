@@ -4,8 +4,9 @@
 // the host resolves to public, unless the operator lists the host (PROVIDER_URL_ALLOWED_HOSTS) or allows
 // http (PROVIDER_URL_ALLOW_HTTP). Checked when the settings are stored and again each time they are
 // handed to an adapter (a name may resolve elsewhere later).
+
+import { AppError, type FieldProblem } from "#core/errors.ts";
 import type { UrlRules } from "../config.ts";
-import { AppError, type FieldProblem } from "../errors.ts";
 import { resolvedUrlProblem } from "../orchestration/model-source.ts";
 
 const isUrlSetting = (name: string) => name === "base_url" || name.endsWith("_url");

@@ -2,12 +2,12 @@
 // CONTRACTS defines them and every start re-applies their permissions) and custom ones. Nobody grants
 // what they do not hold: a role's permissions must be a subset of the caller's own.
 import { and, asc, count, desc, eq } from "drizzle-orm";
+import { AppError, type FieldProblem, notFound } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { memberships, type RoleRow, roles } from "#db/schema/index.ts";
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
-import { AppError, type FieldProblem, notFound } from "../errors.ts";
 import { isPermission, type Permission, permissionCatalog } from "../permissions.ts";
 
 export const roleNamePattern = "^[a-z0-9][a-z0-9_-]{0,63}$";

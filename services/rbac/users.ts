@@ -1,15 +1,15 @@
 // The users of the active organization and their roles. Two rules keep an organization governable:
 // its last admin cannot be demoted, and nobody hands out (or takes away) more than they hold.
 import { and, asc, count, eq, gt, isNull } from "drizzle-orm";
+import { AppError, invalid, notFound } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { memberships, organizations, orgInvitations, roles, users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { invitationTtlMs } from "../auth/invitations.ts";
 import { normaliseEmail } from "../auth/login.ts";
-import { hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { revokeUserSessions } from "../auth/revoke.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
-import { AppError, invalid, notFound } from "../errors.ts";
+import { hashPassword, passwordProblem } from "../crypto/passwords.ts";
 import type { Permission } from "../permissions.ts";
 
 /** The built-in role whose holders administer an organization; one must remain. */

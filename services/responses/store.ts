@@ -1,11 +1,11 @@
 // The stored responses of POST /v1/responses (db/schema/stored-responses.ts), per organization: every
 // lookup names the organization, so another organization's id reads as not found.
 import { and, eq } from "drizzle-orm";
+import { AppError, invalid } from "#core/errors.ts";
 import { storedResponses } from "#db/schema/index.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "#db/unique-violation.ts";
 import { verifyApiKey } from "../api-keys/verify.ts";
 import type { AppContext } from "../context.ts";
-import { AppError, invalid } from "../errors.ts";
 import type { KeyedLookup, ResponseStorePort, StoredResponse } from "../inference/port.ts";
 import type { ConversationItem, ResponseObject } from "../inference/responses/schemas.ts";
 

@@ -1,6 +1,6 @@
 // A stored response on the wire between the gateways (/internal/responses/*, snake_case as the rest of
 // /internal): the filtration routes validate with the schema, the inference gateway's HTTP port
-// (adapters/filtration/http-port.ts) writes and reads it with these two functions.
+// (server/filtration-http-port.ts) writes and reads it with these two functions.
 import { type Static, Type as T } from "@sinclair/typebox";
 import type { StoredResponse } from "../inference/port.ts";
 import { ConversationItem, ResponseObject } from "../inference/responses/schemas.ts";

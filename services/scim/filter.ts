@@ -1,7 +1,7 @@
 // SCIM filters (RFC 7644 §3.4.2.2) through scim2-parse-filter: parsed to its AST and tested against the
 // resources as they are answered. A filter that does not parse is 400 with scimType `invalidFilter`.
 import { filter as compile, type Filter, parse } from "scim2-parse-filter";
-import { AppError } from "../errors.ts";
+import { AppError } from "#core/errors.ts";
 
 /** userName and e-mails are case-insensitive (RFC 7643 `caseExact: false`); we keep them lower-cased. */
 const caseInsensitive = new Set(["username", "emails", "emails.value"]);

@@ -3,12 +3,12 @@
 // a Group creates a custom role without permissions (an administrator then decides what it may do),
 // so an identity provider can push its groups and memberships and an administrator grants rights.
 import { and, asc, eq, inArray } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { memberships, type RoleRow, roles, ssoConfigs, users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { uuidPattern } from "../auth/session.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import { roleNamePattern } from "../rbac/roles.ts";
 import { compileFilter, page } from "./filter.ts";
 import {

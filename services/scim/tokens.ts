@@ -3,11 +3,11 @@
 // bits, so a fast hash found by an index is enough, as for API keys).
 import { createHash, randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
+import { AppError, notFound } from "#core/errors.ts";
 import { type ScimTokenRow, scimTokens } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { uuidPattern } from "../auth/session.ts";
 import { type Actor, type AppContext, actorOf, type RequestContext } from "../context.ts";
-import { AppError, notFound } from "../errors.ts";
 import type { NewScimTokenT, ScimTokenViewT } from "../sso/requests.ts";
 
 const tokenPattern = /^scim-[A-Za-z0-9_-]{43}$/;

@@ -4,13 +4,13 @@
 // and the gRPC port refuse them from the next request (keys: within the inference cache's second).
 // Deleting a User removes the membership; the account stays for its other organizations.
 import { and, asc, eq, isNull } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { apiKeys, memberships, roles, ssoConfigs, users } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { revokeUserSessions } from "../auth/revoke.ts";
 import { uuidPattern } from "../auth/session.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import { compileFilter, page } from "./filter.ts";
 import {
   type ListQueryT,

@@ -3,12 +3,12 @@
 // from spend_daily, which the usage reports bump after each request, so the budget is checked before
 // a request and its cost added after it: the request that crosses a budget is the last one served.
 import { and, eq, gte, inArray, isNull, or, sql } from "drizzle-orm";
+import { invalid } from "#core/errors.ts";
+import { isUuid } from "#core/ids.ts";
+import { type BudgetPolicy, storedConfig } from "#core/policies.ts";
 import type { Executor } from "#db/client.ts";
 import { policies, spendDaily } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
-import { invalid } from "../errors.ts";
-import { isUuid } from "../orchestration/ids.ts";
-import { type BudgetPolicy, storedConfig } from "../policies/schemas.ts";
 import { type BudgetPeriod, firstDayOfMonth, utcDayOf } from "./periods.ts";
 
 type Ctx = Pick<AppContext, "clock"> & { db: Executor };

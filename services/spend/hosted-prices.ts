@@ -5,7 +5,7 @@
 // feeds spend and budgets like a self-hosted deployment's (services/spend/prices.ts).
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { AppError, type FieldProblem } from "../errors.ts";
+import { AppError, type FieldProblem } from "#core/errors.ts";
 import { type DeploymentPrice, maxPricePerMillion } from "./prices.ts";
 
 const Price = T.Number({ minimum: 0, maximum: maxPricePerMillion });

@@ -4,7 +4,7 @@
 // provider's estimated_cost_per_hour charges each request the share of that cost its replica spent
 // on it: cost per hour ÷ ready replicas × the request's duration. That share is an estimate: it
 // ignores idle time and counts overlapping requests of one replica each in full.
-import type { Problems } from "../orchestration/validation.ts";
+import type { Problems } from "#core/validation.ts";
 
 export interface DeploymentPrice {
   input_price_per_million: number | null;

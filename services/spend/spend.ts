@@ -3,10 +3,10 @@
 // (services/usage/quota.ts), atomic upserts, so gateways reporting at once never lose a cost.
 // GET /management/spend reads it grouped by deployment, API key or day.
 import { and, asc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import { Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
 import { apiKeys, deployments, organizations, spendDaily } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { Problems } from "../orchestration/validation.ts";
 import { utcDayOf } from "./periods.ts";
 
 export interface SpendReport {

@@ -3,6 +3,7 @@
 // roles and service accounts must name roles of the organization; turning passwords off needs at least
 // one break-glass administrator, so the organization can still be reached when the provider is down.
 import { and, eq, inArray } from "drizzle-orm";
+import { invalid, notFound } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import {
   memberships,
@@ -16,7 +17,6 @@ import { mutate } from "../audit/mutate.ts";
 import { normaliseEmail } from "../auth/login.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { seal } from "../crypto/secret-box.ts";
-import { invalid, notFound } from "../errors.ts";
 import type { PutSsoInput, SsoConfigViewT } from "./requests.ts";
 
 /** The dashboard's callback; the provider's redirect URI is the dashboard's address followed by it. */

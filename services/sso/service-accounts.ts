@@ -6,10 +6,10 @@
 import { and, eq } from "drizzle-orm";
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from "jose";
 import * as client from "openid-client";
+import { AppError } from "#core/errors.ts";
 import { roles, serviceAccounts, ssoConfigs } from "#db/schema/index.ts";
 import { writeAudit } from "../audit/mutate.ts";
 import type { Actor, AppContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import { isPermission, type Permission } from "../permissions.ts";
 
 type JwksGetter = ReturnType<typeof createRemoteJWKSet>;

@@ -3,6 +3,7 @@
 // the user found or created, the provider's groups mapped to a role, and the platform's own session
 // issued exactly as a password sign-in issues it). Every attempt is audited as `auth.sso_login`.
 import { and, eq, lt } from "drizzle-orm";
+import { AppError, notFound } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import {
   externalIdentities,
@@ -15,7 +16,6 @@ import {
 import { writeAudit } from "../audit/mutate.ts";
 import { issueSession, type Session } from "../auth/session.ts";
 import type { RequestContext } from "../context.ts";
-import { AppError, notFound } from "../errors.ts";
 import { ssoConfigOf } from "./config.ts";
 import { authorizationRequest, exchangeCode, providerConfiguration, type VerifiedIdentity } from "./oidc.ts";
 

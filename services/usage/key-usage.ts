@@ -1,8 +1,9 @@
 // An API key's page: its usage over a range (the overview's figures narrowed to its requests), what it
 // spent today and this month, and its budget when a `budget` policy names it.
+
+import type { BudgetPolicy } from "#core/policies.ts";
 import type { ApiKeyView } from "../api-keys/keys.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import type { BudgetPolicy } from "../policies/schemas.ts";
 import { applicableBudgets } from "../spend/budgets.ts";
 import {
   apiKeyOfOrg,

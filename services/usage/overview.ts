@@ -4,6 +4,8 @@
 // per-minute rows (at most 1,440 a series), the week and month the per-hour ones (at most 720); a key's
 // page reads the per-key rollups.
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { notFound } from "#core/errors.ts";
+import { uuidOr404 } from "#core/ids.ts";
 import { rowsOf } from "#db/migrate.ts";
 import {
   apiKeys,
@@ -17,9 +19,7 @@ import {
 } from "#db/schema/index.ts";
 import { type ApiKeyView, apiKeyView } from "../api-keys/keys.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { notFound } from "../errors.ts";
 import { bucketOrigin, type RollupFigures } from "../inference-logs/rollup-sql.ts";
-import { uuidOr404 } from "../orchestration/ids.ts";
 import { addHistogram, emptyHistogram, type Histogram } from "./histogram.ts";
 
 export const usageRanges = {

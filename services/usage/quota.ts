@@ -4,12 +4,12 @@
 // request's cost: spend per key and deployment (services/spend) is bumped with them, and the budget
 // alerts they cross are raised.
 import { and, eq, sql } from "drizzle-orm";
+import { invalid } from "#core/errors.ts";
+import { isUuid } from "#core/ids.ts";
 import type { Executor } from "#db/client.ts";
 import { executePrepared } from "#db/prepared.ts";
 import { organizations, usageCounters } from "#db/schema/index.ts";
 import type { AppContext } from "../context.ts";
-import { invalid } from "../errors.ts";
-import { isUuid } from "../orchestration/ids.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { raiseBudgetAlerts } from "../spend/alerts.ts";
 import { upsertSpend } from "../spend/spend.ts";

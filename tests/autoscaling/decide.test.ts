@@ -1,7 +1,7 @@
-// The decision rules of services/autoscaling/decide.ts, without a clock or a provider.
+// The decision rules of services/orchestration/autoscaling/decide.ts, without a clock or a provider.
 import { expect, test } from "bun:test";
-import { decide, type Window } from "#services/autoscaling/decide.ts";
-import { withDefaults } from "#services/autoscaling/defaults.ts";
+import { decide, type Window } from "#services/orchestration/autoscaling/decide.ts";
+import { withDefaults } from "#services/orchestration/autoscaling/defaults.ts";
 
 const policy = withDefaults({
   min_replicas: 0,

@@ -2,7 +2,7 @@
 // reconciler's leader election lets one of them decide; on PGlite (one process) both passes run, and
 // the decision's conditional write lets only one of them record it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
+import { databaseLoadStore } from "#services/orchestration/autoscaling/database-load.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import {

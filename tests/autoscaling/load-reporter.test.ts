@@ -2,9 +2,9 @@
 // shorter than the interval still count (a snapshot saw them as idle); waiting requests are reported
 // at once (the demand that scales from zero); an idle deployment's report drops to zero.
 import { afterEach, expect, test } from "bun:test";
+import { InProcessLoadStore } from "#core/ports/load-store.ts";
 import { createLogger } from "#server/log.ts";
-import { InProcessLoadStore } from "#services/autoscaling/load.ts";
-import { LoadReporter } from "#services/autoscaling/load-reporter.ts";
+import { LoadReporter } from "#services/orchestration/autoscaling/load-reporter.ts";
 
 const reporters: LoadReporter[] = [];
 afterEach(async () => {

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisStore } from "#adapters/redis/client.ts";
 import { redisLoadStore } from "#adapters/redis/load-reports.ts";
-import { databaseLoadStore } from "#services/autoscaling/database-load.ts";
-import { InProcessLoadStore, type LoadStore } from "#services/autoscaling/load.ts";
+import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
+import { databaseLoadStore } from "#services/orchestration/autoscaling/database-load.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
 import { redisUrl } from "./support.ts";
 

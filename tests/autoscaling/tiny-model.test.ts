@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import OpenAI from "openai";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { withInference } from "#server/compose.ts";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";

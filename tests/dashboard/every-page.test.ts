@@ -3,7 +3,7 @@
 // on* handler, a style attribute), so a page cannot half-work in a browser. New pages are covered by
 // being files under routes/dashboard/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { dashboardSecurityHeaders } from "#routes/dashboard/_shared/listener.ts";
+import { dashboardSecurityHeaders } from "#routes/dashboard/_gateway.ts";
 import { loadRoutes } from "#server/http/loader.ts";
 import type { Handler, TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";

@@ -1,7 +1,7 @@
 // The providers page's field lists, without a browser: each provider's guide link names a heading that
 // docs/providers.md has, and a posted form becomes the settings and credentials the service takes.
 import { describe, expect, test } from "bun:test";
-import { providerIds } from "#db/schema/index.ts";
+import { providerIds } from "#core/domain.ts";
 import { anchorsOf, readDoc } from "#routes/dashboard/docs/_render.ts";
 import { formInput, providerForms } from "#routes/dashboard/providers/_forms.ts";
 import { distinctLabels } from "#services/usage/overview.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { dashboardSecurityHeaders } from "#routes/dashboard/_shared/listener.ts";
+import { dashboardSecurityHeaders } from "#routes/dashboard/_gateway.ts";
 import { gatewayHandler, type Handler, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 

@@ -110,7 +110,7 @@ describe("Dockerfile", () => {
     const user = [...dockerfile.matchAll(/^USER (\S+)/gm)].at(-1)?.[1];
     expect(user).toBeDefined();
     expect(user).not.toBe("root");
-    expect(dockerfile).toContain('CMD ["bun", "run", "server/main.ts"]');
+    expect(dockerfile).toContain('CMD ["bun", "run", "main.ts"]');
   });
 
   test("every folder the server and the llama.cpp worker import from is copied into the image", () => {
@@ -121,13 +121,14 @@ describe("Dockerfile", () => {
       if (seen.has(file)) return;
       seen.add(file);
       const source = readFileSync(file, "utf8");
-      for (const [, spec] of source.matchAll(/from "(\.{1,2}\/[^"]+)"/g)) {
-        const target = join(file, "..", spec as string);
+      // Relative specifiers and the `#folder/...` aliases of package.json's imports.
+      for (const [, spec] of source.matchAll(/from "((?:\.{1,2}|#[\w-]+)\/[^"]+)"/g)) {
+        const target = spec?.startsWith("#") ? join(root, spec.slice(1)) : join(file, "..", spec as string);
         imported.add(target.slice(root.length + 1).split("/")[0] as string);
         if (/\.tsx?$/.test(target)) visit(target);
       }
     };
-    visit(join(root, "server", "main.ts"));
+    visit(join(root, "main.ts"));
     visit(join(root, "adapters", "engines", "llama.cpp", "worker.ts"));
     for (const folder of imported) expect(copied.has(folder), folder).toBe(true);
   });

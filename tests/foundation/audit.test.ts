@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import { AppError } from "#core/errors.ts";
 import { auditLogs, organizations } from "#db/schema/index.ts";
 import { mutate } from "#services/audit/mutate.ts";
 import type { RequestContext } from "#services/context.ts";
-import { AppError } from "#services/errors.ts";
 import { startTestApp, type TestApp } from "../support/app.ts";
 
 let t: TestApp;

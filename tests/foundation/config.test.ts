@@ -84,7 +84,7 @@ describe("loadConfig", () => {
 });
 
 test("a bad variable stops `bun start` with a non-zero exit and one line naming it", async () => {
-  const proc = Bun.spawn(["bun", "server/main.ts"], {
+  const proc = Bun.spawn(["bun", "main.ts"], {
     env: { ...process.env, DATA_DIR: dir(), ORCHESTRATION_PORT: "eighty" },
     stdout: "pipe",
     stderr: "pipe",

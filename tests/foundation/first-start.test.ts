@@ -64,7 +64,7 @@ let password = "";
 
 test("a taken port: exit 78 naming the variable, and no administrator left behind", async () => {
   // The inference gateway binds last: the others were bound (and are closed again) when it fails.
-  const failed = await run(["bun", "server/main.ts"], { INFERENCE_PORT: String(taken.port) });
+  const failed = await run(["bun", "main.ts"], { INFERENCE_PORT: String(taken.port) });
   expect(failed.code).toBe(78);
   expect(failed.stderr).toContain(`port ${taken.port} is in use: set INFERENCE_PORT to another port`);
   expect(failed.stdout).not.toContain("Password (shown once");

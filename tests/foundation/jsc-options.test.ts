@@ -15,7 +15,7 @@ test("bun start sets each option, unless the environment already does", () => {
   ).scripts.start;
   expect(entries.length).toBeGreaterThan(0);
   for (const [name, value] of entries) expect(start).toContain(`${name}=\${${name}:-${value}} `);
-  expect(start.endsWith("bun run server/main.ts")).toBe(true);
+  expect(start.endsWith("bun run main.ts")).toBe(true);
 });
 
 test("the container image sets each option", () => {

@@ -2,13 +2,13 @@
 // error shape, on a real listener (Bun's own limit would answer 413 with an empty body), whether the
 // body declares its length or not. The gRPC port (Connect takes JSON) answers in its own standard codes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildDashboard } from "#routes/dashboard/_shared/listener.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { GrpcMetrics } from "#server/grpc/metrics-interceptor.ts";
 import { startGrpc } from "#server/grpc/start.ts";
 import { defaultBodyLimit } from "#server/http/gateway.ts";
 import { maxJsonDepth } from "#server/http/input.ts";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { call, gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
 
 let t: TestApp;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   for (const name of ["inference", "filtration", "orchestration"] as const) {
     listeners[name] = listen(t.app, name, 0, await buildHttpGateway(t.app, name));
   }
-  listeners.dashboard = listen(t.app, "dashboard", 0, await buildDashboard(t.app));
+  listeners.dashboard = listen(t.app, "dashboard", 0, await buildHttpGateway(t.app, "dashboard"));
   listeners.grpc = await startGrpc(t.app, new GrpcMetrics());
   token = (await loginAsAdmin((await gatewayHandler(t.app, "filtration")).handle)).access_token;
 }, 60_000);

@@ -1,4 +1,4 @@
-// The platform as a user starts it: `bun server/main.ts`, real listeners, real signals.
+// The platform as a user starts it: `bun main.ts`, real listeners, real signals.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { readMigrationFiles } from "drizzle-orm/migrator";
@@ -79,7 +79,7 @@ describe("bun start on an empty DATA_DIR", () => {
     const env = { DATA_DIR: newDataDir(), ...admin };
     const first = await runPlatform(env);
     try {
-      const proc = Bun.spawn(["bun", "server/main.ts"], {
+      const proc = Bun.spawn(["bun", "main.ts"], {
         env: { ...process.env, ...env, SERVICES: "inference", INFERENCE_PORT: "0" },
         stdout: "pipe",
         stderr: "pipe",

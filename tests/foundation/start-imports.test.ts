@@ -1,6 +1,6 @@
 // What `bun start` loads: libraries only some installations use are imported when first used, not at
 // start (each costs every process its resident memory and start time: docs/performance.md,
-// "Start-up and idle memory"). What a start loads: server/platform.ts's imports and every gateway's
+// "Start-up and idle memory"). What a start loads: server/start/platform.ts's imports and every gateway's
 // route files (server/http/loader.ts imports them when the listeners start).
 import { expect, test } from "bun:test";
 import { join } from "node:path";
@@ -19,7 +19,7 @@ const lazy = [
 ];
 
 test("starting the platform does not load the libraries only some installations use", async () => {
-  const probe = `await import("#server/platform.ts");
+  const probe = `await import("#server/start/platform.ts");
     const { loadRouteFiles } = await import("#server/http/loader.ts");
     for (const gateway of ${JSON.stringify(gateways)}) await loadRouteFiles(gateway);
     console.log(JSON.stringify(Object.keys(require.cache)));`;

@@ -13,7 +13,7 @@ import { evaluate } from "#services/guardrails/evaluate.ts";
 import type { Scanner } from "#services/guardrails/scanner.ts";
 import { promptInjectionScanner } from "#services/guardrails/scanners/prompt-injection/index.ts";
 import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts";
-import { configProblems } from "#services/policies/schemas.ts";
+import { configProblems } from "#core/policies.ts";
 
 // Floors and ceilings: the rates these folds gave on 2026-11-28 (tensor-trust hijacking 0.482,
 // extraction 0.556, PurpleLlama system prompts 0.004; Davidson hate 0.788, offensive 0.820, neither

@@ -1,5 +1,5 @@
 // Quotas, budgets and token limits hold under concurrency: each call reserves its maximum when it is
-// admitted and settles with what it used at its end (services/limits/reservations.ts), so 100 calls
+// admitted and settles with what it used at its end (core/ports/reservations.ts), so 100 calls
 // sent at once against an allowance of 10 calls serve exactly 10 and refuse 90 with 429. The stub
 // answers 12 prompt and 5 completion tokens a call; with max_tokens 5 and only output tokens priced
 // (200,000 a million), a call reserves and costs exactly 1.0. Two gateways sharing one Redis (each as
@@ -8,9 +8,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { and, eq, sql } from "drizzle-orm";
 import { RedisStore } from "#adapters/redis/client.ts";
 import { deployments, spendDaily } from "#db/schema/index.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { httpStatusOf } from "#server/error-table.ts";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { estimatePromptTokens } from "#services/inference/messages.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";

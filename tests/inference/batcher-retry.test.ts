@@ -4,9 +4,9 @@
 // with a 4xx is dropped, counted in /metrics and logged.
 
 import { afterAll, expect, test } from "bun:test";
-import { httpFiltration } from "#adapters/filtration/http-port.ts";
 import { withInference } from "#server/compose.ts";
 import { errorTable } from "#server/error-table.ts";
+import { httpFiltration } from "#server/filtration-http-port.ts";
 import type { LogFields, Logger } from "#services/context.ts";
 import { Batcher, backoffMs } from "#services/inference/batcher.ts";
 import { createInferenceRuntime } from "#services/inference/runtime.ts";

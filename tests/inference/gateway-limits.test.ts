@@ -2,9 +2,10 @@
 // the gateway, with in-process counters and with Redis, and one limit holds across two gateway
 // processes that share Redis (each running apart, resolving contexts over HTTP from filtration).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
-import { StoreFailureGuard } from "#services/limits/limiter.ts";
+import { StoreFailureGuard } from "#core/ports/rate-limiter.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
 import {

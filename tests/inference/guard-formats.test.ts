@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import type { ClassifierConfig } from "#core/policies.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { classify } from "#services/inference/classifier.ts";
 import {
@@ -17,7 +18,6 @@ import {
   readVerdict,
   shieldGemmaPrompt,
 } from "#services/inference/guard-formats.ts";
-import type { ClassifierConfig } from "#services/policies/schemas.ts";
 import { startLlamaWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
 
 const runtime = { balancer: new InFlightBalancer() };

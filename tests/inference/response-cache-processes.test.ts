@@ -3,8 +3,9 @@
 // the other's hit, and 50 identical requests spread over both reach the model once or twice at most
 // (one flight per process; the Redis claim makes the second process wait for the first's answer).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
 import { type GatewayTest, redisUrl, setPolicy, startGatewayTest } from "./support.ts";

@@ -3,10 +3,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
-import { httpFiltration } from "#adapters/filtration/http-port.ts";
 import { storedResponses } from "#db/schema/index.ts";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
+import { httpFiltration } from "#server/filtration-http-port.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { otherTenant } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";

@@ -5,14 +5,16 @@
 import { RedisClient } from "bun";
 import { and, eq } from "drizzle-orm";
 import OpenAI from "openai";
-import { httpFiltration } from "#adapters/filtration/http-port.ts";
 import type { RedisCommands } from "#adapters/redis/client.ts";
-import { auditLogs, inferenceLogs, type PolicyType } from "#db/schema/index.ts";
+import type { PolicyType } from "#core/domain.ts";
+import { auditLogs, inferenceLogs } from "#db/schema/index.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { withInference } from "#server/compose.ts";
 import { httpStatusOf } from "#server/error-table.ts";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import { httpFiltration } from "#server/filtration-http-port.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
 import {
   createInferenceRuntime,

@@ -2,9 +2,10 @@
 // orchestration API on the local provider, and an API key for it: what the client tests run against.
 
 import { join } from "node:path";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { type TinyGgufOptions, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { withInference } from "#server/compose.ts";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
+import { listen } from "#server/http/listen.ts";
 import { startReconciler } from "#services/orchestration/reconciler.ts";
 import {
   createPool,

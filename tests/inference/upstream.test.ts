@@ -5,7 +5,7 @@ import type { Server } from "bun";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { sendUpstream } from "#adapters/upstream/send.ts";
 import { type RelayOutcome, relaySse } from "#adapters/upstream/sse-relay.ts";
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
 
 const servers: Server<unknown>[] = [];
 afterAll(() => {

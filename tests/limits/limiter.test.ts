@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { RedisLimiter } from "#adapters/redis/gcra.ts";
-import { InProcessLimiter, type RateLimiter } from "#services/limits/limiter.ts";
+import { InProcessLimiter, type RateLimiter } from "#core/ports/rate-limiter.ts";
 
 const redisUrl = process.env.REDIS_URL;
 const clients: RedisClient[] = [];

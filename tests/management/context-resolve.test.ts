@@ -1,8 +1,8 @@
 // POST /internal/context/resolve, and the service behind it that the inference gateway calls in process.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { httpFiltration } from "#adapters/filtration/http-port.ts";
 import { deployments } from "#db/schema/index.ts";
+import { httpFiltration } from "#server/filtration-http-port.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { resolveInferenceContext } from "#services/inference-context/resolve.ts";
 import {
@@ -240,7 +240,7 @@ test("a hosted deployment's upstream carries its named credential to an inferenc
       },
     },
   ]);
-  // The inference gateway apart reads it back (adapters/filtration/http-port.ts).
+  // The inference gateway apart reads it back (server/filtration-http-port.ts).
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: handle });
   try {
     const port = httpFiltration({

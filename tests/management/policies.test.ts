@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { policyDefaults } from "#core/policies.ts";
 import { knowledgeCollections, promptTemplates } from "#db/schema/index.ts";
 import { effectivePolicies } from "#services/policies/effective.ts";
-import { policyDefaults } from "#services/policies/schemas.ts";
 import { call } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf, insertDeployment } from "./support.ts";

@@ -1,15 +1,9 @@
 // Rows the management tests need from other areas, written directly: a pool, a deployment in a given
 // state and its replicas, so these tests do not depend on the reconciler or a worker.
 import { eq } from "drizzle-orm";
+import type { DeploymentState, ReplicaState } from "#core/domain.ts";
 import type { Database } from "#db/client.ts";
-import {
-  type DeploymentState,
-  deployments,
-  organizations,
-  pools,
-  type ReplicaState,
-  replicas,
-} from "#db/schema/index.ts";
+import { deployments, organizations, pools, replicas } from "#db/schema/index.ts";
 
 export async function defaultOrgId(db: Database): Promise<string> {
   const [org] = await db.select().from(organizations).where(eq(organizations.name, "default"));

@@ -1,8 +1,8 @@
 // gRPC calls counted by method and status code, refusals included, shown on /metrics.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { GrpcMetrics } from "#server/grpc/metrics-interceptor.ts";
-import { buildHttpGateway } from "#server/http/listen.ts";
 import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
 import { gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
 import { parseMetrics, promtool, sampleSum } from "./support.ts";

@@ -1,7 +1,7 @@
 // Deployments over HTTP without a model to load (the external provider): validation, the state
 // machine and its 409s, transitions, replicas and their endpoints, heartbeats that go silent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { routableEndpoints } from "#services/orchestration/deployments.ts";
+import { routableEndpoints } from "#services/orchestration/deployment-queries.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { call, createUser } from "../support/app.ts";
 import {

@@ -2,8 +2,9 @@
 // WebSocket itself, on a listening gateway. Replica output of real workers is covered in the
 // end-to-end test; here the reconciler's own notes are the lines.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { keepLines } from "#services/orchestration/logs.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { adminEmail, adminPassword, call } from "../support/app.ts";

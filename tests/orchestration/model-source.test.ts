@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
 import {
   ModelFetcher,
   normalizeModelSource,

@@ -1,4 +1,4 @@
-// The orchestration process restarted in the middle (`bun server/main.ts`, real signals): running
+// The orchestration process restarted in the middle (`bun main.ts`, real signals): running
 // workers survive it and are adopted (same process, still RUNNING), one that died meanwhile is
 // started again, state comes back from the database, and a worker nobody wants any more (an orphan)
 // is stopped. Nothing is left behind.

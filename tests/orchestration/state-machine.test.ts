@@ -1,7 +1,7 @@
 // The deployment and pool state machines of CONTRACTS, checked move by move.
 import { expect, test } from "bun:test";
-import { type DeploymentState, deploymentStates, poolStates } from "#db/schema/index.ts";
-import { AppError } from "#services/errors.ts";
+import { type DeploymentState, deploymentStates, poolStates } from "#core/domain.ts";
+import { AppError } from "#core/errors.ts";
 import { assertPoolAcceptsDeployments, poolAcceptsDeployments } from "#services/orchestration/pools.ts";
 import {
   assertDeploymentMove,

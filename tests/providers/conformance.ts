@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { ComputeProvider, ReplicaSpec } from "#adapters/providers/provider.ts";
 import { type AccountDirectory, noAccounts } from "#adapters/providers/remote-accounts.ts";
-import type { ProviderId } from "#db/schema/pools.ts";
+import type { ProviderId } from "#core/domain.ts";
 import { replicas } from "#db/schema/replicas.ts";
 import { providerAccounts } from "#services/provider-configs/access.ts";
 import { eventually } from "../orchestration/support.ts";

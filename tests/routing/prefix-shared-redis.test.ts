@@ -3,11 +3,12 @@
 // gateway continues through the second, which has never seen it, on the replica the first chose.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RedisStore } from "#adapters/redis/client.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { withInference } from "#server/compose.ts";
 import { httpStatusOf } from "#server/error-table.ts";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { chat, type GatewayTest, startGatewayTest } from "../inference/support.ts";

@@ -4,7 +4,7 @@ import { expect, test } from "bun:test";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { ReplicaHealth } from "#adapters/upstream/replica-health.ts";
 import type { UpstreamRequest, UpstreamResponse } from "#adapters/upstream/send.ts";
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
 import type { RouteTarget } from "#services/inference/port.ts";
 import { sendRouted } from "#services/inference/routing.ts";
 

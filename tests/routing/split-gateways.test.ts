@@ -3,7 +3,7 @@
 // log it sends back (/internal/logs/create) keeps the deployment and the replica that served.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import {
   chat,
   filtrationOverHttp,

@@ -4,11 +4,11 @@
 // and a log line with its parameters).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Kind, type TSchema } from "@sinclair/typebox";
+import { AppError } from "#core/errors.ts";
 import { users } from "#db/schema/index.ts";
 import { errorFields, withoutStatements } from "#server/error-fields.ts";
 import { checkJsonValue } from "#server/http/input.ts";
 import { type LoadedRoute, loadRouteFiles } from "#server/http/loader.ts";
-import { AppError } from "#services/errors.ts";
 import { call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
 

@@ -3,9 +3,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc, eq } from "drizzle-orm";
 import { auditLogs } from "#db/schema/index.ts";
-import { clientAddress, parseTrustedProxies } from "#server/http/client-address.ts";
-import { buildHttpGateway, listen } from "#server/http/listen.ts";
-import type { Listener } from "#server/platform.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
+import { clientAddress, parseTrustedProxies } from "#server/client-address.ts";
+import { listen } from "#server/http/listen.ts";
+import type { Listener } from "#server/start/platform.ts";
 import { addressThrottle, loginThrottle, nextAttempt } from "#services/auth/login-throttle.ts";
 import {
   adminEmail,

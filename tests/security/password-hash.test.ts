@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "#db/schema/index.ts";
 import { ConfigError, loadConfig } from "#server/config.ts";
-import { hashPassword, verifyPassword } from "#services/auth/passwords.ts";
+import { hashPassword, verifyPassword } from "#services/crypto/passwords.ts";
 import { adminEmail, adminPassword, call, type Handler, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 import { tempDirs } from "../support/temp.ts";

@@ -3,10 +3,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildDashboard } from "#routes/dashboard/_shared/listener.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { createAppContext } from "#server/compose.ts";
 import { type Config, loadConfig } from "#server/config.ts";
-import { buildHttpGateway } from "#server/http/listen.ts";
 import { createLogger } from "#server/log.ts";
 import type { AppContext } from "#services/context.ts";
 import { bootstrap } from "#services/orgs/bootstrap.ts";
@@ -68,7 +67,7 @@ export async function gatewayHandler(
   app: AppContext,
   name: "inference" | "filtration" | "orchestration" | "dashboard",
 ) {
-  const gateway = name === "dashboard" ? await buildDashboard(app) : await buildHttpGateway(app, name);
+  const gateway = await buildHttpGateway(app, name);
   return { gateway, handle: ((request: Request) => gateway.app.handle(request)) as Handler };
 }
 
@@ -113,7 +112,7 @@ export async function createUser(
 ) {
   const { and, eq } = await import("drizzle-orm");
   const { memberships, organizations, roles, users } = await import("#db/schema/index.ts");
-  const { hashPassword } = await import("#services/auth/passwords.ts");
+  const { hashPassword } = await import("#services/crypto/passwords.ts");
   const db = t.app.db;
   const org =
     orgId ?? (await db.select().from(organizations).where(eq(organizations.name, "default")))[0]?.id;

@@ -1,4 +1,4 @@
-// Runs `bun server/main.ts` as a real process, as a user would, and waits for its "ready" line.
+// Runs `bun main.ts` as a real process, as a user would, and waits for its "ready" line.
 
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -27,7 +27,7 @@ export const ephemeralPorts = {
 };
 
 export async function runPlatform(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningPlatform> {
-  const proc = Bun.spawn(["bun", "server/main.ts"], {
+  const proc = Bun.spawn(["bun", "main.ts"], {
     cwd: root,
     // Tests write their model files into the data directory: it is their model directory.
     env: {

@@ -1,7 +1,7 @@
 // Logs go to stderr as JSON lines: stdout belongs to the parent, which reads the ready or fatal line there.
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
-import { withLoggedErrors } from "#services/error-log.ts";
+import { withLoggedErrors } from "#core/error-log.ts";
 
 type Fields = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // `configuration.endpoints`, reached through the wire adapter of the deployment's engine
 // (adapters/upstream/wire/). Nothing is launched or stopped; replica i is endpoint i, READY while the
 // adapter's probe (with the credential the deployment names) answers.
-import type { FieldProblem } from "#services/errors.ts";
+import type { FieldProblem } from "#core/errors.ts";
 import type { ComputeProvider, ReplicaObservation } from "../provider.ts";
 import { answers, normalizeEndpoint, targetOf } from "./client.ts";
 

@@ -4,8 +4,8 @@
 // again: the pid is in the provider instance id (`local-<pid>`), and the process's environment
 // proves it is the replica's worker of this installation. README.md says which file does what.
 import { join } from "node:path";
-import type { EngineId } from "#db/schema/deployments.ts";
-import type { FieldProblem } from "#services/errors.ts";
+import type { EngineId } from "#core/domain.ts";
+import type { FieldProblem } from "#core/errors.ts";
 import type { Engine } from "../../engines/engine.ts";
 import type { ComputeProvider } from "../provider.ts";
 import { inspectWorker } from "./inspect-worker.ts";

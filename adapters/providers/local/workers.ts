@@ -2,7 +2,7 @@
 // output files: the JSON events a worker prints (ready on a port, fatal with a reason) and, once it
 // has gone, why.
 import type { Subprocess } from "bun";
-import type { EngineId } from "#db/schema/deployments.ts";
+import type { EngineId } from "#core/domain.ts";
 import type { Engine } from "../../engines/engine.ts";
 import type { ReplicaObservation } from "../provider.ts";
 import { readLines, sizeOf } from "./output-files.ts";

@@ -3,7 +3,7 @@
 // answered with the page again (status 422), the values kept, and nothing created.
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value, type ValueError } from "@sinclair/typebox/value";
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
 
 /** Messages by field name; `_form` holds a problem that belongs to no one field. */
 export type FieldErrors = Record<string, string>;

@@ -3,7 +3,7 @@ import { route } from "#server/http/route.ts";
 import { createApiKey, listApiKeys } from "#services/api-keys/keys.ts";
 import { CreateApiKeyBody } from "#services/api-keys/requests.ts";
 import type { RequestContext } from "#services/context.ts";
-import { listDeployments } from "#services/orchestration/deployments.ts";
+import { listDeployments } from "#services/orchestration/deployment-queries.ts";
 import { attempt, type FormValues, parseForm } from "../_shared/form.ts";
 import { can, type PageInfo, pageInfo } from "../_shared/page.ts";
 import { ApiKeysPage, type ApiKeysPageProps } from "./_view.tsx";

@@ -3,8 +3,8 @@
 
 import { join } from "node:path";
 import { t } from "elysia";
+import { notFound } from "#core/errors.ts";
 import { route } from "#server/http/route.ts";
-import { notFound } from "#services/errors.ts";
 
 const assets: Record<string, { path: string; type: string }> = {
   "htmx.js": {

@@ -1,7 +1,7 @@
 import { t } from "elysia";
+import { AppError } from "#core/errors.ts";
 import { route } from "#server/http/route.ts";
 import { queryAuditLogs } from "#services/audit/query.ts";
-import { AppError } from "#services/errors.ts";
 import { pageInfo } from "../_shared/page.ts";
 import { AuditPage } from "../logs/_view.tsx";
 

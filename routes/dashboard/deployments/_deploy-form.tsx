@@ -1,6 +1,6 @@
 // The deploy form of the deployments page: the deployment's fields, the engine's settings (a group per
 // engine) and the name checked as it is typed.
-import { engineIds } from "#db/schema/deployments.ts";
+import { engineIds } from "#core/domain.ts";
 import type { ModelView } from "#services/orchestration/views.ts";
 import type { PageInfo } from "../_shared/page.ts";
 import { Csrf, Field, FormProblem, type FormState, Select, TextArea } from "../_shared/parts/form.tsx";

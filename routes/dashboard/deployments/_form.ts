@@ -3,7 +3,7 @@
 
 import { t } from "elysia";
 import { engines } from "#adapters/engines/index.ts";
-import { deploymentStates, type EngineId } from "#db/schema/deployments.ts";
+import { deploymentStates, type EngineId } from "#core/domain.ts";
 import type { FieldErrors, FormValues } from "../_shared/form.ts";
 
 /** The image recorded for a deployment whose form left it blank: the engine's own, else its name. */

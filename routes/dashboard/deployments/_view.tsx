@@ -1,4 +1,4 @@
-import { deploymentStates } from "#db/schema/deployments.ts";
+import { deploymentStates } from "#core/domain.ts";
 import type { DeploymentView, ModelView } from "#services/orchestration/views.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";

@@ -1,9 +1,10 @@
 import { t } from "elysia";
-import type { DeploymentState } from "#db/schema/deployments.ts";
+import type { DeploymentState } from "#core/domain.ts";
 import { route } from "#server/http/route.ts";
 import { actorOf, type RequestContext } from "#services/context.ts";
 import { DeployRequest } from "#services/orchestration/deploy-request.ts";
-import { deploy, pageOfDeployments } from "#services/orchestration/deployments.ts";
+import { deploy } from "#services/orchestration/deployment-commands.ts";
+import { pageOfDeployments } from "#services/orchestration/deployment-queries.ts";
 import { listModels } from "#services/orchestration/models.ts";
 import { listPools } from "#services/orchestration/pools.ts";
 import { attempt, parseForm } from "../_shared/form.ts";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
-import { deploymentNameStatus } from "#services/orchestration/deployments.ts";
+import { deploymentNameStatus } from "#services/orchestration/deployment-placement.ts";
 import { NameCheck } from "./_deploy-form.tsx";
 
 export const GET = route({

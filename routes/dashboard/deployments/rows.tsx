@@ -1,6 +1,6 @@
-import type { DeploymentState } from "#db/schema/deployments.ts";
+import type { DeploymentState } from "#core/domain.ts";
 import { route } from "#server/http/route.ts";
-import { pageOfDeployments } from "#services/orchestration/deployments.ts";
+import { pageOfDeployments } from "#services/orchestration/deployment-queries.ts";
 import { filtersOf, ListQuery, pageSize } from "./_form.ts";
 import { DeploymentRows } from "./_view.tsx";
 

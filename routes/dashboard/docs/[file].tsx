@@ -1,6 +1,6 @@
 import { t } from "elysia";
+import { notFound } from "#core/errors.ts";
 import { route } from "#server/http/route.ts";
-import { notFound } from "#services/errors.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { pageInfo } from "../_shared/page.ts";
 import { docNames, readDoc, renderDoc } from "./_render.ts";

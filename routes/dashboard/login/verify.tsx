@@ -1,7 +1,7 @@
 import { t } from "elysia";
+import { AppError } from "#core/errors.ts";
 import { route } from "#server/http/route.ts";
 import { completeLogin } from "#services/auth/login.ts";
-import { AppError } from "#services/errors.ts";
 import { csrfTokenOf } from "../_shared/csrf.ts";
 import {
   readCookie,

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
 import { deploymentInferenceLogs, recentInferenceLogs } from "#services/inference-logs/logs.ts";
-import { listDeployments } from "#services/orchestration/deployments.ts";
+import { listDeployments } from "#services/orchestration/deployment-queries.ts";
 import { pageInfo } from "../_shared/page.ts";
 import { InferenceLogsPage } from "./_view.tsx";
 

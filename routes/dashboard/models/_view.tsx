@@ -1,4 +1,4 @@
-import { engineIds } from "#db/schema/deployments.ts";
+import { engineIds } from "#core/domain.ts";
 import type { ModelView } from "#services/orchestration/views.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";

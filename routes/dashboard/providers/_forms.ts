@@ -1,7 +1,7 @@
 // What the providers page asks for each provider: the settings and credentials its adapter reads
 // (adapters/providers/<id>/, documented in docs/providers.md), as a list of fields. A new kind of
 // provider is one more entry here; a provider without an entry gets the settings as a JSON object.
-import type { ProviderId } from "#db/schema/index.ts";
+import type { ProviderId } from "#core/domain.ts";
 import type { FieldErrors } from "../_shared/form.ts";
 
 export type ProviderFieldKind = "text" | "url" | "number" | "choice" | "json";

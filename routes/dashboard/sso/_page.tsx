@@ -1,8 +1,8 @@
 // The single sign-on page as every route of it renders it: the stored configuration (or the form as
 // posted, with its problems), the SCIM tokens, and a SCIM token just made.
 
+import { AppError } from "#core/errors.ts";
 import type { RequestContext } from "#services/context.ts";
-import { AppError } from "#services/errors.ts";
 import { listScimTokens } from "#services/scim/tokens.ts";
 import { getSso } from "#services/sso/config.ts";
 import type { SsoConfigViewT } from "#services/sso/requests.ts";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { GuardrailsConfig } from "#services/policies/schemas.ts";
+import { GuardrailsConfig } from "#core/policies.ts";
 import { ChatMessage } from "../../inference/v1/_schemas/chat.ts";
 
 export { ChatMessage, GuardrailsConfig };

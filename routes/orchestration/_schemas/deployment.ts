@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { deploymentStates, desiredStates } from "#db/schema/index.ts";
+import { deploymentStates, desiredStates } from "#core/domain.ts";
 import { PricePerMillion } from "#services/orchestration/deploy-request.ts";
 
 export const DeploymentId = t.Object({

@@ -1,6 +1,6 @@
 import { route } from "#server/http/route.ts";
 import { DeployAnswer, DeployRequest } from "#services/orchestration/deploy-request.ts";
-import { deploy } from "#services/orchestration/deployments.ts";
+import { deploy } from "#services/orchestration/deployment-commands.ts";
 
 export const POST = route({
   access: "deployments:write",

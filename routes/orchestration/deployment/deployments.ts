@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
-import { listDeployments } from "#services/orchestration/deployments.ts";
+import { listDeployments } from "#services/orchestration/deployment-queries.ts";
 import { Deployment } from "../_schemas/deployment.ts";
 
 export const GET = route({

@@ -1,5 +1,5 @@
 import { route } from "#server/http/route.ts";
-import { setDeploymentPrice } from "#services/orchestration/deployments.ts";
+import { setDeploymentPrice } from "#services/orchestration/deployment-commands.ts";
 import { Deployment, PriceRequest } from "../_schemas/deployment.ts";
 
 export const POST = route({

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
 import { Replicas } from "#services/orchestration/deploy-request.ts";
-import { scaleDeployment } from "#services/orchestration/deployments.ts";
+import { scaleDeployment } from "#services/orchestration/deployment-commands.ts";
 import { Deployment } from "../_schemas/deployment.ts";
 
 export const POST = route({

@@ -1,5 +1,5 @@
 import { route } from "#server/http/route.ts";
-import { terminateDeployment } from "#services/orchestration/deployments.ts";
+import { terminateDeployment } from "#services/orchestration/deployment-commands.ts";
 import { Deployment, DeploymentId } from "../_schemas/deployment.ts";
 
 export const POST = route({

@@ -7,11 +7,10 @@ import type { AppContext } from "#services/context.ts";
 import {
   deleteDeployment,
   deploy,
-  getDeployment,
-  listDeployments,
   startDeployment,
   terminateDeployment,
-} from "#services/orchestration/deployments.ts";
+} from "#services/orchestration/deployment-commands.ts";
+import { getDeployment, listDeployments } from "#services/orchestration/deployment-queries.ts";
 import type { DeploymentView } from "#services/orchestration/views.ts";
 import { given, requestContextOf } from "./context.ts";
 

@@ -4,7 +4,7 @@
 // count_tokens runs the lifecycle's admission (key, context, rate limits) and asks a replica to count
 // the prompt with the deployment's own tokenizer and chat template.
 import { replicaError } from "#adapters/upstream/refusal.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "#core/errors.ts";
 import { startRequest } from "../admission.ts";
 import { chatCompletion } from "../chat.ts";
 import { translateChatStream } from "../chat-stream.ts";

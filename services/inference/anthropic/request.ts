@@ -4,7 +4,7 @@
 // and tool_choice become chat tools, stop_sequences `stop`, output_config.format `response_format`,
 // metadata.user_id `user`. What a chat
 // model's server cannot do is refused by name, never ignored.
-import { invalid } from "../../errors.ts";
+import { invalid } from "#core/errors.ts";
 import type { ChatMessage, ChatRequestBody } from "../messages.ts";
 import type {
   ContentBlockParam,

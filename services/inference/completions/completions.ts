@@ -3,7 +3,7 @@
 // assistant's reply comes back as `choices[0].text`: the chat template applies, so the text answers
 // the prompt rather than continuing it token for token. The lifecycle (key, limits, quota,
 // guardrails, templates, retrieval, logs, usage) is the core's.
-import { invalid } from "../../errors.ts";
+import { invalid } from "#core/errors.ts";
 import { type ChatInput, chatCompletion } from "../chat.ts";
 import { type ChatChunk, type StreamTranslator, sseData, translateChatStream } from "../chat-stream.ts";
 import type { ChatRequestBody } from "../messages.ts";

@@ -5,8 +5,8 @@
 // calling the model too (in this process: one flight per key; across processes sharing Redis: a short
 // claim), and which is stored once complete.
 import { embedTexts } from "#adapters/upstream/embed.ts";
-import { AppError } from "../../errors.ts";
-import type { CachePolicy } from "../../policies/schemas.ts";
+import { AppError } from "#core/errors.ts";
+import type { CachePolicy } from "#core/policies.ts";
 import type { InferenceMetrics } from "../metrics.ts";
 import { contextKey, exactKey, type KeyParts } from "./key.ts";
 import type { CachedAnswer } from "./replay.ts";

@@ -2,7 +2,7 @@
 // items become chat messages (function_call items → an assistant message's tool_calls,
 // function_call_output → tool messages), tools and text.format become chat tools and
 // response_format. What a chat model's server cannot do is refused by name, never ignored.
-import { AppError, invalid } from "../../errors.ts";
+import { AppError, invalid } from "#core/errors.ts";
 import type { ChatMessage, ChatRequestBody } from "../messages.ts";
 import type { ContentPart, ConversationItem, InputItem, MessageItem, ResponsesRequest } from "./schemas.ts";
 

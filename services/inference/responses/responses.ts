@@ -3,7 +3,7 @@
 // retrieval, logs and usage). Stored responses (`store`, default true) live per organization through
 // the FiltrationPort (services/responses/store.ts) and carry their conversation, so
 // `previous_response_id` continues it: the previous input and output, then the new input.
-import { AppError } from "../../errors.ts";
+import { AppError } from "#core/errors.ts";
 import { unresolved } from "../admission.ts";
 import { chatCompletion } from "../chat.ts";
 import { translateChatStream } from "../chat-stream.ts";

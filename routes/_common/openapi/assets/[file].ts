@@ -2,8 +2,8 @@
 
 import { dirname, join } from "node:path";
 import { t } from "elysia";
+import { notFound } from "#core/errors.ts";
 import { route } from "#server/http/route.ts";
-import { notFound } from "#services/errors.ts";
 
 const dist = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const files: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
 import { redirect } from "../../_shared/session.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { t } from "elysia";
+import { AppError } from "#core/errors.ts";
 import { wsRoute } from "#server/http/route.ts";
-import { AppError } from "#services/errors.ts";
 import { openLogStream, visibleDeploymentId } from "#services/orchestration/log-stream.ts";
 
 /**

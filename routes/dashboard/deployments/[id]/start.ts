@@ -1,4 +1,4 @@
-import { startDeployment } from "#services/orchestration/deployments.ts";
+import { startDeployment } from "#services/orchestration/deployment-commands.ts";
 import { recordAction } from "../../_shared/notice.ts";
 
 export const POST = recordAction({

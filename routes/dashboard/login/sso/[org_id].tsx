@@ -1,7 +1,7 @@
 import { t } from "elysia";
+import { notFound } from "#core/errors.ts";
 import { route } from "#server/http/route.ts";
 import { uuidPattern } from "#services/auth/session.ts";
-import { notFound } from "#services/errors.ts";
 import { startSsoSignIn } from "#services/sso/sign-in.ts";
 import { redirect, safeNext } from "../../_shared/session.ts";
 import { redirectUriOf } from "./_origin.ts";

@@ -1,5 +1,5 @@
+import { AppError } from "#core/errors.ts";
 import { route } from "#server/http/route.ts";
-import { AppError } from "#services/errors.ts";
 import { ssoButtons } from "#services/sso/config.ts";
 import { finishSsoSignIn } from "#services/sso/sign-in.ts";
 import { csrfTokenOf } from "../../_shared/csrf.ts";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
-import { listDeployments } from "#services/orchestration/deployments.ts";
+import { listDeployments } from "#services/orchestration/deployment-queries.ts";
 import { getPool, poolInventory } from "#services/orchestration/pools.ts";
 import { pageInfo } from "../../_shared/page.ts";
 import { poolModel } from "../_model.ts";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import type { ProviderId } from "#db/schema/index.ts";
+import type { ProviderId } from "#core/domain.ts";
 import { route } from "#server/http/route.ts";
 import { listProviderConfigs, setProviderConfig } from "#services/provider-configs/config.ts";
 import { attempt, type FieldErrors, type FormResult } from "../../_shared/form.ts";

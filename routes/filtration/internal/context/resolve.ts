@@ -1,9 +1,9 @@
 import { t } from "elysia";
 import { wireIds } from "#adapters/upstream/wire/index.ts";
+import { BudgetConfig, CacheConfig, QuotaConfig, RateLimitConfig } from "#core/policies.ts";
 import { route } from "#server/http/route.ts";
 import type { HostedUpstream } from "#services/inference/port.ts";
 import { resolveInferenceContext } from "#services/inference-context/resolve.ts";
-import { BudgetConfig, CacheConfig, QuotaConfig, RateLimitConfig } from "#services/policies/schemas.ts";
 
 const Reason = t.Union([
   t.Literal("invalid_api_key"),

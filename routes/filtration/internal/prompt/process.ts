@@ -1,6 +1,6 @@
 import { t } from "elysia";
+import { IndirectInjectionScanner, RagConfig } from "#core/policies.ts";
 import { route } from "#server/http/route.ts";
-import { IndirectInjectionScanner, RagConfig } from "#services/policies/schemas.ts";
 import { processPrompt } from "#services/prompts/process.ts";
 import { RetrievalNote } from "../../_schemas/inference-logs.ts";
 import { Messages, Uuid } from "../../_schemas/internal.ts";

@@ -1,7 +1,7 @@
 import { t } from "elysia";
+import { PolicyTypeParams } from "#core/policies.ts";
 import { route } from "#server/http/route.ts";
 import { deletePolicy, getPolicy, setPolicy } from "#services/policies/policies.ts";
-import { PolicyTypeParams } from "#services/policies/schemas.ts";
 import { configDescription, Policy } from "../../_schemas/policies.ts";
 
 const scope = t.Object({

@@ -1,6 +1,6 @@
 // A static sibling of [policy_type].ts: /management/config/providers is matched before the parameter.
 import { t } from "elysia";
-import { providerIds } from "#db/schema/pools.ts";
+import { providerIds } from "#core/domain.ts";
 import { route } from "#server/http/route.ts";
 import { listProviderConfigs, setProviderConfig } from "#services/provider-configs/config.ts";
 

@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { Deployment } from "#routes/orchestration/_schemas/deployment.ts";
 import { route } from "#server/http/route.ts";
-import { deleteDeployment, getDeployment } from "#services/orchestration/deployments.ts";
+import { deleteDeployment } from "#services/orchestration/deployment-commands.ts";
+import { getDeployment } from "#services/orchestration/deployment-queries.ts";
 
 const Params = t.Object({ id: t.String({ minLength: 1, description: "The deployment's id" }) });
 

@@ -5,7 +5,8 @@ import { t } from "elysia";
 import { Deployment } from "#routes/orchestration/_schemas/deployment.ts";
 import { route } from "#server/http/route.ts";
 import { DeployAnswer, DeployRequest } from "#services/orchestration/deploy-request.ts";
-import { deploy, listDeployments } from "#services/orchestration/deployments.ts";
+import { deploy } from "#services/orchestration/deployment-commands.ts";
+import { listDeployments } from "#services/orchestration/deployment-queries.ts";
 
 export const GET = route({
   access: "deployments:read",

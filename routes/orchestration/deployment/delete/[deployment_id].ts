@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
-import { deleteDeployment } from "#services/orchestration/deployments.ts";
+import { deleteDeployment } from "#services/orchestration/deployment-commands.ts";
 import { DeploymentId } from "../../_schemas/deployment.ts";
 
 export const DELETE = route({

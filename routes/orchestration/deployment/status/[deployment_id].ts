@@ -1,5 +1,5 @@
 import { route } from "#server/http/route.ts";
-import { getDeployment } from "#services/orchestration/deployments.ts";
+import { getDeployment } from "#services/orchestration/deployment-queries.ts";
 import { Deployment, DeploymentId } from "../../_schemas/deployment.ts";
 
 export const GET = route({

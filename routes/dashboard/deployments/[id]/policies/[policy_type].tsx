@@ -1,10 +1,10 @@
 import { t } from "elysia";
+import { PolicyTypeParams } from "#core/policies.ts";
 import { attempt } from "#routes/dashboard/_shared/form.ts";
 import { pageInfo } from "#routes/dashboard/_shared/page.ts";
 import { redirect } from "#routes/dashboard/_shared/session.ts";
 import { route } from "#server/http/route.ts";
 import { setPolicy } from "#services/policies/policies.ts";
-import { PolicyTypeParams } from "#services/policies/schemas.ts";
 import { configFromForm, renderPolicies } from "./_page.tsx";
 
 export const POST = route({

@@ -1,6 +1,6 @@
 // One policy's card on a deployment's policies page: where its value comes from, its form (or the same
 // fields disabled for a reader), the note after a save and the button back to the organization's.
-import type { PolicyType } from "#db/schema/index.ts";
+import type { PolicyType } from "#core/domain.ts";
 import type { FormValues } from "#routes/dashboard/_shared/form.ts";
 import { can, type PageInfo } from "#routes/dashboard/_shared/page.ts";
 import { Csrf, FormProblem, type FormState } from "#routes/dashboard/_shared/parts/form.tsx";

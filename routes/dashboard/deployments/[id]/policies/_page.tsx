@@ -1,13 +1,13 @@
 // The deployment's policies page, rendered by its GET and by the POST of a form with problems: every
 // value read through the same services as GET /management/config/{policy_type}?deployment_id=…
-import { type PolicyType, policyTypes } from "#db/schema/index.ts";
+import { type PolicyType, policyTypes } from "#core/domain.ts";
+import { policySchemas } from "#core/policies.ts";
 import { type FormResult, type FormValues, parseForm } from "#routes/dashboard/_shared/form.ts";
 import { can, type PageInfo } from "#routes/dashboard/_shared/page.ts";
 import type { RequestContext } from "#services/context.ts";
 import { listCollections } from "#services/knowledge-base/collections.ts";
-import { getDeployment, listDeployments } from "#services/orchestration/deployments.ts";
+import { getDeployment, listDeployments } from "#services/orchestration/deployment-queries.ts";
 import { getPolicy, type PolicyView } from "#services/policies/policies.ts";
-import { policySchemas } from "#services/policies/schemas.ts";
 import { listTemplates } from "#services/prompts/templates.ts";
 import { DeploymentPoliciesPage, type DeploymentPoliciesProps } from "./_view.tsx";
 

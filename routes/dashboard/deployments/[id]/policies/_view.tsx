@@ -1,4 +1,4 @@
-import type { PolicyType } from "#db/schema/index.ts";
+import type { PolicyType } from "#core/domain.ts";
 import { Layout } from "#routes/dashboard/_shared/layout.tsx";
 import { Csrf, type FormState, TextArea } from "#routes/dashboard/_shared/parts/form.tsx";
 import { PageHeader } from "#routes/dashboard/_shared/parts/list.tsx";

@@ -1,8 +1,8 @@
 import { t } from "elysia";
+import { PolicyTypeParams } from "#core/policies.ts";
 import { redirectWithNotice } from "#routes/dashboard/_shared/notice.ts";
 import { route } from "#server/http/route.ts";
 import { deletePolicy } from "#services/policies/policies.ts";
-import { PolicyTypeParams } from "#services/policies/schemas.ts";
 
 export const POST = route({
   access: "policies:write",

@@ -1,9 +1,9 @@
 // Load reports in PostgreSQL (DATABASE_URL without REDIS_URL): one row per deployment and gateway
 // process, upserted at each report; rows past their expiry are left out of the sums and swept.
 import { and, gt, inArray, lte, sql } from "drizzle-orm";
+import { type DeploymentLoad, idle, type LoadStore } from "#core/ports/load-store.ts";
 import type { Executor } from "#db/client.ts";
 import { deploymentLoadReports } from "#db/schema/index.ts";
-import { type DeploymentLoad, idle, type LoadStore } from "./load.ts";
 
 export function databaseLoadStore(db: Executor): LoadStore {
   return {

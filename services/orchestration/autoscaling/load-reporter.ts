@@ -1,9 +1,10 @@
 // The inference gateway's side of load reporting: it counts per deployment the requests in flight,
 // those waiting for a replica and the completion tokens, and sends them to the shared store every
 // interval (and at once when a request starts waiting: that is the demand that scales from zero).
-import type { Logger } from "../context.ts";
-import { throttledWarning } from "../observability/throttled-log.ts";
-import type { DeploymentLoad, LoadStore } from "./load.ts";
+
+import type { DeploymentLoad, LoadStore } from "#core/ports/load-store.ts";
+import type { Logger } from "../../context.ts";
+import { throttledWarning } from "../../observability/throttled-log.ts";
 
 interface Counts {
   inFlight: number;

@@ -4,9 +4,13 @@
 // /internal/* endpoints over HTTP with X-Internal-API-Key. The runtime caches contexts, so a filtration
 // side that cannot be reached leaves known contexts serving while new ones fail closed; a deployment
 // with a prompt template or retrieval calls /internal/prompt/process on every request.
+// In server/, not adapters/: it is the client side of this platform's own internal HTTP API (the
+// server side is routes/filtration/internal/), and the port it implements, with the policy, message
+// and response types it carries, is declared in services/, above adapters.
 
 import type { WireId } from "#adapters/upstream/wire/index.ts";
-import { AppError } from "#services/errors.ts";
+import { AppError } from "#core/errors.ts";
+import type { GuardrailsPolicyConfig, RagPolicy } from "#core/policies.ts";
 import { BatchRefused } from "#services/inference/batcher.ts";
 import type { ChatMessage } from "#services/inference/messages.ts";
 import type {
@@ -17,7 +21,6 @@ import type {
   Resolution,
   Unresolved,
 } from "#services/inference/port.ts";
-import type { GuardrailsPolicyConfig, RagPolicy } from "#services/policies/schemas.ts";
 import { fromWire, type StoredResponseWire, toWire } from "#services/responses/wire.ts";
 
 export interface HttpFiltrationOptions {

@@ -1,9 +1,11 @@
-// `bun start`: every service of SERVICES in this one process, on the configured ports.
+// `bun start`: every service of SERVICES in this one process, on the configured ports. The entry at the
+// top of the tree, above server/ and routes/: it hands the gateways (routes/gateways.ts) to the platform.
 
 import { guardPostgresProcess } from "#db/resilient-postgres.ts";
-import { ConfigError, loadConfig } from "./config.ts";
-import { createLogger } from "./log.ts";
-import { startPlatform } from "./platform.ts";
+import { gateways } from "#routes/gateways.ts";
+import { ConfigError, loadConfig } from "#server/config.ts";
+import { createLogger } from "#server/log.ts";
+import { startPlatform } from "#server/start/platform.ts";
 
 const shutdownDeadlineMs = 10_000;
 
@@ -23,7 +25,7 @@ const log = createLogger(config.logLevel);
 guardPostgresProcess(log);
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 try {
-  platform = await startPlatform(config, log);
+  platform = await startPlatform(config, log, gateways);
 } catch (error) {
   const message =
     error instanceof ConfigError ? `configuration error: ${error.message}` : `start failed: ${String(error)}`;

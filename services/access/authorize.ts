@@ -1,12 +1,13 @@
 // The one decision of who may call an entry point, shared by the HTTP guard, the gRPC interceptor and
 // the dashboard. Transports only extract credentials; this decides.
+
+import { AppError } from "#core/errors.ts";
+import { secretsEqual } from "../auth/constant-time.ts";
+import { actorFromAccessToken } from "../auth/session.ts";
 import type { Actor, AppContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import type { Access } from "../permissions.ts";
 import { actorFromScimToken } from "../scim/tokens.ts";
 import { actorFromServiceToken, isPlatformToken } from "../sso/service-accounts.ts";
-import { secretsEqual } from "./constant-time.ts";
-import { actorFromAccessToken } from "./session.ts";
 
 export interface Credentials {
   /** The value after "Bearer " in Authorization (or the dashboard's session cookie). */

@@ -1,5 +1,5 @@
 // The autoscaling policy's optional fields, filled in once for every reader (docs/autoscaling.md).
-import type { AutoscalingPolicy } from "../policies/schemas.ts";
+import type { AutoscalingPolicy } from "#core/policies.ts";
 
 export const autoscalingDefaults = {
   scale_up_delay_s: 5,

@@ -1,15 +1,7 @@
 // Slow, salted hashes (argon2id through Bun.password). The dummy hash keeps the time of a login for an
 // unknown e-mail equal to that of a wrong password, so timing does not reveal which e-mails exist.
 
-/**
- * argon2id's cost for new hashes (config: PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_TIME_COST; Bun's
- * defaults, 64 MiB and 2 passes, unless set). A stored hash carries the cost it was made with, so
- * verifying never depends on it, and changing it locks nobody out.
- */
-export interface PasswordHashCost {
-  memoryKib: number;
-  timeCost: number;
-}
+import type { PasswordHashCost } from "../config.ts";
 
 export const hashPassword = (password: string, cost: PasswordHashCost): Promise<string> =>
   Bun.password.hash(password, { algorithm: "argon2id", memoryCost: cost.memoryKib, timeCost: cost.timeCost });

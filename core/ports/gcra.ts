@@ -24,7 +24,7 @@ export interface Verdict {
  * must fit under the limit; the rest (a completion reserved at its maximum, settled with `adjust` when
  * the call ends) may cross it while the limit is not used up, so a call whose maximum is larger than
  * the whole limit can still run, and the call that crosses is the last admitted until use comes back
- * under it: the overrun is at most one call's uncertain part (services/limits/reservations.ts has the
+ * under it: the overrun is at most one call's uncertain part (core/ports/reservations.ts has the
  * same rule for the daily allowances).
  */
 export function admit(rule: LimitRule, tat: number, now: number, cost: number, certain = cost): Verdict {

@@ -8,8 +8,9 @@
 //   largest need seen meanwhile (so a dip does not stop replicas a burst needs again).
 // - A scale-up is bounded by the pool's max_cost_per_hour, its size and the provider's capacity; the
 //   reason says which one stopped it.
+
+import type { DeploymentLoad } from "#core/ports/load-store.ts";
 import type { AutoscalingSettings } from "./defaults.ts";
-import type { DeploymentLoad } from "./load.ts";
 
 /** What the autoscaler remembers of one deployment between passes (in the leader's memory). */
 export interface Window {

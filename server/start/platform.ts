@@ -5,18 +5,15 @@ import { join } from "node:path";
 import { RedisStore } from "#adapters/redis/client.ts";
 import { openDatabase } from "#db/client.ts";
 import { migrate } from "#db/migrate.ts";
-import { startDashboard } from "#routes/dashboard/_shared/listener.ts";
 import type { AppContext, Logger } from "#services/context.ts";
-import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { bootstrap, createFirstAdmin } from "#services/orgs/bootstrap.ts";
-import { composeApp } from "./compose.ts";
-import { type Config, ConfigError, type ServiceName } from "./config.ts";
-import { lockDataDir } from "./data-dir-lock.ts";
-import { GrpcMetrics } from "./grpc/metrics-interceptor.ts";
-import { startGrpc } from "./grpc/start.ts";
-import { startHttpGateway } from "./http/listen.ts";
-import type { Listener } from "./listener.ts";
-import { type Tracing, tracingSettingsFromEnv } from "./telemetry.ts";
+import { composeApp } from "../compose.ts";
+import type { Config } from "../config.ts";
+import { lockDataDir } from "../data-dir-lock.ts";
+import type { Companions, GatewayDescription } from "../http/gateway-description.ts";
+import { startHttpGateway } from "../http/listen.ts";
+import { bound, type Listener } from "../listener.ts";
+import { type Tracing, tracingSettingsFromEnv } from "../telemetry.ts";
 
 export type { Listener };
 
@@ -32,7 +29,12 @@ export interface StartResult extends Platform {
   startupMs: number;
 }
 
-export async function startPlatform(config: Config, log: Logger): Promise<StartResult> {
+/** Starts the gateways of `gateways` that SERVICES names, each with what runs beside it. */
+export async function startPlatform(
+  config: Config,
+  log: Logger,
+  gateways: readonly GatewayDescription[],
+): Promise<StartResult> {
   const started = performance.now();
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const database = await openDatabase({
@@ -45,7 +47,7 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   log.info("database ready", { kind: database.kind, migrations_applied: migrations.applied });
   const tracingSettings = tracingSettingsFromEnv();
   const tracing: Tracing | undefined = tracingSettings
-    ? (await import("./tracing-sdk.ts")).startTracing(tracingSettings)
+    ? (await import("../tracing-sdk.ts")).startTracing(tracingSettings)
     : undefined;
   if (tracingSettings) log.info("tracing on", { otlp_traces_url: tracingSettings.url });
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
@@ -62,40 +64,30 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   };
 
   const listeners: Listener[] = [];
-  let reconciler: Reconciler | undefined;
+  const companions: Companions[] = [];
+  const stopCompanions = () => Promise.all(companions.map((c) => c.stop()));
   let boot: Awaited<ReturnType<typeof createFirstAdmin>> = { adminCreated: false };
-  const run = (name: ServiceName) => config.services.has(name);
   let statistics: ReturnType<typeof setInterval> | undefined;
   try {
     // The administrator is created below, once every listener is bound (services/orgs/bootstrap.ts).
     await bootstrap(app, { admin: false });
     statistics = database.kind === "pglite" ? keepStatistics(app) : undefined;
-    if (run("filtration"))
-      listeners.push(
-        await bound("filtration", config, () => startHttpGateway(app, "filtration", readinessChecks)),
-      );
-    if (run("orchestration")) {
-      const grpcMetrics = new GrpcMetrics();
-      const http = await bound("orchestration", config, () =>
-        startHttpGateway(app, "orchestration", readinessChecks, [grpcMetrics.registry]),
+    for (const gateway of gateways) {
+      if (!config.services.has(gateway.name)) continue;
+      const beside = gateway.companions?.(app);
+      const http = await bound(gateway.portVariable, config.ports[gateway.name], () =>
+        startHttpGateway(app, gateway, readinessChecks, beside?.registries ?? []),
       );
       listeners.push(http);
-      listeners.push(await bound("grpc", config, () => startGrpc(app, grpcMetrics)));
-      reconciler = startReconciler(app, {
-        heartbeatUrl: `${orchestrationUrl(config, http.port)}/inventory/heartbeat`,
-      });
+      if (!beside) continue;
+      companions.push(beside);
+      listeners.push(...(await beside.start(http.port)));
     }
-    if (run("inference"))
-      listeners.push(
-        await bound("inference", config, () => startHttpGateway(app, "inference", readinessChecks)),
-      );
-    if (run("dashboard"))
-      listeners.push(await bound("dashboard", config, () => startDashboard(app, readinessChecks)));
     // Every listener is bound: only now can a generated password be printed for sure.
     boot = await createFirstAdmin(app);
     starting = false;
   } catch (error) {
-    await reconciler?.stop();
+    await stopCompanions();
     await Promise.all(listeners.map((l) => l.stop(0)));
     await app.inference?.close();
     redis?.close();
@@ -120,7 +112,7 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
     stop(deadlineMs = 10_000) {
       stopping ??= (async () => {
         // Workers keep running: the next start adopts them (or stops them if no longer wanted).
-        await reconciler?.stop();
+        await stopCompanions();
         await Promise.all(listeners.map((l) => l.stop(deadlineMs)));
         // Inference logs and usage still queued are written before the database closes.
         await app.inference?.close();
@@ -139,14 +131,6 @@ export async function startPlatform(config: Config, log: Logger): Promise<StartR
   return platform;
 }
 
-const portVariables: Record<Listener["name"], string> = {
-  inference: "INFERENCE_PORT",
-  filtration: "FILTRATION_PORT",
-  orchestration: "ORCHESTRATION_PORT",
-  grpc: "GRPC_PORT",
-  dashboard: "DASHBOARD_PORT",
-};
-
 /**
  * One attempt of at most two seconds: an unreachable Redis delays no listener longer than that, and
  * the store keeps trying in the background while requests follow their on_store_error.
@@ -161,28 +145,6 @@ async function connectRedis(url: string, log: Logger): Promise<RedisStore> {
     });
   }
   return store;
-}
-
-/** Starts a listener; a port already taken is a configuration error naming the variable to change. */
-async function bound(
-  name: Listener["name"],
-  config: Config,
-  start: () => Promise<Listener> | Listener,
-): Promise<Listener> {
-  try {
-    return await start();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    const variable = portVariables[name];
-    throw new ConfigError(variable, `port ${config.ports[name]} is in use: set ${variable} to another port`);
-  }
-}
-
-/** Where this process's workers reach the orchestration gateway: ORCHESTRATION_URL, or the port it got. */
-function orchestrationUrl(config: Config, boundPort: number): string {
-  if (config.ports.orchestration !== 0) return config.orchestrationUrl.replace(/\/+$/, "");
-  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  return `http://${host}:${boundPort}`;
 }
 
 /**

@@ -3,8 +3,8 @@
 import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import { type PolicyType, policyTypes } from "#db/schema/index.ts";
-import { AppError, type FieldProblem } from "../errors.ts";
+import { type PolicyType, policyTypes } from "#core/domain.ts";
+import { AppError, type FieldProblem } from "#core/errors.ts";
 
 const strict = { additionalProperties: false } as const;
 const uuid = T.String({
@@ -231,7 +231,7 @@ export const BudgetConfig = T.Object(
 
 const seconds = (max: number, description: string) => T.Number({ minimum: 0, maximum: max, description });
 
-/** Deployment scope only (CONTRACTS); services/autoscaling/README.md says how it is applied. */
+/** Deployment scope only (CONTRACTS); services/orchestration/autoscaling/README.md says how it is applied. */
 export const AutoscalingConfig = T.Object(
   {
     min_replicas: T.Integer({ minimum: 0, maximum: 32, description: "0: scale to zero when idle" }),

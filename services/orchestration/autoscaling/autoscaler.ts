@@ -5,6 +5,8 @@
 // with its reason, so the status API and the dashboard say why.
 import { and, eq, inArray, isNull, sum } from "drizzle-orm";
 import type { ProviderRegistry } from "#adapters/providers/index.ts";
+import { storedConfig } from "#core/policies.ts";
+import { idle, type LoadStore } from "#core/ports/load-store.ts";
 import {
   type DeploymentRow,
   deployments,
@@ -13,14 +15,12 @@ import {
   pools,
   replicas,
 } from "#db/schema/index.ts";
-import type { AppContext } from "../context.ts";
-import { poolRoom } from "../orchestration/pool-size.ts";
-import { recordScaleDecision } from "../orchestration/state-machine.ts";
-import { storedConfig } from "../policies/schemas.ts";
-import { providerAccess } from "../provider-configs/access.ts";
+import type { AppContext } from "../../context.ts";
+import { providerAccess } from "../../provider-configs/access.ts";
+import { poolRoom } from "../pool-size.ts";
+import { recordScaleDecision } from "../state-machine.ts";
 import { type Bounds, decide, needOf, type Window } from "./decide.ts";
 import { withDefaults } from "./defaults.ts";
-import { idle, type LoadStore } from "./load.ts";
 
 export interface Autoscaler {
   /** One look at every autoscaled deployment; true when a wanted replica count changed. */

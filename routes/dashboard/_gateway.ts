@@ -1,17 +1,13 @@
-// The admin dashboard listener: the same gateway machinery as the APIs, with the session cookie as
-// credentials and sign-in instead of a JSON 401.
+// The admin dashboard as the platform starts it (server/http/gateway-description.ts): the same gateway
+// machinery as the APIs, with the session cookie as credentials and sign-in instead of a JSON 401.
 
-import type { ServiceName } from "#server/config.ts";
 import { httpStatusOf } from "#server/error-table.ts";
-import { createGateway, type GatewayOptions } from "#server/http/gateway.ts";
-import { listen } from "#server/http/listen.ts";
-import { loadRouteFiles, loadRoutes } from "#server/http/loader.ts";
-import type { Listener } from "#server/listener.ts";
+import type { GatewayDescription, GatewayExtras } from "#server/http/gateway-description.ts";
 import type { AppContext } from "#services/context.ts";
-import { checkCsrf, csrfTokenOf } from "./csrf.ts";
-import { errorPage } from "./error-page.tsx";
-import { accessTokenOf, refreshSession } from "./refresh.ts";
-import { redirect } from "./session.ts";
+import { checkCsrf, csrfTokenOf } from "./_shared/csrf.ts";
+import { errorPage } from "./_shared/error-page.tsx";
+import { accessTokenOf, refreshSession } from "./_shared/refresh.ts";
+import { redirect } from "./_shared/session.ts";
 
 /**
  * Strict CSP: scripts and styles only from this origin (htmx is served from node_modules), so an
@@ -28,25 +24,18 @@ export const dashboardSecurityHeaders: Record<string, string> = {
   "permissions-policy": "camera=(), microphone=(), geolocation=()",
 };
 
-export async function buildDashboard(
-  app: AppContext,
-  readinessChecks: GatewayOptions["readinessChecks"] = {},
-) {
-  const own = await loadRouteFiles("dashboard");
-  const routes = [...(await loadRoutes("_common")), ...own.http].filter(
-    (r) => !r.path.startsWith("/openapi"),
-  );
-  return createGateway({
-    name: "dashboard",
-    app,
-    routes,
-    // The live log panel: the same log stream as the orchestration gateway's, on this origin so the
-    // session cookie and the CSP's connect-src 'self' apply.
-    sockets: own.ws,
-    title: "Admin dashboard",
-    description: "Server-rendered administration pages.",
+export const dashboardGateway: GatewayDescription = {
+  name: "dashboard",
+  portVariable: "DASHBOARD_PORT",
+  title: "Admin dashboard",
+  description: "Server-rendered administration pages.",
+  sharedRoutes: (route) => !route.path.startsWith("/openapi"),
+  extras: dashboardExtras,
+};
+
+function dashboardExtras(app: AppContext): GatewayExtras {
+  return {
     docs: false,
-    readinessChecks,
     responseHeaders: dashboardSecurityHeaders,
     guardRequest: async (request, headers) => {
       const refused = await checkCsrf(request, headers);
@@ -72,16 +61,8 @@ export async function buildDashboard(
         headers: { "content-type": "text/html; charset=utf-8", ...dashboardSecurityHeaders },
       });
     },
-  });
+  };
 }
 
 const wantsHtml = (request: Request) =>
   request.headers.has("hx-request") || (request.headers.get("accept") ?? "").includes("text/html");
-
-export async function startDashboard(
-  app: AppContext,
-  readinessChecks: GatewayOptions["readinessChecks"] = {},
-): Promise<Listener> {
-  const name: ServiceName = "dashboard";
-  return listen(app, name, app.config.ports.dashboard, await buildDashboard(app, readinessChecks));
-}

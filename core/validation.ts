@@ -1,5 +1,5 @@
 // Collects field problems so one 400 names every bad field at once.
-import { AppError, type FieldProblem } from "../errors.ts";
+import { AppError, type FieldProblem } from "./errors.ts";
 
 export class Problems {
   readonly list: FieldProblem[] = [];
