@@ -6,13 +6,13 @@
 
 import { notFound } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
+import type { IndirectInjectionSettings, RagPolicy } from "#core/policies.ts";
 import type { AppContext } from "../context.ts";
 import { type ChatMessage, textOf } from "../inference/messages.ts";
 import { type RetrievalNote, type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
 import { formatPassages } from "../knowledge-base/search.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
-import type { IndirectInjectionSettings, RagPolicy } from "#core/policies.ts";
 import { applyTemplate, type TemplateContent } from "./apply.ts";
 import { screenPassages } from "./screen-passages.ts";
 import { latestTemplateContent } from "./templates.ts";

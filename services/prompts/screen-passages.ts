@@ -2,10 +2,11 @@
 // collection can plant an instruction for the assistant. The deployment's `input.indirect_injection`
 // guardrail screens each passage before it joins the prompt: block refuses the request, strip leaves
 // the passage out, wrap quotes it as untrusted data, log keeps it as it is.
+
+import type { IndirectInjectionSettings } from "#core/policies.ts";
 import { evaluate } from "../guardrails/evaluate.ts";
 import { wrapAsData } from "../inference/tool-data.ts";
 import type { Passage } from "../knowledge-base/search.ts";
-import type { IndirectInjectionSettings } from "../policies/schemas.ts";
 
 export function screenPassages(
   passages: Passage[],

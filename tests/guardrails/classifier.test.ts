@@ -7,13 +7,13 @@ import { expect, test } from "bun:test";
 import { type DatasetItem, examplesFor } from "#bench/guard-datasets/load.ts";
 import { familyOf, leaveOneSourceOut } from "#bench/guard-datasets/loso.ts";
 import { MODEL_OPTIONS, scoreItem, train } from "#bench/guard-datasets/train.ts";
+import { configProblems } from "#core/policies.ts";
 import { promptInjectionModel } from "#services/guardrails/classifier/index.ts";
 import { decodeModel, encodeModel } from "#services/guardrails/classifier/model.ts";
 import { evaluate } from "#services/guardrails/evaluate.ts";
 import type { Scanner } from "#services/guardrails/scanner.ts";
 import { promptInjectionScanner } from "#services/guardrails/scanners/prompt-injection/index.ts";
 import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts";
-import { configProblems } from "#core/policies.ts";
 
 // Floors and ceilings: the rates these folds gave on 2026-11-28 (tensor-trust hijacking 0.482,
 // extraction 0.556, PurpleLlama system prompts 0.004; Davidson hate 0.788, offensive 0.820, neither

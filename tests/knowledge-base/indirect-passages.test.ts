@@ -3,7 +3,7 @@
 // the other passages reach the model as before. Through a gateway that processes prompts in process,
 // and through one that asks the filtration service over HTTP (/internal/prompt/process).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Listener } from "#server/platform.ts";
+import type { Listener } from "#server/start/platform.ts";
 import {
   chat,
   filtrationOverHttp,
