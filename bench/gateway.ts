@@ -486,6 +486,7 @@ async function setUpAsUser(
     name: string,
     outputMode: "blocking" | "async" | "none",
     stubPort = ports.stub,
+    inputMode: "blocking" | "parallel" = "blocking",
   ): Promise<void> {
     const deployment = await api(
       orchestration,
@@ -518,6 +519,7 @@ async function setUpAsUser(
         pii: { action: "redact" },
         toxicity: { action: "block" },
         prompt_injection: { action: "block" },
+        mode: inputMode,
       },
       output: { pii: { action: "redact" }, toxicity: { action: "block" }, mode: outputMode },
     });
@@ -527,6 +529,9 @@ async function setUpAsUser(
   await deploy("bench-off", "none");
   // The lifecycle on in front of the stub that answers after 20 ms (one-connection latency, #34).
   await deploy("bench-on-20", "blocking", ports.stub20);
+  // The same with the input guardrails' parallel mode: toxicity and prompt injection beside the call.
+  await deploy("bench-parallel", "blocking", ports.stub, "parallel");
+  await deploy("bench-parallel-20", "blocking", ports.stub20, "parallel");
   const key = (await api(filtration, "/management/api-keys", { name: "bench" }, token)).key as string;
   const auth = { authorization: `Bearer ${key}` };
   for (const gatewayUrl of gatewayUrls)
@@ -604,15 +609,20 @@ function printCollections(): void {
 /** Issue #34: added p50 / p99 at one connection over the bare proxy, stub at 0 ms and at 20 ms. */
 async function printOneConnection(platforms: PlatformProcess[]): Promise<void> {
   const seconds = Number(values["one-connection-seconds"] ?? (values.quick ? 3 : Math.min(duration, 8)));
-  const gateways = (model: string) =>
+  const gateways = (model: string, parallel: string) =>
     platforms
       .filter((p) => !p.tracing)
-      .map((p) => ({
-        name: `${p.store === "embedded" ? "embedded" : "PostgreSQL + Redis"}, lifecycle on`,
-        url: p.gatewayUrl,
-        body: chatBody(model),
-        headers: p.auth,
-      }));
+      .flatMap((p) =>
+        [
+          [model, "lifecycle on"],
+          [parallel, "lifecycle on, input scan parallel"],
+        ].map(([m, what]) => ({
+          name: `${p.store === "embedded" ? "embedded" : "PostgreSQL + Redis"}, ${what}`,
+          url: p.gatewayUrl,
+          body: chatBody(m as string),
+          headers: p.auth,
+        })),
+      );
   const bareTarget = (port: number) => ({
     name: "bare Bun proxy",
     url: `http://127.0.0.1:${port}/v1/chat/completions`,
@@ -620,8 +630,8 @@ async function printOneConnection(platforms: PlatformProcess[]): Promise<void> {
     headers: {},
   });
   const plans: OneConnectionPlan[] = [
-    { delayMs: 0, bare: bareTarget(ports.bare), gateways: gateways("bench-on") },
-    { delayMs: 20, bare: bareTarget(ports.bare20), gateways: gateways("bench-on-20") },
+    { delayMs: 0, bare: bareTarget(ports.bare), gateways: gateways("bench-on", "bench-parallel") },
+    { delayMs: 20, bare: bareTarget(ports.bare20), gateways: gateways("bench-on-20", "bench-parallel-20") },
   ];
   console.log(`\nadded latency at one connection (wrk -t1 -c1 -d${seconds}s, rounds interleaved):`);
   const lines = await oneConnectionLatency(plans, {
