@@ -2,8 +2,8 @@
 // - the latency a gateway adds at ONE connection (wrk -c1, one request at a time) over the bare Bun
 //   proxy's, measured in the same round, against a stub answering at once and one answering after
 //   20 ms (how independent gateway comparisons measure added latency);
-// - the JavaScriptCore collections of a platform process per 10,000 requests, counted from the lines
-//   `BUN_JSC_logGC=1` writes to its stderr ("=> EdenCollection", "=> FullCollection").
+// - the JavaScriptCore collections of a platform process's main thread per 10,000 requests, counted
+//   from the lines `BUN_JSC_logGC=1` writes to its stderr ("=> EdenCollection", "=> FullCollection").
 import { existsSync, readFileSync } from "node:fs";
 
 export interface LatencyTarget {
@@ -96,18 +96,26 @@ async function runOne(
   return options.wrk(target.url, target.body, target.headers, options.seconds, 1);
 }
 
-/** Collections so far of a process started with BUN_JSC_logGC=1, from its stderr's file. */
+/**
+ * Collections so far of the main thread's heap of a process started with BUN_JSC_logGC=1, from its
+ * stderr's file. Each heap (the main thread's, and each worker's: the embedded database, long scans)
+ * names itself in its lines (`[GC<0x…>: START … => EdenCollection`); the first to collect is the
+ * main thread's, which starts first.
+ */
 export function collectionsSoFar(stderrPath: string): { eden: number; full: number } {
-  if (!existsSync(stderrPath)) return { eden: 0, full: 0 };
-  const log = readFileSync(stderrPath, "utf8");
-  return { eden: countOf(log, "=> EdenCollection"), full: countOf(log, "=> FullCollection") };
+  const counts = { eden: 0, full: 0 };
+  if (!existsSync(stderrPath)) return counts;
+  let main: string | undefined;
+  for (const [, heap, kind] of readFileSync(stderrPath, "utf8").matchAll(collectionLine)) {
+    main ??= heap;
+    if (heap !== main) continue;
+    if (kind === "FullCollection") counts.full++;
+    else counts.eden++;
+  }
+  return counts;
 }
 
-function countOf(text: string, needle: string): number {
-  let n = 0;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) n++;
-  return n;
-}
+const collectionLine = /\[GC<(0x[0-9a-f]+)>: START [^\n]*?=> (EdenCollection|FullCollection)/g;
 
 /** "eden E, full F per 10k requests" from the counts before and after a row's requests. */
 export function collectionsPer10k(
