@@ -15,6 +15,8 @@
 //   bun run bench gateway [--duration 10] [--connections 32] [--rounds 2] [--stores embedded,postgres]
 //                         [--portkey-dir /tmp/portkey] [--portkey-node] [--skip-portkey] [--skip-latency]
 //                         [--profile DIR] [--env KEY=VALUE] [--port-base 19900]
+//   bun run bench gateway --quick   (a few minutes: 3 s rows, 2 rounds, no tracing, no streaming rows,
+//     a shorter conversation; every issue #34 figure still printed)
 //   bun run bench gateway --conversation-only [--stores embedded]   (issue #34: a conversation's tenth
 //     turn's CPU against its first; bench/conversation-cpu.ts; also printed at the end of a full run)
 //   bun run bench gateway --apart 1,2 [--duration 10] [--rounds 1] [--only "lifecycle on"] [--profile DIR]
@@ -31,6 +33,12 @@ import postgres from "postgres";
 import { jscOptions } from "#server/jsc-options.ts";
 import { conversationCpu, conversationCpuLine } from "./conversation-cpu.ts";
 import { runApart } from "./gateway-apart.ts";
+import {
+  collectionsPer10k,
+  collectionsSoFar,
+  type OneConnectionPlan,
+  oneConnectionLatency,
+} from "./gateway-latency.ts";
 import { benchPrompt as prompt } from "./prompts.ts";
 
 const { values } = parseArgs({
@@ -64,8 +72,17 @@ const { values } = parseArgs({
     /** Only the conversation figure (a tenth turn's CPU against a first's, issue #34): no wrk needed. */
     "conversation-only": { type: "boolean", default: false },
     "skip-conversation": { type: "boolean", default: false },
+    /** Fewer requests: 3 s rows, 2 rounds, no tracing or streaming rows, a shorter conversation. */
+    quick: { type: "boolean", default: false },
+    /** Seconds of each one-connection latency run (issue #34: stub at 0 ms and at 20 ms). */
+    "one-connection-seconds": { type: "string" },
   },
 });
+if (values.quick) {
+  if (!process.argv.includes("--duration")) values.duration = "3";
+  if (!process.argv.includes("--rounds")) values.rounds = "2";
+  values["skip-tracing"] = true;
+}
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const root = join(import.meta.dir, "..");
@@ -87,9 +104,12 @@ if (!Bun.which("wrk") && !values["conversation-only"]) {
 const portBase = Number(values["port-base"]);
 const ports = {
   stub: portBase + 1,
+  /** The same stub answering after 20 ms (issue #34's one-connection latency). */
+  stub20: portBase + 2,
   portkey: portBase + 20,
   portkeyNode: portBase + 21,
   bare: portBase + 30,
+  bare20: portBase + 31,
   /** Platform n listens on platformBase + 10·n + 0 (filtration), 1 (inference), 2 (orchestration). */
   platformBase: portBase + 40,
   /** The processes of --apart: process j listens on apartBase + 3·j + 0, 1, 2. */
@@ -97,8 +117,11 @@ const ports = {
 };
 
 // The ceiling on this machine: a Bun proxy that forwards the body and returns the answer, no lifecycle.
-const bareProxy = `Bun.serve({ port: ${ports.bare}, hostname: "127.0.0.1", async fetch(req) {
-  const r = await fetch("http://127.0.0.1:${ports.stub}/v1/chat/completions", { method: "POST",
+const bareProxy = (
+  port: number,
+  stubPort: number,
+) => `Bun.serve({ port: ${port}, hostname: "127.0.0.1", async fetch(req) {
+  const r = await fetch("http://127.0.0.1:${stubPort}/v1/chat/completions", { method: "POST",
     headers: { "content-type": "application/json" }, body: await req.text() });
   return new Response(r.body, { status: r.status, headers: { "content-type": "application/json" } });
 } });`;
@@ -116,9 +139,15 @@ async function waitFor(url: string, what: string, timeoutMs = 60_000, ok = false
   throw new Error(`${what} did not come up at ${url}`);
 }
 
-function spawn(cmd: string[], env: Record<string, string> = {}, logName?: string): Subprocess {
+function spawn(
+  cmd: string[],
+  env: Record<string, string> = {},
+  logName?: string,
+  stderrName?: string,
+): Subprocess {
   const out = logName ? Bun.file(join(work, logName)) : "ignore";
-  const proc = Bun.spawn(cmd, { cwd: root, env: { ...process.env, ...env }, stdout: out, stderr: out });
+  const err = stderrName ? Bun.file(join(work, stderrName)) : out;
+  const proc = Bun.spawn(cmd, { cwd: root, env: { ...process.env, ...env }, stdout: out, stderr: err });
   children.push(proc);
   return proc;
 }
@@ -162,6 +191,7 @@ async function wrk(
   seconds = duration,
   conns = connections,
 ): Promise<WrkResult> {
+  const threads = Math.min(2, conns);
   const script = join(work, `wrk-${crypto.randomUUID()}.lua`);
   // Every request's prompt differs (NONCE becomes thread-counter), so nothing along the way can
   // answer from a cache of texts it has seen.
@@ -180,10 +210,13 @@ async function wrk(
     "end",
   ].join("\n");
   writeFileSync(script, lua);
-  const proc = Bun.spawn(["wrk", "-t2", `-c${conns}`, `-d${seconds}s`, "--latency", "-s", script, url], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    ["wrk", `-t${threads}`, `-c${conns}`, `-d${seconds}s`, "--latency", "-s", script, url],
+    {
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   const pct = (p: string) => toMs(out.match(new RegExp(`\\s${p}%\\s+(\\S+)`))?.[1] ?? "");
@@ -353,6 +386,9 @@ interface PlatformProcess {
   dbUrl: string | undefined;
 }
 
+/** Each platform process's stderr file by pid, where BUN_JSC_logGC writes its collections. */
+const gcLogs = new Map<number, string>();
+
 /** Each platform process's DATA_DIR (where it spills what it could not send at a stop). */
 const dataDirs = new Map<Subprocess, string>();
 
@@ -379,14 +415,18 @@ function spawnPlatform(name: string, env: Record<string, string>): Subprocess {
       DASHBOARD_PORT: "0",
       ADMIN_EMAIL: adminEmail,
       ADMIN_PASSWORD: adminPassword,
+      // The collections per 10k requests (bench/gateway-latency.ts counts these lines in stderr).
+      BUN_JSC_logGC: "1",
       ...env,
       ...Object.fromEntries(
         (values.env as string[]).map((kv) => [kv.split("=")[0], kv.split("=").slice(1).join("=")]),
       ),
     },
     `${name}.log`,
+    `${name}.gc.log`,
   );
   dataDirs.set(proc, dataDir);
+  gcLogs.set(proc.pid, join(work, `${name}.gc.log`));
   return proc;
 }
 
@@ -442,7 +482,12 @@ async function setUpAsUser(
   // Deployments of the same stub: "bench-on" with every policy (output guardrails blocking: a streamed
   // word is held back until it can no longer grow into something to redact), "bench-async" alike but
   // with output guardrails async, and "bench-off" with none (key and logging only).
-  async function deploy(name: string, outputMode: "blocking" | "async" | "none"): Promise<void> {
+  async function deploy(
+    name: string,
+    outputMode: "blocking" | "async" | "none",
+    stubPort = ports.stub,
+    inputMode: "blocking" | "parallel" = "blocking",
+  ): Promise<void> {
     const deployment = await api(
       orchestration,
       "/deployment/deploy",
@@ -451,7 +496,7 @@ async function setUpAsUser(
         pool_id: pool.pool_id,
         engine: "openai-compatible",
         image: "none",
-        configuration: { endpoints: [`http://127.0.0.1:${ports.stub}/v1`] },
+        configuration: { endpoints: [`http://127.0.0.1:${stubPort}/v1`] },
       },
       token,
     );
@@ -474,6 +519,7 @@ async function setUpAsUser(
         pii: { action: "redact" },
         toxicity: { action: "block" },
         prompt_injection: { action: "block" },
+        mode: inputMode,
       },
       output: { pii: { action: "redact" }, toxicity: { action: "block" }, mode: outputMode },
     });
@@ -481,6 +527,11 @@ async function setUpAsUser(
   await deploy("bench-on", "blocking");
   await deploy("bench-async", "async");
   await deploy("bench-off", "none");
+  // The lifecycle on in front of the stub that answers after 20 ms (one-connection latency, #34).
+  await deploy("bench-on-20", "blocking", ports.stub20);
+  // The same with the input guardrails' parallel mode: toxicity and prompt injection beside the call.
+  await deploy("bench-parallel", "blocking", ports.stub, "parallel");
+  await deploy("bench-parallel-20", "blocking", ports.stub20, "parallel");
   const key = (await api(filtration, "/management/api-keys", { name: "bench" }, token)).key as string;
   const auth = { authorization: `Bearer ${key}` };
   for (const gatewayUrl of gatewayUrls)
@@ -513,7 +564,7 @@ const median = (xs: number[]) => {
 };
 
 /** Issue #34's figure: the CPU of a 10-turn conversation's tenth turn against its first. */
-const conversationOf = async (p: PlatformProcess) => {
+const conversationOf = async (p: PlatformProcess, quick = false) => {
   const lines: string[] = [];
   for (const shared of [false, true]) {
     const r = await conversationCpu({
@@ -523,11 +574,74 @@ const conversationOf = async (p: PlatformProcess) => {
       pid: p.proc.pid,
       cpuSeconds,
       shared,
+      // Quick: 3 batches of 100 conversations (the full run: 10); /proc counts 10 ms ticks, so fewer
+      // conversations a batch would blur the figure.
+      ...(quick ? { batches: 3 } : {}),
     });
     lines.push(conversationCpuLine(p.store, r));
   }
   return lines.join("\n");
 };
+
+/** Collections per 10k requests of each platform row, every round (BUN_JSC_logGC's lines). */
+const collections = new Map<string, { eden: number[]; full: number[] }>();
+
+function recordCollections(
+  name: string,
+  before: { eden: number; full: number },
+  after: { eden: number; full: number },
+  requests: number,
+): void {
+  const per = collectionsPer10k(before, after, requests);
+  const row = collections.get(name) ?? { eden: [], full: [] };
+  row.eden.push(per.eden);
+  row.full.push(per.full);
+  collections.set(name, row);
+}
+
+function printCollections(): void {
+  if (collections.size === 0) return;
+  console.log("\nJavaScriptCore collections per 10k requests (median of the rounds), eden / full:");
+  for (const [name, row] of collections)
+    console.log(`  ${name}: ${median(row.eden).toFixed(0)} / ${median(row.full).toFixed(1)}`);
+}
+
+/** Issue #34: added p50 / p99 at one connection over the bare proxy, stub at 0 ms and at 20 ms. */
+async function printOneConnection(platforms: PlatformProcess[]): Promise<void> {
+  const seconds = Number(values["one-connection-seconds"] ?? (values.quick ? 3 : Math.min(duration, 8)));
+  const gateways = (model: string, parallel: string) =>
+    platforms
+      .filter((p) => !p.tracing)
+      .flatMap((p) =>
+        [
+          [model, "lifecycle on"],
+          [parallel, "lifecycle on, input scan parallel"],
+        ].map(([m, what]) => ({
+          name: `${p.store === "embedded" ? "embedded" : "PostgreSQL + Redis"}, ${what}`,
+          url: p.gatewayUrl,
+          body: chatBody(m as string),
+          headers: p.auth,
+        })),
+      );
+  const bareTarget = (port: number) => ({
+    name: "bare Bun proxy",
+    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+    body: chatBody("stub"),
+    headers: {},
+  });
+  const plans: OneConnectionPlan[] = [
+    { delayMs: 0, bare: bareTarget(ports.bare), gateways: gateways("bench-on", "bench-parallel") },
+    { delayMs: 20, bare: bareTarget(ports.bare20), gateways: gateways("bench-on-20", "bench-parallel-20") },
+  ];
+  console.log(`\nadded latency at one connection (wrk -t1 -c1 -d${seconds}s, rounds interleaved):`);
+  const lines = await oneConnectionLatency(plans, {
+    rounds: Math.max(2, Number(values.rounds)),
+    seconds,
+    wrk: (url, body, headers, s, conns) => wrk(url, body, headers, s, conns),
+    log: (line) => console.log(`  ${line}`),
+  });
+  for (const line of lines) console.log(line);
+}
 
 async function main() {
   const rounds = Number(values.rounds);
@@ -543,6 +657,8 @@ async function main() {
   const sink = startSpanSink();
   spawn(["bun", "scripts/openai-stub.ts", String(ports.stub), "10", "20"], {}, "stub.log");
   await waitFor(`http://127.0.0.1:${ports.stub}/v1/models`, "stub");
+  spawn(["bun", "scripts/openai-stub.ts", String(ports.stub20), "10", "20", "20"], {}, "stub20.log");
+  await waitFor(`http://127.0.0.1:${ports.stub20}/v1/models`, "stub answering after 20 ms");
   const stubUrl = `http://127.0.0.1:${ports.stub}/v1/chat/completions`;
   if (values.apart) {
     if (!serverUrl() || !process.env.REDIS_URL)
@@ -584,9 +700,13 @@ async function main() {
   }
 
   const barePath = join(work, "bare-proxy.ts");
-  writeFileSync(barePath, bareProxy);
+  writeFileSync(barePath, bareProxy(ports.bare, ports.stub));
   const bare = spawn(["bun", barePath], {}, "bare.log");
   await waitFor(`http://127.0.0.1:${ports.bare}/`, "bare proxy");
+  const bare20Path = join(work, "bare-proxy-20.ts");
+  writeFileSync(bare20Path, bareProxy(ports.bare20, ports.stub20));
+  spawn(["bun", bare20Path], {}, "bare20.log");
+  await waitFor(`http://127.0.0.1:${ports.bare20}/`, "bare proxy to the 20 ms stub");
 
   const setups: Setup[] = [
     { name: "(a) the stub directly", run: (seconds) => wrk(stubUrl, chatBody("stub"), {}, seconds) },
@@ -681,7 +801,10 @@ async function main() {
     for (const setup of setups) {
       const cpuBefore = setup.pid ? cpuSeconds(setup.pid()) : 0;
       const mainBefore = setup.pid ? cpuSeconds(setup.pid(), true) : 0;
+      const gcLog = setup.pid ? gcLogs.get(setup.pid()) : undefined;
+      const gcBefore = gcLog ? collectionsSoFar(gcLog) : undefined;
       const r = await setup.run();
+      if (gcLog && gcBefore) recordCollections(setup.name, gcBefore, collectionsSoFar(gcLog), r.requests);
       const cpu = setup.pid
         ? ((cpuSeconds(setup.pid()) - cpuBefore) * 1e6) / Math.max(1, r.requests)
         : Number.NaN;
@@ -737,12 +860,14 @@ async function main() {
         );
     }
   }
+  printCollections();
   const { batches, bytes } = sink.stats();
   console.log(
     `\nspans exported by the traced platforms: ${batches} OTLP batches, ${(bytes / 1048576).toFixed(1)} MB`,
   );
 
-  if (!values["skip-latency"]) {
+  if (!values["skip-latency"]) await printOneConnection(platforms);
+  if (!values["skip-latency"] && !values.quick) {
     const direct = await fixedRate(stubUrl, chatBody("stub"), {}, 500, duration);
     const sd = await streaming(stubUrl, chatBody("stub", true), {}, 50);
     console.log(
@@ -766,7 +891,7 @@ async function main() {
   }
   if (!values["skip-conversation"]) {
     console.log("\na conversation's tenth turn against its first, the gateway's CPU:");
-    for (const p of platforms.filter((x) => !x.tracing)) console.log(await conversationOf(p));
+    for (const p of platforms.filter((x) => !x.tracing)) console.log(await conversationOf(p, values.quick));
   }
   console.log("");
   for (const p of platforms) {

@@ -135,6 +135,15 @@ export const GuardrailsConfig = T.Object(
           prompt_injection: T.Optional(ClassifiedScanner),
           classifier: T.Optional(ClassifierScanner),
           indirect_injection: T.Optional(IndirectInjectionScanner),
+          mode: T.Optional(
+            T.Union([T.Literal("blocking"), T.Literal("parallel")], {
+              description:
+                "blocking (the default): the model is asked once the input passed every scanner. parallel: once " +
+                "the redacting scanner (pii: redact) has run, the model is asked while the blocking and logging " +
+                "scanners run; nothing is sent to the client before they pass, and a block cancels the model's " +
+                "call (it has seen the redacted prompt)",
+            }),
+          ),
         },
         strict,
       ),

@@ -133,7 +133,15 @@ function toolCallAnswer(
 }
 
 export function startOpenAiStub(
-  options: { port?: number; hostname?: string; chunks?: number; gapMs?: number; modelId?: string } = {},
+  options: {
+    port?: number;
+    hostname?: string;
+    chunks?: number;
+    gapMs?: number;
+    modelId?: string;
+    /** Every chat answer waits this long first, as a model's time to first token (bench/gateway.ts). */
+    answerDelayMs?: number;
+  } = {},
 ): OpenAiStub {
   const state: Omit<OpenAiStub, "url" | "baseUrl" | "stop"> = {
     behaviour: "ok",
@@ -169,6 +177,7 @@ export function startOpenAiStub(
       if (state.received.length >= 1000) state.received.shift();
       state.received.push(body);
       const model = String(body.model ?? "stub");
+      if (options.answerDelayMs) await Bun.sleep(options.answerDelayMs);
       switch (state.behaviour) {
         case "fail":
           return Response.json({ error: { message: "stub failure" } }, { status: 500 });
@@ -271,8 +280,14 @@ export function startOpenAiStub(
 }
 
 if (import.meta.main) {
-  // `bun scripts/openai-stub.ts [port] [chunks] [gapMs]`: streams send `chunks` deltas `gapMs` apart.
-  const [port = "9999", chunks = "5", gapMs = "0"] = process.argv.slice(2);
-  const stub = startOpenAiStub({ port: Number(port), chunks: Number(chunks), gapMs: Number(gapMs) });
+  // `bun scripts/openai-stub.ts [port] [chunks] [gapMs] [answerDelayMs]`: streams send `chunks` deltas
+  // `gapMs` apart; every answer starts `answerDelayMs` after the request.
+  const [port = "9999", chunks = "5", gapMs = "0", answerDelayMs = "0"] = process.argv.slice(2);
+  const stub = startOpenAiStub({
+    port: Number(port),
+    chunks: Number(chunks),
+    gapMs: Number(gapMs),
+    answerDelayMs: Number(answerDelayMs),
+  });
   console.log(JSON.stringify({ msg: "stub ready", url: stub.url }));
 }

@@ -10,7 +10,7 @@ import { AppError } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";
 import { classify } from "./classifier.ts";
-import type { RequestGuard } from "./guard.ts";
+import { mergeInputParts, type RequestGuard } from "./guard.ts";
 import {
   type ChatMessage,
   type ChatRequestBody,
@@ -96,7 +96,9 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
         const guard = admitted.guardrails ? runtime.guard(admitted.guardrails) : undefined;
         scan.guard = guard;
         if (guard) {
-          scan.checked = request.step("input guardrails", () => guard.input(body.messages));
+          // In the policy's parallel mode only the redacting scanner now; the rest beside the model's call.
+          const part = guard.parallelInput ? "redacting" : "all";
+          scan.checked = request.step("input guardrails", () => guard.input(body.messages, part));
           // Awaited below when the request is admitted; a refused request leaves it unread.
           scan.checked.catch(() => {});
         }
@@ -109,11 +111,21 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     const checked = await scan.checked;
     if (checked) {
       entry.guardrails.input = checked.decision;
-      if (checked.blockedBy) {
-        throw inputBlocked(checked.blockedBy, input.inputParam);
-      }
+      if (checked.blockedBy) throw inputBlocked(checked.blockedBy, input.inputParam);
       messages = checked.messages;
     }
+    // The input policy's parallel mode: the scanners that do not redact run while the model is asked.
+    let restOfInput =
+      guard?.parallelInput && checked
+        ? () =>
+            request
+              .step("input guardrails", () => nextTurn().then(() => guard.input(body.messages, "rest")))
+              .then((rest) => {
+                const all = mergeInputParts(checked, rest);
+                entry.guardrails.input = all.decision;
+                if (all.blockedBy) throw inputBlocked(all.blockedBy, input.inputParam);
+              })
+        : undefined;
     const classifier = context.guardrails?.input?.classifier;
     if (classifier && classifier.action !== "off") {
       const lastUser = messages.findLast((m) => m.role === "user");
@@ -163,6 +175,9 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       embeddingEndpoints: context.cacheEmbeddingEndpoints,
     });
     if (plan) {
+      // A kept answer is served only to an input every scanner passed.
+      if (restOfInput) await restOfInput();
+      restOfInput = undefined;
       const found = await request.step("response cache", () =>
         runtime.responseCache.find(plan, input.signal),
       );
@@ -173,7 +188,8 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     const cacheResult = plan ? { cache: "miss" as const } : {};
 
     // (7) the model: the deployment's replicas, then its routing policy's fallbacks.
-    const upstream = await sendRouted(runtime, request, context, {
+    const cancel = restOfInput ? new AbortController() : undefined;
+    const sending = sendRouted(runtime, request, context, {
       // Replica endpoints are OpenAI base URLs (…/v1), as CONTRACTS writes external endpoints.
       path: "/chat/completions",
       body: (deploymentName) =>
@@ -183,13 +199,15 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
           model: deploymentName,
           ...(stream ? { stream_options: { ...body.stream_options, include_usage: true } } : {}),
         }),
-      signal: input.signal,
+      signal: cancel ? AbortSignal.any([input.signal, cancel.signal]) : input.signal,
       stream,
       firstByteTimeoutMs: stream ? runtime.timeouts.firstByteStreamMs : runtime.timeouts.firstByteMs,
       // The prompt as the engine will see it (after templates and retrieval): its replica is the one
       // that served its longest prefix, unless the routing policy turned prefix affinity off.
       prefixBlocks: context.prefixAffinity === false ? undefined : promptBlocks(messages, body.tools),
     });
+    if (restOfInput && cancel) await passedBesideTheCall(restOfInput(), sending, cancel);
+    const upstream = await sending;
     request.served(upstream.servedBy, upstream.endpoint, upstream.servedPrice);
     if (!upstream.response.ok) {
       // A replica's 4xx (before any streaming began) reaches the client as it is; see refusal.ts.
@@ -311,6 +329,35 @@ const inputBlocked = (scanner: string, param: string | undefined) =>
     openai_code: "content_policy_violation",
     param: param ?? "messages",
   });
+
+/** The next turn of the event loop: a call started before it is on its way to the replica. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Waits for the input scanners that run beside the model's call; when they refuse (or fail), the call
+ * is cancelled and its answer, if it came, dropped unread, and the refusal is thrown.
+ */
+async function passedBesideTheCall(
+  verdict: Promise<void>,
+  sending: Promise<{ response: Response; release(): void }>,
+  cancel: AbortController,
+): Promise<void> {
+  // Read after the verdict; a failure before then is not an unhandled rejection.
+  sending.catch(() => {});
+  try {
+    await verdict;
+  } catch (error) {
+    cancel.abort();
+    sending.then(
+      (upstream) => {
+        upstream.response.body?.cancel().catch(() => {});
+        upstream.release();
+      },
+      () => {},
+    );
+    throw error;
+  }
+}
 
 const blocked = (scanner: string) =>
   new AppError("validation_error", `the answer was blocked by the ${scanner} guardrail`, {

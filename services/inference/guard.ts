@@ -26,12 +26,27 @@ export interface OutputGuard {
   finish(content: string): Promise<GuardDecision>;
 }
 
+/** What the input scan of a request decided, and the messages the model may see. */
+export interface InputChecked {
+  messages: ChatMessage[];
+  blockedBy?: string | undefined;
+  decision: GuardDecision;
+}
+
+/**
+ * The scanners of one part of the input policy: all of them, the redacting one (pii: redact, whose
+ * result is what the model may see), or the rest (blocking and logging: in the policy's `parallel`
+ * mode they run while the model is asked).
+ */
+export type InputPart = "all" | "redacting" | "rest";
+
 export interface RequestGuard {
-  input(messages: ChatMessage[]): Promise<{
-    messages: ChatMessage[];
-    blockedBy?: string | undefined;
-    decision: GuardDecision;
-  }>;
+  input(messages: ChatMessage[], part?: InputPart): Promise<InputChecked>;
+  /**
+   * The input policy's `parallel` mode applies: it has scanners that do not redact (else there is
+   * nothing to run beside the model's call).
+   */
+  parallelInput: boolean;
   output(stream: boolean): OutputGuard | undefined;
   /** Non-streaming answers: checks (and in blocking mode redacts) the message content in place. */
   outputText(
@@ -56,11 +71,14 @@ export function requestGuard(
   const outputOn = stageConfigs(policy, "tool_call").length > 0;
   if (!inputOn && !outputOn) return undefined;
   const blocking = (policy.output?.mode ?? "blocking") === "blocking";
+  const parts = inputParts(policy);
 
   return {
-    async input(messages) {
+    parallelInput: policy.input?.mode === "parallel" && parts.rest !== undefined,
+    async input(messages, part = "all") {
       const decision: GuardDecision = { action: "allow", findings: [] };
-      if (!inputOn) return { messages, decision };
+      const partPolicy = part === "all" ? policy : parts[part];
+      if (!inputOn || !partPolicy) return { messages, decision };
       let blockedBy: string | undefined;
       // The conversation so far comes again with every turn: its messages are evaluated once. Long
       // ones are scanned off the request loop, all at once.
@@ -70,7 +88,9 @@ export function requestGuard(
           const text = textOf(message);
           // A tool's result is data: an instruction in it is aimed at the assistant by someone else.
           const stage = isDataMessage(message) ? "data" : "input";
-          return inputScans ? inputScans.evaluate(text, policy, stage) : evaluateOffLoop(text, policy, stage);
+          return inputScans
+            ? inputScans.evaluate(text, partPolicy, stage)
+            : evaluateOffLoop(text, partPolicy, stage);
         }),
       );
       const checked = messages.map((message, index) => {
@@ -159,6 +179,63 @@ export function requestGuard(
       }
       return { blockedBy, decision };
     },
+  };
+}
+
+// The two parts of an input policy, built once per policy object (a deployment's context keeps its
+// policy object while cached, and the input scan cache keys its results by the part's scanners).
+const partsOf = new WeakMap<GuardrailsPolicy, Partial<Record<"redacting" | "rest", GuardrailsPolicy>>>();
+
+function inputParts(policy: GuardrailsPolicy): Partial<Record<"redacting" | "rest", GuardrailsPolicy>> {
+  let parts = partsOf.get(policy);
+  if (parts) return parts;
+  const { pii, toxicity, prompt_injection, indirect_injection } = policy.input ?? {};
+  const redacting = pii?.action === "redact" ? pii : undefined;
+  // Stripping or wrapping a tool's result changes what the model reads: that runs before the call too.
+  const rewritesData = indirect_injection?.action === "strip" || indirect_injection?.action === "wrap";
+  const rest = {
+    ...(pii && !redacting ? { pii } : {}),
+    ...(toxicity ? { toxicity } : {}),
+    ...(prompt_injection ? { prompt_injection } : {}),
+    ...(indirect_injection && !rewritesData ? { indirect_injection } : {}),
+  };
+  const before = {
+    ...(redacting ? { pii: redacting } : {}),
+    ...(indirect_injection && rewritesData ? { indirect_injection } : {}),
+  };
+  parts = {
+    ...(redacting || rewritesData ? { redacting: { input: before } } : {}),
+    ...(stageConfigs({ input: rest }, "data").length > 0 ? { rest: { input: rest } } : {}),
+  };
+  partsOf.set(policy, parts);
+  return parts;
+}
+
+/** The order `evaluate` gives a message's findings in (stageConfigs' input order). */
+const scannerOrder: Record<string, number> = {
+  prompt_injection: 0,
+  pii: 1,
+  toxicity: 2,
+  indirect_injection: 3,
+};
+
+/**
+ * The decision of the whole input from its two parts' (redacting first), as one scan of all the
+ * scanners would have given it: findings by message, then in the scanners' order.
+ */
+export function mergeInputParts(redacting: InputChecked, rest: InputChecked): InputChecked {
+  const findings = [...redacting.decision.findings, ...rest.decision.findings].sort(
+    (a, b) =>
+      (a.message ?? 0) - (b.message ?? 0) || (scannerOrder[a.scanner] ?? 0) - (scannerOrder[b.scanner] ?? 0),
+  );
+  const action =
+    rank(rest.decision.action) > rank(redacting.decision.action)
+      ? rest.decision.action
+      : redacting.decision.action;
+  return {
+    messages: redacting.messages,
+    blockedBy: rest.blockedBy ?? redacting.blockedBy,
+    decision: { action, findings },
   };
 }
 
