@@ -17,6 +17,9 @@
 //                         [--profile DIR] [--env KEY=VALUE] [--port-base 19900]
 //   bun run bench gateway --conversation-only [--stores embedded]   (issue #34: a conversation's tenth
 //     turn's CPU against its first; bench/conversation-cpu.ts; also printed at the end of a full run)
+//   bun run bench gateway --memory-only [--stores embedded,postgres] [--memory-seconds 20]   (issue #34:
+//     resident memory peak under 64 connections and full collections per 10k requests, per store, each
+//     on a fresh platform process; bench/gateway-memory.ts; also printed at the end of a full run)
 //   bun run bench gateway --apart 1,2 [--duration 10] [--rounds 1] [--only "lifecycle on"] [--profile DIR]
 //     (the gateways apart on PostgreSQL + Redis, beside the single process: bench/gateway-apart.ts)
 //
@@ -31,6 +34,7 @@ import postgres from "postgres";
 import { jscOptions } from "#server/jsc-options.ts";
 import { conversationCpu, conversationCpuLine } from "./conversation-cpu.ts";
 import { runApart } from "./gateway-apart.ts";
+import { type MemoryKit, measureMemory, memoryLines } from "./gateway-memory.ts";
 import { benchPrompt as prompt } from "./prompts.ts";
 
 const { values } = parseArgs({
@@ -64,6 +68,11 @@ const { values } = parseArgs({
     /** Only the conversation figure (a tenth turn's CPU against a first's, issue #34): no wrk needed. */
     "conversation-only": { type: "boolean", default: false },
     "skip-conversation": { type: "boolean", default: false },
+    /** Only the memory figures (bench/gateway-memory.ts, issue #34). */
+    "memory-only": { type: "boolean", default: false },
+    "skip-memory": { type: "boolean", default: false },
+    /** How long the memory measurement's load runs, per store. */
+    "memory-seconds": { type: "string", default: "20" },
   },
 });
 const duration = Number(values.duration);
@@ -395,6 +404,7 @@ async function startPlatformProcess(
   n: number,
   store: Store,
   tracing: ReturnType<typeof startSpanSink> | undefined,
+  extraEnv: Record<string, string> = {},
 ): Promise<PlatformProcess> {
   const dbUrl = store === "postgres" ? await createDatabase() : undefined;
   const port = (k: number) => ports.platformBase + 10 * n + k;
@@ -406,6 +416,7 @@ async function startPlatformProcess(
     // PostgreSQL + Redis, or the embedded defaults (in-process counters).
     REDIS_URL: store === "postgres" ? (process.env.REDIS_URL ?? "") : "",
     ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: tracing.url, OTEL_SERVICE_NAME: "bench-platform" } : {}),
+    ...extraEnv,
   });
   const filtration = `http://127.0.0.1:${port(0)}`;
   const orchestration = `http://127.0.0.1:${port(2)}`;
@@ -529,6 +540,35 @@ const conversationOf = async (p: PlatformProcess) => {
   return lines.join("\n");
 };
 
+/** Issue #34's memory figures, per store, each on a fresh platform process (bench/gateway-memory.ts). */
+async function memoryOf(stores: Store[]): Promise<string> {
+  // Platform numbers 4 and 5 (the full run's are 0-3): each its own log.
+  let memoryPlatform = 3;
+  const kit: MemoryKit = {
+    async start(store, env) {
+      memoryPlatform++;
+      const p = await startPlatformProcess(memoryPlatform, store, undefined, env);
+      return {
+        pid: p.proc.pid,
+        gatewayUrl: p.gatewayUrl,
+        auth: p.auth,
+        logPath: join(work, `platform-${memoryPlatform}.log`),
+        async stop() {
+          p.proc.kill("SIGTERM");
+          await p.proc.exited;
+          if (p.dbUrl) await dropDatabase(p.dbUrl);
+        },
+      };
+    },
+    wrk: (url, body, headers, seconds, conns) => wrk(url, body, headers, seconds, conns),
+    chatBody,
+  };
+  const seconds = Number(values["memory-seconds"]);
+  const results = [];
+  for (const store of stores) results.push(await measureMemory(kit, store, seconds));
+  return memoryLines(results, seconds);
+}
+
 async function main() {
   const rounds = Number(values.rounds);
   const stores = (values.stores as string)
@@ -569,6 +609,11 @@ async function main() {
       },
       values.apart.split(",").map(Number),
     );
+    return;
+  }
+
+  if (values["memory-only"]) {
+    console.log(await memoryOf(usable));
     return;
   }
 
@@ -778,6 +823,7 @@ async function main() {
   for (const p of platforms) p.proc.kill("SIGTERM");
   await Promise.all(platforms.map((p) => p.proc.exited));
   for (const p of platforms) if (p.dbUrl) await dropDatabase(p.dbUrl);
+  if (!values["skip-memory"]) console.log(await memoryOf(usable));
 }
 
 await main();
