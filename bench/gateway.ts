@@ -25,7 +25,7 @@
 //
 // Portkey: `npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2` (it is not a dependency of
 // this project). A fresh database is created on the PostgreSQL server for each platform process.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -126,8 +126,11 @@ async function waitFor(url: string, what: string, timeoutMs = 60_000, ok = false
 }
 
 function spawn(cmd: string[], env: Record<string, string> = {}, logName?: string): Subprocess {
-  const out = logName ? Bun.file(join(work, logName)) : "ignore";
+  // One descriptor opened for appending serves stdout and stderr: two descriptors of the same file each
+  // wrote at its own offset, over the other's lines (bench/gateway-memory.ts reads stderr's GC lines).
+  const out = logName ? openSync(join(work, logName), "a") : "ignore";
   const proc = Bun.spawn(cmd, { cwd: root, env: { ...process.env, ...env }, stdout: out, stderr: out });
+  if (typeof out === "number") closeSync(out);
   children.push(proc);
   return proc;
 }
