@@ -19,6 +19,9 @@
 //     a shorter conversation; every issue #34 figure still printed)
 //   bun run bench gateway --conversation-only [--stores embedded]   (issue #34: a conversation's tenth
 //     turn's CPU against its first; bench/conversation-cpu.ts; also printed at the end of a full run)
+//   bun run bench gateway --memory-only [--stores embedded,postgres] [--memory-seconds 20]   (issue #34:
+//     resident memory peak under 64 connections and full collections per 10k requests, per store, each
+//     on a fresh platform process; bench/gateway-memory.ts; also printed at the end of a full run)
 //   bun run bench gateway --apart 1,2 [--duration 10] [--rounds 1] [--only "lifecycle on"] [--profile DIR]
 //     (the gateways apart on PostgreSQL + Redis, beside the single process: bench/gateway-apart.ts)
 //
@@ -39,6 +42,7 @@ import {
   type OneConnectionPlan,
   oneConnectionLatency,
 } from "./gateway-latency.ts";
+import { type MemoryKit, measureMemory, memoryLines } from "./gateway-memory.ts";
 import { benchPrompt as prompt } from "./prompts.ts";
 
 const { values } = parseArgs({
@@ -76,6 +80,11 @@ const { values } = parseArgs({
     quick: { type: "boolean", default: false },
     /** Seconds of each one-connection latency run (issue #34: stub at 0 ms and at 20 ms). */
     "one-connection-seconds": { type: "string" },
+    /** Only the memory figures (bench/gateway-memory.ts, issue #34). */
+    "memory-only": { type: "boolean", default: false },
+    "skip-memory": { type: "boolean", default: false },
+    /** How long the memory measurement's load runs, per store. */
+    "memory-seconds": { type: "string", default: "20" },
   },
 });
 if (values.quick) {
@@ -435,6 +444,7 @@ async function startPlatformProcess(
   n: number,
   store: Store,
   tracing: ReturnType<typeof startSpanSink> | undefined,
+  extraEnv: Record<string, string> = {},
 ): Promise<PlatformProcess> {
   const dbUrl = store === "postgres" ? await createDatabase() : undefined;
   const port = (k: number) => ports.platformBase + 10 * n + k;
@@ -446,6 +456,7 @@ async function startPlatformProcess(
     // PostgreSQL + Redis, or the embedded defaults (in-process counters).
     REDIS_URL: store === "postgres" ? (process.env.REDIS_URL ?? "") : "",
     ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: tracing.url, OTEL_SERVICE_NAME: "bench-platform" } : {}),
+    ...extraEnv,
   });
   const filtration = `http://127.0.0.1:${port(0)}`;
   const orchestration = `http://127.0.0.1:${port(2)}`;
@@ -643,6 +654,36 @@ async function printOneConnection(platforms: PlatformProcess[]): Promise<void> {
   for (const line of lines) console.log(line);
 }
 
+/** Issue #34's memory figures, per store, each on a fresh platform process (bench/gateway-memory.ts). */
+async function memoryOf(stores: Store[]): Promise<string> {
+  // Platform numbers 4 and 5 (the full run's are 0-3): each its own log.
+  let memoryPlatform = 3;
+  const kit: MemoryKit = {
+    async start(store, env) {
+      memoryPlatform++;
+      const p = await startPlatformProcess(memoryPlatform, store, undefined, env);
+      return {
+        pid: p.proc.pid,
+        gatewayUrl: p.gatewayUrl,
+        auth: p.auth,
+        // The platform's stderr (BUN_JSC_logGC's lines) has its own file (spawn).
+        logPath: join(work, `platform-${memoryPlatform}.gc.log`),
+        async stop() {
+          p.proc.kill("SIGTERM");
+          await p.proc.exited;
+          if (p.dbUrl) await dropDatabase(p.dbUrl);
+        },
+      };
+    },
+    wrk: (url, body, headers, seconds, conns) => wrk(url, body, headers, seconds, conns),
+    chatBody,
+  };
+  const seconds = Number(values["memory-seconds"]);
+  const results = [];
+  for (const store of stores) results.push(await measureMemory(kit, store, seconds));
+  return memoryLines(results, seconds);
+}
+
 async function main() {
   const rounds = Number(values.rounds);
   const stores = (values.stores as string)
@@ -685,6 +726,11 @@ async function main() {
       },
       values.apart.split(",").map(Number),
     );
+    return;
+  }
+
+  if (values["memory-only"]) {
+    console.log(await memoryOf(usable));
     return;
   }
 
@@ -903,6 +949,7 @@ async function main() {
   for (const p of platforms) p.proc.kill("SIGTERM");
   await Promise.all(platforms.map((p) => p.proc.exited));
   for (const p of platforms) if (p.dbUrl) await dropDatabase(p.dbUrl);
+  if (!values["skip-memory"]) console.log(await memoryOf(usable));
 }
 
 await main();

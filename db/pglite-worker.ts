@@ -6,7 +6,7 @@
 import { PGlite, protocol, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import type { Reply, Request, WireError } from "./pglite-remote.ts";
-import { loadTemplate, saveTemplate } from "./pglite-template.ts";
+import { openTemplate, saveTemplate } from "./pglite-template.ts";
 
 declare const self: Worker;
 
@@ -46,15 +46,24 @@ function wireError(error: unknown): WireError {
 function open(dir: string, sharedBuffers: string, wasmModule: WebAssembly.Module): Promise<void> {
   return (async () => {
     const isNew = dir === "memory://" || !(await Bun.file(`${dir}/PG_VERSION`).exists());
-    const template = isNew ? await loadTemplate() : undefined;
-    pg = await PGlite.create(dir, {
-      pgliteWasmModule: wasmModule,
-      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`],
-      // pgvector ships with PGlite as an extension: loaded here, created on first use by retrieval.
-      extensions: { vector },
-      ...(template ? { loadDataDir: template } : {}),
-    });
+    const template = isNew ? await openTemplate() : undefined;
+    try {
+      pg = await PGlite.create(dir, {
+        pgliteWasmModule: wasmModule,
+        startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`],
+        // pgvector ships with PGlite as an extension: loaded here, created on first use by retrieval.
+        extensions: { vector },
+        ...(template ? { loadDataDir: template.tar } : {}),
+      });
+    } finally {
+      template?.dispose();
+    }
     if (isNew && !template) await saveTemplate(pg);
+    // Opening leaves about 100 MB of garbage on this thread's heap (the template's tar and its files,
+    // PGlite's file-system bundle), and this heap allocates little afterwards, so no collection would
+    // come to free it for a long time: the process stayed that much larger (docs/performance.md,
+    // "Memory (#34)").
+    Bun.gc(true);
   })();
 }
 
