@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Static, TSchema } from "@sinclair/typebox";
 import { buildDashboard } from "#routes/dashboard/_shared/listener.ts";
 import { createAppContext } from "#server/compose.ts";
 import { type Config, loadConfig } from "#server/config.ts";
@@ -72,14 +73,36 @@ export async function gatewayHandler(
   return { gateway, handle: ((request: Request) => gateway.app.handle(request)) as Handler };
 }
 
-/** JSON request helper: `call(handle, "POST", "/auth/login", { body, token })`. */
-export async function call(
+/**
+ * The body type `call` gives back. A route file's export (`call<typeof POST>(...)`) gives its success
+ * response schema's type; any other type is taken as the body's own (`call<{ id: string }>(...)`).
+ */
+export type BodyOf<R> = R extends { response?: infer S extends TSchema } ? Static<S> : R;
+
+/** The filtration and orchestration gateways' error envelope (CONTRACTS: Errors): `call<ErrorBody>`. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: { fields?: { field: string; message: string }[] } };
+}
+
+/** What `call` answers: the status, the parsed JSON body (or the text when it is not JSON), headers. */
+export interface CallResult<Body> {
+  status: number;
+  body: Body;
+  headers: Headers;
+}
+
+/**
+ * JSON request helper: `call<typeof POST>(handle, "POST", "/management/api-keys", { body, token })`.
+ * The body is typed as the route's success answer; read an error's body through `call<ErrorBody>`.
+ * Without a type argument it is `any`, as before: tests read response bodies field by field.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the default for call sites not yet typed (see above).
+export async function call<R = any>(
   handle: Handler,
   method: string,
   path: string,
   options: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {},
-  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field.
-): Promise<{ status: number; body: any; headers: Headers }> {
+): Promise<CallResult<BodyOf<R>>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined;
@@ -92,7 +115,8 @@ export async function call(
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {}
-  return { status: response.status, body: parsed, headers: response.headers };
+  // The body is the server's JSON: its type is the route's contract, which the server checks it against.
+  return { status: response.status, body: parsed as BodyOf<R>, headers: response.headers };
 }
 
 export async function loginAsAdmin(handle: Handler) {
