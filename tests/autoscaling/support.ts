@@ -8,6 +8,7 @@ import { createLocalProvider } from "#adapters/providers/local/index.ts";
 import type { ComputeProvider } from "#adapters/providers/provider.ts";
 import { RedisStore } from "#adapters/redis/client.ts";
 import { redisLoadStore } from "#adapters/redis/load-reports.ts";
+import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { withInference } from "#server/compose.ts";
 import { buildHttpGateway, listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/platform.ts";
@@ -18,7 +19,6 @@ import { type Reconciler, startReconciler } from "#services/orchestration/reconc
 import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { type BodyOf, call } from "../support/app.ts";
 import { inProcessInference } from "../support/inference.ts";
-import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
 export type Any = any;
@@ -172,7 +172,11 @@ export async function setAutoscaling(o: OrchestrationTest, id: string, config: R
 export type DeploymentView = BodyOf<typeof deploymentStatus>;
 
 export const status = async (o: OrchestrationTest, id: string): Promise<DeploymentView> =>
-  (await call<typeof deploymentStatus>(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).body;
+  (
+    await call<typeof deploymentStatus>(o.orchestration, "GET", `/deployment/status/${id}`, {
+      token: o.token,
+    })
+  ).body;
 
 export const until = (
   o: OrchestrationTest,
