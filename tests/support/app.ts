@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { buildDashboard } from "#routes/dashboard/_shared/listener.ts";
+import type { POST as login } from "#routes/filtration/auth/login.ts";
 import { createAppContext } from "#server/compose.ts";
 import { type Config, loadConfig } from "#server/config.ts";
 import { buildHttpGateway } from "#server/http/listen.ts";
@@ -120,11 +121,11 @@ export async function call<R = any>(
 }
 
 export async function loginAsAdmin(handle: Handler) {
-  const res = await call(handle, "POST", "/auth/login", {
+  const res = await call<typeof login>(handle, "POST", "/auth/login", {
     body: { email: adminEmail, password: adminPassword },
   });
   if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
+  return res.body;
 }
 
 /** Adds a user with a built-in role to an organization (the default one unless given) and signs them in. */
@@ -152,8 +153,10 @@ export async function createUser(
     .returning();
   if (!user || !roleRow) throw new Error("could not create the user");
   await db.insert(memberships).values({ userId: user.id, orgId: org, roleId: roleRow.id });
-  const res = await call(handle, "POST", "/auth/login", { body: { email, password: adminPassword } });
-  return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
+  const res = await call<typeof login>(handle, "POST", "/auth/login", {
+    body: { email, password: adminPassword },
+  });
+  return res.body;
 }
 
 /** A new organization with its built-in roles; returns its id. */
