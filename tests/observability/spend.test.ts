@@ -348,8 +348,7 @@ describe("an organization's budgets hold every key and every gateway, in process
       { url: second.url, runtime: second.runtime, clock: g.clock },
     ];
     const at = (i: number) => gateways[i % 2] as (typeof gateways)[number];
-    const callVia = (i: number, key: string) =>
-      callAndSettle({ url: at(i).url, model: g.model }, at(i), key);
+    const callVia = (i: number, key: string) => callAndSettle({ url: at(i).url, model: g.model }, at(i), key);
 
     expect((await setBudget(g, { config: { max_spend_per_day: 0.5 } })).status).toBe(200);
     g.clock.advance(1100);
