@@ -12,7 +12,11 @@ import { checkBudget } from "../spend/budgets.ts";
 import { checkQuota, trackUsage } from "../usage/quota.ts";
 import { modelsForApiKey, resolveInferenceContext } from "./resolve.ts";
 
-export function inProcessFiltration(ctx: AppContext): FiltrationPort {
+export function inProcessFiltration(
+  ctx: AppContext,
+  /** The template cache's clock (default Date.now): tests move it a second on instead of waiting. */
+  options: { now?: (() => number) | undefined } = {},
+): FiltrationPort {
   // Templates change rarely and are read on every request of a deployment that has one: kept for a
   // second, like the contexts that name them, so a new version is used within a second.
   const templates = new RevalidatingCache<TemplateContent | undefined>(
@@ -21,7 +25,7 @@ export function inProcessFiltration(ctx: AppContext): FiltrationPort {
       const row = await latestTemplateContent(ctx.db, templateId, orgId || undefined);
       return row && { systemPrompt: row.systemPrompt, userTemplate: row.userTemplate };
     },
-    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 10_000 },
+    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 10_000, now: options.now },
   );
   const loadTemplate: TemplateLoader = (templateId, orgId) => templates.get(`${templateId}\n${orgId ?? ""}`);
   return {

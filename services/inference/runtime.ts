@@ -119,7 +119,10 @@ export interface RuntimeOptions {
    * memory (server/compose.ts passes the database's store when there is no Redis).
    */
   responseCacheStore?: ResponseCacheStore | undefined;
-  /** The response cache's clock (ms since the epoch): tests move it past a TTL instead of waiting. */
+  /**
+   * The clock (ms since the epoch) of the response cache and of the context, quota and budget caches:
+   * tests move it past a TTL or a cached context's age instead of waiting.
+   */
   now?: (() => number) | undefined;
   /** Bounds of the prefix-routing table (shared through `redis` when it is set). */
   prefixTable?: Pick<PrefixTableOptions, "maxEntries" | "ttlMs"> | undefined;
@@ -139,7 +142,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     },
     // Revoked keys and stopped deployments are seen within a second; an unreachable filtration side
     // leaves known contexts serving for 30 s.
-    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
+    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000, now: options.now },
   );
   // The day's standing of an organization, read at most once a second rather than per request: usage
   // reaches the counters in batches a second apart anyway, so the quota was never finer than that.
@@ -148,7 +151,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
       const [orgId, deploymentId] = key.split("\n") as [string, string];
       return port.checkQuota(orgId, deploymentId, 0);
     },
-    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
+    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000, now: options.now },
   );
   // Budgets likewise: spend reaches spend_daily with the usage batches, so a second-old standing is as
   // fresh as the counters it reads.
@@ -157,7 +160,7 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
       const [orgId, apiKeyId] = key.split("\n") as [string, string];
       return port.checkBudget(orgId, apiKeyId || undefined);
     },
-    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000 },
+    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000, now: options.now },
   );
   const { spillDir } = options;
   const batcher = <T>(what: string, sink: (batch: T[]) => Promise<void>, kind: "logs" | "usage") =>

@@ -10,6 +10,7 @@ import { RedisStore } from "#adapters/redis/client.ts";
 import { redisLoadStore } from "#adapters/redis/load-reports.ts";
 import type { LoadStore } from "#core/ports/load-store.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/start/platform.ts";
@@ -17,7 +18,7 @@ import type { InferenceRuntime } from "#services/inference/runtime.ts";
 import { databaseLoadStore } from "#services/orchestration/autoscaling/database-load.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { type BodyOf, call } from "../support/app.ts";
 import { inProcessInference } from "../support/inference.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
@@ -168,13 +169,20 @@ export async function setAutoscaling(o: OrchestrationTest, id: string, config: R
   if (res.status !== 200) throw new Error(`policy: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-export const status = async (o: OrchestrationTest, id: string): Promise<Any> =>
-  (await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).body;
+/** GET /deployment/status/:id, typed by the route's response schema. */
+export type DeploymentView = BodyOf<typeof deploymentStatus>;
+
+export const status = async (o: OrchestrationTest, id: string): Promise<DeploymentView> =>
+  (
+    await call<typeof deploymentStatus>(o.orchestration, "GET", `/deployment/status/${id}`, {
+      token: o.token,
+    })
+  ).body;
 
 export const until = (
   o: OrchestrationTest,
   id: string,
-  check: (d: Any) => boolean,
+  check: (d: DeploymentView) => boolean,
   what: string,
   ms = 30_000,
 ) =>
@@ -197,8 +205,8 @@ export const atZero = (o: OrchestrationTest, id: string) =>
     "scaled to zero",
   );
 
-export const scaleDecisions = (d: Any): { from: number; to: number; reason: string }[] =>
-  d.transitions.filter((t: Any) => t.replicas).map((t: Any) => ({ ...t.replicas, reason: t.reason }));
+export const scaleDecisions = (d: DeploymentView): { from: number; to: number; reason: string | null }[] =>
+  d.transitions.flatMap((t) => (t.replicas ? [{ ...t.replicas, reason: t.reason }] : []));
 
 export interface Answer {
   status: number;

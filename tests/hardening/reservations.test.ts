@@ -87,8 +87,11 @@ const spentToday = async (g: GatewayTest, apiKeyId?: string) => {
   return row?.cost ?? 0;
 };
 
-/** The context cache of a gateway is at most a second old: a policy just set is seen after that. */
-const policiesSeen = () => Bun.sleep(1100);
+/**
+ * The context cache of a gateway is at most a second old: a policy just set is seen after that. The
+ * gateways' clock is moved on by that second (both gateways of a test share `g.clock`).
+ */
+const policiesSeen = (g: GatewayTest) => g.clock.advance(1100);
 
 describe("one gateway", () => {
   let g: GatewayTest;
@@ -101,7 +104,7 @@ describe("one gateway", () => {
     await price(g);
     const { id, key } = await newKey(g);
     await setBudget(g, { api_key_id: id, config: { max_spend_per_day: 10 } });
-    await policiesSeen();
+    policiesSeen(g);
     const outcome = await burst([{ url: g.url }], g.model, [key], 100);
     expect(outcome.codes).toEqual({ "200": 10, "429 insufficient_quota": 90 });
     await g.runtime.usage.flush();
@@ -114,7 +117,7 @@ describe("one gateway", () => {
     await price(g);
     const keys = await Promise.all([1, 2, 3, 4].map(() => newKey(g)));
     await setBudget(g, { config: { max_spend_per_day: 10 } });
-    await policiesSeen();
+    policiesSeen(g);
     const outcome = await burst(
       [{ url: g.url }],
       g.model,
@@ -128,7 +131,7 @@ describe("one gateway", () => {
 
   test("requests_per_day of 10: exactly 10 of 100", async () => {
     await setPolicy(g, "quota", { requests_per_day: 10 });
-    await policiesSeen();
+    policiesSeen(g);
     const outcome = await burst([{ url: g.url }], g.model, [g.key], 100);
     expect(outcome.codes).toEqual({ "200": 10, "429 insufficient_quota": 90 });
   }, 60_000);
@@ -136,14 +139,14 @@ describe("one gateway", () => {
   test("tokens_per_day: each call reserves its prompt and max_tokens; exactly as many as fit, then 429", async () => {
     // A call reserves promptEstimate + 5 tokens: ten of them fill the day.
     await setPolicy(g, "quota", { tokens_per_day: 10 * (promptEstimate + 5) });
-    await policiesSeen();
+    policiesSeen(g);
     const outcome = await burst([{ url: g.url }], g.model, [g.key], 100);
     expect(outcome.codes).toEqual({ "200": 10, "429 insufficient_quota": 90 });
   }, 60_000);
 
   test("a failed call gives back what it reserved", async () => {
     await setPolicy(g, "quota", { requests_per_day: 3 });
-    await policiesSeen();
+    policiesSeen(g);
     // The replica refuses every call (a 400 of its own): nothing used, everything given back.
     g.stub.behaviour = "refuse";
     // Three admitted at once (the other seven wait on their reservations), all three refused.
@@ -162,7 +165,7 @@ describe("one gateway", () => {
     // A call charges promptEstimate + 1000 tokens; the limit holds ten. It refills one call's worth
     // in 6 s, longer than the burst takes.
     await setPolicy(g, "rate_limit", { tokens_per_minute: 10 * (promptEstimate + 1000) });
-    await policiesSeen();
+    policiesSeen(g);
     const outcome = await burst([{ url: g.url }], g.model, [g.key], 100, { max_tokens: 1000 });
     expect(outcome.codes).toEqual({ "200": 10, "429 rate_limit_exceeded": 90 });
   }, 60_000);
@@ -178,7 +181,7 @@ describe("one gateway", () => {
     g.stub.completionTokens = 488;
     const limit = 3000;
     await setPolicy(g, "rate_limit", { tokens_per_minute: limit });
-    await policiesSeen();
+    policiesSeen(g);
     const started = performance.now();
     const outcome = await burst([{ url: g.url }], g.model, [g.key], 100, {});
     const elapsedMs = performance.now() - started;
@@ -215,10 +218,11 @@ describe("two gateways sharing PostgreSQL and Redis", () => {
     // The second gateway's runtime: counters, caches and a Redis connection of its own, as another
     // process has; only PostgreSQL and Redis are shared.
     const runtime = createInferenceRuntime({
-      port: inProcessFiltration(g.o.t.app),
+      port: inProcessFiltration(g.o.t.app, { now: g.clock.now }),
       redis: other,
       log: g.o.t.app.log,
       statusOf: httpStatusOf,
+      now: g.clock.now,
     });
     const app = { ...g.o.t.app, inference: runtime };
     second = { runtime, listener: listen(app, "inference", 0, await buildHttpGateway(app, "inference")) };
@@ -235,7 +239,7 @@ describe("two gateways sharing PostgreSQL and Redis", () => {
     await price(g);
     const { id, key } = await newKey(g);
     await setBudget(g, { api_key_id: id, config: { max_spend_per_day: 10 } });
-    await policiesSeen();
+    policiesSeen(g);
     const targets = [{ url: g.url }, { url: `http://127.0.0.1:${second.listener.port}` }];
     const outcome = await burst(targets, g.model, [key], 100);
     expect(outcome.codes).toEqual({ "200": 10, "429 insufficient_quota": 90 });
@@ -264,7 +268,7 @@ describe("Redis down", () => {
     await price(g);
     const { id, key } = await newKey(g);
     await setBudget(g, { api_key_id: id, config: { max_spend_per_day: 10 } });
-    await policiesSeen();
+    policiesSeen(g);
     await redis.stop();
     const outcome = await burst([{ url: g.url }], g.model, [key], 100);
     expect(outcome.codes).toEqual({ "200": 10, "429 insufficient_quota": 90 });

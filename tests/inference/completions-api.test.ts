@@ -102,7 +102,7 @@ test("the lifecycle is chat's: a bad key is 401, an input guardrail blocks namin
   expect(bad.status).toBe(401);
 
   await setPolicy(g, "guardrails", { input: { pii: { action: "block" } } });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   const blocked = await post({ prompt: "mail me at jane.doe@example.com" });
   expect(blocked.status).toBe(400);
   const error = ((await blocked.json()) as { error: { code: string; param: string } }).error;
@@ -110,7 +110,7 @@ test("the lifecycle is chat's: a bad key is 401, an input guardrail blocks namin
   await call(g.o.filtration, "DELETE", `/management/config/guardrails?deployment_id=${g.deploymentId}`, {
     token: g.o.token,
   });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
 
   const ok = await post({ max_tokens: 3 });
   const requestId = ok.headers.get("x-request-id") as string;

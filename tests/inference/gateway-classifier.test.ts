@@ -61,7 +61,7 @@ afterAll(async () => {
 
 async function classifier(config: Record<string, unknown>) {
   await setPolicy(g, "guardrails", { input: { classifier: { deployment: "llama-guard", ...config } } });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
 }
 const ask = (content: string) => chat(g, { messages: [{ role: "user", content }] });
 
@@ -127,7 +127,7 @@ test("a classifier deployment that is not running fails open by default", async 
   await setPolicy(g, "guardrails", {
     input: { classifier: { action: "block", deployment: "no-such-guard" } },
   });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   expect((await ask("hello")).status).toBe(200);
 }, 30_000);
 

@@ -75,7 +75,7 @@ test("401 invalid_api_key: no key, an unknown key, a revoked key", async () => {
     key.startsWith(k.prefix),
   )?.id;
   await call(g.o.filtration, "DELETE", `/management/api-keys/${id}`, { token: g.o.token });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   await expectOpenAiError(await chat(g, {}, key), 401, "invalid_api_key");
 });
 
@@ -116,7 +116,7 @@ describe("with a deployment of its own", () => {
   test("429 rate_limit_exceeded with Retry-After and the x-ratelimit headers; every response carries them", async () => {
     await fresh();
     await setPolicy(d, "rate_limit", { requests_per_minute: 2, tokens_per_minute: 100_000 });
-    await Bun.sleep(1100); // the cached context of the deployment is at most a second old
+    g.clock.advance(1100); // the cached context of the deployment is at most a second old
     const first = await chat(d);
     expect(first.status).toBe(200);
     expect(first.headers.get("x-ratelimit-limit-requests")).toBe("2");
@@ -141,7 +141,7 @@ describe("with a deployment of its own", () => {
   test("429 rate_limit_exceeded on tokens: a prompt larger than the token budget", async () => {
     await fresh();
     await setPolicy(d, "rate_limit", { tokens_per_minute: 50 });
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     const big = await chat(d, { messages: [{ role: "user", content: "word ".repeat(400) }] });
     await expectOpenAiError(big, 429, "rate_limit_exceeded");
     expect(big.headers.get("x-ratelimit-limit-tokens")).toBe("50");
@@ -153,18 +153,18 @@ describe("with a deployment of its own", () => {
     expect((await chat(d)).status).toBe(200);
     await g.runtime.usage.flush();
     await setPolicy(d, "quota", { requests_per_day: 1 });
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     await expectOpenAiError(await chat(d), 429, "insufficient_quota");
   });
 
   test("429 insufficient_quota when a prompt's tokens would pass tokens_per_day", async () => {
     await fresh();
     await setPolicy(d, "quota", { tokens_per_day: 1_000_000_000 });
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     expect((await chat(d)).status).toBe(200);
     await setPolicy(d, "quota", { tokens_per_day: 100_000 + Math.floor(Math.random() * 1000) });
     await g.runtime.usage.flush();
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     // Today's tokens so far are far below the limit; this prompt alone (about 190,000 tokens) is not.
     const big = await chat(d, { messages: [{ role: "user", content: "word ".repeat(150_000) }] });
     await expectOpenAiError(big, 429, "insufficient_quota");
@@ -174,7 +174,7 @@ describe("with a deployment of its own", () => {
   test("400 content_policy_violation names the scanner, never the matched text", async () => {
     await fresh();
     await setPolicy(d, "guardrails", { input: { pii: { action: "block" } } });
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     const secret = "jane.doe@example.com";
     const response = await chat(d, { messages: [{ role: "user", content: `mail ${secret} now` }] });
     const error = await expectOpenAiError(response, 400, "content_policy_violation");
@@ -234,7 +234,7 @@ describe("with a deployment of its own", () => {
       .update(replicas)
       .set({ state: "STARTING" })
       .where(eq(replicas.deploymentId, d.deploymentId));
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     await expectOpenAiError(await chat(d), 503, "deployment_unavailable");
   });
 });

@@ -28,7 +28,7 @@ afterAll(() => g.close(), 30_000);
 
 async function guard(config: Record<string, unknown>) {
   await setPolicy(g, "guardrails", config);
-  await Bun.sleep(1100); // the gateway's context cache revalidates within a second
+  g.clock.advance(1100); // the gateway's context cache revalidates within a second
 }
 
 const deltasOf = (events: string[]) =>

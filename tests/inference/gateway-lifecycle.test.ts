@@ -20,7 +20,7 @@ test("the deployment's template is applied, and a new version is used within a s
   });
   expect(created.status).toBe(201);
   await setPolicy(g, "prompt", { template_id: created.body.id });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   expect((await chat(g, { messages: [{ role: "user", content: "hello" }] })).status).toBe(200);
   expect(lastReceived().messages).toEqual([
     { role: "system", content: "You are version one." },
@@ -31,7 +31,7 @@ test("the deployment's template is applied, and a new version is used within a s
     body: { system_prompt: "You are version two.", user_template: "Q: {{input}}" },
   });
   expect(updated.status).toBe(200);
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   expect((await chat(g, { messages: [{ role: "user", content: "hello" }] })).status).toBe(200);
   expect(lastReceived().messages[0]?.content).toBe("You are version two.");
   await call(g.o.filtration, "DELETE", `/management/config/prompt?deployment_id=${g.deploymentId}`, {
@@ -41,7 +41,7 @@ test("the deployment's template is applied, and a new version is used within a s
 
 test("an input pii policy of redact forwards the redacted prompt", async () => {
   await setPolicy(g, "guardrails", { input: { pii: { action: "redact" } } });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   const response = await chat(g, {
     messages: [{ role: "user", content: "write to jane.doe@example.com today" }],
   });

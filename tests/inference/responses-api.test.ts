@@ -350,7 +350,7 @@ test("an item_reference reads an output item of a stored response (the AI SDK se
 
 test("the lifecycle is chat's: an input guardrail refuses naming input, before the replica is called", async () => {
   await setPolicy(g, "guardrails", { input: { pii: { action: "block" } } });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   try {
     const before = g.stub.received.length;
     const refused = await failure(
@@ -363,7 +363,7 @@ test("the lifecycle is chat's: an input guardrail refuses naming input, before t
     await call(g.o.filtration, "DELETE", `/management/config/guardrails?deployment_id=${g.deploymentId}`, {
       token: g.o.token,
     });
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
   }
 });
 

@@ -26,6 +26,7 @@ import { inProcessFiltration } from "#services/inference-context/in-process-port
 import { insertDeployment } from "../management/support.ts";
 import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
+import { type TestClock, testClock } from "../support/clock.ts";
 
 /** The official openai SDK pointed at the gateway with the test's key, without retries. */
 export const openAiClient = (g: GatewayTest) =>
@@ -43,6 +44,8 @@ export interface GatewayTest {
   deploymentId: string;
   key: string;
   redis: RedisClient | undefined;
+  /** The runtime's clock: `g.clock.advance(1100)` ages the cached contexts past their second. */
+  clock: TestClock;
   close(): Promise<void>;
 }
 
@@ -80,14 +83,15 @@ export async function startGatewayTest(
   // Every gateway of the test platform traces when the test traces (the context is built with it).
   const o = await startOrchestrationTest({}, { tracer: options.tracing?.tracer });
   const redis = options.redis && redisUrl ? new RedisClient(redisUrl) : undefined;
+  const clock = testClock(options.now);
   const runtime = createInferenceRuntime({
-    port: options.port ? await options.port(o) : inProcessFiltration(o.t.app),
+    port: options.port ? await options.port(o) : inProcessFiltration(o.t.app, { now: clock.now }),
     redis: options.store ?? redis,
     log: o.t.app.log,
     statusOf: httpStatusOf,
     tracing: options.tracing,
     replicaHealth: options.replicaHealth,
-    now: options.now,
+    now: clock.now,
     responseCacheStore: options.cacheStore?.(o),
   });
   o.t.app = withInference(o.t.app, runtime);
@@ -109,6 +113,7 @@ export async function startGatewayTest(
     deploymentId: id,
     key,
     redis,
+    clock,
     async close() {
       await runtime.close();
       await inference.stop(1000);

@@ -46,7 +46,7 @@ test("the preview shows the redacted prompt and the passages with their document
   ]);
   expect(res.body.retrieval).toMatchObject({ mode: "full_text", passages: [{ document: "leave.md" }] });
 
-  await Bun.sleep(1100); // the gateway's context cache
+  g.clock.advance(1100); // the gateway's context cache
   const before = g.stub.received.length;
   expect((await chat(g, { messages: [{ role: "user", content: question }] })).status).toBe(200);
   const sent = g.stub.received[before] as { messages: unknown[] };

@@ -107,7 +107,7 @@ test("with a rag policy the replica receives the passages with their document na
   expect((await ask()).messages).toEqual([{ role: "user", content: "How long is parental leave?" }]);
 
   await setPolicy(g, "rag", { collection_ids: [collection], top_k: 1 });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   const withContext = (await ask()).messages;
   expect(withContext).toHaveLength(2);
   expect(withContext[0]?.role).toBe("system");
@@ -122,7 +122,7 @@ test("with a rag policy the replica receives the passages with their document na
     body: { name: "cite", user_template: "Context:\n{{context}}\n\nQuestion: {{input}}" },
   });
   await setPolicy(g, "prompt", { template_id: template.body.id });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   const templated = (await ask()).messages;
   expect(templated).toHaveLength(1);
   expect(templated[0]?.content).toStartWith("Context:\n[1] (handbook.md)\n");

@@ -52,7 +52,7 @@ afterAll(async () => {
 }, 30_000);
 
 async function received(content: string) {
-  await Bun.sleep(1100); // the gateway's context cache
+  g.clock.advance(1100); // the gateway's context cache
   const before = g.stub.received.length;
   expect((await chat(g, { messages: [{ role: "user", content }] })).status).toBe(200);
   return JSON.stringify((g.stub.received[before] as { messages: unknown[] }).messages);

@@ -134,14 +134,14 @@ test("a question is answered from both rankings fused, and the log says hybrid w
 
 test("an embedding deployment that is not RUNNING or does not exist: full text answers, the log says why", async () => {
   await setPolicy(g, "rag", { collection_ids: [collection], embedding_deployment: "stopped-embedder" });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   const stopped = await ask("how many weeks of parental leave");
   expect(stopped.mode).toBe("full_text");
   expect(stopped.fallback).toContain("stopped-embedder is STOPPED, not RUNNING");
   expect(stopped.passages.map((p) => p.document)).toContain("leave.md");
 
   await setPolicy(g, "rag", { collection_ids: [collection], embedding_deployment: "no-such-model" });
-  await Bun.sleep(1100);
+  g.clock.advance(1100);
   const missing = await ask("how many weeks of parental leave");
   expect(missing.mode).toBe("full_text");
   expect(missing.fallback).toContain("no-such-model does not exist");

@@ -54,17 +54,45 @@ describe("rate limits while Redis fails", () => {
     return out;
   };
 
+  // Each test brings Redis to the state it starts from (running, counters in use), so the tests pass
+  // alone (--test-name-pattern) and in any order (--randomize).
+  const redisAnswering = async () => {
+    await redis.start();
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && !store.connected) {
+      await (await chat({ ...g, model: closedModel })).arrayBuffer();
+      await Bun.sleep(100);
+    }
+    expect(store.connected).toBe(true);
+  };
+  // A deployment with the limit that no test has counted yet: open on store errors (the default) or
+  // closed.
+  const uncountedModel = async (prefix: string, onStoreError?: "closed") => {
+    const model = `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+    const deployment = await insertDeployment(g.o.t.app.db, g.o.orgId, {
+      name: model,
+      replicas: [{ state: "READY", endpoint: g.stub.baseUrl }],
+    });
+    const policy = onStoreError ? { on_store_error: onStoreError } : {};
+    await setPolicy(g, "rate_limit", { requests_per_minute: limit, ...policy }, deployment.id);
+    return model;
+  };
+
   test("counted while Redis answers", async () => {
-    expect(await statuses(g.model, limit + 1)).toEqual([200, 200, 200, 429]);
-    expect(await statuses(closedModel, limit + 1)).toEqual([200, 200, 200, 429]);
+    await redisAnswering();
+    expect(await statuses(await uncountedModel("open"), limit + 1)).toEqual([200, 200, 200, 429]);
+    expect(await statuses(await uncountedModel("closed", "closed"), limit + 1)).toEqual([200, 200, 200, 429]);
   });
 
   test("Redis killed: open serves uncounted, closed answers 503 with Retry-After, both at once", async () => {
+    await redisAnswering();
+    const openModel = await uncountedModel("open");
+    await statuses(openModel, limit + 1);
     await redis.stop();
     const errorsBefore = await counterValue(rateLimitStoreErrors, { store: "redis" });
     const started = performance.now();
     // The open deployment's limit is used up, yet it serves: nothing is counted while Redis is away.
-    expect(await statuses(g.model, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(await statuses(openModel, 5)).toEqual([200, 200, 200, 200, 200]);
     const refused = await chat({ ...g, model: closedModel });
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("1");
@@ -77,25 +105,17 @@ describe("rate limits while Redis fails", () => {
   });
 
   test("Redis back: counting resumes without a restart", async () => {
-    await redis.start();
+    await redis.stop();
+    await (await chat({ ...g, model: closedModel })).arrayBuffer();
     // The store reconnects in the background on the next commands; within a couple of seconds every
     // request is counted again (the restarted Redis starts from empty counters).
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && !store.connected) {
-      await (await chat({ ...g, model: closedModel })).arrayBuffer();
-      await Bun.sleep(100);
-    }
-    expect(store.connected).toBe(true);
-    const model = `after-${crypto.randomUUID().slice(0, 8)}`;
-    const fresh = await insertDeployment(g.o.t.app.db, g.o.orgId, {
-      name: model,
-      replicas: [{ state: "READY", endpoint: g.stub.baseUrl }],
-    });
-    await setPolicy(g, "rate_limit", { requests_per_minute: limit, on_store_error: "closed" }, fresh.id);
+    await redisAnswering();
+    const model = await uncountedModel("after", "closed");
     expect(await statuses(model, limit + 1)).toEqual([200, 200, 200, 429]);
   });
 
   test("a Redis that stops answering costs a request at most the command timeout", async () => {
+    await redisAnswering();
     redis.freeze();
     try {
       const started = performance.now();

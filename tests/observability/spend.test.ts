@@ -41,13 +41,13 @@ const priced = (g: GatewayTest, body: Record<string, unknown>) =>
 /** One call, its usage counted and the gateway's standings old enough to be read again. */
 async function callAndSettle(
   g: Pick<GatewayTest, "url" | "model">,
-  runtime: InferenceRuntime,
+  gateway: Pick<GatewayTest, "runtime" | "clock">,
   key: string,
 ): Promise<{ status: number; body: { error?: { code: string; message: string } } }> {
   const response = await chat({ url: g.url, model: g.model, key });
   const body = await response.json();
-  await runtime.usage.flush();
-  await Bun.sleep(1100);
+  await gateway.runtime.usage.flush();
+  gateway.clock.advance(1100);
   return { status: response.status, body };
 }
 
@@ -122,7 +122,7 @@ describe("prices, the cost of each request, and spend", () => {
 
   test("each request's cost in its inference log is its tokens × the deployment's prices", async () => {
     await priced(g, { deployment_id: g.deploymentId, ...prices });
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     const response = await chat(g);
     expect(response.status).toBe(200);
     const requestId = response.headers.get("x-request-id") as string;
@@ -148,7 +148,7 @@ describe("prices, the cost of each request, and spend", () => {
       .update(deployments)
       .set({ estimatedCostPerHour: 3600 })
       .where(eq(deployments.id, g.deploymentId));
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     const response = await chat(g);
     expect(response.status).toBe(200);
     const row = await loggedRequest(g, response.headers.get("x-request-id") as string);
@@ -163,7 +163,7 @@ describe("prices, the cost of each request, and spend", () => {
 
   test("GET /management/spend sums the costs per deployment, per API key and per day", async () => {
     await priced(g, { deployment_id: g.deploymentId, ...prices });
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     const a = await newKey(g);
     const b = await newKey(g);
     const before = await call(g.o.filtration, "GET", "/management/spend?group_by=deployment", {
@@ -259,10 +259,10 @@ describe("prices, the cost of each request, and spend", () => {
     await priced(g, { deployment_id: g.deploymentId, ...prices });
     const { id, key } = await newKey(g);
     expect((await setBudget(g, { api_key_id: id, config: { max_spend_per_day: 0.5 } })).status).toBe(200);
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     // 0 → 0.22 → 0.44 (88 %) → 0.66 (crosses 0.5): three served, then refused.
-    for (let i = 0; i < 3; i++) expect((await callAndSettle(g, g.runtime, key)).status).toBe(200);
-    expectRefused(await callAndSettle(g, g.runtime, key), "API key's daily budget", "limit 0.5", "0.66");
+    for (let i = 0; i < 3; i++) expect((await callAndSettle(g, g, key)).status).toBe(200);
+    expectRefused(await callAndSettle(g, g, key), "API key's daily budget", "limit 0.5", "0.66");
     // Other keys of the organization are not held by this key's budget.
     expect((await chat(g)).status).toBe(200);
 
@@ -299,10 +299,10 @@ describe("prices, the cost of each request, and spend", () => {
       cost: 0.3,
     });
     expect((await setBudget(g, { api_key_id: id, config: { max_spend_per_month: 0.7 } })).status).toBe(200);
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     // 0.3 → 0.52 → 0.74 (crosses 0.7): two served, then refused.
-    for (let i = 0; i < 2; i++) expect((await callAndSettle(g, g.runtime, key)).status).toBe(200);
-    expectRefused(await callAndSettle(g, g.runtime, key), "API key's monthly budget", "limit 0.7");
+    for (let i = 0; i < 2; i++) expect((await callAndSettle(g, g, key)).status).toBe(200);
+    expectRefused(await callAndSettle(g, g, key), "API key's monthly budget", "limit 0.7");
     const alerts = await alertsOf(g, id);
     expect(alerts.map((a) => [a.details.period, a.details.threshold_percent]).sort()).toEqual([
       ["month", 100],
@@ -327,6 +327,7 @@ describe("an organization's budgets hold every key and every gateway, in process
       redis: undefined,
       log: g.o.t.app.log,
       statusOf: httpStatusOf,
+      now: g.clock.now,
     });
     const app = { ...g.o.t.app, inference: runtime };
     const listener = listen(app, "inference", 0, await buildHttpGateway(app, "inference"));
@@ -344,15 +345,14 @@ describe("an organization's budgets hold every key and every gateway, in process
     const a = await newKey(g);
     const b = await newKey(g);
     const gateways = [
-      { url: g.url, runtime: g.runtime },
-      { url: second.url, runtime: second.runtime },
+      { url: g.url, runtime: g.runtime, clock: g.clock },
+      { url: second.url, runtime: second.runtime, clock: g.clock },
     ];
     const at = (i: number) => gateways[i % 2] as (typeof gateways)[number];
-    const callVia = (i: number, key: string) =>
-      callAndSettle({ url: at(i).url, model: g.model }, at(i).runtime, key);
+    const callVia = (i: number, key: string) => callAndSettle({ url: at(i).url, model: g.model }, at(i), key);
 
     expect((await setBudget(g, { config: { max_spend_per_day: 0.5 } })).status).toBe(200);
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     const keys = [a.key, b.key, a.key];
     for (const [i, key] of keys.entries()) expect((await callVia(i, key)).status).toBe(200);
     expectRefused(await callVia(3, b.key), "organization's daily budget", "limit 0.5");
@@ -360,7 +360,7 @@ describe("an organization's budgets hold every key and every gateway, in process
 
     // A monthly budget alone: 0.66 spent this month, 1 allowed.
     expect((await setBudget(g, { config: { max_spend_per_month: 1 } })).status).toBe(200);
-    await Bun.sleep(1100);
+    g.clock.advance(1100);
     expect((await callVia(5, b.key)).status).toBe(200);
     expect((await callVia(6, a.key)).status).toBe(200);
     expectRefused(await callVia(7, b.key), "organization's monthly budget", "limit 1", "1.1");

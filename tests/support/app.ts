@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { POST as login } from "#routes/filtration/auth/login.ts";
 import { createAppContext } from "#server/compose.ts";
 import { type Config, loadConfig } from "#server/config.ts";
 import { createLogger } from "#server/log.ts";
@@ -71,14 +73,36 @@ export async function gatewayHandler(
   return { gateway, handle: ((request: Request) => gateway.app.handle(request)) as Handler };
 }
 
-/** JSON request helper: `call(handle, "POST", "/auth/login", { body, token })`. */
-export async function call(
+/**
+ * The body type `call` gives back. A route file's export (`call<typeof POST>(...)`) gives its success
+ * response schema's type; any other type is taken as the body's own (`call<{ id: string }>(...)`).
+ */
+export type BodyOf<R> = R extends { response?: infer S extends TSchema } ? Static<S> : R;
+
+/** The filtration and orchestration gateways' error envelope (CONTRACTS: Errors): `call<ErrorBody>`. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: { fields?: { field: string; message: string }[] } };
+}
+
+/** What `call` answers: the status, the parsed JSON body (or the text when it is not JSON), headers. */
+export interface CallResult<Body> {
+  status: number;
+  body: Body;
+  headers: Headers;
+}
+
+/**
+ * JSON request helper: `call<typeof POST>(handle, "POST", "/management/api-keys", { body, token })`.
+ * The body is typed as the route's success answer; read an error's body through `call<ErrorBody>`.
+ * Without a type argument it is `any`, as before: tests read response bodies field by field.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the default for call sites not yet typed (see above).
+export async function call<R = any>(
   handle: Handler,
   method: string,
   path: string,
   options: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {},
-  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field.
-): Promise<{ status: number; body: any; headers: Headers }> {
+): Promise<CallResult<BodyOf<R>>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined;
@@ -91,15 +115,16 @@ export async function call(
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {}
-  return { status: response.status, body: parsed, headers: response.headers };
+  // The body is the server's JSON: its type is the route's contract, which the server checks it against.
+  return { status: response.status, body: parsed as BodyOf<R>, headers: response.headers };
 }
 
 export async function loginAsAdmin(handle: Handler) {
-  const res = await call(handle, "POST", "/auth/login", {
+  const res = await call<typeof login>(handle, "POST", "/auth/login", {
     body: { email: adminEmail, password: adminPassword },
   });
   if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
+  return res.body;
 }
 
 /** Adds a user with a built-in role to an organization (the default one unless given) and signs them in. */
@@ -127,8 +152,10 @@ export async function createUser(
     .returning();
   if (!user || !roleRow) throw new Error("could not create the user");
   await db.insert(memberships).values({ userId: user.id, orgId: org, roleId: roleRow.id });
-  const res = await call(handle, "POST", "/auth/login", { body: { email, password: adminPassword } });
-  return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
+  const res = await call<typeof login>(handle, "POST", "/auth/login", {
+    body: { email, password: adminPassword },
+  });
+  return res.body;
 }
 
 /** A new organization with its built-in roles; returns its id. */

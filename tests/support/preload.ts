@@ -19,6 +19,16 @@ process.env.PASSWORD_HASH_TIME_COST ??= "1";
 
 const run = currentTestRun();
 
+// Under `bun test --parallel` (CI: .ci/run) each worker has a Redis database of its own (1, 2, ...; the
+// server has 16), so one worker's files never see another's keys; PostgreSQL needs nothing of the kind,
+// every file makes a database of its own (tests/support/database.ts). Processes a test starts inherit it.
+const workerId = Number(process.env.BUN_TEST_WORKER_ID);
+if (process.env.REDIS_URL && Number.isInteger(workerId) && workerId >= 0) {
+  const url = new URL(process.env.REDIS_URL);
+  if (url.pathname === "" || url.pathname === "/") url.pathname = `/${1 + (Math.abs(workerId - 1) % 15)}`;
+  process.env.REDIS_URL = url.toString();
+}
+
 // A preload's afterAll runs once, after the last file's own afterAll hooks. Under `bun test --parallel`
 // (BUN_TEST_WORKER_ID set) it would run after every file, while the other workers' files still hold
 // their processes: the check is then left to scripts/check-test-leftovers.ts, after the whole run.

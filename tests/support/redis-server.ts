@@ -5,6 +5,7 @@ import type { Subprocess } from "bun";
 export interface TestRedis {
   url: string;
   port: number;
+  /** Starts it again; a no-op while it runs. */
   start(): Promise<void>;
   /** Killed outright: connections drop at once. */
   stop(): Promise<void>;
@@ -27,6 +28,7 @@ export async function startTestRedis(port = sparePort()): Promise<TestRedis> {
     url: `redis://127.0.0.1:${port}`,
     port,
     async start() {
+      if (proc) return;
       proc = Bun.spawn(
         ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
         { stdout: "ignore", stderr: "ignore", stdin: "ignore" },
