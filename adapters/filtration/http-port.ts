@@ -6,9 +6,9 @@
 // with a prompt template or retrieval calls /internal/prompt/process on every request.
 
 import type { WireId } from "#adapters/upstream/wire/index.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { AppError } from "#services/errors.ts";
 import { BatchRefused } from "#services/inference/batcher.ts";
-import type { ChatMessage } from "#services/inference/messages.ts";
 import type {
   BudgetStanding,
   FiltrationPort,

@@ -1,9 +1,11 @@
 // POST /internal/guardrails/scan: one text, or a conversation, checked against a guardrails policy:
 // the one given in the call, or else the deployment's own (its effective `guardrails` policy). No
 // policy, nothing on: allowed. Findings carry offsets (and the message index), never matched text.
+
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import type { Executor } from "#db/client.ts";
 import { invalid } from "../errors.ts";
-import { type ChatMessage, textOf } from "../inference/messages.ts";
+import { textOf } from "../inference/messages.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import type { Decision } from "./evaluate.ts";

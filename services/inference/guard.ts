@@ -2,13 +2,14 @@
 // processing (step 5), and the answer (step 8), while it streams in blocking mode or after it in async
 // mode. Findings carry offsets and types only, never the matched text.
 import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { type Evaluation, stageConfigs } from "../guardrails/evaluate.ts";
 import { evaluateOffLoop } from "../guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { Finding } from "../guardrails/scanner.ts";
 import { createStreamScanner } from "../guardrails/stream-scan.ts";
 import type { InputScanCache } from "./input-scan-cache.ts";
-import { type ChatMessage, textOf } from "./messages.ts";
+import { textOf } from "./messages.ts";
 
 export interface GuardDecision {
   action: string;

@@ -3,9 +3,11 @@
 // `rag` policy names collections, the passages that best answer the last user message, in the
 // template's {{context}} (or, without a template that asks for them, in a system message), each with
 // its document's name so the answer can cite it. Callers send nothing extra.
+
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import type { AppContext } from "../context.ts";
 import { notFound } from "../errors.ts";
-import { type ChatMessage, textOf } from "../inference/messages.ts";
+import { textOf } from "../inference/messages.ts";
 import { type RetrievalNote, type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
 import { formatPassages } from "../knowledge-base/search.ts";
 import { isUuid } from "../orchestration/ids.ts";
