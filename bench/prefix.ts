@@ -39,8 +39,8 @@ import type { Subprocess } from "bun";
 import { type ChatHistoryItem, getLlama, LlamaChat, resolveChatWrapper } from "node-llama-cpp";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { PrefixTable } from "#adapters/upstream/prefix-table.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { rng, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
-import type { ChatMessage } from "#services/inference/messages.ts";
 import { promptBlocks } from "#services/inference/prefix-blocks.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
 

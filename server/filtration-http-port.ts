@@ -9,10 +9,10 @@
 // and response types it carries, is declared in services/, above adapters.
 
 import type { WireId } from "#adapters/upstream/wire/index.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { AppError } from "#core/errors.ts";
 import type { GuardrailsPolicyConfig, RagPolicy } from "#core/policies.ts";
 import { BatchRefused } from "#services/inference/batcher.ts";
-import type { ChatMessage } from "#services/inference/messages.ts";
 import type {
   BudgetStanding,
   FiltrationPort,

@@ -129,7 +129,7 @@ export async function sendUpstream(
   throw new AppError("upstream_error", "no replica of the deployment could be reached");
 }
 
-const openAiPaths: readonly string[] = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
+const openAiPaths: readonly string[] = ["/v1/chat/completions", "/v1/embeddings"];
 const isOpenAiPath = (path: string): path is OpenAiPath => openAiPaths.includes(path);
 
 /** The wire adapter's request for one replica, and how its answer becomes OpenAI's; undefined: no such path. */

@@ -3,13 +3,7 @@
 // rate-limit correction, drops the usage chunk the client did not ask for, and turns an upstream that
 // dies or stops early into an error event followed by the end of the stream, never a hang.
 
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  /** OpenAI's field: `cached_tokens` are prompt tokens the engine reused rather than evaluated. */
-  prompt_tokens_details?: { cached_tokens?: number | undefined } | null | undefined;
-}
+import type { ReceivedChunk, Usage } from "#contracts/openai/chat.ts";
 
 /** The prompt tokens the engine says it reused, within 0..prompt_tokens (an engine's slip is not a cost). */
 export function cachedTokensOf(usage: Usage): number {
@@ -38,18 +32,8 @@ export interface RelayOptions {
   mapChunk?(chunk: StreamChunk): StreamChunk | undefined;
 }
 
-export interface StreamChunk {
-  id?: string;
-  choices?: {
-    index?: number;
-    delta?: { role?: string; content?: string | null; tool_calls?: unknown[] };
-    /** The tokens of this chunk's content, when the client asked for logprobs. */
-    logprobs?: unknown;
-    finish_reason?: string | null;
-  }[];
-  usage?: Usage | null;
-  [key: string]: unknown;
-}
+/** A chunk as read from the model's server (contracts/openai/chat.ts). */
+export type StreamChunk = ReceivedChunk;
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 

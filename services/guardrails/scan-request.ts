@@ -2,9 +2,10 @@
 // the one given in the call, or else the deployment's own (its effective `guardrails` policy). No
 // policy, nothing on: allowed. Findings carry offsets (and the message index), never matched text.
 
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { invalid } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
-import { type ChatMessage, textOf } from "../inference/messages.ts";
+import { textOf } from "../inference/messages.ts";
 import { isDataMessage } from "../inference/tool-data.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";

@@ -6,7 +6,7 @@
 // `defaultCompletionReservation` where the context is not known); priced at the deployment's token
 // prices. A deployment priced by the hour has no maximum before the call: it reserves nothing
 // and is held by the spend counted so far.
-import type { Usage } from "#adapters/upstream/sse-relay.ts";
+import type { Usage } from "#contracts/openai/chat.ts";
 import type { Charge, ReservationStore } from "#core/ports/reservations.ts";
 import { type BudgetLine, refusalOf } from "../spend/budgets.ts";
 import { utcDayOf, utcMonthOf } from "../spend/periods.ts";

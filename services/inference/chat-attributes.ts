@@ -1,5 +1,6 @@
 // The GenAI span attributes of a chat completion (OpenTelemetry semantic conventions). Prompts and
 // answers are added only when the operator opted in (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT).
+
 import type { Attributes } from "@opentelemetry/api";
 import {
   ATTR_GEN_AI_INPUT_MESSAGES,
@@ -11,7 +12,7 @@ import {
   ATTR_GEN_AI_RESPONSE_ID,
 } from "@opentelemetry/semantic-conventions/incubating";
 import type { RelayOutcome } from "#adapters/upstream/sse-relay.ts";
-import type { ChatRequestBody } from "./messages.ts";
+import type { ChatCompletionRequest as ChatRequestBody } from "#contracts/openai/chat.ts";
 import type { InferenceRuntime } from "./runtime.ts";
 
 const numberOr = (value: unknown) => (typeof value === "number" ? value : undefined);

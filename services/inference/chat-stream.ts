@@ -1,31 +1,14 @@
 // What the translators around the chat core (completions, responses) read from its stream and write
 // to theirs. The core's stream is our own relay's output (adapters/upstream/sse-relay.ts): one
 // `data: <json>` line per event, then `data: [DONE]`, or an error event `{error}` and nothing more.
-import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
+import type { ReceivedChunk } from "#contracts/openai/chat.ts";
+import type { ReceivedErrorDetail } from "#contracts/openai/error.ts";
 
-export interface ToolCallDelta {
-  index: number;
-  id?: string | undefined;
-  type?: string | undefined;
-  function?: { name?: string | undefined; arguments?: string | undefined } | undefined;
-}
-
+export type { ToolCallDelta } from "#contracts/openai/chat.ts";
 /** A chat.completion.chunk as the translators read it (tool call deltas included). */
-export interface ChatChunk extends StreamChunk {
-  choices?: {
-    index?: number;
-    delta?: { role?: string; content?: string | null; tool_calls?: ToolCallDelta[] | undefined };
-    finish_reason?: string | null;
-  }[];
-}
-
+export type ChatChunk = ReceivedChunk;
 /** The OpenAI error body's inner object, as an error event carries it. */
-export interface StreamError {
-  message: string;
-  type?: string | undefined;
-  param?: string | null | undefined;
-  code?: string | null | undefined;
-}
+export type StreamError = ReceivedErrorDetail;
 
 export interface StreamTranslator {
   /** SSE text to send before anything else. */

@@ -5,19 +5,14 @@
 
 import { schemaSizeProblem } from "#adapters/engines/schema-limits.ts";
 import { replicaError } from "#adapters/upstream/refusal.ts";
-import { relaySse, type StreamChunk, type Usage } from "#adapters/upstream/sse-relay.ts";
+import type { ChatMessage, ChatCompletionRequest as ChatRequestBody, Usage } from "#contracts/openai/chat.ts";
+import { relaySse, type StreamChunk } from "#adapters/upstream/sse-relay.ts";
 import { AppError } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";
 import { classify } from "./classifier.ts";
 import { mergeInputParts, type RequestGuard } from "./guard.ts";
-import {
-  type ChatMessage,
-  type ChatRequestBody,
-  estimatePromptTokens,
-  estimateTokens,
-  textOf,
-} from "./messages.ts";
+import { estimatePromptTokens, estimateTokens, textOf } from "./messages.ts";
 import type { GenAiOperation } from "./metrics.ts";
 import type { InferenceContext, Resolution } from "./port.ts";
 import { promptBlocks } from "./prefix-blocks.ts";

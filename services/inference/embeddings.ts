@@ -5,8 +5,9 @@
 // floats, each vector is cut to `dimensions` and scaled back to length 1 (what OpenAI's shortened
 // embeddings are), or refused with 400 naming `dimensions` when the model's vectors are shorter; then
 // written as numbers or as base64 of little-endian float32, as OpenAI's `base64` is.
+
 import { replicaError } from "#adapters/upstream/refusal.ts";
-import type { Usage } from "#adapters/upstream/sse-relay.ts";
+import type { Usage } from "#contracts/openai/chat.ts";
 import { AppError, invalid } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
 import { estimateTokens } from "./messages.ts";

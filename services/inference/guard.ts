@@ -2,6 +2,7 @@
 // processing (step 5), and the answer (step 8), while it streams in blocking mode or after it in async
 // mode. Findings carry offsets and types only, never the matched text.
 import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { type Evaluation, stageConfigs } from "../guardrails/evaluate.ts";
 import { evaluateOffLoop } from "../guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";

@@ -2,6 +2,7 @@
 // and, when tracing is on, its span tree: a SERVER span `{operation} {model}` with the GenAI attributes,
 // a child span per lifecycle step that ran, and a CLIENT span for the replica whose `traceparent` goes
 // on the upstream request. admission.ts makes one per request, so every endpoint gets all of it.
+
 import type { Attributes } from "@opentelemetry/api";
 import { ATTR_ERROR_TYPE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from "@opentelemetry/semantic-conventions";
 import {
@@ -13,7 +14,8 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { sendUpstream, type UpstreamRequest, type UpstreamResponse } from "#adapters/upstream/send.ts";
-import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
+import type { Usage } from "#contracts/openai/chat.ts";
+import { cachedTokensOf } from "#adapters/upstream/sse-relay.ts";
 import { type AppError, answeredCode } from "#core/errors.ts";
 import { contextOf, endFailed, parentOf, type Span, SpanKind, traceHeadersOf } from "../telemetry/tracing.ts";
 import { type DeploymentLabels, type GenAiOperation, replicaLabel } from "./metrics.ts";

@@ -4,6 +4,7 @@
 // database of its own); server/compose.ts chooses.
 import type { HostedTarget } from "#adapters/upstream/wire/hosted.ts";
 import type { WireId } from "#adapters/upstream/wire/index.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import type {
   CachePolicy,
   GuardrailsPolicyConfig,
@@ -13,7 +14,6 @@ import type {
 } from "#core/policies.ts";
 import type { ApplicableBudgets, BudgetStanding } from "../spend/budgets.ts";
 import type { DeploymentPrice } from "../spend/prices.ts";
-import type { ChatMessage } from "./messages.ts";
 
 export type { ApplicableBudgets, BudgetStanding, DeploymentPrice };
 

@@ -8,7 +8,7 @@
 // The next turn of a conversation re-sends every earlier message (and the Responses API's
 // `previous_response_id` expands into them before this point), so its chain starts with the chain of the
 // turn before, and the router finds the replica that served it.
-import type { ChatMessage } from "./messages.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 
 /** Characters of text per block: about 256 tokens, a small share of a turn on a long prompt. */
 export const blockChars = 1024;

@@ -2,6 +2,7 @@
 // UNHEALTHY (and its replica stops being routed to, see the reconciler). Heartbeats are telemetry
 // from machines, many a minute: they are not audited like user changes.
 import { and, eq, inArray, lt, notExists, notInArray, sql } from "drizzle-orm";
+import type { Heartbeat } from "#contracts/orchestration/heartbeat.ts";
 import { type NodeState, nodeStates } from "#core/domain.ts";
 import { AppError, invalid } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
@@ -11,18 +12,8 @@ import type { AppContext, RequestContext } from "../context.ts";
 import { poolOfNodeToken } from "./node-token.ts";
 import { type NodeView, nodeView } from "./views.ts";
 
-export interface HeartbeatInput {
-  provider?: string | undefined;
-  provider_instance_id: string;
-  gpu_allocated?: number | undefined;
-  vcpu_allocated?: number | undefined;
-  ram_gb_allocated?: number | undefined;
-  health_score?: number | undefined;
-  state?: string | undefined;
-  expose_url?: string | undefined;
-  /** Only for callers with the internal key, which names no pool by itself. */
-  pool_id?: string | undefined;
-}
+/** The heartbeat as the route checked it (contracts/orchestration/heartbeat.ts). */
+export type HeartbeatInput = Heartbeat;
 
 export const missedHeartbeatsBeforeUnhealthy = 3;
 

@@ -2,7 +2,8 @@
 // and its user template wraps the caller's last user message ({{input}}), with retrieved passages
 // in {{context}}. The placeholders are filled in one pass, so text the caller sends that looks like
 // a placeholder stays as it is.
-import { type ChatMessage, textOf } from "../inference/messages.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
+import { textOf } from "../inference/messages.ts";
 
 export interface TemplateContent {
   systemPrompt: string | null;

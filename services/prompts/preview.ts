@@ -2,9 +2,10 @@
 // guardrails of its policy (redaction shown, a block named), then its template and retrieval, as the
 // inference gateway runs steps 5 and 6. Operators check their policies with it (the API and the
 // policies page); the classifier guardrail, which asks another deployment, is not run here.
+
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { type GuardDecision, requestGuard } from "../inference/guard.ts";
-import type { ChatMessage } from "../inference/messages.ts";
 import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
 import { effectivePolicies } from "../policies/effective.ts";

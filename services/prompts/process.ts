@@ -4,11 +4,12 @@
 // template's {{context}} (or, without a template that asks for them, in a system message), each with
 // its document's name so the answer can cite it. Callers send nothing extra.
 
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { notFound } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
 import type { IndirectInjectionSettings, RagPolicy } from "#core/policies.ts";
 import type { AppContext } from "../context.ts";
-import { type ChatMessage, textOf } from "../inference/messages.ts";
+import { textOf } from "../inference/messages.ts";
 import { type RetrievalNote, type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
 import { formatPassages } from "../knowledge-base/search.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import madge from "madge";
 
 const root = join(import.meta.dir, "../..");
-const folders = ["adapters", "core", "db", "routes", "server", "services"];
+const folders = ["adapters", "contracts", "core", "db", "routes", "server", "services"];
 
 test("no import cycle in the tree", async () => {
   const graph = await madge(folders, {

@@ -4,9 +4,11 @@
 // answers 12 prompt and 5 completion tokens a call; with max_tokens 5 and only output tokens priced
 // (200,000 a million), a call reserves and costs exactly 1.0. Two gateways sharing one Redis (each as
 // another process would be: its own runtime, counters and Redis connection) share the reservations.
+
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
 import { RedisStore } from "#adapters/redis/client.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { deployments, spendDaily } from "#db/schema/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { httpStatusOf } from "#server/error-table.ts";
@@ -19,7 +21,7 @@ import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inferenc
 import { call } from "../support/app.ts";
 import { startTestRedis, type TestRedis } from "../support/redis-server.ts";
 
-const messages = [{ role: "user", content: "Hi there" }];
+const messages: ChatMessage[] = [{ role: "user", content: "Hi there" }];
 const promptEstimate = estimatePromptTokens(messages);
 /** One call's cost: 5 completion tokens at 200,000 a million; prompts are free. */
 const prices = { input_price_per_million: 0, output_price_per_million: 200_000 };

@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { promptTemplateVersions } from "#db/schema/index.ts";
 import { applyTemplate } from "#services/prompts/apply.ts";
 import { call } from "../support/app.ts";
@@ -119,7 +120,7 @@ test("401 without a token, 403 for a viewer's writes, 404 for another organizati
 });
 
 test("applying a template: system prompt first, the last user message wrapped, placeholders filled once", () => {
-  const messages = [
+  const messages: ChatMessage[] = [
     { role: "user", content: "first question" },
     { role: "assistant", content: "first answer" },
     { role: "user", content: "say {{context}} and {{input}}" },

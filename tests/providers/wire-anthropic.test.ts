@@ -351,36 +351,12 @@ describe("the answer", () => {
     );
     expect(res.status).toBe(502);
   });
-
-  test("completions: the prompt as one user message, the answer as text_completion, streamed or not", async () => {
-    const body = { model: "support-bot", prompt: "Say hi", max_tokens: 16 };
-    const res = await exchange(anthropicWire, target, "/v1/completions", body);
-    const answer: OpenAI.Completion = await res.json();
-    expect(spec.answer("POST /completions", answer)).toEqual([]);
-    expect(answer.choices[0]?.text).toBe("You said: Say hi");
-    expect(lastRequest()?.body.messages).toEqual([
-      { role: "user", content: [{ type: "text", text: "Say hi" }] },
-    ]);
-    const { events, done } = await streamed(
-      await exchange(anthropicWire, target, "/v1/completions", { ...body, stream: true }, true),
-    );
-    expect(done).toBe(true);
-    // The document gives /completions no event schema, only the completion object, whose finish_reason is
-    // a string; chunks before the last have none yet (OpenAI sends null there too), as the gateway's own.
-    const notYet = /\/choices\/\d+\/finish_reason .* \(value null\)$/;
-    expect(events.flatMap((e) => spec.event("POST /completions", e)).filter((p) => !notYet.test(p))).toEqual(
-      [],
-    );
-    expect((events as OpenAI.Completion[]).map((e) => e.choices[0]?.text ?? "").join("")).toBe(
-      "You said: Say hi",
-    );
-  });
 });
 
 describe("the openai client, through the adapter", () => {
   const client = () => new OpenAI({ baseURL: server.baseUrl, apiKey: "unused", maxRetries: 0 });
 
-  test("chat, streamed chat with usage, tools and completions", async () => {
+  test("chat, streamed chat with usage and tools", async () => {
     const answer = await client().chat.completions.create({
       model: "support-bot",
       messages: [{ role: "user", content: "Hi" }],
@@ -416,9 +392,6 @@ describe("the openai client, through the adapter", () => {
           : "",
       ),
     ).toEqual({ city: "Paris", unit: "celsius" });
-
-    const completion = await client().completions.create({ model: "support-bot", prompt: "Yo" });
-    expect(completion.choices[0]?.text).toBe("You said: Yo");
   });
 
   test("Anthropic's 429 reaches the client as a RateLimitError", async () => {

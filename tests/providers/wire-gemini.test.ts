@@ -48,7 +48,6 @@ const chat = (body: object, stream = false) =>
     stream,
   );
 const lastRequest = () => fake.requests.at(-1);
-const notYet = /\/choices\/\d+\/finish_reason .* \(value null\)$/;
 
 describe("the request", () => {
   test("generateContent of the upstream model, the key in x-goog-api-key", async () => {
@@ -366,31 +365,12 @@ describe("the answer", () => {
     expect(body.data.map((d) => d.index)).toEqual([0, 1]);
     expect(body.data[0]?.embedding).toHaveLength(8);
   });
-
-  test("completions: a text_completion, streamed or not", async () => {
-    const body = { model: "support-bot", prompt: "Say hi" };
-    const answer: OpenAI.Completion = await (
-      await exchange(geminiWire, target, "/v1/completions", body)
-    ).json();
-    expect(spec.answer("POST /completions", answer)).toEqual([]);
-    expect(answer.choices[0]?.text).toBe("You said: Say hi");
-    const { events, done } = await streamed(
-      await exchange(geminiWire, target, "/v1/completions", { ...body, stream: true }, true),
-    );
-    expect(done).toBe(true);
-    expect(events.flatMap((e) => spec.event("POST /completions", e)).filter((p) => !notYet.test(p))).toEqual(
-      [],
-    );
-    expect((events as OpenAI.Completion[]).map((e) => e.choices[0]?.text ?? "").join("")).toBe(
-      "You said: Say hi",
-    );
-  });
 });
 
 describe("the openai client, through the adapter", () => {
   const client = () => new OpenAI({ baseURL: server.baseUrl, apiKey: "unused", maxRetries: 0 });
 
-  test("chat, streamed chat with usage, tools, completions", async () => {
+  test("chat, streamed chat with usage and tools", async () => {
     const answer = await client().chat.completions.create({
       model: "support-bot",
       messages: [{ role: "user", content: "Hi" }],
@@ -413,8 +393,6 @@ describe("the openai client, through the adapter", () => {
       })
       .finalChatCompletion();
     expect(final.choices[0]?.finish_reason).toBe("tool_calls");
-    const completion = await client().completions.create({ model: "support-bot", prompt: "Yo" });
-    expect(completion.choices[0]?.text).toBe("You said: Yo");
   });
 
   test("Google's 429 reaches the client as a RateLimitError", async () => {

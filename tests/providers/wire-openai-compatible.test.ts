@@ -92,8 +92,8 @@ test("the services that copy OpenAI differ only where they say: Groq's path, Mis
 
   for (const endpoint of ["https://api.together.xyz", "https://api.deepseek.com"]) {
     expect(
-      openAiCompatibleWire.request({ endpoint, model: "m", apiKey: "k" }, "/v1/completions", body, false).url,
-    ).toBe(`${endpoint}/v1/completions`);
+      openAiCompatibleWire.request({ endpoint, model: "m", apiKey: "k" }, "/v1/embeddings", body, false).url,
+    ).toBe(`${endpoint}/v1/embeddings`);
   }
   // A local server without a key (Ollama, vLLM, llama-server): no authorization header at all.
   const local = openAiCompatibleWire.request(

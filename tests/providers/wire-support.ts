@@ -44,7 +44,7 @@ export interface AdapterServer {
   stop(): void;
 }
 
-const paths: readonly OpenAiPath[] = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
+const paths: readonly OpenAiPath[] = ["/v1/chat/completions", "/v1/embeddings"];
 const isPath = (path: string): path is OpenAiPath => paths.some((p) => p === path);
 
 /** OpenAI's API at `${baseUrl}` (…/v1), answered by the adapter in front of `target`. */

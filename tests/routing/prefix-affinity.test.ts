@@ -6,7 +6,7 @@ import { afterAll, expect, test } from "bun:test";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { type Affinity, PrefixTable } from "#adapters/upstream/prefix-table.ts";
 import { ReplicaHealth } from "#adapters/upstream/replica-health.ts";
-import type { ChatMessage } from "#services/inference/messages.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { blockChars, promptBlocks } from "#services/inference/prefix-blocks.ts";
 
 const healths: ReplicaHealth[] = [];

@@ -1,19 +1,11 @@
 // Tells the orchestrator this worker is alive: one POST at start, then one every interval. A failed beat is
 // logged and the next one tries again; it never stops the worker.
+import type { Heartbeat } from "#contracts/orchestration/heartbeat.ts";
 import type { HeartbeatConfig } from "./config.ts";
 import type { Log } from "./log.ts";
 
-/** The inventory heartbeat of the interface specification. */
-export interface HeartbeatBody {
-  provider: string;
-  provider_instance_id: string;
-  gpu_allocated: number;
-  vcpu_allocated: number;
-  ram_gb_allocated: number;
-  health_score: number;
-  state: "READY";
-  expose_url: string;
-}
+/** The inventory heartbeat (contracts/orchestration/heartbeat.ts) with every field this worker knows. */
+export type HeartbeatBody = Required<Omit<Heartbeat, "pool_id" | "state">> & { state: "READY" };
 
 export function startHeartbeat(config: HeartbeatConfig, body: HeartbeatBody, log: Log): { stop(): void } {
   let inFlight: AbortController | undefined;

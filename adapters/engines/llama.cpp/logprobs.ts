@@ -6,7 +6,9 @@ import type { ContentLogprob, TokenLogprob } from "./openai-shapes.ts";
 import type { ByteTokens } from "./utf8-guard.ts";
 
 /** One sampled token with the alternatives asked for, in OpenAI's shape. */
-export type SampledToken = ContentLogprob;
+export type SampledToken = ContentLogprob & WorkerLogprob;
+/** This worker always knows a token's bytes (OpenAI allows null). */
+type WorkerLogprob = TokenLogprob & { bytes: number[] };
 
 /** A sampled token and its `top` most likely alternatives, in OpenAI's shape. */
 export function sampledToken(
@@ -66,7 +68,7 @@ export class TokenDescriber implements ByteTokens {
     return this.pieces.length;
   }
 
-  logprob(token: Token, probability: number): TokenLogprob {
+  logprob(token: Token, probability: number): WorkerLogprob {
     const text = this.model.detokenize([token], true);
     // A byte-fallback token (`<0xE2>`) holds one byte of a character split over several tokens: its text alone
     // is the replacement character, its byte is the truth.

@@ -1,163 +1,34 @@
 // The OpenAI chat-completions wire format as this worker speaks it: the request it accepts (with the same
 // bounds as the inference gateway's schema), the answers and chunks it sends, and the error body.
-import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
+// The OpenAI chat-completions wire format as this worker speaks it: the request check (the contract is
+// contracts/openai/chat.ts, the engine's variant of the gateway's request), the refusals of what this
+// engine cannot do, and the error body.
+import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { EngineChatCompletionRequest, RESPONSE_FORMAT_TYPES, type Usage } from "#contracts/openai/chat.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 
-const ContentPart = T.Object(
-  { type: T.String(), text: T.Optional(T.String()) },
-  { additionalProperties: true },
-);
+export type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatMessage,
+  ChoiceLogprobs,
+  ContentLogprob,
+  FinishReason,
+  FunctionTool,
+  ResponseFormat,
+  TokenLogprob,
+  ToolCall,
+  ToolCallDelta,
+  ToolChoice,
+  Usage,
+} from "#contracts/openai/chat.ts";
+export { RESPONSE_FORMAT_TYPES };
+/** The request as this worker reads it (nulls accepted, one model per worker). */
+export type ChatCompletionRequest = EngineChatCompletionRequest;
+export type ErrorBody = OpenAIError;
 
-const functionName = T.String({ pattern: "^[a-zA-Z0-9_-]{1,64}$" });
-
-/** A call the assistant made in an earlier turn, as the client sends it back. */
-const ToolCall = T.Object(
-  {
-    id: T.String({ minLength: 1, maxLength: 256 }),
-    type: T.Literal("function"),
-    function: T.Object(
-      { name: functionName, arguments: T.String({ maxLength: 1_000_000 }) },
-      { additionalProperties: true },
-    ),
-  },
-  { additionalProperties: true },
-);
-
-const ChatMessage = T.Object(
-  {
-    role: T.Union([
-      T.Literal("system"),
-      T.Literal("developer"),
-      T.Literal("user"),
-      T.Literal("assistant"),
-      T.Literal("tool"),
-    ]),
-    content: T.Optional(
-      T.Union([T.String({ maxLength: 1_000_000 }), T.Array(ContentPart, { maxItems: 256 }), T.Null()]),
-    ),
-    name: T.Optional(T.String({ maxLength: 256 })),
-    /** On assistant messages. */
-    tool_calls: T.Optional(T.Union([T.Array(ToolCall, { maxItems: 128 }), T.Null()])),
-    /** On tool messages: which call this is the result of. */
-    tool_call_id: T.Optional(T.String({ minLength: 1, maxLength: 256 })),
-  },
-  { additionalProperties: true },
-);
-
-const FunctionTool = T.Object(
-  {
-    type: T.Literal("function"),
-    function: T.Object(
-      {
-        name: functionName,
-        description: T.Optional(T.String({ maxLength: 100_000 })),
-        /** A JSON Schema; checked by json-schema.ts, which names what it cannot enforce. */
-        parameters: T.Optional(T.Record(T.String(), T.Unknown())),
-        strict: T.Optional(T.Union([T.Boolean(), T.Null()])),
-      },
-      { additionalProperties: true },
-    ),
-  },
-  { additionalProperties: true },
-);
-
-const ToolChoice = T.Union([
-  T.Literal("none"),
-  T.Literal("auto"),
-  T.Literal("required"),
-  T.Object(
-    {
-      type: T.Literal("function"),
-      function: T.Object({ name: functionName }, { additionalProperties: true }),
-    },
-    { additionalProperties: true },
-  ),
-]);
-
-export const RESPONSE_FORMAT_TYPES = ["text", "json_object", "json_schema"] as const;
-
-const ResponseFormat = T.Union([
-  T.Object({ type: T.Literal("text") }, { additionalProperties: true }),
-  T.Object({ type: T.Literal("json_object") }, { additionalProperties: true }),
-  T.Object(
-    {
-      type: T.Literal("json_schema"),
-      json_schema: T.Object(
-        {
-          name: functionName,
-          description: T.Optional(T.String({ maxLength: 100_000 })),
-          schema: T.Optional(T.Record(T.String(), T.Unknown())),
-          strict: T.Optional(T.Union([T.Boolean(), T.Null()])),
-        },
-        { additionalProperties: true },
-      ),
-    },
-    { additionalProperties: true },
-  ),
-]);
-
-const penalty = T.Number({ minimum: -2, maximum: 2 });
-const tokenCount = T.Integer({ minimum: 1, maximum: 1_000_000 });
-
-/**
- * Fields not listed (user, metadata, store, prediction, ...) change nothing an answer holds and are ignored;
- * those that would (n > 1, audio, non-text parts) are refused by refuseUnsupported() below.
- */
-export const ChatCompletionRequest = T.Object(
-  {
-    // One model per worker: the name is not checked, as llama.cpp's own server does not check it.
-    model: T.Optional(T.String({ maxLength: 256 })),
-    messages: T.Array(ChatMessage, { minItems: 1, maxItems: 4096 }),
-    stream: T.Optional(T.Union([T.Boolean(), T.Null()])),
-    stream_options: T.Optional(
-      T.Union([
-        T.Object({ include_usage: T.Optional(T.Boolean()) }, { additionalProperties: true }),
-        T.Null(),
-      ]),
-    ),
-    temperature: T.Optional(T.Union([T.Number({ minimum: 0, maximum: 2 }), T.Null()])),
-    top_p: T.Optional(T.Union([T.Number({ minimum: 0, maximum: 1 }), T.Null()])),
-    max_tokens: T.Optional(T.Union([tokenCount, T.Null()])),
-    max_completion_tokens: T.Optional(T.Union([tokenCount, T.Null()])),
-    stop: T.Optional(
-      T.Union([
-        T.String({ minLength: 1, maxLength: 256 }),
-        T.Array(T.String({ minLength: 1, maxLength: 256 }), { maxItems: 4 }),
-        T.Null(),
-      ]),
-    ),
-    n: T.Optional(T.Union([T.Integer({ minimum: 1, maximum: 1 }), T.Null()])),
-    presence_penalty: T.Optional(T.Union([penalty, T.Null()])),
-    frequency_penalty: T.Optional(T.Union([penalty, T.Null()])),
-    seed: T.Optional(T.Union([T.Integer(), T.Null()])),
-    tools: T.Optional(T.Union([T.Array(FunctionTool, { maxItems: 128 }), T.Null()])),
-    tool_choice: T.Optional(T.Union([ToolChoice, T.Null()])),
-    parallel_tool_calls: T.Optional(T.Union([T.Boolean(), T.Null()])),
-    response_format: T.Optional(T.Union([ResponseFormat, T.Null()])),
-    logprobs: T.Optional(T.Union([T.Boolean(), T.Null()])),
-    top_logprobs: T.Optional(T.Union([T.Integer({ minimum: 0, maximum: 20 }), T.Null()])),
-    /** Token id (as a string, JSON keys being strings) → added to its logit; -100 bans it. */
-    logit_bias: T.Optional(
-      T.Union([
-        T.Record(T.String({ pattern: "^[0-9]{1,9}$" }), T.Number({ minimum: -100, maximum: 100 })),
-        T.Null(),
-      ]),
-    ),
-    /**
-     * llama-server's extension, default true: the prompt may reuse what a kept sequence holds. false evaluates
-     * it whole (a baseline for measurements, or a caller that wants no reuse).
-     */
-    cache_prompt: T.Optional(T.Union([T.Boolean(), T.Null()])),
-  },
-  { additionalProperties: true },
-);
-export type ChatCompletionRequest = Static<typeof ChatCompletionRequest>;
-export type ChatMessage = Static<typeof ChatMessage>;
-export type FunctionTool = Static<typeof FunctionTool>;
-export type ToolChoice = Static<typeof ToolChoice>;
-export type ResponseFormat = Static<typeof ResponseFormat>;
-
-const checkRequest = TypeCompiler.Compile(ChatCompletionRequest);
+const checkRequest = TypeCompiler.Compile(EngineChatCompletionRequest);
 
 export type Parsed<V> = { ok: true; value: V } | { ok: false; error: ErrorBody };
 
@@ -233,84 +104,9 @@ function describe(schema: TSchema, fallback: string): string {
   return fallback;
 }
 
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  /** `cached_tokens`: prompt tokens the sequence still held from an earlier request, reused, not evaluated. */
-  prompt_tokens_details: { cached_tokens: number };
-}
-
-export type FinishReason = "stop" | "length" | "tool_calls";
-
-export interface TokenLogprob {
-  token: string;
-  logprob: number;
-  bytes: number[];
-}
-
-export interface ContentLogprob extends TokenLogprob {
-  top_logprobs: TokenLogprob[];
-}
-
-export interface ChoiceLogprobs {
-  content: ContentLogprob[] | null;
-  refusal: null;
-}
-
-export interface ToolCallOut {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
-
-export interface ChatCompletion {
-  id: string;
-  object: "chat.completion";
-  created: number;
-  model: string;
-  choices: {
-    index: 0;
-    message: { role: "assistant"; content: string | null; tool_calls?: ToolCallOut[]; refusal: null };
-    logprobs: ChoiceLogprobs | null;
-    finish_reason: FinishReason;
-    /** vLLM's field: the `stop` string that ended the text. */
-    stop_reason?: string;
-  }[];
-  usage: Usage;
-}
-
-/** A piece of a tool call in a stream: id, type and name in its first chunk, then arguments in pieces. */
-export interface ToolCallDelta {
-  index: number;
-  id?: string;
-  type?: "function";
-  function: { name?: string; arguments: string };
-}
-
-export interface ChatCompletionChunk {
-  id: string;
-  object: "chat.completion.chunk";
-  created: number;
-  model: string;
-  choices: {
-    index: 0;
-    delta: { role?: "assistant"; content?: string | null; tool_calls?: ToolCallDelta[] };
-    logprobs?: ChoiceLogprobs | null;
-    finish_reason: FinishReason | null;
-    /** vLLM's field: the `stop` string that ended the text. */
-    stop_reason?: string;
-  }[];
-  usage?: Usage;
-}
-
 export interface ModelList {
   object: "list";
   data: { id: string; object: "model"; created: number; owned_by: "llama.cpp" }[];
-}
-
-export interface ErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
 }
 
 export function invalidRequest(

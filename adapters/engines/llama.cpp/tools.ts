@@ -14,7 +14,7 @@ import {
   type FunctionTool,
   invalidRequest,
   type Parsed,
-  type ToolCallOut,
+  type ToolCall,
 } from "./openai-shapes.ts";
 
 /** undefined when a call's arguments are valid, else why not. */
@@ -205,7 +205,7 @@ function complete(text: string): boolean {
   }
 }
 
-export function toolCallOut(id: string, name: string, args: string): ToolCallOut {
+export function toolCallOut(id: string, name: string, args: string): ToolCall {
   return { id, type: "function", function: { name, arguments: args } };
 }
 

@@ -1,5 +1,5 @@
-// Anthropic's Messages API behind the platform's OpenAI-shaped inside: chat (and completions, as one user
-// message) become POST /v1/messages; answers, streams and errors come back as OpenAI's. What Anthropic
+// Anthropic's Messages API behind the platform's OpenAI-shaped inside: chat becomes POST /v1/messages;
+// answers, streams and errors come back as OpenAI's. What Anthropic
 // cannot do (embeddings, several choices, logprobs, penalties, logit_bias) is refused with a 400 naming
 // the field, never silently dropped. docs/providers.md has the full table.
 import type {
@@ -19,9 +19,6 @@ import {
   type ChatRequest,
   type ChatRequestMessage,
   type ChatUsage,
-  type CompletionBody,
-  chatOfCompletion,
-  completionOfChat,
   errorResponse,
   type FinishReason,
   jsonOf,
@@ -399,8 +396,7 @@ export const anthropicWire: WireAdapter = {
         "unsupported_endpoint",
       );
     }
-    const parsed: ChatRequest | CompletionBody = JSON.parse(body);
-    const chat = "prompt" in parsed ? chatOfCompletion(parsed) : parsed;
+    const chat: ChatRequest = JSON.parse(body);
     return {
       url: `${baseOf(target)}/v1/messages`,
       headers: {
@@ -418,15 +414,14 @@ export const anthropicWire: WireAdapter = {
       return errorResponse(400, "Anthropic has no embeddings API", "unsupported_endpoint", "model");
     }
     if (!upstream.ok) return errorOf(upstream);
-    const asCompletion = path === "/v1/completions";
     if (stream) {
       if (!upstream.body) return malformed(upstreamName, "an empty stream");
-      return sseResponse(translateStream(upstream.body, streamTranslator(target.model), asCompletion));
+      return sseResponse(translateStream(upstream.body, streamTranslator(target.model)));
     }
     const message = await jsonOf(upstream);
     if (!checkMessage.Check(message)) return malformed(upstreamName, "a message");
     const chat = chatCompletionOf(message);
-    return Response.json(asCompletion ? completionOfChat(chat) : chat);
+    return Response.json(chat);
   },
 
   probe(target: UpstreamTarget) {

@@ -1,6 +1,5 @@
-// Google's Gemini API behind the platform's OpenAI-shaped inside: chat (and completions, as one user
-// message) become models/{model}:generateContent or :streamGenerateContent?alt=sse, embeddings
-// :batchEmbedContents; answers, streams and errors come back as OpenAI's. What Gemini cannot do here
+// Google's Gemini API behind the platform's OpenAI-shaped inside: chat becomes
+// models/{model}:generateContent or :streamGenerateContent?alt=sse, embeddings :batchEmbedContents; answers, streams and errors come back as OpenAI's. What Gemini cannot do here
 // (several choices, logprobs, logit_bias, images by URL) is refused with a 400 naming the field.
 import {
   type BatchEmbedContentsRequest,
@@ -23,9 +22,6 @@ import {
   type ChatRequest,
   type ChatRequestMessage,
   type ChatUsage,
-  type CompletionBody,
-  chatOfCompletion,
-  completionOfChat,
   type EmbeddingList,
   type EmbeddingsBody,
   errorResponse,
@@ -456,8 +452,7 @@ export const geminiWire: WireAdapter = {
         body: JSON.stringify(toBatchEmbed(parsed, modelOf(target))),
       };
     }
-    const parsed: ChatRequest | CompletionBody = JSON.parse(body);
-    const chat = "prompt" in parsed ? chatOfCompletion(parsed) : parsed;
+    const chat: ChatRequest = JSON.parse(body);
     return {
       url: stream ? `${base}:streamGenerateContent?alt=sse` : `${base}:generateContent`,
       headers: stream ? { ...headers, accept: "text/event-stream" } : headers,
@@ -468,15 +463,14 @@ export const geminiWire: WireAdapter = {
   async response(upstream: Response, path: OpenAiPath, stream: boolean, target: UpstreamTarget) {
     if (!upstream.ok) return errorOf(upstream);
     if (path === "/v1/embeddings") return embeddingsOf(await jsonOf(upstream), target.model);
-    const asCompletion = path === "/v1/completions";
     if (stream) {
       if (!upstream.body) return malformed(upstreamName, "an empty stream");
-      return sseResponse(translateStream(upstream.body, streamTranslator(target.model), asCompletion));
+      return sseResponse(translateStream(upstream.body, streamTranslator(target.model)));
     }
     const answer = await jsonOf(upstream);
     if (!checkResponse.Check(answer)) return malformed(upstreamName, "an answer");
     const chat = chatCompletionOf(answer, target.model);
-    return Response.json(asCompletion ? completionOfChat(chat) : chat);
+    return Response.json(chat);
   },
 
   probe(target: UpstreamTarget) {

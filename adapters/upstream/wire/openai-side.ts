@@ -1,43 +1,27 @@
-// What the Anthropic and Gemini adapters share on OpenAI's side: the request and answer types (derived
-// from the inference gateway's own TypeBox contracts, not written again), OpenAI's error body, the SSE
+// What the Anthropic and Gemini adapters share on OpenAI's side: the request and answer types (the
+// contracts in contracts/openai/, not written again), OpenAI's error body, the SSE
 // framing of a translated stream, and the refusal a request gets for what an upstream cannot do.
 import type { Static } from "@sinclair/typebox";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type {
+  ChatCompletion,
   ChatCompletionChunk,
   ChatCompletionRequest,
-  ChatCompletionResponse,
   ChatMessage,
-} from "#routes/inference/v1/_schemas/chat.ts";
+  FinishReason,
+  ToolCall,
+  ToolCallDelta,
+  Usage,
+} from "#contracts/openai/chat.ts";
 import type { EmbeddingsRequest, EmbeddingsResponse } from "#routes/inference/v1/_schemas/embeddings.ts";
 
-export type ChatRequest = Static<typeof ChatCompletionRequest>;
-export type ChatRequestMessage = Static<typeof ChatMessage>;
-export type ChatCompletion = Static<typeof ChatCompletionResponse>;
-export type ChatChunk = Static<typeof ChatCompletionChunk>;
-export type ChatUsage = ChatCompletion["usage"];
-export type FinishReason = ChatCompletion["choices"][number]["finish_reason"];
-export type ToolCall = NonNullable<ChatCompletion["choices"][number]["message"]["tool_calls"]>[number];
-export type ToolCallDelta = NonNullable<ChatChunk["choices"][number]["delta"]["tool_calls"]>[number];
+export type { ChatCompletion, FinishReason, ToolCall, ToolCallDelta };
+export type ChatRequest = ChatCompletionRequest;
+export type ChatRequestMessage = ChatMessage;
+export type ChatChunk = ChatCompletionChunk;
+export type ChatUsage = Usage;
 export type EmbeddingsBody = Static<typeof EmbeddingsRequest>;
 export type EmbeddingList = Static<typeof EmbeddingsResponse>;
-
-/**
- * POST /v1/completions as the adapters read it: the chat request's sampling fields with a `prompt`
- * instead of `messages` (the gateway's own completions contract lives in services/, which adapters do
- * not import; only the field that differs is named here).
- */
-export type CompletionBody = Omit<ChatRequest, "messages"> & { prompt: string | string[] };
-
-/** OpenAI's legacy text completion, the answer to /v1/completions. */
-export interface TextCompletion {
-  id: string;
-  object: "text_completion";
-  created: number;
-  model: string;
-  choices: { index: number; text: string; logprobs: null; finish_reason: FinishReason }[];
-  usage?: ChatUsage | undefined;
-}
 
 export interface OpenAiError {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -113,47 +97,6 @@ export function stopsOf(stop: ChatRequest["stop"]): string[] | undefined {
   return typeof stop === "string" ? [stop] : stop;
 }
 
-/** A completions request as the chat request it amounts to: its prompt as the one user message. */
-export function chatOfCompletion(body: CompletionBody): ChatRequest {
-  const { prompt, ...rest } = body;
-  const text = typeof prompt === "string" ? prompt : prompt.join("");
-  return { ...rest, messages: [{ role: "user", content: text }] };
-}
-
-/** A chat completion's answer as a text completion's. */
-export function completionOfChat(chat: ChatCompletion): TextCompletion {
-  return {
-    id: chat.id.replace(/^chatcmpl-/, "cmpl-"),
-    object: "text_completion",
-    created: chat.created,
-    model: chat.model,
-    choices: chat.choices.map((choice) => ({
-      index: choice.index,
-      text: choice.message.content ?? "",
-      logprobs: null,
-      finish_reason: choice.finish_reason,
-    })),
-    usage: chat.usage,
-  };
-}
-
-/** A chat chunk as a text completion chunk (tool calls cannot occur: completions send no tools). */
-export function completionChunkOf(chunk: ChatChunk): TextCompletion {
-  return {
-    id: chunk.id.replace(/^chatcmpl-/, "cmpl-"),
-    object: "text_completion",
-    created: chunk.created,
-    model: chunk.model,
-    choices: chunk.choices.map((choice) => ({
-      index: choice.index,
-      text: choice.delta.content ?? "",
-      logprobs: null,
-      finish_reason: choice.finish_reason,
-    })),
-    ...(chunk.usage ? { usage: chunk.usage } : {}),
-  };
-}
-
 const encoder = new TextEncoder();
 const sseData = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`);
 
@@ -173,14 +116,12 @@ export interface StreamTranslator {
 export function translateStream(
   upstream: NonNullable<Response["body"]>,
   translator: StreamTranslator,
-  asCompletion: boolean,
 ): ReadableStream<Uint8Array> {
-  const frame = (chunk: ChatChunk) => sseData(asCompletion ? completionChunkOf(chunk) : chunk);
   let failed = false;
   const emit = (controller: TransformStreamDefaultController<Uint8Array>, out: ChatChunk[] | OpenAiError) => {
     if (failed) return;
     if (Array.isArray(out)) {
-      for (const chunk of out) controller.enqueue(frame(chunk));
+      for (const chunk of out) controller.enqueue(sseData(chunk));
       return;
     }
     failed = true;

@@ -1,7 +1,8 @@
 // adapters/upstream/wire/wire.ts
-// How one upstream API differs from OpenAI's. Inside, the platform speaks OpenAI's chat, completions and
-// embeddings; a wire adapter turns such a request into the upstream's and its answer back.
-export type OpenAiPath = "/v1/chat/completions" | "/v1/completions" | "/v1/embeddings";
+// How one upstream API differs from OpenAI's. Inside, the platform speaks OpenAI's chat and embeddings
+// (the gateway serves /v1/completions and /v1/responses as translations of chat, so no completions
+// request goes upstream); a wire adapter turns such a request into the upstream's and its answer back.
+export type OpenAiPath = "/v1/chat/completions" | "/v1/embeddings";
 export interface UpstreamTarget {
   /** The endpoint as configured (base URL). */
   endpoint: string;

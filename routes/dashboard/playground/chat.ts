@@ -2,12 +2,12 @@
 // retrieval, rate limits and quota of the deployment), on behalf of the signed-in user instead of an
 // API key, always streamed (Server-Sent Events in the OpenAI chunk format) to assets/dashboard.js.
 import { t } from "elysia";
+import { ChatCompletionRequest, ChatMessage } from "#contracts/openai/chat.ts";
 import { AppError } from "#core/errors.ts";
 import { route } from "#server/http/route.ts";
 import { actorOf } from "#services/context.ts";
 import { chatCompletion } from "#services/inference/chat.ts";
 import { resolveUserContext } from "#services/inference-context/resolve.ts";
-import { ChatCompletionRequest, ChatMessage } from "../../inference/v1/_schemas/chat.ts";
 
 const fields = ChatCompletionRequest.properties;
 

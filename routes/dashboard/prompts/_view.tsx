@@ -1,4 +1,4 @@
-import type { ChatMessage } from "#services/inference/messages.ts";
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import type { PromptTemplateView } from "#services/prompts/templates.ts";
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
+import { ChatMessage } from "#contracts/openai/chat.ts";
 import { GuardrailsConfig } from "#core/policies.ts";
-import { ChatMessage } from "../../inference/v1/_schemas/chat.ts";
 
 export { ChatMessage, GuardrailsConfig };
 

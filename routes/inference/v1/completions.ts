@@ -1,9 +1,10 @@
 // POST /v1/completions (legacy text completions), translated to the deployment's chat endpoint by
 // services/inference/completions/. Access is "public" at the guard: the API key is the lifecycle's
 // first step, answered in the OpenAI error shape.
+
+import { Completion, CompletionChunk, CompletionRequest } from "#contracts/openai/completions.ts";
 import { route } from "#server/http/route.ts";
 import { createCompletion } from "#services/inference/completions/completions.ts";
-import { Completion, CompletionChunk, CompletionRequest } from "#services/inference/completions/schemas.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { answer, lifecycleInput } from "./_lifecycle.ts";
 import { lifecycleErrors } from "./_schemas/errors.ts";

@@ -2,8 +2,7 @@
 // a `tool_use` block (its chat id kept, its JSON arguments parsed into `input`), the finish reason as
 // `stop_reason`, and usage in input/output tokens with the engine's reused prompt tokens as
 // `cache_read_input_tokens`.
-import type { Usage as ChatUsage } from "#adapters/upstream/sse-relay.ts";
-import type { ChatAnswer } from "../messages.ts";
+import type { ReceivedCompletion as ChatAnswer, Usage as ChatUsage } from "#contracts/openai/chat.ts";
 import type {
   ContentBlock,
   Message,

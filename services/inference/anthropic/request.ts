@@ -4,8 +4,8 @@
 // and tool_choice become chat tools, stop_sequences `stop`, output_config.format `response_format`,
 // metadata.user_id `user`. What a chat
 // model's server cannot do is refused by name, never ignored.
+import type { ChatMessage, ChatCompletionRequest as ChatRequestBody } from "#contracts/openai/chat.ts";
 import { invalid } from "#core/errors.ts";
-import type { ChatMessage, ChatRequestBody } from "../messages.ts";
 import type {
   ContentBlockParam,
   MessageCountTokensParams,

@@ -2,7 +2,7 @@
 // ping, then per content block content_block_start, content_block_delta… (text_delta for text,
 // input_json_delta for a tool call's arguments), content_block_stop; finally message_delta with the
 // stop reason and usage, and message_stop. An error ends the stream with an `error` event.
-import type { Usage as ChatUsage } from "#adapters/upstream/sse-relay.ts";
+import type { Usage as ChatUsage } from "#contracts/openai/chat.ts";
 import type { ChatChunk, StreamError, StreamTranslator, ToolCallDelta } from "../chat-stream.ts";
 import { messageObject, newToolUseId, stopOf, textBlock, toolUseBlock, usageOf } from "./answer.ts";
 import type { MessageCreateParams, MessageStreamEvent } from "./schemas.ts";

@@ -3,11 +3,11 @@
 // assistant's reply comes back as `choices[0].text`: the chat template applies, so the text answers
 // the prompt rather than continuing it token for token. The lifecycle (key, limits, quota,
 // guardrails, templates, retrieval, logs, usage) is the core's.
+import type { ChatCompletionRequest as ChatRequestBody, ReceivedCompletion } from "#contracts/openai/chat.ts";
+import type { Completion, CompletionRequest } from "#contracts/openai/completions.ts";
 import { invalid } from "#core/errors.ts";
 import { type ChatInput, chatCompletion } from "../chat.ts";
 import { type ChatChunk, type StreamTranslator, sseData, translateChatStream } from "../chat-stream.ts";
-import type { ChatRequestBody } from "../messages.ts";
-import type { Completion, CompletionRequest } from "./schemas.ts";
 
 export type TranslatedInput<Body> = Omit<ChatInput, "body" | "resolved" | "inputParam" | "operation"> & {
   body: Body;
@@ -62,28 +62,13 @@ function toChat(body: CompletionRequest): ChatRequestBody {
   };
   if (body.stream === true)
     chat.stream_options = { include_usage: body.stream_options?.include_usage === true };
-  for (const field of [
-    "temperature",
-    "top_p",
-    "stop",
-    "seed",
-    "presence_penalty",
-    "frequency_penalty",
-    "user",
-  ] as const) {
-    if (body[field] != null) chat[field] = body[field];
-  }
+  const { temperature, top_p, stop, seed, presence_penalty, frequency_penalty, user } = body;
+  const passed = { temperature, top_p, stop, seed, presence_penalty, frequency_penalty, user };
+  for (const [field, value] of Object.entries(passed)) if (value != null) chat[field] = value;
   return chat;
 }
 
-interface ChatAnswer {
-  id?: string;
-  created?: number;
-  choices?: { message?: { content?: string | null }; finish_reason?: string | null }[];
-  usage?: Completion["usage"];
-}
-
-function fromChat(answer: ChatAnswer, model: string): Completion {
+function fromChat(answer: ReceivedCompletion, model: string): Completion {
   const choice = answer.choices?.[0];
   return {
     id: completionId(answer.id),

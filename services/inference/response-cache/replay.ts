@@ -3,7 +3,9 @@
 // chat.completion is replayed as chat-completions SSE chunks (role, content, tool calls, finish, usage
 // when asked, [DONE]), the same framing the relay sends; /v1/responses, /v1/messages and
 // /v1/completions translate that stream as they translate a live one (services/inference/chat-stream.ts).
-import type { StreamChunk, Usage } from "#adapters/upstream/sse-relay.ts";
+
+import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
+import type { Usage } from "#contracts/openai/chat.ts";
 
 interface ToolCall {
   index?: number;

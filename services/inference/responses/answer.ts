@@ -1,8 +1,9 @@
 // A chat completion's answer as a Responses API response: the text as a `message` output item with
 // one `output_text` part, each tool call as a `function_call` item (its chat id as `call_id`), the
 // finish reason as the status, and usage in input/output tokens.
-import { cachedTokensOf, type Usage } from "#adapters/upstream/sse-relay.ts";
-import type { ChatAnswer } from "../messages.ts";
+
+import { cachedTokensOf } from "#adapters/upstream/sse-relay.ts";
+import type { ReceivedCompletion as ChatAnswer, Usage } from "#contracts/openai/chat.ts";
 import type {
   ConversationItem,
   FunctionCallOutput,

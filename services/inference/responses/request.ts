@@ -2,8 +2,8 @@
 // items become chat messages (function_call items → an assistant message's tool_calls,
 // function_call_output → tool messages), tools and text.format become chat tools and
 // response_format. What a chat model's server cannot do is refused by name, never ignored.
+import type { ChatMessage, ChatCompletionRequest as ChatRequestBody } from "#contracts/openai/chat.ts";
 import { AppError, invalid } from "#core/errors.ts";
-import type { ChatMessage, ChatRequestBody } from "../messages.ts";
 import type { ContentPart, ConversationItem, InputItem, MessageItem, ResponsesRequest } from "./schemas.ts";
 
 /** Fields of OpenAI's Responses API that need what a self-hosted chat model does not have. */

@@ -4,7 +4,7 @@
 // call function_call_arguments.delta…, function_call_arguments.done; output_item.done; finally
 // response.completed (or response.incomplete) with usage. Every event carries `sequence_number`.
 // An error ends the stream with an `error` event and response.failed.
-import type { Usage } from "#adapters/upstream/sse-relay.ts";
+import type { Usage } from "#contracts/openai/chat.ts";
 import type { ChatChunk, StreamError, StreamTranslator } from "../chat-stream.ts";
 import {
   functionCallItem,

@@ -1,10 +1,11 @@
 // POST /v1/chat/completions. Access is "public" at the guard because the API key is the lifecycle's
 // own first step (services/inference/chat.ts), answered in the OpenAI error shape.
+
+import { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from "#contracts/openai/chat.ts";
 import { route } from "#server/http/route.ts";
 import { chatCompletion } from "#services/inference/chat.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { answer, lifecycleInput } from "../_lifecycle.ts";
-import { ChatCompletionChunk, ChatCompletionRequest, ChatCompletionResponse } from "../_schemas/chat.ts";
 import { lifecycleErrors } from "../_schemas/errors.ts";
 
 export const POST = route({
@@ -18,7 +19,7 @@ export const POST = route({
     "apply. A replica's own 4xx (a request its model cannot serve) reaches the client with the replica's " +
     "status and error; a replica that fails is 502, one that does not answer in time 504.",
   body: ChatCompletionRequest,
-  relayed: ChatCompletionResponse,
+  relayed: ChatCompletion,
   stream: ChatCompletionChunk,
   errors: lifecycleErrors,
   handler: async ({ ctx, body, request, set }) =>

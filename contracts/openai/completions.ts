@@ -1,6 +1,8 @@
 // POST /v1/completions (OpenAI's legacy text completions), the fields a chat model's server can serve.
-// `suffix`, `echo`, `logprobs` and `best_of` > 1 are refused by name in completions.ts rather than ignored.
+// `suffix`, `echo`, `logprobs` and `best_of` > 1 are refused by name in services/inference/completions/
+// rather than ignored. The usage is the chat contract's: the gateway serves completions through chat.
 import { type Static, Type as T } from "@sinclair/typebox";
+import { Usage } from "./chat.ts";
 
 const tokenCount = T.Integer({ minimum: 1, maximum: 1_000_000 });
 const penalty = T.Number({ minimum: -2, maximum: 2 });
@@ -42,22 +44,6 @@ export const CompletionRequest = T.Object(
   { additionalProperties: true },
 );
 export type CompletionRequest = Static<typeof CompletionRequest>;
-
-const Usage = T.Object({
-  prompt_tokens: T.Integer(),
-  completion_tokens: T.Integer(),
-  total_tokens: T.Integer(),
-  prompt_tokens_details: T.Optional(
-    T.Object(
-      {
-        cached_tokens: T.Optional(
-          T.Integer({ description: "Prompt tokens the engine reused (its prefix cache)" }),
-        ),
-      },
-      { additionalProperties: true },
-    ),
-  ),
-});
 
 export const CompletionChoice = T.Object({
   index: T.Integer(),
