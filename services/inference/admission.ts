@@ -5,8 +5,8 @@
 // come with it (observe.ts): an endpoint that starts with startRequest and calls the replica with
 // `request.send` is measured and traced like chat.
 import type { UpstreamRequest, UpstreamResponse } from "#adapters/upstream/send.ts";
-import type { Usage } from "#contracts/openai/chat.ts";
 import { cachedTokensOf } from "#adapters/upstream/sse-relay.ts";
+import type { Usage } from "#contracts/openai/chat.ts";
 import { AppError, answeredCode } from "#core/errors.ts";
 import type { RateLimits } from "#core/ports/rate-limiter.ts";
 import { endpointForLog } from "../inference-logs/endpoint.ts";

@@ -5,8 +5,8 @@
 
 import { schemaSizeProblem } from "#adapters/engines/schema-limits.ts";
 import { replicaError } from "#adapters/upstream/refusal.ts";
-import type { ChatMessage, ChatCompletionRequest as ChatRequestBody, Usage } from "#contracts/openai/chat.ts";
 import { relaySse, type StreamChunk } from "#adapters/upstream/sse-relay.ts";
+import type { ChatMessage, ChatCompletionRequest as ChatRequestBody, Usage } from "#contracts/openai/chat.ts";
 import { AppError } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";

@@ -9,7 +9,7 @@ import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { Finding } from "../guardrails/scanner.ts";
 import { createStreamScanner } from "../guardrails/stream-scan.ts";
 import type { InputScanCache } from "./input-scan-cache.ts";
-import { type ChatMessage, textOf } from "./messages.ts";
+import { textOf } from "./messages.ts";
 import { scanToolCalls, ToolCallHoldback } from "./tool-calls.ts";
 import { isDataMessage, treatData } from "./tool-data.ts";
 

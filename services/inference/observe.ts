@@ -14,8 +14,8 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { sendUpstream, type UpstreamRequest, type UpstreamResponse } from "#adapters/upstream/send.ts";
-import type { Usage } from "#contracts/openai/chat.ts";
 import { cachedTokensOf } from "#adapters/upstream/sse-relay.ts";
+import type { Usage } from "#contracts/openai/chat.ts";
 import { type AppError, answeredCode } from "#core/errors.ts";
 import { contextOf, endFailed, parentOf, type Span, SpanKind, traceHeadersOf } from "../telemetry/tracing.ts";
 import { type DeploymentLabels, type GenAiOperation, replicaLabel } from "./metrics.ts";

@@ -5,6 +5,7 @@
 // (a JSON object half sent cannot be taken back). Chunks from the Messages and Responses surfaces
 // are translated from these, so they are covered too.
 import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
+import type { ToolCallDelta } from "#contracts/openai/chat.ts";
 import { type Evaluation, evaluate } from "../guardrails/evaluate.ts";
 import { evaluateOffLoop } from "../guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
@@ -80,7 +81,7 @@ export class ToolCallHoldback {
     if (!calls) return { emit: "" };
     this.#held.delete(choice.index ?? 0);
     const findings: Finding[] = [];
-    const released: ToolCall[] = [];
+    const released: ToolCallDelta[] = [];
     for (const [index, args] of calls) {
       const result = evaluate(args, this.policy, "tool_call");
       findings.push(...result.findings);

@@ -1,12 +1,14 @@
-// Messages that carry data rather than the caller's words: a tool's result (OpenAI `tool`, the legacy
-// `function`; the Messages API's tool_result blocks and the Responses API's function_call_output items
+// Messages that carry data rather than the caller's words: a tool's result (OpenAI `tool`; the
+// Messages API's tool_result blocks and the Responses API's function_call_output items
 // arrive here translated into `tool` messages). The indirect-injection policy decides what becomes of
 // one that holds an instruction for the assistant: block (decided by evaluate), strip or wrap (here).
+
+import type { ChatMessage } from "#contracts/openai/chat.ts";
 import type { Evaluation } from "../guardrails/evaluate.ts";
-import { type ChatMessage, textOf } from "./messages.ts";
+import { textOf } from "./messages.ts";
 
 export function isDataMessage(message: ChatMessage): boolean {
-  return message.role === "tool" || message.role === "function";
+  return message.role === "tool";
 }
 
 /** What the model reads instead of a stripped tool result. */

@@ -3,9 +3,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildHttpGateway } from "#routes/gateways.ts";
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { POST as login } from "#routes/filtration/auth/login.ts";
+import { buildHttpGateway } from "#routes/gateways.ts";
 import { createAppContext } from "#server/compose.ts";
 import { type Config, loadConfig } from "#server/config.ts";
 import { createLogger } from "#server/log.ts";
