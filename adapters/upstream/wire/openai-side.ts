@@ -13,7 +13,7 @@ import type {
   ToolCallDelta,
   Usage,
 } from "#contracts/openai/chat.ts";
-import type { EmbeddingsRequest, EmbeddingsResponse } from "#routes/inference/v1/_schemas/embeddings.ts";
+import type { EmbeddingsRequest, EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
 
 export type { ChatCompletion, FinishReason, ToolCall, ToolCallDelta };
 export type ChatRequest = ChatCompletionRequest;

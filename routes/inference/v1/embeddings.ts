@@ -1,10 +1,11 @@
 // POST /v1/embeddings. Access is "public" at the guard because the API key is the lifecycle's own first
 // step (services/inference/admission.ts), answered in the OpenAI error shape.
+
+import { EmbeddingsRequest, EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
 import { bearerOf } from "#server/http/gateway.ts";
 import { route } from "#server/http/route.ts";
 import { createEmbeddings } from "#services/inference/embeddings.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
-import { EmbeddingsRequest, EmbeddingsResponse } from "./_schemas/embeddings.ts";
 import { lifecycleErrors } from "./_schemas/errors.ts";
 
 export const POST = route({

@@ -1,6 +1,6 @@
 // The embeddings request, as OpenAI clients send it (`input` as one text or several; token arrays are
 // not accepted: the platform's replicas take text).
-import { t } from "elysia";
+import { Type as t } from "@sinclair/typebox";
 
 export const EmbeddingsRequest = t.Object(
   {
