@@ -123,8 +123,11 @@ export const ResponseFormat = T.Union([
 export type ResponseFormat = Static<typeof ResponseFormat>;
 
 const penalty = T.Number({ minimum: -2, maximum: 2 });
-const tokenCount = T.Integer({ minimum: 1, maximum: 1_000_000 });
-const stopText = T.String({ minLength: 1, maxLength: 256 });
+// The gateway's rules as OpenAI clients have met them (tests/inference/gateway-errors.test.ts): no upper
+// bound on a token count (the deployment's context bounds it), and an empty stop string is allowed (the
+// llama.cpp worker drops it).
+const tokenCount = T.Integer({ minimum: 1 });
+const stopText = T.String({ maxLength: 256 });
 const Stop = T.Union([stopText, T.Array(stopText, { maxItems: 4 })]);
 const StreamOptions = T.Object(
   { include_usage: T.Optional(T.Boolean({ description: "A last chunk with `usage`, no choices" })) },

@@ -88,10 +88,11 @@ async function runAsPasted(script: string): Promise<string> {
 
 const walkThrough = () => workflowBlock("README.md", "readme-workflow");
 /** The README's "Operate it" block (also run alone by docs-commands.test.ts). */
+/** The README's <!-- docs-run --> blocks in order: guardrails on tool results, then "Operate it". */
 const operate = () => {
-  const block = blocksOf("README.md").find((b) => b.marker.kind === "run");
-  if (!block) throw new Error("README.md has no <!-- docs-run --> block");
-  return block.body;
+  const blocks = blocksOf("README.md").filter((b) => b.marker.kind === "run");
+  if (blocks.length === 0) throw new Error("README.md has no <!-- docs-run --> block");
+  return blocks.map((block) => block.body).join("\n");
 };
 /** Stops what a walk-through started, so no worker outlives the test. */
 const stopDeployment = `curl -sf $O/deployment/terminate -H "$AUTH" -H "$JSON" -d '{"deployment_id":"'"$DEP"'"}' >/dev/null
@@ -143,6 +144,8 @@ function expectShapes(out: string, cleanUp: boolean) {
   // each paste, so the second paste misses first too).
   expect(out).toContain('["openai-main"]\n{"model":"tiny-chat"}\n{"model":"support-bot"}\n');
   expect(out).toMatch(/^x-served-by: tiny-chat\r?\nx-cache: miss\r?\nx-cache: hit\r?$/im);
+  // A tool's result carrying an instruction for the model is refused by the indirect-injection guardrail.
+  expect(out).toContain('"the request was blocked by the indirect_injection guardrail"\n');
   // "Operate it" prices the live deployment (a 404 here before: it ran after the deployment was deleted).
   expect(out).toContain('{"input_price_per_million":0.15}');
   if (cleanUp) {

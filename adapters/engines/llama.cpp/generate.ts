@@ -152,7 +152,10 @@ export async function buildGeneration(
     };
   }
   const asked = req.max_completion_tokens ?? req.max_tokens ?? undefined;
-  const stop = req.stop == null ? [] : typeof req.stop === "string" ? [req.stop] : req.stop;
+  // An empty stop string would end every answer at once: it stops nothing, as in OpenAI's API.
+  const stop = (req.stop == null ? [] : typeof req.stop === "string" ? [req.stop] : req.stop).filter(
+    (text) => text.length > 0,
+  );
   const logprobs = req.logprobs === true ? { top: req.top_logprobs ?? 0 } : undefined;
   return {
     ok: true,

@@ -70,9 +70,7 @@ export function PreviewMessages({
       <h3 safe>{title}</h3>
       {messages.map((m) => (
         <div class="turn">
-          <div class="turn-who" safe>
-            {m.role}
-          </div>
+          <div class="turn-who">{m.role}</div>
           <pre class="text" safe>
             {typeof m.content === "string" ? m.content : JSON.stringify(m.content)}
           </pre>
