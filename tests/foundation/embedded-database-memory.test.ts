@@ -30,10 +30,18 @@ test("a process that opened a new embedded database holds under 200 MB once it i
     const script = `
       import { openDatabase } from "#db/client.ts";
       const db = await openDatabase({ pgliteDir: ${JSON.stringify(join(dir, "pgdata"))} });
-      Bun.gc(true);
-      const kib = Number((await Bun.file("/proc/self/status").text()).match(/VmRSS:\\s+(\\d+)/)?.[1]);
+      // Freed pages go back to the system a little after a collection, not at once: the least of ten
+      // readings 50 ms apart, each after a full collection of this thread (the worker's own garbage is
+      // only collected by the worker, which is what this test is about).
+      let least = Infinity;
+      for (let i = 0; i < 10; i++) {
+        Bun.gc(true);
+        await Bun.sleep(50);
+        const kib = Number((await Bun.file("/proc/self/status").text()).match(/VmRSS:\\s+(\\d+)/)?.[1]);
+        least = Math.min(least, kib);
+      }
       await db.close();
-      console.log(Math.round(kib / 1024));`;
+      console.log(Math.round(least / 1024));`;
     const proc = Bun.spawn([process.execPath, "-e", script], {
       cwd: root,
       stdout: "pipe",
