@@ -1,4 +1,4 @@
-// What opening the embedded database leaves resident (issue #34, docs/performance.md "Memory (#34)").
+// What opening the embedded database leaves resident (issue #34, docs/performance.md "What limits the targets", the runs in docs/performance-history.md "Memory (#34)").
 // The template reaches PGlite as an uncompressed tar in a temporary file, removed once read, and the
 // worker collects its opening's garbage at once: a process that opened a new database held 214-257 MB
 // without that collection, 169-171 MB with it (Bun's own 40 MB and PGlite's compiled WebAssembly,
