@@ -110,3 +110,52 @@ test("a JWT without its signature (unsecured, or cut after the payload)", () => 
   // A header alone is not a token.
   expect(found("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0")).toEqual([]);
 });
+
+// Issue #31, from gitleaks' rule definitions (cmd/generate/config/rules/{slack,aws,gitlab,sendgrid}.go).
+test("Slack app-level tokens, configuration tokens and webhook URLs", () => {
+  const app = "xapp-1-A012ABCDEFG-1234567890123-0123456789abcdef0123456789abcdef";
+  expect(found(`SLACK_APP_TOKEN=${app}`)).toEqual([`api_key:${app}`]);
+  const config = `xoxe.xoxp-1-${"Mi0yLTM0MTQwNDE0MDE3Ni0".repeat(7)}abcd`;
+  expect(found(`"access_token": "${config}"`)).toEqual([`api_key:${config}`]);
+  const hook = "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX";
+  expect(found(`post to ${hook} daily`)).toEqual([`api_key:${hook}`]);
+  const workflow =
+    "https://hooks.slack.com/workflows/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";
+  expect(found(workflow)).toEqual([`api_key:${workflow}`]);
+  // The webhook page without a credential in its path, and a short "xapp-" word, are not keys.
+  expect(found("see https://hooks.slack.com/services/ and xapp-1-demo")).toEqual([]);
+});
+
+test("Amazon Bedrock API keys, long- and short-lived", () => {
+  const long = `ABSKQmVkcm9ja0FQSUtleS1${"a1B2c3D4".repeat(14)}=`;
+  expect(found(`AWS_BEARER_TOKEN_BEDROCK=${long}`)).toEqual([`api_key:${long}`]);
+  const short =
+    "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29tLz9BY3Rpb249Q2FsbFdpdGhCZWFyZXJUb2tlbg%3D%3D&Version=1";
+  expect(found(`token: ${short}`)).toEqual([`api_key:${short}`]);
+  // "ABSK" followed by other base64, or too little of it, is not a Bedrock key.
+  expect(found(`ABSK${"a1B2c3D4".repeat(14)}`)).toEqual([]);
+  expect(found("ABSKQmVkcm9ja0FQSUtleS1EXAMPLE")).toEqual([]);
+});
+
+test("GitLab feature-flag client tokens and session cookies; SendGrid keys in gitleaks' wider shape", () => {
+  const flag = `glffct-${"a1B2c3D4e5".repeat(2)}`;
+  expect(found(`unleash token ${flag}`)).toEqual([`api_key:${flag}`]);
+  const cookie = `_gitlab_session=${"0a1b2c3d".repeat(4)}`;
+  expect(found(`Cookie: ${cookie}`)).toEqual([`api_key:${cookie}`]);
+  const sendgrid = `SG.${"a1b2c3-_=".repeat(7)}abc`;
+  expect(found(`key ${sendgrid}`)).toEqual([`api_key:${sendgrid}`]);
+  // A short "SG." word and a session cookie of the wrong length are not secrets.
+  expect(found("SG.test and _gitlab_session=abc123")).toEqual([]);
+});
+
+test("IBANs of countries outside the SWIFT registry: BEAC and BCEAO members, Morocco, Åland", () => {
+  expect(found("RIB MA64 1234 5678 9012 3456 7890 1234")).toEqual([
+    "iban:MA64 1234 5678 9012 3456 7890 1234",
+  ]);
+  expect(found("IBAN GA2740001090000123456789012")).toEqual(["iban:GA2740001090000123456789012"]);
+  expect(found("ne03 ne00 1234 5678 9012 3456 7890")).toEqual(["iban:ne03 ne00 1234 5678 9012 3456 7890"]);
+  expect(found("AX56 9876 5400 0012 34")).toEqual(["iban:AX56 9876 5400 0012 34"]);
+  // One digit off, or a length the country does not use, and mod-97 or the length refuses it.
+  expect(found("RIB MA64 1234 5678 9012 3456 7890 1235")).toEqual([]);
+  expect(found("AX56 9876 5400 0012 345")).toEqual([]);
+});
