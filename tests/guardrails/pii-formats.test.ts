@@ -159,3 +159,31 @@ test("IBANs of countries outside the SWIFT registry: BEAC and BCEAO members, Mor
   expect(found("RIB MA64 1234 5678 9012 3456 7890 1235")).toEqual([]);
   expect(found("AX56 9876 5400 0012 345")).toEqual([]);
 });
+
+test("a phone under its label on the line above, and a NANP extension with no space", () => {
+  expect(found("Personal Info:\nPhone:\n71-42-55-18\n")).toEqual(["phone:71-42-55-18"]);
+  expect(found("Fax:\n  512 7730\n")).toEqual(["phone:512 7730"]);
+  expect(found("desk +1-415-222-9183x412")).toEqual(["phone:+1-415-222-9183x412"]);
+  expect(found("(415)222-9183x0412 mobile")).toEqual(["phone:(415)222-9183x0412"]);
+  // A label two lines up, or a word that is no phone word, says nothing.
+  expect(found("Phone:\n\n71-42-55-18")).toEqual([]);
+  expect(found("Invoice:\n71-42-55-18")).toEqual([]);
+});
+
+test("E.123 trunk-prefix forms: +CC (0) ... and a national number starting with 0", () => {
+  expect(found("Desk: +44 (0)20 7946 0958")).toEqual(["phone:+44 (0)20 7946 0958"]);
+  expect(found("reach Zurich on +41 (0)44 668 18 00")).toEqual(["phone:+41 (0)44 668 18 00"]);
+  expect(found("messages to 0612 845 33 71 please")).toEqual(["phone:0612 845 33 71"]);
+  expect(found("my registered 047-1235578, thanks")).toEqual(["phone:047-1235578"]);
+  // Other numbers in that shape: named as such, a spaced date, a list, an ISBN, a failed IBAN.
+  expect(found("Order 0123 4567 89 shipped")).toEqual([]);
+  expect(found("on 05 11 2021 10 30 the build ran")).toEqual([]);
+  expect(found("batches 0421 0422 0423")).toEqual([]);
+  expect(found("ISBN 0-306-40615-2")).toEqual([]);
+  expect(found("NL91 ABNA 0417 1643 01")).toEqual([]);
+});
+
+test("digits followed by a street name are a house number whichever reading took them", () => {
+  expect(found("The office is at 17031 2202 Rissik St, Pretoria, South Africa")).toEqual([]);
+  expect(found("The office line in South Africa is 012 345 6789")).toEqual(["phone:012 345 6789"]);
+});
