@@ -203,7 +203,7 @@ function goTokens(go: string): GoToken[] {
   const tokens: GoToken[] = [];
   let i = 0;
   while (i < go.length) {
-    const c = go[i] as string;
+    const c = go.charAt(i);
     if (c === "/" && go[i + 1] === "/") {
       const nl = go.indexOf("\n", i);
       i = nl < 0 ? go.length : nl;
@@ -274,9 +274,9 @@ const WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
 function classChars(body: string): string {
   let chars = "";
   for (let i = 0; i < body.length; i++) {
-    const c = body[i] as string;
+    const c = body.charAt(i);
     if (c === "\\") {
-      const e = body[++i] as string;
+      const e = body.charAt(++i);
       chars += e === "w" ? WORD : e;
     } else if (body[i + 1] === "-" && i + 2 < body.length) {
       const to = body.charCodeAt(i + 2);
@@ -291,12 +291,12 @@ function classChars(body: string): string {
 
 /** One atom of a pattern at `i`: its characters and where it ends; undefined for anything else. */
 function atom(pattern: string, i: number): [chars: string, next: number] | undefined {
-  const c = pattern[i] as string;
+  const c = pattern.charAt(i);
   if (c === "[") {
     const close = pattern.indexOf("]", i + 1);
     return [classChars(pattern.slice(i + 1, close)), close + 1];
   }
-  if (c === "\\") return [pattern[i + 1] === "w" ? WORD : (pattern[i + 1] as string), i + 2];
+  if (c === "\\") return [pattern[i + 1] === "w" ? WORD : pattern.charAt(i + 1), i + 2];
   if ("()|*+?.^${".includes(c)) return undefined;
   return [c, i + 1];
 }
@@ -347,7 +347,7 @@ function evalCall(fn: string, args: Value[], random: () => number): Value {
     const parts = args.slice(1).map(textOf);
     if (format === undefined || parts.includes(undefined)) return str(undefined);
     let k = 0;
-    return str(format.replace(/%s/g, () => parts[k++] as string));
+    return str(format.replace(/%s/g, () => parts[k++] ?? ""));
   }
   return str(undefined);
 }

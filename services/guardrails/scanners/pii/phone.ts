@@ -210,8 +210,10 @@ export const detectPhones: Detector = (original, out) => {
   const before = out.length;
   findPhones(original, out);
   // "17031 2202 Rissik St": a house number and a street, whichever reading took the digits.
-  for (let i = out.length - 1; i >= before; i--)
-    if (streetAfter(original, (out[i] as Finding).end)) out.splice(i, 1);
+  for (let i = out.length - 1; i >= before; i--) {
+    const f = out[i];
+    if (f && streetAfter(original, f.end)) out.splice(i, 1);
+  }
 };
 
 function findPhones(original: string, out: Finding[]): void {
