@@ -2,8 +2,11 @@
 // for every source, the threshold is chosen on all the other sources (the highest recall whose
 // false-positive rate there stays <= 2 %) and then measured on the held-out source alone. The
 // scanner's patterns are hand-written, not trained; the threshold is the only thing fitted.
+// The blind sources (indirect-blind.jsonl.gz, read after the scanner was written) are printed apart.
 //   bun bench/guardrails-indirect.ts        (or from `bun run bench guardrails`: indirectLoso())
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   indirectInjectionScanner,
   indirectInjectionScore,
@@ -112,4 +115,66 @@ export function printIndirectLoso(): void {
   );
 }
 
-if (import.meta.main) printIndirectLoso();
+// ---- the blind check: sources read only after the scanner was fixed (indirect-blind.jsonl.gz) ----
+// Measured at the threshold the whole of indirect.jsonl.gz chooses (the same rule as above: the
+// lowest of the grid with false positives <= 2 % there), and at the scanner's default.
+
+export function loadIndirectBlind(): IndirectItem[] {
+  const bytes = readFileSync(join(import.meta.dir, "guard-datasets/indirect-blind.jsonl.gz"));
+  return new TextDecoder()
+    .decode(Bun.gunzipSync(bytes))
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as IndirectItem);
+}
+
+export interface BlindRow {
+  source: string;
+  positives: number;
+  negatives: number;
+  recall: number | null;
+  falsePositiveRate: number | null;
+  atDefault: { recall: number | null; falsePositiveRate: number | null };
+}
+
+export function indirectBlind(): { threshold: number; rows: BlindRow[] } {
+  const threshold = tune(loadIndirect().map((item) => ({ item, score: indirectInjectionScore(item.text) })));
+  const scored = loadIndirectBlind().map((item) => ({ item, score: indirectInjectionScore(item.text) }));
+  const families = [...new Set(scored.map((s) => s.item.source.split(":").slice(0, 2).join(":")))].sort();
+  const rows: BlindRow[] = [];
+  for (const family of [...families, "all blind"]) {
+    const held =
+      family === "all blind" ? scored : scored.filter((s) => s.item.source.startsWith(`${family}:`));
+    const r = rates(held, threshold);
+    const d = rates(held, indirectInjectionScanner.defaultThreshold);
+    rows.push({
+      source: family,
+      positives: held.filter((s) => s.item.label).length,
+      negatives: held.filter((s) => !s.item.label).length,
+      recall: r.recall,
+      falsePositiveRate: r.fpr,
+      atDefault: { recall: d.recall, falsePositiveRate: d.fpr },
+    });
+  }
+  return { threshold, rows };
+}
+
+export function printIndirectBlind(): void {
+  const { threshold, rows } = indirectBlind();
+  console.log(
+    `\nindirect injection, blind sources (indirect-blind.jsonl.gz), threshold ${threshold} chosen on indirect.jsonl.gz`,
+  );
+  console.log(
+    `| blind source | positives | negatives | recall | false positives | recall / FP at ${indirectInjectionScanner.defaultThreshold} (default) |`,
+  );
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const r of rows)
+    console.log(
+      `| ${r.source} | ${r.positives} | ${r.negatives} | ${pct(r.recall)} | ${pct(r.falsePositiveRate)} | ${pct(r.atDefault.recall)} / ${pct(r.atDefault.falsePositiveRate)} |`,
+    );
+}
+
+if (import.meta.main) {
+  printIndirectLoso();
+  printIndirectBlind();
+}

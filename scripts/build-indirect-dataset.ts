@@ -207,16 +207,135 @@ function debianDocs(): void {
   }
 }
 
-bipia();
-purpleLlama();
-agentDojo();
-debianDocs();
-const lines = items.map((item) => JSON.stringify(item)).join("\n");
-writeFileSync(OUT, Bun.gzipSync(new TextEncoder().encode(`${lines}\n`), { level: 9 }));
-const counts = new Map<string, [number, number]>();
-for (const item of items) {
-  const c = counts.get(item.source) ?? [0, 0];
-  c[item.label ? 0 : 1]++;
-  counts.set(item.source, c);
+// ---- the blind check (issue #31): sources the indirect-injection patterns were not written from ----
+// Built into a file of their own, indirect-blind.jsonl.gz, and measured apart
+// (bench/guardrails-indirect.ts): the scanner was not changed after these texts were read, and the
+// threshold they are measured at is the one the other sources choose. `bun
+// scripts/build-indirect-dataset.ts blind` builds only that file (from the two mirrors below, at the
+// commits named, and the existing indirect.jsonl.gz, whose texts are dropped from it).
+const BLIND_OUT = join(import.meta.dir, "../bench/guard-datasets/indirect-blind.jsonl.gz");
+const BLIND_COMMITS: Record<string, string> = {
+  "ReversecLabs/spikee": "454f7a0c21db2dd8779c23408f24700430c71d8b",
+  "greshake/llm-security": "87f4b7ffa568b7261a79b31573068d8113319212",
+};
+
+function showAt(repo: string, path: string): string {
+  const commit = BLIND_COMMITS[repo] ?? "HEAD";
+  return execFileSync(
+    "git",
+    ["--git-dir", join(MIRRORS, repo.replace("/", "+"), "repo"), "show", `${commit}:${path}`],
+    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] },
+  );
 }
-for (const [source, [pos, neg]] of counts) console.log(`${source}: ${pos} positive, ${neg} negative`);
+
+/**
+ * spikee (WithSecure / Reversec Labs): the documents of its published "targeted-2024-12-document"
+ * dataset (an e-mail with one of its jailbreak templates and instructions appended, as its guardrail
+ * runs sent them) and of its "guardrail-false-positive-check" set (30 e-mails written to read like
+ * injections: "Ignore the previous draft ... follow the new instructions"). The inputs are the same in
+ * every target's result file; one file of each is read.
+ */
+function spikee(): void {
+  const repo = "ReversecLabs/spikee";
+  const files: [string, boolean][] = [
+    ["results/v0.1/results_az_prompt_shields-targeted-2024-12-document_1734615457.jsonl", true],
+    [
+      "results/v0.1/results_az_prompt_shields-1734615302_guardrail-false-positive-check_1734623707.jsonl",
+      false,
+    ],
+  ];
+  for (const [file, label] of files)
+    for (const line of showAt(repo, file).split("\n")) {
+      if (line.trim() === "") continue;
+      const row = JSON.parse(line) as { input: string };
+      add(row.input, label, label ? "blind:spikee:documents" : "blind:spikee:false_positive_check");
+    }
+}
+
+/** The triple-quoted strings a scenario assigns to `name`, dedented. */
+function pythonStrings(source: string, names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const m of source.matchAll(/(\w+)\s*=\s*[fr]?"""([\s\S]*?)"""/g))
+    if (names.includes(m[1] ?? "")) out.push((m[2] ?? "").replace(/^ {4}/gm, ""));
+  return out;
+}
+
+/**
+ * Greshake et al., "Not what you've signed up for" (2023), the scenarios of its demonstration code:
+ * the payloads planted in e-mails, web pages, social-media posts and code (by the variable each
+ * scenario names them with), its puzzle pages, and as negatives the clean web page a scenario browses
+ * and paragraphs of the Wikipedia article the multi-stage scenario retrieves.
+ */
+function greshake(): void {
+  const repo = "greshake/llm-security";
+  const payloads = [
+    "attacker_social_media_injection",
+    "instructions",
+    "original_injection",
+    "text",
+    "injection",
+    "primary_payload",
+    "malicious_email",
+  ];
+  const files = execFileSync(
+    "git",
+    [
+      "--git-dir",
+      join(MIRRORS, repo.replace("/", "+"), "repo"),
+      "ls-tree",
+      "-r",
+      "--name-only",
+      BLIND_COMMITS[repo] ?? "HEAD",
+    ],
+    { encoding: "utf8" },
+  )
+    .split("\n")
+    .sort();
+  for (const file of files.filter((f) => /^scenarios\/(?:gpt4|gpt3langchain)\/[\w-]+\.py$/.test(f))) {
+    const source = showAt(repo, file);
+    for (const text of pythonStrings(source, payloads)) add(text, true, "blind:greshake:payloads");
+    for (const text of pythonStrings(source, ["current_website"])) add(text, false, "blind:greshake:clean");
+  }
+  for (const file of files.filter((f) => f.startsWith("scenarios/puzzle/puzzles/")))
+    add(showAt(repo, file), true, "blind:greshake:payloads");
+  add(
+    showAt(repo, "scenarios/code-completion/advanced-example/injection/leftpad.py"),
+    true,
+    "blind:greshake:payloads",
+  );
+  const article = showAt(repo, "scenarios/common/albert_einstein.md").split(/\n\s*\n/);
+  for (const paragraph of article.slice(0, 6)) add(paragraph, false, "blind:greshake:clean");
+}
+
+function write(path: string, written: readonly IndirectItem[]): void {
+  const lines = written.map((item) => JSON.stringify(item)).join("\n");
+  writeFileSync(path, Bun.gzipSync(new TextEncoder().encode(`${lines}\n`), { level: 9 }));
+  const counts = new Map<string, [number, number]>();
+  for (const item of written) {
+    const c = counts.get(item.source) ?? [0, 0];
+    c[item.label ? 0 : 1]++;
+    counts.set(item.source, c);
+  }
+  for (const [source, [pos, neg]] of counts) console.log(`${source}: ${pos} positive, ${neg} negative`);
+}
+
+if (process.argv[2] === "blind") {
+  // The texts already in indirect.jsonl.gz are marked seen, so a blind text equal to one (letters and
+  // digits compared, case folded) is dropped.
+  const existing = new TextDecoder()
+    .decode(Bun.gunzipSync(readFileSync(OUT)))
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as IndirectItem);
+  for (const item of existing) add(item.text, item.label, item.source);
+  const before = items.length;
+  spikee();
+  greshake();
+  write(BLIND_OUT, items.slice(before));
+} else {
+  bipia();
+  purpleLlama();
+  agentDojo();
+  debianDocs();
+  write(OUT, items);
+}

@@ -180,7 +180,7 @@ function detectSecretsItems(): PiiBenchItem[] {
   return items;
 }
 
-// ---- gitleaks: the literal true and false positives its rules are generated with ----
+// ---- gitleaks: the true positives its rules are tested with (its false positives are left out) ----
 const GITLEAKS_RULES: Record<string, PiiBenchType> = {
   anthropic: "api_key",
   aws: "api_key",
@@ -194,38 +194,283 @@ const GITLEAKS_RULES: Record<string, PiiBenchType> = {
   stripe: "api_key",
   jwt: "jwt",
 };
-// A Go string literal standing alone (not glued to a generated part with "+"), 16 characters or more.
-const GO_LITERAL = /(?<![+]\s*)(?:"((?:[^"\\\n]|\\.){16,})"|`([^`]{16,})`)(?!\s*\+)/g;
+// The rule files are Go: they are tokenized (string literals, comments, brackets, commas) rather than
+// matched line by line, because a literal may span lines (raw strings holding a whole config file) and
+// a line may hold several literals glued to generated parts ("sk-ant-api03-"+secrets.NewSecret(...)).
+type GoToken = { kind: "string"; value: string } | { kind: "comment" } | { kind: "char"; value: string };
 
-function goLiterals(block: string): string[] {
-  return [...block.matchAll(GO_LITERAL)].map((m) =>
-    m[1] !== undefined ? (JSON.parse(`"${m[1]}"`) as string) : (m[2] as string),
+function goTokens(go: string): GoToken[] {
+  const tokens: GoToken[] = [];
+  let i = 0;
+  while (i < go.length) {
+    const c = go.charAt(i);
+    if (c === "/" && go[i + 1] === "/") {
+      const nl = go.indexOf("\n", i);
+      i = nl < 0 ? go.length : nl;
+      tokens.push({ kind: "comment" });
+    } else if (c === "/" && go[i + 1] === "*") {
+      i = go.indexOf("*/", i + 2) + 2;
+      tokens.push({ kind: "comment" });
+    } else if (c === "`") {
+      const close = go.indexOf("`", i + 1);
+      tokens.push({ kind: "string", value: go.slice(i + 1, close) });
+      i = close + 1;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (go[j] !== '"') j += go[j] === "\\" ? 2 : 1;
+      tokens.push({ kind: "string", value: JSON.parse(go.slice(i, j + 1)) as string });
+      i = j + 1;
+    } else {
+      if (!/\s/.test(c)) tokens.push({ kind: "char", value: c });
+      i++;
+    }
+  }
+  return tokens;
+}
+
+const isChar = (t: GoToken | undefined, c: string) => t?.kind === "char" && t.value === c;
+
+/** `tps :=` or `tps =` starts at token `i` (not `tps` as an argument, nor inside a longer name). */
+function tpsAssignment(tokens: readonly GoToken[], i: number): boolean {
+  const before = tokens[i - 1];
+  if (before?.kind === "char" && /[\w.]/.test(before.value)) return false;
+  return (
+    isChar(tokens[i], "t") &&
+    isChar(tokens[i + 1], "p") &&
+    isChar(tokens[i + 2], "s") &&
+    (isChar(tokens[i + 3], "=") || (isChar(tokens[i + 3], ":") && isChar(tokens[i + 4], "=")))
   );
 }
 
+// ---- the values gitleaks generates at test time, generated here from the same definitions ----
+// gitleaks' utils name character classes (utils/patterns.go) and secrets.NewSecret generates a string
+// from a pattern; the patterns its rules pass are sequences of literals and classes with a fixed count,
+// which is all this generator reads. A pattern with an open count ("{17,}") is not generated: the value
+// is then left out (gitleaks' JWT samples, "ey" and random letters, are no RFC 7519 token anyway).
+const CHARSET_HELPERS: Record<string, string> = {
+  Numeric: "[0-9]",
+  Hex: "[a-f0-9]",
+  AlphaNumeric: "[a-z0-9]",
+  AlphaNumericExtendedShort: "[a-z0-9_-]",
+  AlphaNumericExtended: "[a-z0-9=_\\-]",
+  AlphaNumericExtendedLong: "[a-z0-9\\/=_\\+\\-]",
+};
+
+/** A deterministic generator (mulberry32), seeded per rule file so a rebuild gives the same bytes. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+
+/** The characters of a bracket class's body ("a-z0-9_\-"). */
+function classChars(body: string): string {
+  let chars = "";
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charAt(i);
+    if (c === "\\") {
+      const e = body.charAt(++i);
+      chars += e === "w" ? WORD : e;
+    } else if (body[i + 1] === "-" && i + 2 < body.length) {
+      const to = body.charCodeAt(i + 2);
+      for (let k = c.charCodeAt(0); k <= to; k++) chars += String.fromCharCode(k);
+      i += 2;
+    } else {
+      chars += c;
+    }
+  }
+  return chars;
+}
+
+/** One atom of a pattern at `i`: its characters and where it ends; undefined for anything else. */
+function atom(pattern: string, i: number): [chars: string, next: number] | undefined {
+  const c = pattern.charAt(i);
+  if (c === "[") {
+    const close = pattern.indexOf("]", i + 1);
+    return [classChars(pattern.slice(i + 1, close)), close + 1];
+  }
+  if (c === "\\") return [pattern[i + 1] === "w" ? WORD : pattern.charAt(i + 1), i + 2];
+  if ("()|*+?.^${".includes(c)) return undefined;
+  return [c, i + 1];
+}
+
+/** A string matching `pattern` (literals and classes with fixed counts), or undefined for any other. */
+function generate(pattern: string, random: () => number): string | undefined {
+  let out = "";
+  let i = 0;
+  while (i < pattern.length) {
+    const a = atom(pattern, i);
+    if (!a || a[0] === "") return undefined;
+    const [chars, next] = a;
+    i = next;
+    let count = 1;
+    const quantifier = /^\{(\d+)\}/.exec(pattern.slice(i));
+    if (quantifier) {
+      count = Number(quantifier[1]);
+      i += quantifier[0].length;
+    } else if (/^[{*+?]/.test(pattern.slice(i))) {
+      return undefined;
+    }
+    for (let k = 0; k < count; k++) out += chars[Math.floor(random() * chars.length)];
+  }
+  return out;
+}
+
+// ---- a small evaluator of the Go expressions `tps` is built from ----
+type Value = { kind: "string"; value: string | undefined } | { kind: "list"; values: (string | undefined)[] };
+
+const textOf = (v: Value | undefined) => (v?.kind === "string" ? v.value : undefined);
+const valuesOf = (v: Value): (string | undefined)[] => (v.kind === "list" ? v.values : [v.value]);
+
+/** What a call evaluates to: gitleaks' helpers as its utils and secrets packages define them. */
+function evalCall(fn: string, args: Value[], random: () => number): Value {
+  const str = (value: string | undefined): Value => ({ kind: "string", value });
+  if (fn === "append") return { kind: "list", values: args.slice(1).flatMap(valuesOf) };
+  // GenerateSampleSecret(s)(identifier, secret): the secret, in carriers of gitleaks' own.
+  if (fn === "GenerateSampleSecrets") return { kind: "list", values: [textOf(args[1])] };
+  if (fn === "GenerateSampleSecret") return str(textOf(args[1]));
+  const helper = CHARSET_HELPERS[fn];
+  if (helper !== undefined) return str(`${helper}{${textOf(args[0])}}`);
+  if (fn === "NewSecret") {
+    const pattern = textOf(args[0]);
+    return str(pattern === undefined ? undefined : generate(pattern, random));
+  }
+  if (fn === "Sprintf") {
+    const format = textOf(args[0]);
+    const parts = args.slice(1).map(textOf);
+    if (format === undefined || parts.includes(undefined)) return str(undefined);
+    let k = 0;
+    return str(format.replace(/%s/g, () => parts[k++] ?? ""));
+  }
+  return str(undefined);
+}
+
+class TpsReader {
+  constructor(
+    readonly tokens: readonly GoToken[],
+    public at: number,
+    readonly random: () => number,
+  ) {}
+
+  private peek(c: string): boolean {
+    return isChar(this.tokens[this.at], c);
+  }
+
+  private skipComments(): void {
+    while (this.tokens[this.at]?.kind === "comment") this.at++;
+  }
+
+  private name(): string {
+    let name = "";
+    for (
+      let t = this.tokens[this.at];
+      t?.kind === "char" && /[\w.[\]]/.test(t.value);
+      t = this.tokens[this.at]
+    ) {
+      name += t.value;
+      this.at++;
+    }
+    return name;
+  }
+
+  private args(close: string): Value[] {
+    const args: Value[] = [];
+    this.skipComments();
+    while (!this.peek(close)) {
+      args.push(this.expr());
+      this.skipComments();
+      if (this.peek(",")) this.at++;
+      this.skipComments();
+    }
+    this.at++;
+    return args;
+  }
+
+  private primary(): Value {
+    this.skipComments();
+    const t = this.tokens[this.at];
+    if (t?.kind === "string") {
+      this.at++;
+      return { kind: "string", value: t.value };
+    }
+    const name = this.name();
+    if (this.peek("{")) {
+      this.at++;
+      return { kind: "list", values: this.args("}").flatMap(valuesOf) };
+    }
+    // A variable (`tps` itself in append(tps, ...)): its values were taken where it was assigned.
+    if (!this.peek("(")) return { kind: "list", values: [] };
+    this.at++;
+    const args = this.args(")");
+    if (this.peek(".")) this.at += 3; // a spread, "..."
+    return evalCall(name.replace(/^.*\./, ""), args, this.random);
+  }
+
+  expr(): Value {
+    let left = this.primary();
+    while (this.peek("+")) {
+      this.at++;
+      const l = textOf(left);
+      const r = textOf(this.primary());
+      left = { kind: "string", value: l === undefined || r === undefined ? undefined : l + r };
+    }
+    return left;
+  }
+}
+
+/** FNV-1a of a rule file's name: its generator's seed. */
+function seedOf(rule: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < rule.length; i++) h = Math.imul(h ^ rule.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /**
- * The literals of a rule file's `tps` statements (its true positives), up to the next `fps` / `return`.
- * Its false-positive cases are left out: many are keys of the right shape that gitleaks allow-lists
- * (documented EXAMPLE keys, placeholders, a key of another rule), which a redactor should redact.
+ * The true positives of a rule file, as gitleaks' tests build them: the `tps` lists' literals, the
+ * secret (not the identifier) of utils.GenerateSampleSecret(s), and the parts gitleaks generates at test
+ * time generated here from the same class definitions (seeded). Each value is taken once (gitleaks
+ * wraps it in ~25 config and code carriers; this benchmark's four carriers are used instead).
+ * Commented-out cases and the `fps` lists are not read. `undefined`: a value that cannot be generated.
  */
-function gitleaksPositives(go: string): string[] {
-  const tps: string[] = [];
-  let inside = false;
-  for (const line of go.split("\n")) {
-    if (/^\s*tps\b/.test(line)) inside = true;
-    else if (/^\s*fps\b/.test(line)) inside = false;
-    else if (/^\s*(?:return|})\s*/.test(line) && !/^\s*}\s*[,)]/.test(line)) inside = false;
-    if (inside) tps.push(...goLiterals(line));
+export function gitleaksPositives(go: string, rule: string): (string | undefined)[] {
+  const tokens = goTokens(go);
+  const random = seeded(seedOf(rule));
+  const tps: (string | undefined)[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!tpsAssignment(tokens, i)) continue;
+    let k = i + 3;
+    while (!isChar(tokens[k], "=")) k++;
+    const reader = new TpsReader(tokens, k + 1, random);
+    tps.push(...valuesOf(reader.expr()));
+    i = reader.at - 1;
   }
   return tps;
 }
+
+// gitleaks' examples are code and config lines labelled for their secret only: an address or a
+// loopback IP beside it ("curl http://127.0.0.1:8080 ...") is not labelled, so not scored.
+const SECRET_TYPES: PiiBenchType[] = ["api_key", "jwt", "private_key"];
+
+// gitleaks' gcp-service-account rule flags a key file by its `"type": "service_account"` line: that
+// line is the rule's only example and holds no credential (the file's key is a PEM block, which the
+// private_key detector finds), so it is not labelled as one.
+const NOT_A_CREDENTIAL = new Set(['"type": "service_account"']);
 
 function gitleaksItems(): PiiBenchItem[] {
   const items: PiiBenchItem[] = [];
   let i = 0;
   for (const [rule, type] of Object.entries(GITLEAKS_RULES)) {
-    const tps = gitleaksPositives(show("gitleaks/gitleaks", `cmd/generate/config/rules/${rule}.go`));
-    for (const t of tps) items.push(carried(type, t, i++, `gitleaks:${rule}`, "heldout"));
+    const go = show("gitleaks/gitleaks", `cmd/generate/config/rules/${rule}.go`);
+    for (const t of gitleaksPositives(go, rule))
+      if (t !== undefined && !NOT_A_CREDENTIAL.has(t))
+        items.push({ ...carried(type, t, i++, `gitleaks:${rule}`, "heldout"), labels: SECRET_TYPES });
   }
   return items;
 }

@@ -20,6 +20,12 @@ export interface PiiBenchItem {
   source: string;
   /** "dev" sources may be read while tuning the detectors; "heldout" sources only measured. */
   split: "dev" | "heldout";
+  /**
+   * The types the source labels, when it labels only some: a finding of another type in this text is
+   * neither right nor wrong (gitleaks' examples label secrets, not the loopback address in a curl
+   * line beside one). Absent: every type is labelled, so any other finding is a false one.
+   */
+  labels?: PiiBenchType[];
 }
 
 export function loadPiiBench(): PiiBenchItem[] {

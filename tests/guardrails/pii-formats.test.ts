@@ -110,3 +110,80 @@ test("a JWT without its signature (unsecured, or cut after the payload)", () => 
   // A header alone is not a token.
   expect(found("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0")).toEqual([]);
 });
+
+// Issue #31, from gitleaks' rule definitions (cmd/generate/config/rules/{slack,aws,gitlab,sendgrid}.go).
+test("Slack app-level tokens, configuration tokens and webhook URLs", () => {
+  const app = "xapp-1-A012ABCDEFG-1234567890123-0123456789abcdef0123456789abcdef";
+  expect(found(`SLACK_APP_TOKEN=${app}`)).toEqual([`api_key:${app}`]);
+  const config = `xoxe.xoxp-1-${"Mi0yLTM0MTQwNDE0MDE3Ni0".repeat(7)}abcd`;
+  expect(found(`"access_token": "${config}"`)).toEqual([`api_key:${config}`]);
+  const hook = "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX";
+  expect(found(`post to ${hook} daily`)).toEqual([`api_key:${hook}`]);
+  const workflow =
+    "https://hooks.slack.com/workflows/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";
+  expect(found(workflow)).toEqual([`api_key:${workflow}`]);
+  // The webhook page without a credential in its path, and a short "xapp-" word, are not keys.
+  expect(found("see https://hooks.slack.com/services/ and xapp-1-demo")).toEqual([]);
+});
+
+test("Amazon Bedrock API keys, long- and short-lived", () => {
+  const long = `ABSKQmVkcm9ja0FQSUtleS1${"a1B2c3D4".repeat(14)}=`;
+  expect(found(`AWS_BEARER_TOKEN_BEDROCK=${long}`)).toEqual([`api_key:${long}`]);
+  const short =
+    "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29tLz9BY3Rpb249Q2FsbFdpdGhCZWFyZXJUb2tlbg%3D%3D&Version=1";
+  expect(found(`token: ${short}`)).toEqual([`api_key:${short}`]);
+  // "ABSK" followed by other base64, or too little of it, is not a Bedrock key.
+  expect(found(`ABSK${"a1B2c3D4".repeat(14)}`)).toEqual([]);
+  expect(found("ABSKQmVkcm9ja0FQSUtleS1EXAMPLE")).toEqual([]);
+});
+
+test("GitLab feature-flag client tokens and session cookies; SendGrid keys in gitleaks' wider shape", () => {
+  const flag = `glffct-${"a1B2c3D4e5".repeat(2)}`;
+  expect(found(`unleash token ${flag}`)).toEqual([`api_key:${flag}`]);
+  const cookie = `_gitlab_session=${"0a1b2c3d".repeat(4)}`;
+  expect(found(`Cookie: ${cookie}`)).toEqual([`api_key:${cookie}`]);
+  const sendgrid = `SG.${"a1b2c3-_=".repeat(7)}abc`;
+  expect(found(`key ${sendgrid}`)).toEqual([`api_key:${sendgrid}`]);
+  // A short "SG." word and a session cookie of the wrong length are not secrets.
+  expect(found("SG.test and _gitlab_session=abc123")).toEqual([]);
+});
+
+test("IBANs of countries outside the SWIFT registry: BEAC and BCEAO members, Morocco, Åland", () => {
+  expect(found("RIB MA64 1234 5678 9012 3456 7890 1234")).toEqual([
+    "iban:MA64 1234 5678 9012 3456 7890 1234",
+  ]);
+  expect(found("IBAN GA2740001090000123456789012")).toEqual(["iban:GA2740001090000123456789012"]);
+  expect(found("ne03 ne00 1234 5678 9012 3456 7890")).toEqual(["iban:ne03 ne00 1234 5678 9012 3456 7890"]);
+  expect(found("AX56 9876 5400 0012 34")).toEqual(["iban:AX56 9876 5400 0012 34"]);
+  // One digit off, or a length the country does not use, and mod-97 or the length refuses it.
+  expect(found("RIB MA64 1234 5678 9012 3456 7890 1235")).toEqual([]);
+  expect(found("AX56 9876 5400 0012 345")).toEqual([]);
+});
+
+test("a phone under its label on the line above, and a NANP extension with no space", () => {
+  expect(found("Personal Info:\nPhone:\n71-42-55-18\n")).toEqual(["phone:71-42-55-18"]);
+  expect(found("Fax:\n  512 7730\n")).toEqual(["phone:512 7730"]);
+  expect(found("desk +1-415-222-9183x412")).toEqual(["phone:+1-415-222-9183x412"]);
+  expect(found("(415)222-9183x0412 mobile")).toEqual(["phone:(415)222-9183x0412"]);
+  // A label two lines up, or a word that is no phone word, says nothing.
+  expect(found("Phone:\n\n71-42-55-18")).toEqual([]);
+  expect(found("Invoice:\n71-42-55-18")).toEqual([]);
+});
+
+test("E.123 trunk-prefix forms: +CC (0) ... and a national number starting with 0", () => {
+  expect(found("Desk: +44 (0)20 7946 0958")).toEqual(["phone:+44 (0)20 7946 0958"]);
+  expect(found("reach Zurich on +41 (0)44 668 18 00")).toEqual(["phone:+41 (0)44 668 18 00"]);
+  expect(found("messages to 0612 845 33 71 please")).toEqual(["phone:0612 845 33 71"]);
+  expect(found("my registered 047-1235578, thanks")).toEqual(["phone:047-1235578"]);
+  // Other numbers in that shape: named as such, a spaced date, a list, an ISBN, a failed IBAN.
+  expect(found("Order 0123 4567 89 shipped")).toEqual([]);
+  expect(found("on 05 11 2021 10 30 the build ran")).toEqual([]);
+  expect(found("batches 0421 0422 0423")).toEqual([]);
+  expect(found("ISBN 0-306-40615-2")).toEqual([]);
+  expect(found("NL91 ABNA 0417 1643 01")).toEqual([]);
+});
+
+test("digits followed by a street name are a house number whichever reading took them", () => {
+  expect(found("The office is at 17031 2202 Rissik St, Pretoria, South Africa")).toEqual([]);
+  expect(found("The office line in South Africa is 012 345 6789")).toEqual(["phone:012 345 6789"]);
+});

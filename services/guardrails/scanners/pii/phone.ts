@@ -5,7 +5,7 @@ import {
   parsePhoneNumberFromString,
 } from "libphonenumber-js/max";
 import type { Finding } from "../../scanner.ts";
-import { dateOrVersion, labelledRun, nanpShaped } from "./phone-shape.ts";
+import { dateOrVersion, labelledRun, nanpShaped, streetAfter, trunkShaped } from "./phone-shape.ts";
 import { type Detector, piiFinding } from "./types.ts";
 
 // Phone numbers are found and validated by libphonenumber-js (Google's libphonenumber metadata):
@@ -207,6 +207,16 @@ function nationalNumbers(text: string, runs: readonly [number, number][], out: F
 }
 
 export const detectPhones: Detector = (original, out) => {
+  const before = out.length;
+  findPhones(original, out);
+  // "17031 2202 Rissik St": a house number and a street, whichever reading took the digits.
+  for (let i = out.length - 1; i >= before; i--) {
+    const f = out[i];
+    if (f && streetAfter(original, f.end)) out.splice(i, 1);
+  }
+};
+
+function findPhones(original: string, out: Finding[]): void {
   const text = unclaimed(original, out);
   const candidates: [number, number][] = [];
   const short: [number, number][] = [];
@@ -248,8 +258,9 @@ export const detectPhones: Detector = (original, out) => {
   // Country names are looked for in the text as written (one may sit in a claimed e-mail address).
   if (unread.length > 0) nationalNumbers(original, unread, out);
   unread = unreadRuns(unread.concat(short), out);
-  for (const [start, end] of unread) labelledRun(text, start, end, out);
-};
+  for (const [start, end] of unread)
+    if (!labelledRun(text, start, end, out)) trunkShaped(text, start, end, out);
+}
 
 /** The runs no finding overlaps (findings are few: a direct test beats marking a text-long array). */
 function unreadRuns(runs: [number, number][], out: readonly Finding[]): [number, number][] {

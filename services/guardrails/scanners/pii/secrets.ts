@@ -20,6 +20,17 @@ const API_KEYS: readonly [literal: string, pattern: RegExp][] = [
   ["github_pat_", /(?<![\w])github_pat_[A-Za-z0-9_]{50,255}(?![\w])/g],
   // Slack bot/user/app/refresh/legacy tokens.
   ["xox", /(?<![\w-])xox[a-z]-[A-Za-z0-9-]{10,250}(?![\w-])/g],
+  // Slack configuration access tokens, xoxe.xoxb-1-... / xoxe.xoxp-1-... (gitleaks'
+  // slack-config-access-token: 163-166 characters after the version digit).
+  ["xoxe.", /(?<![\w-])xoxe\.xox[bp]-\d-[A-Za-z0-9]{150,180}(?![\w-])/g],
+  // Slack app-level tokens, xapp-<version>-<app id>-<number>-<hex> (gitleaks' slack-app-token).
+  ["xapp-", /(?<![\w-])xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+(?![\w-])/g],
+  // Slack incoming-webhook and workflow URLs: the path after hooks.slack.com is the credential
+  // (gitleaks' slack-webhook-url: 43-56 characters; workflow URLs of four parts run longer).
+  [
+    "hooks.slack.com/",
+    /(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,120}(?![\w+/])/g,
+  ],
   // Google API keys.
   ["AIza", /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g],
   // Stripe secret and restricted keys, live and test.
@@ -29,14 +40,22 @@ const API_KEYS: readonly [literal: string, pattern: RegExp][] = [
   // GitLab: personal, pipeline-trigger, runner, deploy, CI-build, incoming-mail, agent, OAuth-app,
   // SCIM, feed and feature-flag tokens by their documented prefixes, and runner registration tokens.
   // Lengths after GitLab's token formats (fixed for some kinds).
-  ["gl", /(?<![\w-])(?:glpat|gldt|glft|glsoat|glrt|glcbt)-[A-Za-z0-9_-]{20,50}(?![\w-])/g],
+  ["gl", /(?<![\w-])(?:glpat|gldt|glft|glffct|glsoat|glrt|glcbt)-[A-Za-z0-9_-]{20,50}(?![\w-])/g],
+  // A GitLab session cookie's value (gitleaks' gitlab-session-cookie).
+  ["_gitlab_session=", /_gitlab_session=[0-9a-z]{32}(?![0-9a-z])/g],
   [
     "gl",
     /(?<![\w-])(?:glimt-[A-Za-z0-9_-]{25}|glptt-[A-Za-z0-9_-]{40}|gloas-[A-Za-z0-9_-]{64}|glagent-[A-Za-z0-9_-]{50,1024})(?![\w-])/g,
   ],
   ["GR1348941", /(?<![\w])GR1348941[A-Za-z0-9_-]{20,50}(?![\w-])/g],
-  // SendGrid: SG.<22>.<43>.
-  ["SG.", /(?<![\w.])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![\w-])/g],
+  // SendGrid: SG.<22>.<43> as SendGrid issues them; gitleaks' sendgrid-api-token reads any 66
+  // characters of letters, digits and "=_-." after "SG." (keys re-encoded or cut differently).
+  ["SG.", /(?<![\w.])SG\.(?:[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|[A-Za-z0-9=_.-]{66})(?![\w=.-])/g],
+  // Amazon Bedrock API keys: long-lived "ABSK" + base64 of "BedrockAPIKey-..." (gitleaks'
+  // aws-amazon-bedrock-api-key-long-lived, 109-269 characters), and short-lived ones, whose fixed
+  // part is base64 of "bedrock.amazonaws.com" followed by the presigned query.
+  ["ABSK", /(?<![A-Za-z0-9+/])ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{90,250}={0,2}(?![A-Za-z0-9+/=])/g],
+  ["bedrock-api-key-", /(?<![\w-])bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%&._-]*/g],
   // PyPI upload tokens (a macaroon whose first bytes say "pypi.org") and npm access tokens.
   ["pypi-AgE", /(?<![\w-])pypi-AgE[A-Za-z0-9_-]{50,}(?![\w-])/g],
   ["npm_", /(?<![\w])npm_[A-Za-z0-9]{36}(?![\w])/g],
