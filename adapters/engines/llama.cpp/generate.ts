@@ -399,68 +399,16 @@ export async function generate(
     };
   };
   try {
-    const penalize = input.presencePenalty !== 0 || input.frequencyPenalty !== 0;
     // Under a grammar the UTF-8 guard adds its bans to the request's, step by step.
     const tokenBias = guard ?? (input.logitBias.length > 0 ? requestBias(sequence, input) : undefined);
-    const common = {
-      signal: options.signal,
-      stopOnAbortSignal: true,
-      maxTokens: input.maxTokens,
-      temperature: input.temperature,
-      topP: input.topP,
-      topK: input.topK,
-      minP: input.minP,
-      // node-llama-cpp's default seed is the current second: requests within one second would draw the
-      // same random numbers (identical answers to one prompt at temperature 1). A request without a seed
-      // gets its own, as OpenAI's and llama-server's do.
-      seed: input.seed ?? randomSeed(),
-      ...(tokenBias ? { tokenBias } : {}),
-      customStopTriggers: input.stop,
-      // OpenAI's penalties and llama.cpp's are the same formula (logit -= count·frequency + presence), so
-      // they pass through; llama.cpp's multiplicative repeat penalty stays off, as OpenAI has none.
-      repeatPenalty: penalize
-        ? { penalty: 1, presencePenalty: input.presencePenalty, frequencyPenalty: input.frequencyPenalty }
-        : (false as const),
-      onTextChunk: onText,
-    };
-    const output = input.output;
-    let response: string;
-    let stopReason: string;
-    let stopSequence: string | undefined;
-    if (output.kind === "tools") {
-      const started = new Set<number>();
-      const result = await chat.generateResponse(input.history, {
-        ...common,
-        functions: output.functions,
-        documentFunctionParams: true,
-        ...(output.maxParallelCalls ? { maxParallelFunctionCalls: output.maxParallelCalls } : {}),
-        onFunctionCallParamsChunk: (chunk) => {
-          const first = !started.has(chunk.callIndex);
-          started.add(chunk.callIndex);
-          options.onToolCall?.({
-            index: chunk.callIndex,
-            ...(first ? { name: chunk.functionName } : {}),
-            arguments: chunk.paramsChunk,
-          });
-        },
-      });
-      for (const call of result.functionCalls ?? [])
-        calls.push({ name: call.functionName, arguments: JSON.stringify(call.params ?? {}) });
-      response = result.response;
-      stopReason = result.metadata.stopReason;
-      if (result.metadata.stopReason === "customStopTrigger")
-        stopSequence = stopString(result.metadata.customStopTrigger);
-    } else {
-      const grammar = output.kind === "text" ? undefined : output.grammar;
-      const result = await chat.generateResponse(input.history, {
-        ...common,
-        ...(grammar ? { grammar } : {}),
-      });
-      response = result.response;
-      stopReason = result.metadata.stopReason;
-      if (result.metadata.stopReason === "customStopTrigger")
-        stopSequence = stopString(result.metadata.customStopTrigger);
-    }
+    const common = samplingOptions(input, options.signal, tokenBias, onText);
+    const { response, stopReason, stopSequence } = await respond(
+      chat,
+      input,
+      common,
+      calls,
+      options.onToolCall,
+    );
     return outcome(
       response,
       stopReason === "maxTokens" ? "length" : "stop",
@@ -475,6 +423,84 @@ export async function generate(
     restore();
     chat.dispose();
   }
+}
+
+/** What every generation of a request passes to LlamaChat, whatever its output. */
+function samplingOptions(
+  input: GenerationInput,
+  signal: AbortSignal,
+  tokenBias: TokenBias | (() => TokenBias) | undefined,
+  onTextChunk: (text: string) => void,
+) {
+  const penalize = input.presencePenalty !== 0 || input.frequencyPenalty !== 0;
+  return {
+    signal,
+    stopOnAbortSignal: true,
+    maxTokens: input.maxTokens,
+    temperature: input.temperature,
+    topP: input.topP,
+    topK: input.topK,
+    minP: input.minP,
+    // node-llama-cpp's default seed is the current second: requests within one second would draw the
+    // same random numbers (identical answers to one prompt at temperature 1). A request without a seed
+    // gets its own, as OpenAI's and llama-server's do.
+    seed: input.seed ?? randomSeed(),
+    ...(tokenBias ? { tokenBias } : {}),
+    customStopTriggers: input.stop,
+    // OpenAI's penalties and llama.cpp's are the same formula (logit -= count·frequency + presence), so
+    // they pass through; llama.cpp's multiplicative repeat penalty stays off, as OpenAI has none.
+    repeatPenalty: penalize
+      ? { penalty: 1, presencePenalty: input.presencePenalty, frequencyPenalty: input.frequencyPenalty }
+      : (false as const),
+    onTextChunk,
+  };
+}
+
+/** LlamaChat's answer: the text, why it stopped, the stop string it met; the tool calls go to `calls`. */
+async function respond(
+  chat: LlamaChat,
+  input: GenerationInput,
+  common: ReturnType<typeof samplingOptions>,
+  calls: GeneratedCall[],
+  onToolCall: GenerationEvents["onToolCall"],
+): Promise<{ response: string; stopReason: string; stopSequence: string | undefined }> {
+  const output = input.output;
+  if (output.kind === "tools") {
+    const started = new Set<number>();
+    const result = await chat.generateResponse(input.history, {
+      ...common,
+      functions: output.functions,
+      documentFunctionParams: true,
+      ...(output.maxParallelCalls ? { maxParallelFunctionCalls: output.maxParallelCalls } : {}),
+      onFunctionCallParamsChunk: (chunk) => {
+        const first = !started.has(chunk.callIndex);
+        started.add(chunk.callIndex);
+        onToolCall?.({
+          index: chunk.callIndex,
+          ...(first ? { name: chunk.functionName } : {}),
+          arguments: chunk.paramsChunk,
+        });
+      },
+    });
+    for (const call of result.functionCalls ?? [])
+      calls.push({ name: call.functionName, arguments: JSON.stringify(call.params ?? {}) });
+    const { metadata } = result;
+    return {
+      response: result.response,
+      stopReason: metadata.stopReason,
+      stopSequence:
+        metadata.stopReason === "customStopTrigger" ? stopString(metadata.customStopTrigger) : undefined,
+    };
+  }
+  const grammar = output.kind === "text" ? undefined : output.grammar;
+  const result = await chat.generateResponse(input.history, { ...common, ...(grammar ? { grammar } : {}) });
+  const { metadata } = result;
+  return {
+    response: result.response,
+    stopReason: metadata.stopReason,
+    stopSequence:
+      metadata.stopReason === "customStopTrigger" ? stopString(metadata.customStopTrigger) : undefined,
+  };
 }
 
 /** A fresh 31-bit seed for a request that named none. */
