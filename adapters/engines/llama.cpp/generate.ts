@@ -331,32 +331,7 @@ export async function generate(
   const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: renderer.chatWrapper });
   const meterBefore = sequence.tokenMeter.getState();
   const logprobs = input.logprobs ? new LogprobQueue() : undefined;
-  let cachedTokens = 0;
-  let lastSampled: Token | undefined;
-  const guard =
-    input.output.kind === "text"
-      ? undefined
-      : utf8Guard(
-          () => lastSampled,
-          renderer.tokens,
-          () => requestBias(sequence, input),
-        );
-  const top = input.logprobs?.top ?? 0;
-  const restore = tapEvaluation(sequence, {
-    lockstep: options.lockstep,
-    probabilities: logprobs !== undefined,
-    onFirstEvaluation: (kept) => {
-      cachedTokens = Math.min(kept, input.prompt.length);
-    },
-    onToken:
-      logprobs || guard
-        ? (token, probabilities) => {
-            lastSampled = token;
-            if (logprobs && probabilities)
-              logprobs.add(sampledToken(renderer.tokens, token, probabilities, top));
-          }
-        : undefined,
-  });
+  const { tap, guard, restore } = tapSampling(sequence, renderer, input, options.lockstep, logprobs);
   const forced = input.output.kind === "call" ? new ForcedCallReader() : undefined;
   const calls: GeneratedCall[] = [];
   let streamed = "";
@@ -392,7 +367,7 @@ export async function generate(
       finishReason: finishReason === "stop" && calls.length > 0 ? "tool_calls" : finishReason,
       ...(stopSequence === undefined ? {} : { stopSequence }),
       promptTokens: input.prompt.length,
-      cachedTokens,
+      cachedTokens: tap.cachedTokens,
       completionTokens: Math.min(sequence.tokenMeter.diff(meterBefore).usedOutputTokens, input.maxTokens),
       aborted,
       ...(invalid === undefined ? {} : { invalid }),
@@ -423,6 +398,53 @@ export async function generate(
     restore();
     chat.dispose();
   }
+}
+
+/** What the tap on the sequence's evaluation has seen so far. */
+interface SamplingTap {
+  /** Prompt tokens the sequence kept from an earlier request. */
+  cachedTokens: number;
+  /** The token sampled last, for the UTF-8 guard. */
+  lastSampled: Token | undefined;
+}
+
+/**
+ * Taps the sequence's evaluation for the lockstep, the tokens kept, and each sampled token (its logprobs,
+ * and the UTF-8 guard that a grammar's output needs); `restore` removes the tap.
+ */
+function tapSampling(
+  sequence: LlamaContextSequence,
+  renderer: Pick<PromptRenderer, "tokens">,
+  input: GenerationInput,
+  lockstep: Lockstep,
+  logprobs: LogprobQueue | undefined,
+) {
+  const tap: SamplingTap = { cachedTokens: 0, lastSampled: undefined };
+  const guard =
+    input.output.kind === "text"
+      ? undefined
+      : utf8Guard(
+          () => tap.lastSampled,
+          renderer.tokens,
+          () => requestBias(sequence, input),
+        );
+  const top = input.logprobs?.top ?? 0;
+  const restore = tapEvaluation(sequence, {
+    lockstep,
+    probabilities: logprobs !== undefined,
+    onFirstEvaluation: (kept) => {
+      tap.cachedTokens = Math.min(kept, input.prompt.length);
+    },
+    onToken:
+      logprobs || guard
+        ? (token, probabilities) => {
+            tap.lastSampled = token;
+            if (logprobs && probabilities)
+              logprobs.add(sampledToken(renderer.tokens, token, probabilities, top));
+          }
+        : undefined,
+  });
+  return { tap, guard, restore };
 }
 
 /** What every generation of a request passes to LlamaChat, whatever its output. */
