@@ -28,7 +28,7 @@ const ANNOTATIONS = new Set([
 ]);
 
 /** Keywords node-llama-cpp's JSON-schema grammar enforces (utils/gbnfJson/types.d.ts of 3.22.1). */
-const ENFORCED = new Set([
+const ENFORCED_KEYWORDS = [
   "type",
   "const",
   "enum",
@@ -49,7 +49,10 @@ const ENFORCED = new Set([
   "minLength",
   "maxLength",
   "format",
-]);
+] as const;
+type EnforcedKeyword = (typeof ENFORCED_KEYWORDS)[number];
+const ENFORCED: ReadonlySet<string> = new Set(ENFORCED_KEYWORDS);
+const isEnforced = (key: string): key is EnforcedKeyword => ENFORCED.has(key);
 
 /** `{}` or `true`: any JSON value. */
 const ANY_VALUE = {
@@ -107,7 +110,9 @@ const unsatisfiable = (keyword: string, at: string, why: string) =>
   new UnsupportedSchemaError(keyword, at, `${why}: no value satisfies the schema`);
 
 /** A schema node being rewritten: the keywords kept so far, as node-llama-cpp will read them. */
-type ConvertedNode = Record<string, unknown>;
+type ConvertedNode = {
+  [K in Exclude<EnforcedKeyword, "anyOf" | "definitions"> | "description"]?: unknown;
+};
 
 function convert(schema: unknown, at: string, definitions: Set<string>): GbnfJsonSchema {
   if (schema === true) return ANY_VALUE;
@@ -119,7 +124,7 @@ function convert(schema: unknown, at: string, definitions: Set<string>): GbnfJso
       continue;
     }
     // What node-llama-cpp cannot read is left to the check after generation.
-    if (ENFORCED.has(key)) convertKeyword(out, key, value, at, definitions);
+    if (isEnforced(key)) convertKeyword(out, key, value, at, definitions);
   }
   checkConverted(out, at);
   return shapeConverted(out);
@@ -128,7 +133,7 @@ function convert(schema: unknown, at: string, definitions: Set<string>): GbnfJso
 /** One enforced keyword of the node at `at`, written to `out` as node-llama-cpp reads it. */
 function convertKeyword(
   out: ConvertedNode,
-  key: string,
+  key: EnforcedKeyword,
   value: unknown,
   at: string,
   definitions: Set<string>,
