@@ -2,7 +2,8 @@
 // 30-60 s, so each inspection moves it on: bids -> the cheapest one under the ceiling -> lease
 // (which sends the manifest) -> the lease's service URI as the endpoint. Close on terminate, and on
 // a failure, so no escrow keeps paying a provider for nothing.
-import type { ProviderAccess, ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
+import type { ProviderSettings } from "#core/options.ts";
+import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { containerFor, instanceName } from "../remote-accounts.ts";
 import type { RemoteReplicas } from "../remote-provider.ts";
 import { chooseBid } from "./bids.ts";
@@ -18,7 +19,7 @@ export interface AkashReplicaState {
   notes: { ts: Date; line: string }[];
 }
 
-const settingNumber = (settings: ProviderAccess["settings"], key: string, fallback: number) => {
+const settingNumber = (settings: Readonly<ProviderSettings>, key: string, fallback: number) => {
   const value = settings[key];
   return typeof value === "number" ? value : fallback;
 };

@@ -6,6 +6,7 @@
 
 import type { V1Pod } from "@kubernetes/client-node";
 import { propertyOf } from "#core/error-chain.ts";
+import type { ProviderSettings } from "#core/options.ts";
 import type { ProviderAccess, ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { containerFor, gpuMatches, type InstanceAccounts } from "../remote-accounts.ts";
 import type { RemoteReplicas } from "../remote-provider.ts";
@@ -23,7 +24,7 @@ export interface KubernetesReplicaState {
 
 export type KubernetesReplicas = RemoteReplicas<KubernetesReplicaState>;
 
-export const gpuLabelOf = (settings: Readonly<Record<string, unknown>>) =>
+export const gpuLabelOf = (settings: Readonly<ProviderSettings>) =>
   typeof settings.gpu_label === "string" && settings.gpu_label
     ? settings.gpu_label
     : "nvidia.com/gpu.product";
