@@ -34,11 +34,27 @@ export interface FieldProblem {
   message: string;
 }
 
+/**
+ * What an error says besides its message. The details the transports read are named; a service may add
+ * others of its own (a scanner's name, a limit), which go out in the platform's envelope as they are.
+ */
+export interface ErrorDetails {
+  /** validation_error: each bad field and what it must be. */
+  fields?: FieldProblem[];
+  /** OpenAI's `param`, when it is not the first field's. */
+  param?: string | null;
+  /** OpenAI's `code`, passed through (a replica's own, content_policy_violation...); null is kept. */
+  openai_code?: string | null;
+  /** OpenAI's error `type`, passed through. */
+  type?: string;
+  [detail: string]: unknown;
+}
+
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details?: { fields?: FieldProblem[] } & Record<string, unknown>,
+    readonly details?: ErrorDetails,
   ) {
     super(message);
     this.name = "AppError";

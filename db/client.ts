@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import type { LogFields } from "#core/logger.ts";
 import { PGliteRemote } from "./pglite-remote.ts";
 import { defaultResilience, type ResilienceOptions, resilientPostgres } from "./resilient-postgres.ts";
 import * as schema from "./schema/index.ts";
@@ -32,7 +33,7 @@ export interface OpenOptions {
   /** Time limits of the PostgreSQL pool (db/resilient-postgres.ts). */
   resilience?: ResilienceOptions | undefined;
   /** Where the pool reports a database lost and found again, and a pool replaced. */
-  log?: { warn(message: string, details?: Record<string, unknown>): void } | undefined;
+  log?: { warn(message: string, details?: LogFields): void } | undefined;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
@@ -64,9 +65,8 @@ function openPostgres(url: string, max: number, options: OpenOptions): DatabaseH
  * default 128 MB live in PGlite's WebAssembly heap, which never shrinks; under load they filled and held the
  * process at 440-590 MB. 16 MB keeps the hot pages (the files are the operating system's to cache).
  */
-const pgliteSharedBuffers = /^\d+(kB|MB|GB)$/.test(process.env.PGLITE_SHARED_BUFFERS ?? "")
-  ? (process.env.PGLITE_SHARED_BUFFERS as string)
-  : "16MB";
+const requestedSharedBuffers = process.env.PGLITE_SHARED_BUFFERS ?? "";
+const pgliteSharedBuffers = /^\d+(kB|MB|GB)$/.test(requestedSharedBuffers) ? requestedSharedBuffers : "16MB";
 
 /** PGlite runs in a worker of its own (db/pglite-remote.ts); drizzle drives it as it drove PGlite. */
 async function openPglite(dir: string): Promise<DatabaseHandle> {

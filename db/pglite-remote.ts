@@ -32,12 +32,16 @@ export type Request = { id: number } & (
   | { op: "close" }
 );
 
-export interface WireError {
-  /** A DatabaseError from PostgreSQL (rebuilt as one, with its code), or any other error. */
-  database: boolean;
-  message: string;
-  fields: Record<string, unknown>;
-}
+/** A DatabaseError's own fields, as they cross (its stack stays in the worker). */
+export type DatabaseErrorFields = Omit<
+  InstanceType<typeof protocol.messages.DatabaseError>,
+  "stack" | "message"
+>;
+
+/** A DatabaseError from PostgreSQL (rebuilt as one, with its code), or any other error. */
+export type WireError =
+  | { database: true; message: string; fields: DatabaseErrorFields }
+  | { database: false; message: string; fields: { name?: string; code?: unknown } };
 
 export type Reply = { id: number } & ({ ok: true; value: unknown } | { ok: false; error: WireError });
 
@@ -58,11 +62,7 @@ function textTypesOf(options: QueryOptions | undefined): number[] | undefined {
 
 function rebuildError(wire: WireError, options?: QueryOptions): Error {
   if (!wire.database) return Object.assign(new Error(wire.message), wire.fields);
-  const error = new protocol.messages.DatabaseError(
-    wire.message,
-    wire.fields.length as number,
-    wire.fields.name as "error",
-  );
+  const error = new protocol.messages.DatabaseError(wire.message, wire.fields.length, wire.fields.name);
   return Object.assign(error, wire.fields, { queryOptions: options });
 }
 

@@ -5,6 +5,7 @@
 // is not used: it elects a leader among browser tabs with navigator.locks, which Bun does not have.
 import { PGlite, protocol, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { propertyOf } from "#core/error-chain.ts";
 import type { Reply, Request, WireError } from "./pglite-remote.ts";
 import { openTemplate, saveTemplate } from "./pglite-template.ts";
 
@@ -32,14 +33,16 @@ function textParsers(types: number[]) {
 
 function wireError(error: unknown): WireError {
   if (error instanceof protocol.messages.DatabaseError) {
-    const { stack: _stack, queryOptions: _options, ...fields } = error as unknown as Record<string, unknown>;
+    const { stack: _stack, message: _message, ...fields } = error;
+    // PGlite hangs the query's options (parsers: functions, which cannot cross) on the error.
+    Reflect.deleteProperty(fields, "queryOptions");
     return { database: true, message: error.message, fields };
   }
   const e = error instanceof Error ? error : new Error(String(error));
   return {
     database: false,
     message: e.message,
-    fields: { name: e.name, code: (e as { code?: unknown }).code },
+    fields: { name: e.name, code: propertyOf(e, "code") },
   };
 }
 
@@ -146,7 +149,11 @@ async function handle(request: Request): Promise<unknown> {
       return db.execProtocol(request.message, request.options);
     case "dump": {
       const file = await db.dumpDataDir(request.compression);
-      return { bytes: await file.arrayBuffer(), type: file.type, name: (file as File).name };
+      return {
+        bytes: await file.arrayBuffer(),
+        type: file.type,
+        name: file instanceof File ? file.name : "",
+      };
     }
     case "close":
       // PGlite waits for open transactions and refuses new calls ("PGlite is closing") meanwhile.

@@ -14,6 +14,8 @@
 //   'socket.write')`, thrown from a timer, so uncaught) is caught, logged and answered by a new pool
 //   instead of ending the process (guardPostgresProcess, installed by the server).
 import postgres, { type Sql } from "postgres";
+import { codeInChain } from "#core/error-chain.ts";
+import type { LogFields } from "#core/logger.ts";
 import { isDatabaseUnreachable } from "./unreachable.ts";
 
 export interface ResilienceOptions {
@@ -53,17 +55,6 @@ const unreachableCodes = new Set([
   "57P03",
 ]);
 
-const codeOf = (error: unknown): string | undefined => {
-  for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-};
-
-type PendingRows = Promise<unknown> & { values(): Promise<unknown> };
-
 interface Guarded {
   /** `deadline: false`: a transaction, whose length is its caller's (its statements each have theirs). */
   run<T>(work: () => Promise<T>, options?: { deadline: boolean }): Promise<T>;
@@ -77,11 +68,13 @@ export interface ResilientPostgres {
   end(timeoutS: number): Promise<void>;
 }
 
+type OnEvent = (event: string, details: LogFields) => void;
+
 export function resilientPostgres(
   url: string,
   max: number,
   options: ResilienceOptions = defaultResilience,
-  onEvent: (event: string, details: Record<string, unknown>) => void = () => {},
+  onEvent: OnEvent = () => {},
 ): ResilientPostgres {
   const open = () =>
     postgres(url, {
@@ -96,9 +89,6 @@ export function resilientPostgres(
   let current = first;
   let replacements = 0;
   let lastReplacement = 0;
-  let downSince: number | undefined;
-  let probing = false;
-  let lastProbe = 0;
   const deadlineMs = options.statementTimeoutMs + 1000;
 
   const replace = (reason: string) => {
@@ -116,7 +106,36 @@ export function resilientPostgres(
     void old.end({ timeout: 0 }).catch(() => {});
   };
 
-  const guarded: Guarded = {
+  const guarded = createGuard(options, deadlineMs, onEvent, replace);
+  const facade = facadeOf(first, () => current, guarded);
+  const replaceOnWedge = () => replace("postgres.js wrote to a closed connection");
+  onWedged.add(replaceOnWedge);
+  return {
+    client: facade,
+    get replacements() {
+      return replacements;
+    },
+    end: (timeoutS) => {
+      onWedged.delete(replaceOnWedge);
+      return current.end({ timeout: timeoutS });
+    },
+  };
+}
+
+/**
+ * Runs each query under the client deadline; while the database is known unreachable, fails at once
+ * but for one probe every `retryIntervalMs`. `replace` is called when a query passed its deadline.
+ */
+function createGuard(
+  options: ResilienceOptions,
+  deadlineMs: number,
+  onEvent: OnEvent,
+  replace: (reason: string) => void,
+): Guarded {
+  let downSince: number | undefined;
+  let probing = false;
+  let lastProbe = 0;
+  return {
     async run(work, { deadline: bounded } = { deadline: true }) {
       let probe = false;
       if (downSince !== undefined) {
@@ -146,7 +165,7 @@ export function resilientPostgres(
         }
         return result;
       } catch (error) {
-        const code = codeOf(error);
+        const code = codeInChain(error);
         if (code === "QUERY_TIMEOUT") replace("a query passed its deadline");
         if (code !== undefined && unreachableCodes.has(code)) {
           if (downSince === undefined) onEvent("database unreachable", { code });
@@ -160,58 +179,71 @@ export function resilientPostgres(
       }
     },
   };
+}
 
-  const pending = (start: () => ReturnType<Sql["unsafe"]>): PendingRows => {
-    let rows: Promise<unknown> | undefined;
-    const all = () => {
-      rows ??= guarded.run(() => Promise.resolve(start()));
-      return rows;
-    };
-    return {
-      // biome-ignore lint/suspicious/noThenProperty: drizzle awaits what unsafe() returns.
-      then: (resolve, reject) => all().then(resolve, reject),
-      catch: (reject) => all().catch(reject),
-      finally: (done) => all().finally(done),
-      values: () => guarded.run(() => Promise.resolve(start().values())),
-      [Symbol.toStringTag]: "PendingRows",
-    } as PendingRows;
-  };
+/** A query's rows, run under the guard when first awaited (as postgres.js runs a query when awaited). */
+class PendingRows implements PromiseLike<unknown> {
+  #rows: Promise<unknown> | undefined;
+  readonly [Symbol.toStringTag] = "PendingRows";
 
-  // The calls drizzle makes (unsafe, begin) and the platform's own (reserve: leadership), on whichever
-  // pool is current; everything else (options, end) reads through to it.
-  const facade = new Proxy(first, {
+  constructor(
+    private readonly start: () => ReturnType<Sql["unsafe"]>,
+    private readonly guarded: Guarded,
+  ) {}
+
+  #all(): Promise<unknown> {
+    this.#rows ??= this.guarded.run(() => Promise.resolve(this.start()));
+    return this.#rows;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: drizzle awaits what unsafe() returns.
+  then<A = unknown, B = never>(
+    resolve?: ((value: unknown) => A | PromiseLike<A>) | null,
+    reject?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.#all().then(resolve, reject);
+  }
+
+  catch<B = never>(reject?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<unknown> {
+    return this.#all().catch(reject);
+  }
+
+  finally(done?: (() => void) | null): Promise<unknown> {
+    return this.#all().finally(done);
+  }
+
+  values(): Promise<unknown> {
+    return this.guarded.run(() => Promise.resolve(this.start().values()));
+  }
+}
+
+/**
+ * The calls drizzle makes (unsafe, begin) and the platform's own (reserve: leadership), on whichever
+ * pool is current; everything else (options, end) reads through to it.
+ */
+function facadeOf(first: Sql, current: () => Sql, guarded: Guarded): Sql {
+  return new Proxy(first, {
     get(_, property) {
+      const pool = current();
       if (property === "unsafe")
-        return (query: string, params?: unknown[], queryOptions?: object) =>
-          pending(() => current.unsafe(query, params as never, queryOptions as never));
+        return (
+          query: string,
+          params?: Parameters<Sql["unsafe"]>[1],
+          queryOptions?: Parameters<Sql["unsafe"]>[2],
+        ) => new PendingRows(() => current().unsafe(query, params, queryOptions), guarded);
       // A transaction's statements run on the connection it reserved (each under the server's
       // statement time-out); the transaction as a whole may take as long as its caller needs.
       if (property === "begin")
-        return (...args: unknown[]) =>
-          guarded.run(() => (current.begin as (...a: unknown[]) => Promise<unknown>)(...args), {
-            deadline: false,
-          });
-      if (property === "reserve") return () => guarded.run(() => current.reserve());
-      const value = Reflect.get(current, property);
-      return typeof value === "function" ? value.bind(current) : value;
+        return (...args: Parameters<Sql["begin"]>) =>
+          guarded.run(() => Reflect.apply(current().begin, current(), args), { deadline: false });
+      if (property === "reserve") return () => guarded.run(() => current().reserve());
+      const value = Reflect.get(pool, property);
+      return typeof value === "function" ? value.bind(pool) : value;
     },
     apply(_, thisArg, args) {
-      return guarded.run(() => Reflect.apply(current, thisArg, args));
+      return guarded.run(() => Reflect.apply(current(), thisArg, args));
     },
   });
-
-  const replaceOnWedge = () => replace("postgres.js wrote to a closed connection");
-  onWedged.add(replaceOnWedge);
-  return {
-    client: facade,
-    get replacements() {
-      return replacements;
-    },
-    end: (timeoutS) => {
-      onWedged.delete(replaceOnWedge);
-      return current.end({ timeout: timeoutS });
-    },
-  };
 }
 
 /** Every open pool's way to replace itself, for the process guard. */
@@ -226,8 +258,8 @@ let guarded = false;
  * library user or the test runner, whose own handling of uncaught errors stays as it is.
  */
 export function guardPostgresProcess(log: {
-  error(message: string, details?: Record<string, unknown>): void;
-  warn(message: string, details?: Record<string, unknown>): void;
+  error(message: string, details?: LogFields): void;
+  warn(message: string, details?: LogFields): void;
 }): void {
   if (guarded) return;
   guarded = true;
@@ -246,7 +278,7 @@ export function guardPostgresProcess(log: {
   process.on("unhandledRejection", (reason) => {
     if (isLostConnectionRejection(reason)) {
       log.warn("postgres.js rejected a query of a lost connection with nobody listening", {
-        error: (reason as Error).message,
+        error: reason.message,
       });
       return;
     }
@@ -256,7 +288,7 @@ export function guardPostgresProcess(log: {
 }
 
 /** A postgres.js error (thrown from its own code) that says the connection was lost or killed. */
-export function isLostConnectionRejection(reason: unknown): boolean {
+export function isLostConnectionRejection(reason: unknown): reason is Error {
   return (
     reason instanceof Error &&
     /postgres[\\/](src|cjs)[\\/]/.test(reason.stack ?? "") &&

@@ -1,10 +1,8 @@
 // PostgreSQL's constraint errors, from postgres.js or PGlite, however drizzle wraps them.
+import { causeChain, propertyOf } from "#core/error-chain.ts";
+
 function hasCode(error: unknown, code: string): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
-    if ((e as { code?: unknown }).code === code) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  return causeChain(error).some((e) => propertyOf(e, "code") === code);
 }
 
 /** unique_violation (23505). */

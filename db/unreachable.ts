@@ -1,5 +1,7 @@
 // The database went away (refused, dropped or timed-out connections), as opposed to a query it
 // refused. postgres.js reports these with its own codes or the socket's errno; drizzle may wrap them.
+import { causeChain, propertyOf } from "#core/error-chain.ts";
+
 const connectionCodes = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -21,10 +23,8 @@ const connectionCodes = new Set([
 ]);
 
 export function isDatabaseUnreachable(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && connectionCodes.has(code)) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  return causeChain(error).some((e) => {
+    const code = propertyOf(e, "code");
+    return typeof code === "string" && connectionCodes.has(code);
+  });
 }

@@ -38,8 +38,8 @@ export function clientAddress(
       .map((hop) => hop.trim())
       .filter(Boolean);
     while (trusted(current, ranges) && hops.length > 0) {
-      const next = hops.pop() as string;
-      if (!ipaddr.isValid(next)) break;
+      const next = hops.pop();
+      if (next === undefined || !ipaddr.isValid(next)) break;
       current = next;
     }
   }

@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import type { RedisStore } from "#adapters/redis/client.ts";
 import { redisLoadStore } from "#adapters/redis/load-reports.ts";
+import { messageOf } from "#core/error-chain.ts";
 import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
 import type { Database } from "#db/client.ts";
 import { httpFiltration } from "#server/filtration-http-port.ts";
@@ -85,7 +86,7 @@ export function composeApp(infra: Infrastructure): Composition {
     responseCacheStore: redis
       ? undefined
       : new DatabaseResponseCacheStore(database.db, Date.now, (error) =>
-          warnCacheStore({ error: (error as Error).message ?? String(error) }),
+          warnCacheStore({ error: messageOf(error) ?? String(error) }),
         ),
   });
   return { app: withInference(base, inference) };

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
+import { messageOf, propertyOf } from "#core/error-chain.ts";
 import {
   type Config,
   type LogLevel,
@@ -38,6 +39,8 @@ function port(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function url(env: Env, name: string, fallback: string, schemes: readonly string[]): string;
+function url(env: Env, name: string, fallback: undefined, schemes: readonly string[]): string | undefined;
 function url(
   env: Env,
   name: string,
@@ -81,9 +84,8 @@ function seconds(env: Env, name: string, fallback: number, max: number): number 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  const value = raw.toLowerCase() as T;
-  if (!allowed.includes(value))
-    throw new ConfigError(name, `expected one of ${allowed.join(", ")}, got "${raw}"`);
+  const value = allowed.find((candidate) => candidate === raw.toLowerCase());
+  if (value === undefined) throw new ConfigError(name, `expected one of ${allowed.join(", ")}, got "${raw}"`);
   return value;
 }
 
@@ -125,10 +127,11 @@ function services(env: Env): ReadonlySet<ServiceName> {
   const chosen = new Set<ServiceName>();
   for (const entry of raw.split(",").map((s) => s.trim().toLowerCase())) {
     if (entry === "") continue;
-    if (!(serviceNames as readonly string[]).includes(entry)) {
+    const known = serviceNames.find((name) => name === entry);
+    if (known === undefined) {
       throw new ConfigError("SERVICES", `unknown service "${entry}" (known: ${serviceNames.join(", ")})`);
     }
-    chosen.add(entry as ServiceName);
+    chosen.add(known);
   }
   if (chosen.size === 0) throw new ConfigError("SERVICES", "names no service");
   return chosen;
@@ -157,7 +160,7 @@ export function persistedSecret(path: string): string {
     }
     chmodSync(path, 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    if (propertyOf(error, "code") !== "EEXIST") throw error;
   }
   // A writer that raced us may not have flushed yet: wait for content.
   for (let attempt = 0; attempt < 50; attempt++) {
@@ -173,7 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {
-    throw new ConfigError("DATA_DIR", `cannot create ${dataDir}: ${(error as Error).message}`);
+    throw new ConfigError("DATA_DIR", `cannot create ${dataDir}: ${messageOf(error)}`);
   }
   const host = env.HOST || "0.0.0.0";
   const ports: Ports = {
@@ -204,8 +207,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, "REDIS_URL", undefined, ["redis:", "rediss:"]),
     host,
     ports,
-    filtrationUrl: url(env, "FILTRATION_URL", `http://${local}:${ports.filtration}`, http) as string,
-    orchestrationUrl: url(env, "ORCHESTRATION_URL", `http://${local}:${ports.orchestration}`, http) as string,
+    filtrationUrl: url(env, "FILTRATION_URL", `http://${local}:${ports.filtration}`, http),
+    orchestrationUrl: url(env, "ORCHESTRATION_URL", `http://${local}:${ports.orchestration}`, http),
     internalApiKey: secret(env, "INTERNAL_API_KEY", dataDir, "internal_api_key"),
     jwtSecret: secret(env, "JWT_SECRET", dataDir, "jwt_secret"),
     encryptionKey: secret(env, "ENCRYPTION_KEY", dataDir, "encryption_key"),
@@ -269,7 +272,7 @@ function trustedProxies(env: Env): string[] {
   } catch (error) {
     throw new ConfigError(
       "TRUSTED_PROXIES",
-      `not a comma list of addresses or CIDR ranges: ${(error as Error).message}`,
+      `not a comma list of addresses or CIDR ranges: ${messageOf(error)}`,
     );
   }
   return entries;

@@ -2,6 +2,7 @@
 // them. The lock file turns that mistake into a clear message at start.
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { propertyOf } from "#core/error-chain.ts";
 import { ConfigError } from "./config.ts";
 
 export function lockDataDir(dataDir: string): () => void {
@@ -13,7 +14,7 @@ export function lockDataDir(dataDir: string): () => void {
       closeSync(fd);
       return () => rmSync(path, { force: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (propertyOf(error, "code") !== "EEXIST") throw error;
       const holder = Number(readFileSync(path, "utf8"));
       if (holder && holder !== process.pid && alive(holder)) {
         throw new ConfigError(

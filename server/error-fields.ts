@@ -2,13 +2,15 @@
 // code and the server's message only: drizzle's error text carries the statement and its parameters
 // (e-mail addresses, key hashes, prompts), which must not reach a log.
 import { DrizzleQueryError } from "drizzle-orm";
+import { messageOf, propertyOf } from "#core/error-chain.ts";
 
 export function errorFields(error: unknown): { error: string; sqlstate?: string; stack?: string } {
   if (error instanceof DrizzleQueryError) {
-    const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+    const message = messageOf(error.cause);
+    const code = propertyOf(error.cause, "code");
     return {
-      error: `database error: ${typeof cause?.message === "string" ? cause.message : "the statement failed"}`,
-      ...(typeof cause?.code === "string" ? { sqlstate: cause.code } : {}),
+      error: `database error: ${message ?? "the statement failed"}`,
+      ...(typeof code === "string" ? { sqlstate: code } : {}),
     };
   }
   if (error instanceof Error) return { error: `${error.name}: ${error.message}`, stack: error.stack };

@@ -1,7 +1,7 @@
 // The one table from a service error code to what each transport says. The HTTP error hook, the
 // inference gateway's OpenAI-shaped errors and the Connect interceptor all read it.
 import { Code } from "@connectrpc/connect";
-import type { ErrorCode } from "#core/errors.ts";
+import type { ErrorCode, ErrorDetails } from "#core/errors.ts";
 
 export interface ErrorMapping {
   status: number;
@@ -29,10 +29,7 @@ export const errorTable: Record<ErrorCode, ErrorMapping> = {
 };
 
 /** The HTTP status of an error: the table's, except a replica's refusal, which keeps the replica's own 4xx. */
-export function httpStatusOf(error: {
-  code: ErrorCode;
-  details?: Record<string, unknown> | undefined;
-}): number {
+export function httpStatusOf(error: { code: ErrorCode; details?: ErrorDetails | undefined }): number {
   const status = error.details?.status;
   if (error.code === "upstream_refused" && typeof status === "number" && status >= 400 && status < 500)
     return status;

@@ -1,3 +1,4 @@
+import { propertyOf } from "#core/error-chain.ts";
 import { ConfigError, type ServiceName } from "./config.ts";
 
 /** One open port: an HTTP gateway, the gRPC server or the dashboard. Its own module so that the starters
@@ -18,7 +19,7 @@ export async function bound(
   try {
     return await start();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    if (propertyOf(error, "code") !== "EADDRINUSE") throw error;
     throw new ConfigError(variable, `port ${port} is in use: set ${variable} to another port`);
   }
 }

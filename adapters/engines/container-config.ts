@@ -1,6 +1,7 @@
 // The deployment `configuration` keys every container engine understands, read once with their
 // types checked, so each engine maps the same keys onto its own flags; and the container spec
 // around each engine's own image, command and flags.
+import type { DeploymentConfiguration } from "#core/options.ts";
 import type { ContainerOptions, ContainerSpec } from "./engine.ts";
 
 export interface ContainerConfig {
@@ -20,7 +21,7 @@ export interface ContainerConfig {
 const positiveInt = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
 const text = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
 
-export function containerConfig(configuration: Record<string, unknown>): ContainerConfig {
+export function containerConfig(configuration: DeploymentConfiguration): ContainerConfig {
   return {
     maxModelLen: positiveInt(configuration.max_model_len) ?? positiveInt(configuration.context_size),
     quantization: text(configuration.quantization),

@@ -1,7 +1,9 @@
 // What an inference engine is to the platform: what it serves, and how one replica of it runs.
 // Providers ask the engine for a command (local processes) or, later, an image (container
 // providers); every engine serves an OpenAI-compatible /v1/chat/completions.
+
 import type { EngineId } from "#core/domain.ts";
+import type { DeploymentConfiguration } from "#core/options.ts";
 
 /** How the local provider asks for one worker process. */
 export interface LocalCommandOptions {
@@ -25,7 +27,7 @@ export interface ContainerOptions {
   modelName: string;
   gpus: number;
   /** The deployment's `configuration` (max model length, quantization, tensor parallelism, ...). */
-  configuration: Record<string, unknown>;
+  configuration: DeploymentConfiguration;
   /** Further variables (HEARTBEAT_URL, NODE_TOKEN, ...), set last. */
   env?: Record<string, string>;
 }

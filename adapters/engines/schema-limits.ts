@@ -32,8 +32,8 @@ export function schemaSizeProblem(schema: Json): string | undefined {
   let chars = 0;
   // Iterative: a schema's own nesting must not overflow this walk.
   const stack: [Json, number][] = [[schema, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [Json, number];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [node, depth] = top;
     if (!isObject(node)) continue;
     if (depth > schemaLimits.depth) return `nests deeper than ${schemaLimits.depth} levels`;
     if (isObject(node.properties)) {

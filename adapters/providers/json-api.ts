@@ -1,5 +1,6 @@
 // The transport the remote providers' REST APIs share: JSON in and out, a time-out, and an error
 // that keeps the HTTP status (404 means "gone" to the adapters) and the provider's own message.
+import { propertyOf } from "#core/error-chain.ts";
 import type { ProviderAccess } from "./provider.ts";
 
 export class ProviderApiError extends Error {
@@ -36,8 +37,8 @@ export async function callJsonApi(call: JsonCall): Promise<unknown> {
   if (!res.ok) {
     let message = text.slice(0, 300);
     try {
-      const parsed = JSON.parse(text) as { message?: string; error?: string };
-      message = parsed.message ?? parsed.error ?? message;
+      const parsed: unknown = JSON.parse(text);
+      message = String(propertyOf(parsed, "message") ?? propertyOf(parsed, "error") ?? message);
     } catch {}
     throw new ProviderApiError(res.status, `${call.provider} ${method} ${path}: ${res.status} ${message}`);
   }

@@ -4,6 +4,7 @@
 
 import type { EngineId, ProviderId } from "#core/domain.ts";
 import type { FieldProblem } from "#core/errors.ts";
+import type { DeploymentConfiguration, ProviderSettings, SchedulingPolicy } from "#core/options.ts";
 
 export interface ProviderCapabilities {
   /** Engines this provider can run; a deployment with another engine is refused (400 `engine`). */
@@ -30,7 +31,7 @@ export interface PoolSpec {
   isDedicated: boolean;
   /** The pool's id at the provider, when the user brought one. */
   providerPoolId: string | null;
-  schedulingPolicy: Record<string, unknown>;
+  schedulingPolicy: SchedulingPolicy;
   /** The organization's stored configuration for this provider (security plane, decrypted). */
   access: ProviderAccess;
 }
@@ -41,7 +42,7 @@ export interface PoolSpec {
  */
 export interface ProviderAccess {
   credentials: Readonly<Record<string, string>> | undefined;
-  settings: Readonly<Record<string, unknown>>;
+  settings: Readonly<ProviderSettings>;
 }
 
 export type PoolProvisioning =
@@ -75,14 +76,14 @@ export interface ReplicaSpec {
    */
   modelSource: string;
   /** The deployment's `configuration` (engine and provider options). */
-  configuration: Record<string, unknown>;
+  configuration: DeploymentConfiguration;
   gpuPerReplica: number;
   placement: {
     poolId: string;
     allowedGpuTypes: readonly string[];
     maxCostPerHour: number | null;
     isDedicated: boolean;
-    schedulingPolicy: Record<string, unknown>;
+    schedulingPolicy: SchedulingPolicy;
   };
   /** Where the replica reports its health, when the provider's workers push heartbeats. */
   heartbeat: { url: string; nodeToken: string; intervalMs: number } | undefined;
@@ -135,19 +136,19 @@ export interface ComputeProvider {
   summary: string;
   capabilities: ProviderCapabilities;
   /** Replicas when the request gives none (1 unless the provider knows better). */
-  defaultReplicas?(configuration: Record<string, unknown>): number;
+  defaultReplicas?(configuration: DeploymentConfiguration): number;
   /** Provider-specific checks of a deployment request, each naming the field. */
   validateDeployment?(input: {
     replicas: number;
     gpuPerReplica: number;
-    configuration: Record<string, unknown>;
+    configuration: DeploymentConfiguration;
   }): FieldProblem[];
   /**
    * Upstream servers the deployment's configuration points the platform at (`external`): setting them
    * takes the provider-configuration permission, and EXTERNAL_ENDPOINTS_ALLOW_PRIVATE may forbid
    * internal addresses among them.
    */
-  upstreamEndpoints?(configuration: Record<string, unknown>): string[];
+  upstreamEndpoints?(configuration: DeploymentConfiguration): string[];
   provisionPool(pool: PoolSpec): Promise<PoolProvisioning>;
   deprovisionPool(pool: PoolSpec): Promise<void>;
   /** What it offers; `access` is the asking organization's configuration (remote providers' prices). */

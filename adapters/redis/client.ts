@@ -7,6 +7,7 @@
 // the client never reconnects on its own, every command has a short deadline, and while Redis is away
 // a new connection is tried at most once a second, in the background, so requests never wait for it.
 import { RedisClient } from "bun";
+import { messageOf } from "#core/error-chain.ts";
 
 /** What the limiter needs of Redis: one command at a time. */
 export interface RedisCommands {
@@ -82,7 +83,7 @@ export class RedisStore implements RedisCommands {
       // Connection errors become RedisUnavailable; a script error (a bug) stays what it is.
       if (!client.connected || isConnectionError(error)) {
         this.drop(client);
-        throw new RedisUnavailable(`redis connection lost: ${(error as Error).message}`);
+        throw new RedisUnavailable(`redis connection lost: ${messageOf(error)}`);
       }
       throw error;
     } finally {

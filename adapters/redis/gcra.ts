@@ -1,5 +1,7 @@
 // The rate limiter with REDIS_URL: one Lua script decides both limits atomically, so every gateway
 // process sharing the Redis enforces one limit. The arithmetic is core/ports/gcra.ts `admit`.
+
+import { messageOf } from "#core/error-chain.ts";
 import { decision, type RateDecision, type RateLimiter, type RateLimits } from "#core/ports/rate-limiter.ts";
 import type { RedisCommands } from "./client.ts";
 
@@ -75,7 +77,7 @@ export class RedisLimiter implements RateLimiter {
     try {
       return await this.redis.send("EVALSHA", [sha, ...args]);
     } catch (error) {
-      if (!String((error as Error)?.message ?? error).includes("NOSCRIPT")) throw error;
+      if (!String(messageOf(error) ?? error).includes("NOSCRIPT")) throw error;
       return this.redis.send("EVAL", [script, ...args]);
     }
   }

@@ -7,6 +7,11 @@ import type { RedisCommands } from "./client.ts";
 const reportersKey = (deploymentId: string) => `llmp:load:${deploymentId}`;
 const reportKey = (deploymentId: string, reporterId: string) => `llmp:load:${deploymentId}:${reporterId}`;
 
+/** What report() writes: in flight, queued, tokens per second. */
+function isLoadReport(value: unknown): value is [number, number, number] {
+  return Array.isArray(value) && value.length === 3 && value.every((n) => typeof n === "number");
+}
+
 export function redisLoadStore(redis: RedisCommands): LoadStore {
   return {
     kind: "redis",
@@ -23,20 +28,27 @@ export function redisLoadStore(redis: RedisCommands): LoadStore {
     async sum(deploymentIds) {
       const sums = new Map<string, DeploymentLoad>();
       for (const deploymentId of deploymentIds) {
-        const reporters = (await redis.send("SMEMBERS", [reportersKey(deploymentId)])) as string[] | null;
-        if (!reporters || reporters.length === 0) continue;
-        const values = (await redis.send(
+        const members: unknown = await redis.send("SMEMBERS", [reportersKey(deploymentId)]);
+        const reporters = Array.isArray(members)
+          ? members.filter((r): r is string => typeof r === "string")
+          : [];
+        if (reporters.length === 0) continue;
+        const answer: unknown = await redis.send(
           "MGET",
           reporters.map((r) => reportKey(deploymentId, r)),
-        )) as (string | null)[];
+        );
+        const values = Array.isArray(answer) ? answer : [];
         let total: DeploymentLoad | undefined;
         const gone: string[] = [];
         for (const [i, value] of values.entries()) {
-          if (value === null) {
-            gone.push(reporters[i] as string);
+          const reporter = reporters[i];
+          if (value === null && reporter !== undefined) {
+            gone.push(reporter);
             continue;
           }
-          const [inFlight, queued, tokensPerSecond] = JSON.parse(value) as [number, number, number];
+          const report: unknown = typeof value === "string" ? JSON.parse(value) : undefined;
+          if (!isLoadReport(report)) continue;
+          const [inFlight, queued, tokensPerSecond] = report;
           total = add(total ?? idle, { inFlight, queued, tokensPerSecond });
         }
         if (gone.length > 0) await redis.send("SREM", [reportersKey(deploymentId), ...gone]);

@@ -2,6 +2,8 @@
 // none, for every gateway process sharing the Redis. The rule is core/ports/reservations.ts
 // `allows`. A counter that is not there yet (the first call of a period, a Redis restarted) starts
 // from the database's figure the call brings along.
+
+import { messageOf } from "#core/error-chain.ts";
 import {
   type Charge,
   InProcessReservations,
@@ -60,7 +62,7 @@ export class RedisReservations implements ReservationStore {
     try {
       return await this.redis.send("EVALSHA", [sha, ...args]);
     } catch (error) {
-      if (!String((error as Error)?.message ?? error).includes("NOSCRIPT")) throw error;
+      if (!String(messageOf(error) ?? error).includes("NOSCRIPT")) throw error;
       return this.redis.send("EVAL", [script, ...args]);
     }
   }

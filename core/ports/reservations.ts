@@ -76,7 +76,7 @@ export class InProcessReservations implements ReservationStore {
   reserveNow(charges: Charge[]): ReserveResult {
     const now = this.now();
     if (++this.sweeps % 1024 === 0) this.sweep(now);
-    const counters = charges.map((charge) => {
+    const charged = charges.map((charge) => {
       const known = this.counters.get(charge.key);
       const counter =
         known && known.expiresAt > now ? known : { value: 0, inFlight: 0, expiresAt: now + charge.ttlMs };
@@ -85,14 +85,13 @@ export class InProcessReservations implements ReservationStore {
       // (with the reservations in flight) is the closer.
       counter.value = Math.max(counter.value, charge.used + counter.inFlight);
       this.counters.set(charge.key, counter);
-      return counter;
+      return { charge, counter };
     });
-    for (const [index, charge] of charges.entries()) {
-      const used = (counters[index] as Counter).value;
+    for (const [index, { charge, counter }] of charged.entries()) {
+      const used = counter.value;
       if (!allows(used, charge)) return { ok: false, index, used };
     }
-    for (const [index, charge] of charges.entries()) {
-      const counter = counters[index] as Counter;
+    for (const { charge, counter } of charged) {
       counter.value += charge.amount;
       counter.inFlight += charge.amount;
       counter.expiresAt = now + charge.ttlMs;

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { doublePrecision, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { deploymentStates, desiredStates, engineIds } from "../../core/domain.ts";
+import type { DeploymentConfiguration } from "../../core/options.ts";
 import { at, belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 import { pools } from "./pools.ts";
@@ -27,7 +28,7 @@ export const deployments = pgTable(
     image: text("image").notNull(),
     replicas: integer("replicas").notNull().default(1),
     gpuPerReplica: integer("gpu_per_replica").notNull().default(0),
-    configuration: jsonb("configuration").$type<Record<string, unknown>>().notNull().default({}),
+    configuration: jsonb("configuration").$type<DeploymentConfiguration>().notNull().default({}),
     ownerId: text("owner_id"),
     desiredState: text("desired_state", { enum: desiredStates }).notNull().default("running"),
     /** Written by the reconciler (and the state machine) only. */

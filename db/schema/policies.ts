@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { policyTypes } from "../../core/domain.ts";
+import type { JsonObject } from "../../core/json.ts";
 import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { apiKeys } from "./api-keys.ts";
 import { deployments } from "./deployments.ts";
@@ -20,7 +21,7 @@ export const policies = pgTable(
     apiKeyId: uuid("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
     policyType: text("policy_type", { enum: policyTypes }).notNull(),
     /** Validated against the type's schema (core/policies.ts) before it is written. */
-    config: jsonb("config").$type<Record<string, unknown>>().notNull(),
+    config: jsonb("config").$type<JsonObject>().notNull(),
     updatedBy: uuid("updated_by"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -1,5 +1,6 @@
 import { boolean, doublePrecision, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { poolStates, providerIds } from "../../core/domain.ts";
+import type { SchedulingPolicy } from "../../core/options.ts";
 import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
@@ -21,7 +22,7 @@ export const pools = pgTable(
     size: integer("size"),
     isDedicated: boolean("is_dedicated").notNull().default(false),
     providerPoolId: text("provider_pool_id"),
-    schedulingPolicy: jsonb("scheduling_policy").$type<Record<string, unknown>>().notNull().default({}),
+    schedulingPolicy: jsonb("scheduling_policy").$type<SchedulingPolicy>().notNull().default({}),
     /** Written by the reconciler only. */
     state: text("state", { enum: poolStates }).notNull().default("Provisioning"),
     failureReason: text("failure_reason"),

@@ -1,5 +1,6 @@
 import { jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { providerIds } from "../../core/domain.ts";
+import type { ProviderSettings } from "../../core/options.ts";
 import { belongsTo, createdAt, id, updatedAt } from "./_columns.ts";
 import { organizations } from "./organizations.ts";
 
@@ -11,7 +12,7 @@ export const providerConfigs = pgTable(
     orgId: belongsTo("org_id", () => organizations.id),
     provider: text("provider", { enum: providerIds }).notNull(),
     /** Not secret: region, namespace, endpoints... */
-    settings: jsonb("settings").$type<Record<string, unknown>>().notNull().default({}),
+    settings: jsonb("settings").$type<ProviderSettings>().notNull().default({}),
     /** The credentials object as JSON, sealed with services/crypto/secret-box.ts; null when none. */
     credentialsSealed: text("credentials_sealed"),
     createdAt: createdAt(),

@@ -4,7 +4,7 @@
 // members ("should be one of: 'integer', 'integer'"). Every gateway's validation errors read these.
 import { ValueErrorType } from "@sinclair/typebox/errors";
 
-type Schema = Record<string, unknown>;
+import { isSchemaNode, numberKeyword, type SchemaNode as Schema } from "#core/schema-node.ts";
 
 /** What a TypeBox error carries that matters here (Elysia passes them on as `all`). */
 export interface SchemaIssue {
@@ -17,9 +17,7 @@ export interface SchemaIssue {
 export function ruleOf(issue: SchemaIssue): string {
   if (issue.type === ValueErrorType.ObjectRequiredProperty) return "is required";
   if (issue.type === ValueErrorType.ObjectAdditionalProperties) return "is not a known field";
-  const schema = issue.schema as Schema | undefined;
-  if (!schema) return "is invalid";
-  return `must be ${describe(schema)}`;
+  return isSchemaNode(issue.schema) ? `must be ${describe(issue.schema)}` : "is invalid";
 }
 
 /** A noun phrase for what a schema accepts. */
@@ -28,9 +26,9 @@ export function describe(schema: Schema): string {
   if (Array.isArray(schema.enum)) return oneOf(schema.enum.map((v) => JSON.stringify(v)));
   if (Array.isArray(schema.anyOf)) {
     // Elysia's string twins of numbers and booleans (query strings) say nothing to the reader.
-    const members = (schema.anyOf as Schema[]).filter(
-      (m) => !(m.type === "string" && ["integer", "numeric", "boolean"].includes(m.format as string)),
-    );
+    const members = schema.anyOf
+      .filter(isSchemaNode)
+      .filter((m) => !(m.type === "string" && ["integer", "numeric", "boolean"].some((f) => f === m.format)));
     if (members.length > 0 && members.every((m) => "const" in m))
       return oneOf(members.map((m) => JSON.stringify(m.const)));
     return list(members.map(describe), "or");
@@ -55,8 +53,8 @@ export function describe(schema: Schema): string {
 }
 
 function bounded(noun: string, schema: Schema): string {
-  const min = (schema.minimum ?? schema.exclusiveMinimum) as number | undefined;
-  const max = (schema.maximum ?? schema.exclusiveMaximum) as number | undefined;
+  const min = numberKeyword(schema.minimum ?? schema.exclusiveMinimum);
+  const max = numberKeyword(schema.maximum ?? schema.exclusiveMaximum);
   if (min !== undefined && min === max) return String(min);
   if (min !== undefined && max !== undefined) return `${noun} from ${min} to ${max}`;
   if (min !== undefined) return `${noun} of at least ${min}`;
@@ -66,8 +64,8 @@ function bounded(noun: string, schema: Schema): string {
 
 function text(schema: Schema): string {
   if (schema.format === "binary") return "a file";
-  const min = schema.minLength as number | undefined;
-  const max = schema.maxLength as number | undefined;
+  const min = numberKeyword(schema.minLength);
+  const max = numberKeyword(schema.maxLength);
   let phrase = min !== undefined && min > 0 ? "a non-empty string" : "a string";
   if (max !== undefined) phrase += ` of at most ${max} characters`;
   if (typeof schema.format === "string") phrase += ` in ${schema.format} format`;
@@ -76,16 +74,18 @@ function text(schema: Schema): string {
 }
 
 function items(schema: Schema): string {
-  const min = schema.minItems as number | undefined;
-  const max = schema.maxItems as number | undefined;
+  const min = numberKeyword(schema.minItems);
+  const max = numberKeyword(schema.maxItems);
   let phrase = min !== undefined && min > 0 ? "a non-empty array" : "an array";
   if (min !== undefined && min > 1) phrase = `an array of at least ${min} items`;
   if (max !== undefined) phrase += ` of at most ${max} items`;
   return phrase;
 }
 
-const oneOf = (values: string[]) =>
-  values.length === 1 ? (values[0] as string) : `one of ${values.join(", ")}`;
+const oneOf = (values: string[]) => {
+  const [only, ...others] = values;
+  return only !== undefined && others.length === 0 ? only : `one of ${values.join(", ")}`;
+};
 
 function list(phrases: string[], joiner: string): string {
   const unique = [...new Set(phrases)];

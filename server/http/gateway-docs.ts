@@ -3,6 +3,7 @@
 
 import { openapi, toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
+import type { JsonObject } from "#core/json.ts";
 import type { GatewayOptions } from "./gateway-options.ts";
 import { completeDocument } from "./openapi.ts";
 
@@ -18,7 +19,7 @@ export function docsPlugin(options: GatewayOptions) {
 
 /** Registered after the plugin and the routes, so this answers /openapi/json. */
 export function mountDocument(gateway: AnyElysia, options: GatewayOptions): void {
-  let document: Record<string, unknown> | undefined;
+  let document: JsonObject | undefined;
   gateway.get(
     "/openapi/json",
     () =>
@@ -26,7 +27,7 @@ export function mountDocument(gateway: AnyElysia, options: GatewayOptions): void
         {
           openapi: "3.1.2",
           info: { title: options.title, description: options.description, version: "1.0.0" },
-          ...toOpenAPISchema(gateway as never, { paths: [/^\/openapi/] }),
+          ...toOpenAPISchema(gateway, { paths: [/^\/openapi/] }),
         },
         {
           style: options.errorStyle ?? "platform",

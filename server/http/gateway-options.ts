@@ -29,7 +29,10 @@ export interface GatewayOptions {
   /** Headers set on every response of this gateway (the dashboard's CSP and security headers). */
   responseHeaders?: Record<string, string>;
   /** Runs before routing; a Response ends the request (the dashboard's CSRF check). */
-  guardRequest?: (request: Request, headers: Record<string, unknown>) => Promise<Response | undefined>;
+  guardRequest?: (
+    request: Request,
+    headers: Record<string, string | number>,
+  ) => Promise<Response | undefined>;
   /** More metric registries this gateway's /metrics shows (the inference runtime's, the gRPC server's). */
   metrics?: RegistrySource;
 }

@@ -2,6 +2,7 @@
 // details (the handler gets its input and the gateway's runtime), and each WebSocket route.
 
 import { type AnyElysia, ParseError } from "elysia";
+import { propertyOf } from "#core/error-chain.ts";
 import { AppError } from "#core/errors.ts";
 import { watchSession } from "#services/auth/session.ts";
 import type { RequestContext } from "#services/context.ts";
@@ -21,10 +22,27 @@ async function structuredJson({ request, contentType }: { request: Request; cont
   const text = await request.text();
   if (text === "") return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    const parsed: unknown = JSON.parse(text);
+    return parsed;
   } catch {
     throw new ParseError();
   }
+}
+
+/** What Elysia hands a route's handler, less what the gateway adds (its runtime, the headers on demand). */
+type RouteContext = Omit<RouteInput<unknown, unknown, unknown>, "gateway" | "headers">;
+
+/** The options of an Elysia route that the gateway sets: access (its macro), validation and OpenAPI. */
+interface RouteHook {
+  access: Access;
+  detail: { summary: string; description?: string; tags: string[]; hide?: boolean } & ReturnType<
+    typeof securityOf
+  >;
+  params?: unknown;
+  query?: unknown;
+  parse?: typeof structuredJson;
+  body?: unknown;
+  response?: { [status: number]: unknown };
 }
 
 /** Mounts an HTTP route: the hook the access macro and Elysia's validation read, then the handler. */
@@ -36,7 +54,7 @@ export function mountRoute(
   book: RequestBook,
 ): void {
   const d = r.definition;
-  const hook: Record<string, unknown> = {
+  const hook: RouteHook = {
     access: d.access,
     detail: {
       summary: d.summary,
@@ -59,7 +77,7 @@ export function mountRoute(
     // are not named on the context (Elysia would copy them for every request), the handler that wants
     // them reads them from the request, once.
     async (context: unknown) => {
-      const c = context as Omit<RouteInput<unknown, unknown, unknown>, "gateway" | "headers">;
+      const c = context as RouteContext;
       const request = c.request;
       let headers: Record<string, string> | undefined;
       const result = await d.handler({
@@ -145,7 +163,8 @@ export function mountSocket(
 
 /** `{ [name]: the rest of the path }`, percent-decoded (clients may encode the slashes or not). */
 function restParams(name: string, params: unknown): Record<string, string> {
-  const raw = (params as Record<string, string | undefined>)["*"] ?? "";
+  const rest = propertyOf(params, "*");
+  const raw = typeof rest === "string" ? rest : "";
   try {
     return { [name]: decodeURIComponent(raw) };
   } catch {

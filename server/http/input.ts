@@ -42,8 +42,14 @@ const inexact = (field: string) =>
     fields: [{ field, message: "an integer beyond ±2^53 cannot be represented exactly" }],
   });
 
-/** ES2024's String.prototype.isWellFormed (Bun has it; the ES2023 lib of tsconfig does not name it). */
-const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
+declare global {
+  interface String {
+    /** ES2024's String.prototype.isWellFormed (Bun has it; the ES2023 lib of tsconfig does not name it). */
+    isWellFormed(): boolean;
+  }
+}
+
+const wellFormed = (s: string): boolean => s.isWellFormed();
 
 const tooDeep = () =>
   new AppError("validation_error", `body: JSON nested deeper than ${maxJsonDepth} levels`, {
@@ -84,15 +90,14 @@ export function checkJsonValue(value: unknown, rule: TextRule, prefix = "", dept
       }
       return;
     }
-    const names = Object.keys(v);
-    for (const key of names) {
+    const entries: [string, unknown][] = Object.entries(v);
+    for (const [key] of entries) {
       if (pattern.test(key)) throw controlProblem(place(key.replace(anyControl, "?")), rule);
       if (!wellFormed(key)) throw notUnicode(place("?"));
     }
-    for (let i = names.length - 1; i >= 0; i--) {
-      const key = names[i] as string;
+    for (const [key, child] of entries.toReversed()) {
       keys.push(key);
-      visit((v as Record<string, unknown>)[key], depth + 1);
+      visit(child, depth + 1);
       keys.pop();
     }
   };
@@ -100,10 +105,7 @@ export function checkJsonValue(value: unknown, rule: TextRule, prefix = "", dept
 }
 
 /** Query and path parameters are never free text. */
-export function checkParameters(
-  values: Record<string, unknown> | undefined,
-  prefix: "query." | "params.",
-): void {
+export function checkParameters(values: unknown, prefix: "query." | "params."): void {
   if (values) checkJsonValue(values, "strict", prefix);
 }
 

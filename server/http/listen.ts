@@ -66,9 +66,11 @@ export function listen(
   const server = gateway.app.server;
   if (!server) throw new Error(`${name}: the listener did not start`);
   gateway.bindServer(server);
+  const boundPort = server.port;
+  if (boundPort === undefined) throw new Error(`${name}: the listener has no TCP port`);
   return {
     name,
-    port: server.port as number,
+    port: boundPort,
     async stop(deadlineMs) {
       const graceful = server.stop(false);
       const timedOut = await Promise.race([

@@ -5,8 +5,10 @@
 //                                              handed to the route as params.model)
 // A file exports one route() per HTTP method. Files and folders starting with "_" and *.test.ts are
 // not routes (partials, helpers, tests beside the routes). routes/_common/ is mounted on every gateway.
+
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { propertyOf } from "#core/error-chain.ts";
 import { type AnyRoute, type AnyWsRoute, type HttpMethod, httpMethods } from "./route.ts";
 
 export interface LoadedRoute {
@@ -42,6 +44,20 @@ export function pathOf(relativeFile: string): string {
 export const restParamOf = (relativeFile: string): string | undefined =>
   /\[\.\.\.(\w+)\]\.tsx?$/.exec(relativeFile)?.[1];
 
+/** What route() returns: a handler and an access declaration (the rest is typed where it is written). */
+function isRouteDefinition(value: unknown): value is AnyRoute {
+  return typeof propertyOf(value, "handler") === "function" && Boolean(propertyOf(value, "access"));
+}
+
+/** What wsRoute() returns: open, accept and an access declaration. */
+function isWsRouteDefinition(value: unknown): value is AnyWsRoute {
+  return (
+    typeof propertyOf(value, "open") === "function" &&
+    typeof propertyOf(value, "accept") === "function" &&
+    Boolean(propertyOf(value, "access"))
+  );
+}
+
 export async function loadRoutes(folder: string): Promise<LoadedRoute[]> {
   return (await loadRouteFiles(folder)).http;
 }
@@ -55,21 +71,21 @@ export async function loadRouteFiles(folder: string): Promise<{ http: LoadedRout
   const loaded: LoadedRoute[] = [];
   const sockets: LoadedWsRoute[] = [];
   for (const file of files) {
-    const module = (await import(join(dir, file))) as Record<string, unknown>;
+    const module: unknown = await import(join(dir, file));
     const where = relative(join(routesRoot, ".."), join(dir, file));
     let exported = 0;
     for (const method of httpMethods) {
-      const definition = module[method] as AnyRoute | undefined;
+      const definition = propertyOf(module, method);
       if (!definition) continue;
-      if (typeof definition.handler !== "function" || !definition.access) {
+      if (!isRouteDefinition(definition)) {
         throw new Error(`${where}: export ${method} is not a route() with an access declaration`);
       }
       loaded.push({ method, path: pathOf(file), file: where, definition, rest: restParamOf(file) });
       exported++;
     }
-    const ws = module.WS as AnyWsRoute | undefined;
+    const ws = propertyOf(module, "WS");
     if (ws) {
-      if (typeof ws.open !== "function" || typeof ws.accept !== "function" || !ws.access) {
+      if (!isWsRouteDefinition(ws)) {
         throw new Error(`${where}: export WS is not a wsRoute() with an access declaration`);
       }
       sockets.push({ path: pathOf(file), file: where, definition: ws });

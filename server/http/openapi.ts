@@ -5,11 +5,12 @@
 // (Redocly, Spectral; tests/foundation/openapi-lint.test.ts) refuse: `nullable` in an OpenAPI 3.1
 // document, integers documented as strings (Elysia's coercing unions), form content types on JSON
 // bodies.
+import { type JsonObject, type JsonValue, objectIn } from "#core/json.ts";
 import type { LoadedRoute } from "./loader.ts";
 import type { ErrorStatus } from "./route.ts";
 import { isMultipart, withoutCoercion } from "./strict-json.ts";
 
-type Json = Record<string, unknown>;
+type Json = JsonObject;
 export type ErrorStyle = "platform" | "openai" | "anthropic";
 
 const nullableString = { type: ["string", "null"] };
@@ -171,7 +172,7 @@ export function errorResponse(style: ErrorStyle, status: ErrorStatus): Json {
  * The text/event-stream answer of a streaming route: each event's `data:` is one `chunk` (JSON); the
  * stream ends with `data: [DONE]`, or with `data: {"error": …}` when the model's server fails midway.
  */
-export function eventStream(chunk: unknown): Json {
+export function eventStream(chunk: JsonValue | undefined): Json {
   return {
     schema: {
       type: "string",
@@ -180,7 +181,7 @@ export function eventStream(chunk: unknown): Json {
         'the stream ends with `data: [DONE]`, or with `data: {"error": {...}}` (OpenAI\'s error body) when ' +
         "the model's server fails midway.",
     },
-    "x-event-data": chunk,
+    ...(chunk === undefined ? {} : { "x-event-data": chunk }),
   };
 }
 
@@ -205,30 +206,31 @@ export interface DocumentOptions {
 }
 
 /** The generated document, completed; returns a new object. */
-export function completeDocument(generated: Json, options: DocumentOptions): Json {
-  const document = strip(withoutCoercion(generated)) as Json;
-  const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
-  const completed: Record<string, Record<string, Json>> = {};
+export function completeDocument(generated: unknown, options: DocumentOptions): Json {
+  const document = objectIn(strip(withoutCoercion(generated))) ?? {};
+  const completed: Record<string, Json> = {};
   const tags = new Set<string>();
   const securityUsed = new Set<string>();
 
-  for (const [path, methods] of Object.entries(paths)) {
-    for (const [method, operation] of Object.entries(methods)) {
+  for (const [path, methods] of Object.entries(objectIn(document.paths) ?? {})) {
+    for (const [method, value] of Object.entries(objectIn(methods) ?? {})) {
+      const operation = objectIn(value);
+      if (!operation) continue;
       const route = options.routes.find(
         (r) => r.method.toLowerCase() === method && r.path.replace(/:(\w+)/g, "{$1}") === path,
       );
       const finalPath = route ? openapiPath(route) : path;
       if (route) completeOperation(operation, route, options.style);
-      for (const tag of (operation.tags as string[] | undefined) ?? []) tags.add(tag);
-      for (const requirement of (operation.security as Json[] | undefined) ?? [])
-        for (const name of Object.keys(requirement)) securityUsed.add(name);
+      for (const tag of arrayIn(operation.tags)) if (typeof tag === "string") tags.add(tag);
+      for (const requirement of arrayIn(operation.security))
+        for (const name of Object.keys(objectIn(requirement) ?? {})) securityUsed.add(name);
       completed[finalPath] ??= {};
-      (completed[finalPath] as Record<string, Json>)[method] = operation;
+      completed[finalPath][method] = operation;
     }
   }
 
-  const components = (document.components ?? {}) as Json;
-  const schemes = { ...(components.securitySchemes as Json | undefined), ...securitySchemes };
+  const components = objectIn(document.components) ?? {};
+  const schemes = { ...objectIn(components.securitySchemes), ...securitySchemes };
   return {
     ...document,
     servers: [{ url: `http://localhost:${options.defaultPort}`, description: "The gateway's default port" }],
@@ -238,7 +240,7 @@ export function completeDocument(generated: Json, options: DocumentOptions): Jso
       ...components,
       securitySchemes: Object.fromEntries(Object.entries(schemes).filter(([name]) => securityUsed.has(name))),
       schemas: {
-        ...(components.schemas as Json | undefined),
+        ...objectIn(components.schemas),
         [errorSchemaOf[options.style]]: errorSchemas[errorSchemaOf[options.style]],
         ...(options.routes.some((r) => r.definition.errorStyle === "anthropic")
           ? { AnthropicError: errorSchemas.AnthropicError }
@@ -247,6 +249,9 @@ export function completeDocument(generated: Json, options: DocumentOptions): Jso
     },
   };
 }
+
+/** The elements of a JSON array, or none when the value is not one. */
+const arrayIn = (value: JsonValue | undefined): JsonValue[] => (Array.isArray(value) ? value : []);
 
 const securitySchemes = {
   bearer: {
@@ -274,66 +279,73 @@ function completeOperation(operation: Json, route: LoadedRoute, style: ErrorStyl
   if (d.apiKey)
     operation.security =
       d.errorStyle === "anthropic" ? [{ anthropicKey: [] }, { apiKey: [] }] : [{ apiKey: [] }];
-  if (route.rest) {
-    const name = route.rest;
-    operation.operationId = String(operation.operationId).replace(
-      "*",
-      `By${name[0]?.toUpperCase()}${name.slice(1)}`,
-    );
-    const properties = ((d.params as Json | undefined)?.properties ?? {}) as Record<string, Json>;
-    operation.parameters = [
-      ...((operation.parameters as Json[] | undefined) ?? []),
-      {
-        name: route.rest,
-        in: "path",
-        required: true,
-        description: "The rest of the path: it may contain `/`, sent as it is or percent-encoded.",
-        schema: properties[route.rest] ?? { type: "string" },
-      },
-    ];
-  }
-  const body = operation.requestBody as { content?: Record<string, unknown> } | undefined;
-  if (body?.content) {
+  if (route.rest) addRestParameter(operation, route.rest, asJson(d.params));
+  const body = objectIn(operation.requestBody);
+  const bodyContent = objectIn(body?.content);
+  if (body && bodyContent) {
     // Elysia documents every body as JSON, urlencoded and multipart; the gateways read one of them.
     const kind = isMultipart(d.body) ? "multipart/form-data" : "application/json";
-    body.content = { [kind]: body.content[kind] ?? Object.values(body.content)[0] };
+    const chosen = bodyContent[kind] ?? Object.values(bodyContent)[0];
+    body.content = chosen === undefined ? {} : { [kind]: chosen };
   }
-  const responses = ((operation.responses as Record<string, Json> | undefined) ?? {}) as Record<string, Json>;
+  const responses = objectIn(operation.responses) ?? {};
   const success = String(d.status ?? 200);
-  responses[success] ??= { description: d.summary };
-  if (d.relayed) {
-    const content = ((responses[success] as Json).content ?? {}) as Json;
-    content["application/json"] = { schema: asJson(d.relayed) };
-    (responses[success] as Json).content = content;
-  }
-  if (d.stream) {
-    const content = ((responses[success] as Json).content ?? {}) as Json;
-    content["text/event-stream"] = eventStream(asJson(d.stream));
-    (responses[success] as Json).content = content;
+  const successResponse = objectIn(responses[success]) ?? { description: d.summary };
+  responses[success] = successResponse;
+  if (d.relayed || d.stream) {
+    const content = objectIn(successResponse.content) ?? {};
+    const relayed = d.relayed && asJson(d.relayed);
+    if (relayed !== undefined) content["application/json"] = { schema: relayed };
+    if (d.stream) content["text/event-stream"] = eventStream(asJson(d.stream));
+    successResponse.content = content;
   }
   for (const status of [...defaultErrors(route), ...(d.errors ?? [])].sort())
     responses[String(status)] ??= errorResponse(d.errorStyle ?? style, status);
   operation.responses = responses;
 }
 
+/** The rest-of-path parameter, `name`, which the generator cannot see (`*` in the route's path). */
+function addRestParameter(operation: Json, name: string, params: JsonValue | undefined): void {
+  operation.operationId = String(operation.operationId).replace(
+    "*",
+    `By${name[0]?.toUpperCase()}${name.slice(1)}`,
+  );
+  const properties = objectIn(objectIn(params)?.properties) ?? {};
+  operation.parameters = [
+    ...arrayIn(operation.parameters),
+    {
+      name,
+      in: "path",
+      required: true,
+      description: "The rest of the path: it may contain `/`, sent as it is or percent-encoded.",
+      schema: properties[name] ?? { type: "string" },
+    },
+  ];
+}
+
 /** A TypeBox schema as the document holds it. */
-const asJson = (schema: unknown): unknown => strip(withoutCoercion(JSON.parse(JSON.stringify(schema))));
+const asJson = (schema: unknown): JsonValue | undefined =>
+  schema === undefined ? undefined : strip(withoutCoercion(JSON.parse(JSON.stringify(schema))));
 
 /**
  * Elysia's marks the linters refuse: `nullable` (OpenAPI 3.0; in 3.1 a null is a type, and Elysia's
  * t.Nullable gives that too), `elysiaMeta`, and placeholder defaults that do not fit their type
  * (`default: "Files"` on an array of files).
  */
-function strip(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(strip);
-  if (typeof value !== "object" || value === null) return value;
-  const schema = value as Json;
+function strip(value: unknown): JsonValue | undefined {
+  if (Array.isArray(value)) return value.map((item) => strip(item) ?? null);
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  // What JSON.stringify writes of the rest: finite numbers as they are, other numbers as null, and
+  // nothing for undefined, functions and symbols.
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value !== "object") return undefined;
   const out: Json = {};
-  for (const [key, child] of Object.entries(schema)) {
+  for (const [key, child] of Object.entries(value)) {
     if (key === "nullable" && typeof child === "boolean") continue;
     if (key === "elysiaMeta" && typeof child === "string") continue;
-    if (key === "default" && !fitsType(child, schema.type)) continue;
-    out[key] = strip(child);
+    if (key === "default" && !fitsType(child, "type" in value ? value.type : undefined)) continue;
+    const stripped = strip(child);
+    if (stripped !== undefined) out[key] = stripped;
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // Turns anything thrown while answering a request into one AppError-shaped problem, and renders it in
 // the envelope of CONTRACTS (platform) or of the OpenAI API (inference gateway).
 
-import { AppError, type ErrorCode, type FieldProblem } from "#core/errors.ts";
+import { propertyOf } from "#core/error-chain.ts";
+import { AppError, type ErrorCode, type ErrorDetails, type FieldProblem } from "#core/errors.ts";
 import { isDatabaseUnreachable } from "#db/unreachable.ts";
 import { errorTable } from "../error-table.ts";
 import { paramOf, ruleOf, type SchemaIssue } from "./field-messages.ts";
@@ -9,12 +10,33 @@ import { paramOf, ruleOf, type SchemaIssue } from "./field-messages.ts";
 export interface Problem {
   code: ErrorCode;
   message: string;
-  details?: Record<string, unknown>;
+  details?: ErrorDetails;
 }
 
 interface ElysiaValidationError {
   type?: string;
-  all?: ({ path?: string; summary?: string; message?: string } & SchemaIssue)[];
+  all: ({ path?: string } & SchemaIssue)[];
+}
+
+/** What Elysia's ValidationError carries that matters here: where (body, query...) and TypeBox's errors. */
+function validationErrorOf(error: unknown): ElysiaValidationError {
+  const type = propertyOf(error, "type");
+  const all = propertyOf(error, "all");
+  return {
+    ...(typeof type === "string" ? { type } : {}),
+    all: Array.isArray(all) ? all.map(issueOf) : [],
+  };
+}
+
+function issueOf(issue: unknown): { path?: string } & SchemaIssue {
+  const path = propertyOf(issue, "path");
+  const type = propertyOf(issue, "type");
+  return {
+    ...(typeof path === "string" ? { path } : {}),
+    ...(typeof type === "number" ? { type } : {}),
+    schema: propertyOf(issue, "schema"),
+    value: propertyOf(issue, "value"),
+  };
 }
 
 export function problemOf(elysiaCode: string | number, error: unknown, request: Request): Problem {
@@ -31,7 +53,7 @@ export function problemOf(elysiaCode: string | number, error: unknown, request: 
   }
   switch (elysiaCode) {
     case "VALIDATION": {
-      const v = error as ElysiaValidationError;
+      const v = validationErrorOf(error);
       if (v.type === "response") return { code: "internal", message: "internal error" };
       const fields = validationFields(v);
       const list = fields.map((f) => `${paramOf(f.field)} ${f.message}`).join("; ");
@@ -56,7 +78,7 @@ export function problemOf(elysiaCode: string | number, error: unknown, request: 
 function validationFields(error: ElysiaValidationError): FieldProblem[] {
   const where = error.type && error.type !== "body" ? `${error.type}.` : "";
   const seen = new Map<string, string>();
-  for (const issue of error.all ?? []) {
+  for (const issue of error.all) {
     const path = (issue.path ?? "").replace(/^\//, "").replace(/\//g, ".") || error.type || "body";
     const field = `${where}${path}`;
     if (!seen.has(field)) seen.set(field, ruleOf(issue));
@@ -93,14 +115,14 @@ const openaiCodes: Partial<Record<ErrorCode, { type: string; code: string }>> = 
 export function openaiBody(problem: Problem) {
   const mapped = openaiCodes[problem.code] ?? { type: "server_error", code: errorTable[problem.code].wire };
   const details = problem.details ?? {};
-  const fields = (details.fields as FieldProblem[] | undefined) ?? [];
+  const fields = details.fields ?? [];
   return {
     error: {
       message: problem.message,
       // A replica's refusal keeps its own type and code, even a null code (refusal.ts).
       type: typeof details.type === "string" ? details.type : mapped.type,
-      param: (details.param as string | null | undefined) ?? (fields[0] ? paramOf(fields[0].field) : null),
-      code: details.openai_code !== undefined ? (details.openai_code as string | null) : mapped.code,
+      param: details.param ?? (fields[0] ? paramOf(fields[0].field) : null),
+      code: details.openai_code !== undefined ? details.openai_code : mapped.code,
     },
   };
 }

@@ -1,6 +1,7 @@
 // GET /ready of a gateway: the database answers, and every check its process added (Redis, the first
 // start being over), each within two seconds.
 
+import { messageOf } from "#core/error-chain.ts";
 import type { AppContext } from "#services/context.ts";
 
 export type ReadinessChecks = Record<string, () => Promise<void>>;
@@ -21,7 +22,7 @@ export async function readinessOf(
         await withTimeout(check(), 2000);
         return [key, "ok"] as const;
       } catch (error) {
-        return [key, (error as Error).message || "unreachable"] as const;
+        return [key, messageOf(error) || "unreachable"] as const;
       }
     }),
   );

@@ -9,10 +9,14 @@ type Schema = Record<string | symbol, unknown>;
 
 const coercedFormats = new Set(["integer", "numeric", "boolean"]);
 
-const isCoercingText = (member: unknown): boolean => {
-  const m = member as Schema;
-  return m?.type === "string" && coercedFormats.has(m.format as string);
-};
+/** Any object is a schema here: its keywords, and TypeBox's symbol-keyed modifiers, are read one by one. */
+const isSchema = (value: unknown): value is Schema => typeof value === "object" && value !== null;
+
+const isCoercingText = (member: unknown): boolean =>
+  isSchema(member) &&
+  member.type === "string" &&
+  typeof member.format === "string" &&
+  coercedFormats.has(member.format);
 
 /** The typed member of an Elysia coercing union, or undefined when `schema` is not one. */
 function typedMember(schema: Schema): Schema | undefined {
@@ -20,19 +24,22 @@ function typedMember(schema: Schema): Schema | undefined {
   if (!Array.isArray(members) || members.length !== 2) return undefined;
   const text = members.findIndex(isCoercingText);
   if (text < 0) return undefined;
-  return members[1 - text] as Schema;
+  const typed: unknown = members[1 - text];
+  return isSchema(typed) ? typed : undefined;
 }
 
 function walk(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(walk);
-  if (typeof value !== "object" || value === null) return value;
-  const schema = value as Schema;
+  if (!isSchema(value)) return value;
+  const schema = value;
   const member = typedMember(schema);
   if (member) {
     // The modifiers sit on the union (t.Optional(t.Integer())); they must stay on what replaces it.
     const kept: Schema = {};
-    for (const key of [OptionalKind, ReadonlyKind] as symbol[]) if (key in schema) kept[key] = schema[key];
-    return { ...(walk(member) as Schema), ...kept };
+    const modifiers: symbol[] = [OptionalKind, ReadonlyKind];
+    for (const key of modifiers) if (key in schema) kept[key] = schema[key];
+    const typed = walk(member);
+    return { ...(isSchema(typed) ? typed : {}), ...kept };
   }
   const out: Schema = {};
   for (const key of Reflect.ownKeys(schema))

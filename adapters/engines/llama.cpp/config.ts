@@ -14,6 +14,8 @@ export interface HeartbeatConfig {
   provider: string;
 }
 
+const logLevels = ["debug", "info", "warn", "error", "silent"] as const;
+
 export interface WorkerConfig {
   modelPath: string;
   modelName: string;
@@ -29,7 +31,7 @@ export interface WorkerConfig {
   exposeUrl: string | undefined;
   /** A model that has not loaded by then is reported as fatal rather than left hanging. */
   loadTimeoutMs: number;
-  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  logLevel: (typeof logLevels)[number];
 }
 
 export const DEFAULT_CONTEXT_SIZE = 2048;
@@ -41,7 +43,8 @@ export function readConfig(env: Env): WorkerConfig {
   if (!modelPath) throw new FatalError("MODEL_PATH is required");
   const heartbeatUrl = env.HEARTBEAT_URL?.trim();
   const logLevel = env.LOG_LEVEL ?? "warn";
-  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
+  const checkedLogLevel = logLevels.find((level) => level === logLevel);
+  if (checkedLogLevel === undefined) {
     throw new FatalError(
       `LOG_LEVEL must be debug, info, warn, error or silent, not ${JSON.stringify(logLevel)}`,
     );
@@ -69,7 +72,7 @@ export function readConfig(env: Env): WorkerConfig {
       : undefined,
     exposeUrl: env.EXPOSE_URL?.trim() || undefined,
     loadTimeoutMs: integer(env, "LOAD_TIMEOUT_MS", 300_000, 1000, 86_400_000),
-    logLevel: logLevel as WorkerConfig["logLevel"],
+    logLevel: checkedLogLevel,
   };
 }
 

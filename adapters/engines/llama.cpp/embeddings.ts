@@ -1,7 +1,9 @@
 // OpenAI's POST /v1/embeddings on the worker: the model's embedding of each input, from an embedding
 // context made on first use (a chat-only deployment never pays for it). llama.cpp embeds one text at a
 // time per context, so requests queue on one chain; each waits only for the texts ahead of it.
+
 import type { LlamaEmbeddingContext, LlamaModel } from "node-llama-cpp";
+import { propertyOf } from "#core/error-chain.ts";
 import { type ErrorBody, invalidRequest } from "./openai-shapes.ts";
 
 export interface EmbeddingRequest {
@@ -24,9 +26,11 @@ export function parseEmbeddingRequest(
 ): { ok: true; value: EmbeddingRequest } | { ok: false; error: ErrorBody } {
   if (typeof body !== "object" || body === null)
     return { ok: false, error: invalidRequest("the body must be a JSON object") };
-  const { input, encoding_format: format } = body as Record<string, unknown>;
-  const list = typeof input === "string" ? [input] : input;
-  if (!Array.isArray(list) || list.length === 0 || !list.every((x) => typeof x === "string"))
+  const input = propertyOf(body, "input");
+  const format = propertyOf(body, "encoding_format");
+  const list: unknown[] | undefined =
+    typeof input === "string" ? [input] : Array.isArray(input) ? input : undefined;
+  if (list === undefined || list.length === 0 || !list.every((x): x is string => typeof x === "string"))
     return {
       ok: false,
       error: invalidRequest("input must be a string or a non-empty array of strings", "input"),
@@ -42,7 +46,7 @@ export function parseEmbeddingRequest(
     };
   return {
     ok: true,
-    value: { input: list as string[], encodingFormat: format === "base64" ? "base64" : "float" },
+    value: { input: list, encodingFormat: format === "base64" ? "base64" : "float" },
   };
 }
 
@@ -59,12 +63,15 @@ export function createEmbedder(
   return {
     embed(texts) {
       const contextSize = Math.min(options.contextSize, model.trainContextSize);
-      context ??= model.createEmbeddingContext({
-        contextSize,
-        ...(options.threads ? { threads: options.threads } : {}),
-      });
+      const opened =
+        context ??
+        model.createEmbeddingContext({
+          contextSize,
+          ...(options.threads ? { threads: options.threads } : {}),
+        });
+      context = opened;
       const run = queue.then(async () => {
-        const ctx = await (context as Promise<LlamaEmbeddingContext>);
+        const ctx = await opened;
         const vectors: Float32Array[] = [];
         let tokens = 0;
         for (const text of texts) {

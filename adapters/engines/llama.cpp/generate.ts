@@ -331,32 +331,7 @@ export async function generate(
   const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: renderer.chatWrapper });
   const meterBefore = sequence.tokenMeter.getState();
   const logprobs = input.logprobs ? new LogprobQueue() : undefined;
-  let cachedTokens = 0;
-  let lastSampled: Token | undefined;
-  const guard =
-    input.output.kind === "text"
-      ? undefined
-      : utf8Guard(
-          () => lastSampled,
-          renderer.tokens,
-          () => requestBias(sequence, input),
-        );
-  const top = input.logprobs?.top ?? 0;
-  const restore = tapEvaluation(sequence, {
-    lockstep: options.lockstep,
-    probabilities: logprobs !== undefined,
-    onFirstEvaluation: (kept) => {
-      cachedTokens = Math.min(kept, input.prompt.length);
-    },
-    onToken:
-      logprobs || guard
-        ? (token, probabilities) => {
-            lastSampled = token;
-            if (logprobs && probabilities)
-              logprobs.add(sampledToken(renderer.tokens, token, probabilities, top));
-          }
-        : undefined,
-  });
+  const { tap, guard, restore } = tapSampling(sequence, renderer, input, options.lockstep, logprobs);
   const forced = input.output.kind === "call" ? new ForcedCallReader() : undefined;
   const calls: GeneratedCall[] = [];
   let streamed = "";
@@ -392,75 +367,23 @@ export async function generate(
       finishReason: finishReason === "stop" && calls.length > 0 ? "tool_calls" : finishReason,
       ...(stopSequence === undefined ? {} : { stopSequence }),
       promptTokens: input.prompt.length,
-      cachedTokens,
+      cachedTokens: tap.cachedTokens,
       completionTokens: Math.min(sequence.tokenMeter.diff(meterBefore).usedOutputTokens, input.maxTokens),
       aborted,
       ...(invalid === undefined ? {} : { invalid }),
     };
   };
   try {
-    const penalize = input.presencePenalty !== 0 || input.frequencyPenalty !== 0;
     // Under a grammar the UTF-8 guard adds its bans to the request's, step by step.
     const tokenBias = guard ?? (input.logitBias.length > 0 ? requestBias(sequence, input) : undefined);
-    const common = {
-      signal: options.signal,
-      stopOnAbortSignal: true,
-      maxTokens: input.maxTokens,
-      temperature: input.temperature,
-      topP: input.topP,
-      topK: input.topK,
-      minP: input.minP,
-      // node-llama-cpp's default seed is the current second: requests within one second would draw the
-      // same random numbers (identical answers to one prompt at temperature 1). A request without a seed
-      // gets its own, as OpenAI's and llama-server's do.
-      seed: input.seed ?? randomSeed(),
-      ...(tokenBias ? { tokenBias } : {}),
-      customStopTriggers: input.stop,
-      // OpenAI's penalties and llama.cpp's are the same formula (logit -= count·frequency + presence), so
-      // they pass through; llama.cpp's multiplicative repeat penalty stays off, as OpenAI has none.
-      repeatPenalty: penalize
-        ? { penalty: 1, presencePenalty: input.presencePenalty, frequencyPenalty: input.frequencyPenalty }
-        : (false as const),
-      onTextChunk: onText,
-    };
-    const output = input.output;
-    let response: string;
-    let stopReason: string;
-    let stopSequence: string | undefined;
-    if (output.kind === "tools") {
-      const started = new Set<number>();
-      const result = await chat.generateResponse(input.history, {
-        ...common,
-        functions: output.functions,
-        documentFunctionParams: true,
-        ...(output.maxParallelCalls ? { maxParallelFunctionCalls: output.maxParallelCalls } : {}),
-        onFunctionCallParamsChunk: (chunk) => {
-          const first = !started.has(chunk.callIndex);
-          started.add(chunk.callIndex);
-          options.onToolCall?.({
-            index: chunk.callIndex,
-            ...(first ? { name: chunk.functionName } : {}),
-            arguments: chunk.paramsChunk,
-          });
-        },
-      });
-      for (const call of result.functionCalls ?? [])
-        calls.push({ name: call.functionName, arguments: JSON.stringify(call.params ?? {}) });
-      response = result.response;
-      stopReason = result.metadata.stopReason;
-      if (result.metadata.stopReason === "customStopTrigger")
-        stopSequence = stopString(result.metadata.customStopTrigger);
-    } else {
-      const grammar = output.kind === "text" ? undefined : output.grammar;
-      const result = await chat.generateResponse(input.history, {
-        ...common,
-        ...(grammar ? { grammar } : {}),
-      });
-      response = result.response;
-      stopReason = result.metadata.stopReason;
-      if (result.metadata.stopReason === "customStopTrigger")
-        stopSequence = stopString(result.metadata.customStopTrigger);
-    }
+    const common = samplingOptions(input, options.signal, tokenBias, onText);
+    const { response, stopReason, stopSequence } = await respond(
+      chat,
+      input,
+      common,
+      calls,
+      options.onToolCall,
+    );
     return outcome(
       response,
       stopReason === "maxTokens" ? "length" : "stop",
@@ -475,6 +398,131 @@ export async function generate(
     restore();
     chat.dispose();
   }
+}
+
+/** What the tap on the sequence's evaluation has seen so far. */
+interface SamplingTap {
+  /** Prompt tokens the sequence kept from an earlier request. */
+  cachedTokens: number;
+  /** The token sampled last, for the UTF-8 guard. */
+  lastSampled: Token | undefined;
+}
+
+/**
+ * Taps the sequence's evaluation for the lockstep, the tokens kept, and each sampled token (its logprobs,
+ * and the UTF-8 guard that a grammar's output needs); `restore` removes the tap.
+ */
+function tapSampling(
+  sequence: LlamaContextSequence,
+  renderer: Pick<PromptRenderer, "tokens">,
+  input: GenerationInput,
+  lockstep: Lockstep,
+  logprobs: LogprobQueue | undefined,
+) {
+  const tap: SamplingTap = { cachedTokens: 0, lastSampled: undefined };
+  const guard =
+    input.output.kind === "text"
+      ? undefined
+      : utf8Guard(
+          () => tap.lastSampled,
+          renderer.tokens,
+          () => requestBias(sequence, input),
+        );
+  const top = input.logprobs?.top ?? 0;
+  const restore = tapEvaluation(sequence, {
+    lockstep,
+    probabilities: logprobs !== undefined,
+    onFirstEvaluation: (kept) => {
+      tap.cachedTokens = Math.min(kept, input.prompt.length);
+    },
+    onToken:
+      logprobs || guard
+        ? (token, probabilities) => {
+            tap.lastSampled = token;
+            if (logprobs && probabilities)
+              logprobs.add(sampledToken(renderer.tokens, token, probabilities, top));
+          }
+        : undefined,
+  });
+  return { tap, guard, restore };
+}
+
+/** What every generation of a request passes to LlamaChat, whatever its output. */
+function samplingOptions(
+  input: GenerationInput,
+  signal: AbortSignal,
+  tokenBias: TokenBias | (() => TokenBias) | undefined,
+  onTextChunk: (text: string) => void,
+) {
+  const penalize = input.presencePenalty !== 0 || input.frequencyPenalty !== 0;
+  return {
+    signal,
+    stopOnAbortSignal: true,
+    maxTokens: input.maxTokens,
+    temperature: input.temperature,
+    topP: input.topP,
+    topK: input.topK,
+    minP: input.minP,
+    // node-llama-cpp's default seed is the current second: requests within one second would draw the
+    // same random numbers (identical answers to one prompt at temperature 1). A request without a seed
+    // gets its own, as OpenAI's and llama-server's do.
+    seed: input.seed ?? randomSeed(),
+    ...(tokenBias ? { tokenBias } : {}),
+    customStopTriggers: input.stop,
+    // OpenAI's penalties and llama.cpp's are the same formula (logit -= count·frequency + presence), so
+    // they pass through; llama.cpp's multiplicative repeat penalty stays off, as OpenAI has none.
+    repeatPenalty: penalize
+      ? { penalty: 1, presencePenalty: input.presencePenalty, frequencyPenalty: input.frequencyPenalty }
+      : (false as const),
+    onTextChunk,
+  };
+}
+
+/** LlamaChat's answer: the text, why it stopped, the stop string it met; the tool calls go to `calls`. */
+async function respond(
+  chat: LlamaChat,
+  input: GenerationInput,
+  common: ReturnType<typeof samplingOptions>,
+  calls: GeneratedCall[],
+  onToolCall: GenerationEvents["onToolCall"],
+): Promise<{ response: string; stopReason: string; stopSequence: string | undefined }> {
+  const output = input.output;
+  if (output.kind === "tools") {
+    const started = new Set<number>();
+    const result = await chat.generateResponse(input.history, {
+      ...common,
+      functions: output.functions,
+      documentFunctionParams: true,
+      ...(output.maxParallelCalls ? { maxParallelFunctionCalls: output.maxParallelCalls } : {}),
+      onFunctionCallParamsChunk: (chunk) => {
+        const first = !started.has(chunk.callIndex);
+        started.add(chunk.callIndex);
+        onToolCall?.({
+          index: chunk.callIndex,
+          ...(first ? { name: chunk.functionName } : {}),
+          arguments: chunk.paramsChunk,
+        });
+      },
+    });
+    for (const call of result.functionCalls ?? [])
+      calls.push({ name: call.functionName, arguments: JSON.stringify(call.params ?? {}) });
+    const { metadata } = result;
+    return {
+      response: result.response,
+      stopReason: metadata.stopReason,
+      stopSequence:
+        metadata.stopReason === "customStopTrigger" ? stopString(metadata.customStopTrigger) : undefined,
+    };
+  }
+  const grammar = output.kind === "text" ? undefined : output.grammar;
+  const result = await chat.generateResponse(input.history, { ...common, ...(grammar ? { grammar } : {}) });
+  const { metadata } = result;
+  return {
+    response: result.response,
+    stopReason: metadata.stopReason,
+    stopSequence:
+      metadata.stopReason === "customStopTrigger" ? stopString(metadata.customStopTrigger) : undefined,
+  };
 }
 
 /** A fresh 31-bit seed for a request that named none. */

@@ -28,7 +28,7 @@ const ANNOTATIONS = new Set([
 ]);
 
 /** Keywords node-llama-cpp's JSON-schema grammar enforces (utils/gbnfJson/types.d.ts of 3.22.1). */
-const ENFORCED = new Set([
+const ENFORCED_KEYWORDS = [
   "type",
   "const",
   "enum",
@@ -49,7 +49,10 @@ const ENFORCED = new Set([
   "minLength",
   "maxLength",
   "format",
-]);
+] as const;
+type EnforcedKeyword = (typeof ENFORCED_KEYWORDS)[number];
+const ENFORCED: ReadonlySet<string> = new Set(ENFORCED_KEYWORDS);
+const isEnforced = (key: string): key is EnforcedKeyword => ENFORCED.has(key);
 
 /** `{}` or `true`: any JSON value. */
 const ANY_VALUE = {
@@ -58,7 +61,7 @@ const ANY_VALUE = {
     { type: "object", additionalProperties: true },
     { type: "array" },
   ],
-} as GbnfJsonSchema;
+} satisfies GbnfJsonSchema;
 
 const FORMATS = new Set(["date-time", "date", "time"]);
 const SCALARS = new Set(["string", "number", "integer", "boolean", "null"]);
@@ -106,78 +109,99 @@ function definitionNames(schema: unknown, names = new Set<string>()): Set<string
 const unsatisfiable = (keyword: string, at: string, why: string) =>
   new UnsupportedSchemaError(keyword, at, `${why}: no value satisfies the schema`);
 
+/** A schema node being rewritten: the keywords kept so far, as node-llama-cpp will read them. */
+type ConvertedNode = {
+  [K in Exclude<EnforcedKeyword, "anyOf" | "definitions"> | "description"]?: unknown;
+};
+
 function convert(schema: unknown, at: string, definitions: Set<string>): GbnfJsonSchema {
-  const child = (s: unknown, here: string) => convert(s, here, definitions);
   if (schema === true) return ANY_VALUE;
   if (!isObject(schema)) throw new UnsupportedSchemaError(`${String(schema)} as a schema`, at);
-  const out: Record<string, unknown> = {};
+  const out: ConvertedNode = {};
   for (const [key, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(key)) {
       if (key === "description" && typeof value === "string") out.description = value;
       continue;
     }
     // What node-llama-cpp cannot read is left to the check after generation.
-    if (!ENFORCED.has(key)) continue;
-    const here = `${at}/${key}`;
-    switch (key) {
-      case "type": {
-        const types = Array.isArray(value) ? value : [value];
-        const unknown = types.find((t) => typeof t !== "string" || !TYPES.has(t));
-        if (unknown !== undefined) throw new UnsupportedSchemaError(`type: ${String(unknown)}`, at);
-        // A list of types is a grammar alternative only for scalars.
-        if (types.length > 1 && types.some((t) => !SCALARS.has(t)))
-          throw new UnsupportedSchemaError(`type: [${types.join(", ")}]`, at);
-        out.type = value;
-        break;
-      }
-      case "format":
-        if (typeof value === "string" && FORMATS.has(value)) out.format = value;
-        break;
-      case "$ref": {
-        const ref = String(value).replace(/^#\/definitions\//, "#/$defs/");
-        if (!ref.startsWith("#/$defs/")) throw new UnsupportedSchemaError(`$ref: ${String(value)}`, at);
-        if (!definitions.has(ref.slice("#/$defs/".length)))
-          throw new UnsupportedSchemaError(`$ref: ${String(value)}`, at, "points to no definition");
-        out.$ref = ref;
-        break;
-      }
-      case "enum":
-        if (!Array.isArray(value) || value.length === 0) throw unsatisfiable("enum", at, "it lists no value");
-        if (value.some((v) => typeof v === "object" && v !== null))
-          throw new UnsupportedSchemaError("enum (with an object or array value)", at);
-        out.enum = value;
-        break;
-      case "const":
-        if (typeof value === "object" && value !== null)
-          throw new UnsupportedSchemaError("const (an object or array)", at);
-        out.const = value;
-        break;
-      case "anyOf":
-      case "oneOf":
-        if (Array.isArray(value) && value.length === 0) throw unsatisfiable(key, at, "it lists no schema");
-        out.oneOf = listOf(value, key, here).map((s, i) => child(s, `${here}/${i}`));
-        break;
-      case "prefixItems":
-        out[key] = listOf(value, key, here).map((s, i) => child(s, `${here}/${i}`));
-        break;
-      case "$defs":
-      case "definitions":
-      case "properties":
-        out[key === "definitions" ? "$defs" : key] = Object.fromEntries(
-          Object.entries(mapOf(value, key, here)).map(([name, s]) => [name, child(s, `${here}/${name}`)]),
-        );
-        break;
-      case "items":
-        out.items = child(value, here);
-        break;
-      case "additionalProperties":
-        out.additionalProperties = typeof value === "boolean" ? value : child(value, here);
-        break;
-      default:
-        // const, enum, required and the numeric bounds pass as written.
-        out[key] = value;
-    }
+    if (isEnforced(key)) convertKeyword(out, key, value, at, definitions);
   }
+  checkConverted(out, at);
+  return shapeConverted(out);
+}
+
+/** One enforced keyword of the node at `at`, written to `out` as node-llama-cpp reads it. */
+function convertKeyword(
+  out: ConvertedNode,
+  key: EnforcedKeyword,
+  value: unknown,
+  at: string,
+  definitions: Set<string>,
+): void {
+  const child = (s: unknown, here: string) => convert(s, here, definitions);
+  const here = `${at}/${key}`;
+  switch (key) {
+    case "type": {
+      const types = Array.isArray(value) ? value : [value];
+      const unknown = types.find((t) => typeof t !== "string" || !TYPES.has(t));
+      if (unknown !== undefined) throw new UnsupportedSchemaError(`type: ${String(unknown)}`, at);
+      // A list of types is a grammar alternative only for scalars.
+      if (types.length > 1 && types.some((t) => !SCALARS.has(t)))
+        throw new UnsupportedSchemaError(`type: [${types.join(", ")}]`, at);
+      out.type = value;
+      break;
+    }
+    case "format":
+      if (typeof value === "string" && FORMATS.has(value)) out.format = value;
+      break;
+    case "$ref": {
+      const ref = String(value).replace(/^#\/definitions\//, "#/$defs/");
+      if (!ref.startsWith("#/$defs/")) throw new UnsupportedSchemaError(`$ref: ${String(value)}`, at);
+      if (!definitions.has(ref.slice("#/$defs/".length)))
+        throw new UnsupportedSchemaError(`$ref: ${String(value)}`, at, "points to no definition");
+      out.$ref = ref;
+      break;
+    }
+    case "enum":
+      if (!Array.isArray(value) || value.length === 0) throw unsatisfiable("enum", at, "it lists no value");
+      if (value.some((v) => typeof v === "object" && v !== null))
+        throw new UnsupportedSchemaError("enum (with an object or array value)", at);
+      out.enum = value;
+      break;
+    case "const":
+      if (typeof value === "object" && value !== null)
+        throw new UnsupportedSchemaError("const (an object or array)", at);
+      out.const = value;
+      break;
+    case "anyOf":
+    case "oneOf":
+      if (Array.isArray(value) && value.length === 0) throw unsatisfiable(key, at, "it lists no schema");
+      out.oneOf = listOf(value, key, here).map((s, i) => child(s, `${here}/${i}`));
+      break;
+    case "prefixItems":
+      out[key] = listOf(value, key, here).map((s, i) => child(s, `${here}/${i}`));
+      break;
+    case "$defs":
+    case "definitions":
+    case "properties":
+      out[key === "definitions" ? "$defs" : key] = Object.fromEntries(
+        Object.entries(mapOf(value, key, here)).map(([name, s]) => [name, child(s, `${here}/${name}`)]),
+      );
+      break;
+    case "items":
+      out.items = child(value, here);
+      break;
+    case "additionalProperties":
+      out.additionalProperties = typeof value === "boolean" ? value : child(value, here);
+      break;
+    default:
+      // const, enum, required and the numeric bounds pass as written.
+      out[key] = value;
+  }
+}
+
+/** Throws for a converted node the grammar would misread or no value could satisfy. */
+function checkConverted(out: ConvertedNode, at: string): void {
   if (out.oneOf && out.type) throw new UnsupportedSchemaError("type beside anyOf/oneOf", at);
   // The grammar writes exactly the listed properties: a required one that is not listed could never appear.
   const listed = isObject(out.properties) ? out.properties : {};
@@ -196,8 +220,13 @@ function convert(schema: unknown, at: string, definitions: Set<string>): GbnfJso
     if (typeof low === "number" && typeof high === "number" && low > high)
       throw unsatisfiable(min, at, `${min} ${low} is above ${max} ${high}`);
   }
-  // node-llama-cpp reads a node without a type as null, and {type: "object"} as the empty object only: give
-  // them the meaning JSON Schema gives them.
+}
+
+/**
+ * node-llama-cpp reads a node without a type as null, and {type: "object"} as the empty object only: give
+ * them the meaning JSON Schema gives them.
+ */
+function shapeConverted(out: ConvertedNode): GbnfJsonSchema {
   const shaped = "type" in out || "const" in out || "enum" in out || "oneOf" in out || "$ref" in out;
   if (!shaped) {
     if ("properties" in out || "additionalProperties" in out || "required" in out) out.type = "object";
@@ -271,12 +300,14 @@ function validatorFor(schema: unknown): ValidateFunction {
     isObject(schema) && typeof schema.$schema === "string" && /2019-09|2020-12/.test(schema.$schema);
   const ajv = draft2020 ? ajvFor("draft2020") : ajvFor("draft7");
   const { $schema: _, ...rest } = isObject(schema) ? schema : {};
-  const body = isObject(schema) ? rest : (schema as boolean);
+  const body = isObject(schema) ? rest : schema === true || schema === false ? schema : undefined;
+  if (body === undefined) throw new Error("schema must be object or boolean"); // as ajv says it
   const validate = ajv.compile(body);
   // The function keeps working; the instance forgets the schema (and any $id, which a later schema may reuse).
   if (isObject(body)) ajv.removeSchema(body);
   recent.set(key, validate);
-  if (recent.size > RECENT_SCHEMAS) recent.delete(recent.keys().next().value as string);
+  const oldest = recent.keys().next();
+  if (recent.size > RECENT_SCHEMAS && !oldest.done) recent.delete(oldest.value);
   return validate;
 }
 

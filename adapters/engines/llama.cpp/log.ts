@@ -2,8 +2,7 @@
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 import { withLoggedErrors } from "#core/error-log.ts";
-
-type Fields = Record<string, unknown>;
+import type { LogFields as Fields } from "#core/logger.ts";
 
 const rank: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 

@@ -1,7 +1,9 @@
 // OpenAI's logprobs from llama.cpp's sampler: evaluate-tap.ts hands each sampled token with the distribution it was
 // drawn from (after temperature, top_p, grammar and logit_bias); the probabilities are the model's numbers, not
 // estimates. This file turns them into OpenAI's shape.
+
 import type { LlamaModel, Token } from "node-llama-cpp";
+import { propertyOf } from "#core/error-chain.ts";
 import type { ContentLogprob, TokenLogprob } from "./openai-shapes.ts";
 import type { ByteTokens } from "./utf8-guard.ts";
 
@@ -44,9 +46,9 @@ export class TokenDescriber implements ByteTokens {
   private readonly tokenBytes = new Map<Token, number>();
 
   constructor(private readonly model: LlamaModel) {
-    const tokens = (model.fileInfo.metadata as { tokenizer?: { ggml?: { tokens?: unknown } } }).tokenizer
-      ?.ggml?.tokens;
-    this.pieces = Array.isArray(tokens) ? (tokens as string[]) : [];
+    const tokenizer = propertyOf(model.fileInfo.metadata, "tokenizer");
+    const tokens = propertyOf(propertyOf(tokenizer, "ggml"), "tokens");
+    this.pieces = Array.isArray(tokens) ? tokens.map(String) : [];
     for (const [id, piece] of this.pieces.entries()) {
       const byte = /^<0x([0-9A-Fa-f]{2})>$/.exec(piece)?.[1];
       if (byte === undefined) continue;

@@ -3,10 +3,12 @@
 // The OpenAI chat-completions wire format as this worker speaks it: the request check (the contract is
 // contracts/openai/chat.ts, the engine's variant of the gateway's request), the refusals of what this
 // engine cannot do, and the error body.
+
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { EngineChatCompletionRequest, RESPONSE_FORMAT_TYPES, type Usage } from "#contracts/openai/chat.ts";
 import type { OpenAIError } from "#contracts/openai/error.ts";
+import { propertyOf } from "#core/error-chain.ts";
 
 export type {
   ChatCompletion,
@@ -60,9 +62,24 @@ const TEXT_ONLY = "this model reads text only";
  * What this engine cannot do is refused by name before the schema check, so the message says why rather than
  * which type was expected: several choices, audio, images and files, unknown response formats.
  */
+/** The fields of a chat request read before the schema check, each checked where it is read. */
+interface UncheckedRequest {
+  n?: unknown;
+  audio?: unknown;
+  modalities?: unknown;
+  web_search_options?: unknown;
+  response_format?: unknown;
+  top_logprobs?: unknown;
+  logprobs?: unknown;
+  messages?: unknown;
+}
+
+const isUncheckedRequest = (body: unknown): body is UncheckedRequest =>
+  typeof body === "object" && body !== null;
+
 function refuseUnsupported(body: unknown): ErrorBody | undefined {
-  if (typeof body !== "object" || body === null) return undefined;
-  const req = body as Record<string, unknown>;
+  if (!isUncheckedRequest(body)) return undefined;
+  const req = body;
   if (typeof req.n === "number" && req.n !== 1)
     return invalidRequest(`n must be 1: this engine generates one choice per request (got ${req.n})`, "n");
   if (req.audio != null) return invalidRequest(`audio output is not supported: ${TEXT_ONLY}`, "audio");
@@ -70,20 +87,21 @@ function refuseUnsupported(body: unknown): ErrorBody | undefined {
     return invalidRequest(`only the "text" modality is supported: ${TEXT_ONLY}`, "modalities");
   if (req.web_search_options != null)
     return invalidRequest("web search is not supported by this engine", "web_search_options");
-  const format = req.response_format as { type?: unknown } | null | undefined;
-  if (format != null && !RESPONSE_FORMAT_TYPES.includes(format.type as never))
+  const format = req.response_format;
+  const formatType = propertyOf(format, "type");
+  if (format != null && !RESPONSE_FORMAT_TYPES.some((t) => t === formatType))
     return invalidRequest(
-      `response_format.type must be one of ${RESPONSE_FORMAT_TYPES.map((t) => `"${t}"`).join(", ")} (got ${JSON.stringify(format.type)})`,
+      `response_format.type must be one of ${RESPONSE_FORMAT_TYPES.map((t) => `"${t}"`).join(", ")} (got ${JSON.stringify(formatType)})`,
       "response_format.type",
     );
   if (req.top_logprobs != null && req.logprobs !== true)
     return invalidRequest("top_logprobs needs logprobs: true", "top_logprobs");
   if (!Array.isArray(req.messages)) return undefined;
   for (const [i, message] of req.messages.entries()) {
-    const content = (message as { content?: unknown } | null)?.content;
+    const content = propertyOf(message, "content");
     if (!Array.isArray(content)) continue;
     for (const [j, part] of content.entries()) {
-      const type = (part as { type?: unknown } | null)?.type;
+      const type = propertyOf(part, "type");
       if (type !== "text")
         return invalidRequest(
           `content parts of type ${JSON.stringify(type)} are not supported: ${TEXT_ONLY}`,
@@ -97,7 +115,7 @@ function refuseUnsupported(body: unknown): ErrorBody | undefined {
 /** TypeBox says "Expected union value" for a bad role; name the values allowed instead. */
 function describe(schema: TSchema, fallback: string): string {
   const options: unknown[] = Array.isArray(schema.anyOf) ? schema.anyOf : [];
-  const literals = options.map((o) => (o as { const?: unknown }).const).filter((v) => typeof v === "string");
+  const literals = options.map((o) => propertyOf(o, "const")).filter((v) => typeof v === "string");
   if (literals.length > 0 && literals.length === options.length) {
     return `must be one of ${literals.map((v) => JSON.stringify(v)).join(", ")}`;
   }

@@ -52,7 +52,7 @@ interface BuiltinRule {
   deps: string[];
 }
 
-const PRIMITIVE_RULES: Record<string, BuiltinRule> = {
+const PRIMITIVE_RULES = {
   boolean: { content: '("true" | "false")', deps: [] },
   "decimal-part": { content: "[0-9]{1,16}", deps: [] },
   "integral-part": { content: "[0] | [1-9] [0-9]{0,15}", deps: [] },
@@ -75,7 +75,9 @@ const PRIMITIVE_RULES: Record<string, BuiltinRule> = {
   // Changed: bounded (llama.cpp: char*).
   string: { content: `"\\"" char{0,${FREE_STRING_LENGTH}} "\\""`, deps: ["char"] },
   null: { content: '"null"', deps: [] },
-};
+} satisfies Record<string, BuiltinRule>;
+/** The primitive rules by name, for names read from a schema. */
+const PRIMITIVE_BY_NAME: ReadonlyMap<string, BuiltinRule> = new Map(Object.entries(PRIMITIVE_RULES));
 
 const HEX = "[0-9a-fA-F]";
 const LABEL = "[A-Za-z0-9] ([A-Za-z0-9-]{0,14} [A-Za-z0-9])?";
@@ -118,11 +120,7 @@ const STRING_FORMAT_RULES: Record<string, BuiltinRule> = {
 /** The formats the grammar writes; others are checked after generation only. */
 export const GRAMMAR_FORMATS = ["date", "time", "date-time", "uuid", "email", "uri", "ipv4", "ipv6"] as const;
 
-const RESERVED_NAMES = new Set([
-  "root",
-  ...Object.keys(PRIMITIVE_RULES),
-  ...Object.keys(STRING_FORMAT_RULES),
-]);
+const RESERVED_NAMES = new Set(["root", ...PRIMITIVE_BY_NAME.keys(), ...Object.keys(STRING_FORMAT_RULES)]);
 
 const INVALID_RULE_CHARS = /[^a-zA-Z0-9-]+/g;
 const LITERAL_ESCAPES: Record<string, string> = { "\r": "\\r", "\n": "\\n", '"': '\\"', "\\": "\\\\" };
@@ -159,6 +157,71 @@ function buildRepetition(
   return minItems === 0 ? `(${result})?` : result;
 }
 
+function digitRange(out: string[], from: string, to: string): void {
+  out.push("[", from === to ? from : `${from}-${to}`, "]");
+}
+
+function moreDigits(out: string[], minDigits: number, maxDigits: number): void {
+  out.push("[0-9]");
+  if (minDigits === maxDigits && minDigits === 1) return;
+  out.push(`{${minDigits}`);
+  if (maxDigits !== minDigits) out.push(",", String(maxDigits));
+  out.push("}");
+}
+
+const shift = (c: string, by: number) => String.fromCharCode(c.charCodeAt(0) + by);
+
+/** The numbers from `from` to `to`, both of the same number of digits. */
+function uniformRange(out: string[], from: string, to: string): void {
+  let i = 0;
+  while (i < from.length && i < to.length && from[i] === to[i]) i++;
+  if (i > 0) out.push(`"${from.slice(0, i)}"`);
+  if (i < from.length && i < to.length) {
+    if (i > 0) out.push(" ");
+    const f = from.charAt(i);
+    const t = to.charAt(i);
+    const subLen = from.length - i - 1;
+    if (subLen > 0) uniformRangeTail(out, f, t, from.slice(i + 1), to.slice(i + 1));
+    else out.push(`[${f}-${t}]`);
+  }
+}
+
+/** uniformRange past the common prefix: first digits `f` < `t`, then the digits `fromSub` and `toSub`. */
+function uniformRangeTail(out: string[], f: string, t: string, fromSub: string, toSub: string): void {
+  const subLen = fromSub.length;
+  const subZeros = "0".repeat(subLen);
+  const subNines = "9".repeat(subLen);
+  let toReached = false;
+  out.push("(");
+  if (fromSub === subZeros) {
+    digitRange(out, f, shift(t, -1));
+    out.push(" ");
+    moreDigits(out, subLen, subLen);
+  } else {
+    out.push(`[${f}] (`);
+    uniformRange(out, fromSub, subNines);
+    out.push(")");
+    if (f < shift(t, -1)) {
+      out.push(" | ");
+      if (toSub === subNines) {
+        digitRange(out, shift(f, 1), t);
+        toReached = true;
+      } else {
+        digitRange(out, shift(f, 1), shift(t, -1));
+      }
+      out.push(" ");
+      moreDigits(out, subLen, subLen);
+    }
+  }
+  if (!toReached) {
+    out.push(" | ");
+    digitRange(out, t, t);
+    out.push(" ");
+    uniformRange(out, subZeros, toSub);
+  }
+  out.push(")");
+}
+
 /**
  * An integer in [min, max] (either may be missing) as GBNF, written to `out`: llama.cpp's build_min_max_int.
  * Bounds are whole numbers within ±(2^53 − 1).
@@ -170,154 +233,101 @@ function buildMinMaxInt(
   decimalsLeft = 16,
   topLevel = true,
 ): void {
-  const digitRange = (from: string, to: string) => {
-    out.push("[", from === to ? from : `${from}-${to}`, "]");
-  };
-  const moreDigits = (minDigits: number, maxDigits: number) => {
-    out.push("[0-9]");
-    if (minDigits === maxDigits && minDigits === 1) return;
-    out.push(`{${minDigits}`);
-    if (maxDigits !== minDigits) out.push(",", String(maxDigits));
-    out.push("}");
-  };
-  const shift = (c: string, by: number) => String.fromCharCode(c.charCodeAt(0) + by);
-  const uniformRange = (from: string, to: string): void => {
-    let i = 0;
-    while (i < from.length && i < to.length && from[i] === to[i]) i++;
-    if (i > 0) out.push(`"${from.slice(0, i)}"`);
-    if (i < from.length && i < to.length) {
-      if (i > 0) out.push(" ");
-      const f = from[i] as string;
-      const t = to[i] as string;
-      const subLen = from.length - i - 1;
-      if (subLen > 0) {
-        const fromSub = from.slice(i + 1);
-        const toSub = to.slice(i + 1);
-        const subZeros = "0".repeat(subLen);
-        const subNines = "9".repeat(subLen);
-        let toReached = false;
-        out.push("(");
-        if (fromSub === subZeros) {
-          digitRange(f, shift(t, -1));
-          out.push(" ");
-          moreDigits(subLen, subLen);
-        } else {
-          out.push(`[${f}] (`);
-          uniformRange(fromSub, subNines);
-          out.push(")");
-          if (f < shift(t, -1)) {
-            out.push(" | ");
-            if (toSub === subNines) {
-              digitRange(shift(f, 1), t);
-              toReached = true;
-            } else {
-              digitRange(shift(f, 1), shift(t, -1));
-            }
-            out.push(" ");
-            moreDigits(subLen, subLen);
-          }
-        }
-        if (!toReached) {
-          out.push(" | ");
-          digitRange(t, t);
-          out.push(" ");
-          uniformRange(subZeros, toSub);
-        }
-        out.push(")");
-      } else {
-        out.push(`[${f}-${t}]`);
-      }
-    }
-  };
+  if (minValue !== undefined && maxValue !== undefined) buildBetween(minValue, maxValue, out, decimalsLeft);
+  else if (minValue !== undefined) buildAtLeast(minValue, out, decimalsLeft, topLevel);
+  else if (maxValue !== undefined) buildAtMost(maxValue, out, decimalsLeft, topLevel);
+  else throw new Error("at least one of minValue or maxValue must be set");
+}
 
-  if (minValue !== undefined && maxValue !== undefined) {
-    if (minValue < 0 && maxValue < 0) {
-      out.push('"-" (');
-      buildMinMaxInt(-maxValue, -minValue, out, decimalsLeft, true);
-      out.push(")");
-      return;
+function buildBetween(minValue: number, maxValue: number, out: string[], decimalsLeft: number): void {
+  if (minValue < 0 && maxValue < 0) {
+    out.push('"-" (');
+    buildMinMaxInt(-maxValue, -minValue, out, decimalsLeft, true);
+    out.push(")");
+    return;
+  }
+  let low = minValue;
+  if (low < 0) {
+    out.push('"-" (');
+    buildMinMaxInt(0, -low, out, decimalsLeft, true);
+    out.push(") | ");
+    low = 0;
+  }
+  let minS = String(low);
+  const maxS = String(maxValue);
+  for (let digits = minS.length; digits < maxS.length; digits++) {
+    uniformRange(out, minS, "9".repeat(digits));
+    minS = `1${"0".repeat(digits)}`;
+    out.push(" | ");
+  }
+  uniformRange(out, minS, maxS);
+}
+
+function buildAtLeast(minValue: number, out: string[], decimalsLeft: number, topLevel: boolean): void {
+  const lessDecimals = Math.max(decimalsLeft - 1, 1);
+  if (minValue < 0) {
+    out.push('"-" (');
+    buildMinMaxInt(undefined, -minValue, out, decimalsLeft, false);
+    out.push(") | [0] | [1-9] ");
+    moreDigits(out, 0, decimalsLeft - 1);
+  } else if (minValue === 0) {
+    if (topLevel) {
+      out.push("[0] | [1-9] ");
+      moreDigits(out, 0, lessDecimals);
+    } else {
+      moreDigits(out, 1, decimalsLeft);
     }
-    let low = minValue;
-    if (low < 0) {
-      out.push('"-" (');
-      buildMinMaxInt(0, -low, out, decimalsLeft, true);
-      out.push(") | ");
-      low = 0;
-    }
-    let minS = String(low);
-    const maxS = String(maxValue);
-    for (let digits = minS.length; digits < maxS.length; digits++) {
-      uniformRange(minS, "9".repeat(digits));
-      minS = `1${"0".repeat(digits)}`;
+  } else if (minValue <= 9) {
+    const c = String(minValue);
+    const rangeStart = topLevel ? "1" : "0";
+    if (c > rangeStart) {
+      digitRange(out, rangeStart, shift(c, -1));
+      out.push(" ");
+      moreDigits(out, 1, lessDecimals);
       out.push(" | ");
     }
-    uniformRange(minS, maxS);
-    return;
+    digitRange(out, c, "9");
+    out.push(" ");
+    moreDigits(out, 0, lessDecimals);
+  } else {
+    buildAtLeastMultiDigit(String(minValue), out, lessDecimals, topLevel);
   }
+}
+
+function buildAtLeastMultiDigit(minS: string, out: string[], lessDecimals: number, topLevel: boolean): void {
+  const c = minS.charAt(0);
+  if (c > "1") {
+    digitRange(out, topLevel ? "1" : "0", shift(c, -1));
+    out.push(" ");
+    moreDigits(out, minS.length, lessDecimals);
+    out.push(" | ");
+  }
+  digitRange(out, c, c);
+  out.push(" (");
+  buildMinMaxInt(Number.parseInt(minS.slice(1), 10), undefined, out, lessDecimals, false);
+  out.push(")");
+  if (c < "9") {
+    out.push(" | ");
+    digitRange(out, shift(c, 1), "9");
+    out.push(" ");
+    moreDigits(out, minS.length - 1, lessDecimals);
+  }
+}
+
+function buildAtMost(maxValue: number, out: string[], decimalsLeft: number, topLevel: boolean): void {
   const lessDecimals = Math.max(decimalsLeft - 1, 1);
-  if (minValue !== undefined) {
-    if (minValue < 0) {
-      out.push('"-" (');
-      buildMinMaxInt(undefined, -minValue, out, decimalsLeft, false);
-      out.push(") | [0] | [1-9] ");
-      moreDigits(0, decimalsLeft - 1);
-    } else if (minValue === 0) {
-      if (topLevel) {
-        out.push("[0] | [1-9] ");
-        moreDigits(0, lessDecimals);
-      } else {
-        moreDigits(1, decimalsLeft);
-      }
-    } else if (minValue <= 9) {
-      const c = String(minValue);
-      const rangeStart = topLevel ? "1" : "0";
-      if (c > rangeStart) {
-        digitRange(rangeStart, shift(c, -1));
-        out.push(" ");
-        moreDigits(1, lessDecimals);
-        out.push(" | ");
-      }
-      digitRange(c, "9");
-      out.push(" ");
-      moreDigits(0, lessDecimals);
-    } else {
-      const minS = String(minValue);
-      const c = minS[0] as string;
-      if (c > "1") {
-        digitRange(topLevel ? "1" : "0", shift(c, -1));
-        out.push(" ");
-        moreDigits(minS.length, lessDecimals);
-        out.push(" | ");
-      }
-      digitRange(c, c);
-      out.push(" (");
-      buildMinMaxInt(Number.parseInt(minS.slice(1), 10), undefined, out, lessDecimals, false);
-      out.push(")");
-      if (c < "9") {
-        out.push(" | ");
-        digitRange(shift(c, 1), "9");
-        out.push(" ");
-        moreDigits(minS.length - 1, lessDecimals);
-      }
+  if (maxValue >= 0) {
+    if (topLevel) {
+      out.push('"-" [1-9] ');
+      moreDigits(out, 0, lessDecimals);
+      out.push(" | ");
     }
-    return;
+    buildMinMaxInt(0, maxValue, out, decimalsLeft, true);
+  } else {
+    out.push('"-" (');
+    buildMinMaxInt(-maxValue, undefined, out, decimalsLeft, false);
+    out.push(")");
   }
-  if (maxValue !== undefined) {
-    if (maxValue >= 0) {
-      if (topLevel) {
-        out.push('"-" [1-9] ');
-        moreDigits(0, lessDecimals);
-        out.push(" | ");
-      }
-      buildMinMaxInt(0, maxValue, out, decimalsLeft, true);
-    } else {
-      out.push('"-" (');
-      buildMinMaxInt(-maxValue, undefined, out, decimalsLeft, false);
-      out.push(")");
-    }
-    return;
-  }
-  throw new Error("at least one of minValue or maxValue must be set");
 }
 
 function intRange(min: number | undefined, max: number | undefined): string {
@@ -331,6 +341,20 @@ class UnsupportedPattern extends Error {}
 
 function isNode(value: unknown): value is Node {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A client's schema arrives parsed from JSON; this says so for a value that came another way. A property
+ * holding undefined (a schema built in code) is let through: reading it gives undefined, as for a
+ * property that is absent, which every read here expects.
+ */
+function isJson(value: unknown): value is Json {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return true;
+  if (Array.isArray(value)) return value.every(isJson);
+  return (
+    typeof value === "object" && Object.values(value).every((child) => child === undefined || isJson(child))
+  );
 }
 
 function numberOf(node: Node, key: string): number | undefined {
@@ -392,14 +416,14 @@ class SchemaConverter {
   private addPrimitive(name: string, rule: BuiltinRule): string {
     const n = this.addRule(name, rule.content);
     for (const dep of rule.deps) {
-      const depRule = PRIMITIVE_RULES[dep] ?? STRING_FORMAT_RULES[dep];
+      const depRule = PRIMITIVE_BY_NAME.get(dep) ?? STRING_FORMAT_RULES[dep];
       if (depRule && !this.rules.has(dep)) this.addPrimitive(dep, depRule);
     }
     return n;
   }
 
   private primitive(ruleName: string, type: string): string {
-    const rule = PRIMITIVE_RULES[type];
+    const rule = PRIMITIVE_BY_NAME.get(type);
     if (!rule) throw new Error(`no primitive ${type}`);
     return this.addPrimitive(ruleName === "root" ? "root" : type, rule);
   }
@@ -432,7 +456,7 @@ class SchemaConverter {
   visit(schema: Json, name: string, at: string): string {
     const ruleName = RESERVED_NAMES.has(name) ? `${name}-` : name || "root";
     if (schema === true || (isNode(schema) && Object.keys(schema).length === 0))
-      return this.addRule(ruleName, this.addPrimitive("value", PRIMITIVE_RULES.value as BuiltinRule));
+      return this.addRule(ruleName, this.addPrimitive("value", PRIMITIVE_RULES.value));
     if (schema === false)
       throw new SchemaGrammarError("false", at, "admits no value: no value satisfies the schema");
     if (!isNode(schema)) throw new SchemaGrammarError(String(schema), at, "is not a schema");
@@ -503,10 +527,10 @@ class SchemaConverter {
       return this.addRule(
         ruleName,
         type === "object"
-          ? this.addPrimitive("object", PRIMITIVE_RULES.object as BuiltinRule)
-          : this.addPrimitive("value", PRIMITIVE_RULES.value as BuiltinRule),
+          ? this.addPrimitive("object", PRIMITIVE_RULES.object)
+          : this.addPrimitive("value", PRIMITIVE_RULES.value),
       );
-    if (typeof type !== "string" || !PRIMITIVE_RULES[type])
+    if (typeof type !== "string" || !PRIMITIVE_BY_NAME.has(type))
       throw new SchemaGrammarError(`type: ${JSON.stringify(type)}`, at, "is not a JSON Schema type");
     return this.primitive(ruleName, type);
   }
@@ -520,7 +544,7 @@ class SchemaConverter {
         at,
         `${min} is above maxLength ${max}: no value satisfies the schema`,
       );
-    const char = this.addPrimitive("char", PRIMITIVE_RULES.char as BuiltinRule);
+    const char = this.addPrimitive("char", PRIMITIVE_RULES.char);
     return `"\\"" ${buildRepetition(char, min, max ?? Math.max(min, FREE_STRING_LENGTH))} "\\""`;
   }
 
@@ -537,7 +561,7 @@ class SchemaConverter {
         `no integer lies between the bounds: no value satisfies the schema`,
       );
     if (min === undefined && max === undefined) {
-      this.addPrimitive("integral-part", PRIMITIVE_RULES["integral-part"] as BuiltinRule);
+      this.addPrimitive("integral-part", PRIMITIVE_RULES["integral-part"]);
       return '("-"? integral-part)';
     }
     return `(${intRange(min, max)})`;
@@ -550,7 +574,7 @@ class SchemaConverter {
   private numberRule(schema: Node, at: string): string {
     const b = bounds(schema);
     if (b.min === undefined && b.max === undefined)
-      return this.addPrimitive("number", PRIMITIVE_RULES.number as BuiltinRule);
+      return this.addPrimitive("number", PRIMITIVE_RULES.number);
     if (b.min !== undefined && b.max !== undefined && b.min > b.max)
       throw new SchemaGrammarError(
         "minimum",
@@ -568,7 +592,8 @@ class SchemaConverter {
       const from = open ? low + 1 : low;
       if (high === undefined || from <= high) parts.push(`(${intRange(from, high)}) ${frac}`);
       if (open) parts.push(`"${low}" ${nonzeroFrac}`);
-      return parts.length === 1 ? (parts[0] as string) : `(${parts.join(" | ")})`;
+      const [only, ...others] = parts;
+      return only !== undefined && others.length === 0 ? only : `(${parts.join(" | ")})`;
     };
     if (b.min !== undefined && b.min >= 0) return magnitude(b.min, b.minExclusive, b.max);
     if (b.max !== undefined && b.max <= 0)
@@ -673,10 +698,10 @@ class SchemaConverter {
       const valueRule =
         isNode(additional) && Object.keys(additional).length > 0
           ? this.visit(additional, `${subName}-value`, `${at}/additionalProperties`)
-          : this.addPrimitive("value", PRIMITIVE_RULES.value as BuiltinRule);
+          : this.addPrimitive("value", PRIMITIVE_RULES.value);
       const keyRule =
         properties.length === 0
-          ? this.addPrimitive("string", PRIMITIVE_RULES.string as BuiltinRule)
+          ? this.addPrimitive("string", PRIMITIVE_RULES.string)
           : this.addRule(`${subName}-k`, this.notStrings(properties.map(([p]) => p)));
       kvRules.set("*", this.addRule(`${subName}-kv`, `${keyRule} ":" space ${valueRule}`));
       optionalProps.push("*");
@@ -689,7 +714,8 @@ class SchemaConverter {
       const recursiveRefs = (ks: string[], firstIsOptional: boolean): string => {
         const [k, ...rest] = ks;
         if (k === undefined) return "";
-        const kv = kvRules.get(k) as string;
+        const kv = kvRules.get(k);
+        if (kv === undefined) throw new Error(`no rule for the property ${k}`);
         const commaRef = `( "," space ${kv} )`;
         let res = firstIsOptional
           ? commaRef + (k === "*" ? "*" : "?")
@@ -717,7 +743,7 @@ class SchemaConverter {
       }
       node.end = true;
     }
-    const char = this.addPrimitive("char", PRIMITIVE_RULES.char as BuiltinRule);
+    const char = this.addPrimitive("char", PRIMITIVE_RULES.char);
     const rangeChar = (c: string) => (c === "\\" || c === "]" || c === "-" || c === '"' ? `\\${c}` : c);
     const out: string[] = ['"\\"" ( '];
     const visit = (node: Trie) => {
@@ -761,165 +787,212 @@ class SchemaConverter {
   private patternToRule(pattern: string, name: string): string {
     if (pattern.length < 2 || !pattern.startsWith("^") || !pattern.endsWith("$"))
       throw new UnsupportedPattern("not anchored with ^ and $");
-    const sub = pattern.slice(1, -1);
-    const subRuleIds = new Map<string, string>();
-    let i = 0;
-    let depth = 0;
-    type Piece = [string, boolean];
-    const toRule = ([s, isLiteral]: Piece) => (isLiteral ? `"${s}"` : s);
-    const transform = (): Piece => {
-      const seq: Piece[] = [];
-      const joinSeq = (): Piece => {
-        const ret: Piece[] = [];
-        let literal = "";
-        for (const item of seq) {
-          if (item[1]) literal += item[0];
-          else {
-            if (literal) ret.push([literal, true]);
-            literal = "";
-            ret.push(item);
-          }
-        }
-        if (literal) ret.push([literal, true]);
-        return [ret.map(toRule).join(" "), false];
-      };
-      const repeat = (min: number, max: number | undefined) => {
-        const last = seq.at(-1);
-        if (!last) throw new UnsupportedPattern("nothing to repeat");
-        let item = last[1] ? `"${last[0]}"` : last[0];
-        if (!last[1]) {
-          let id = subRuleIds.get(item);
-          if (id === undefined) {
-            id = this.addRule(`${name}-${subRuleIds.size + 1}`, item);
-            subRuleIds.set(item, id);
-          }
-          item = id;
-        }
-        seq[seq.length - 1] = [buildRepetition(item, min, max ?? min + OPEN_REPETITION), false];
-      };
-      while (i < sub.length) {
-        const c = sub[i] as string;
-        if (c === ".") {
-          seq.push([this.addRule("dot", DOT_RULE), false]);
-          i++;
-        } else if (c === "(") {
-          i++;
-          if (sub[i] === "?") {
-            if (sub[i + 1] === ":") i += 2;
-            else throw new UnsupportedPattern("lookaround or named group");
-          }
-          depth++;
-          seq.push([`(${toRule(transform())})`, false]);
-        } else if (c === ")") {
-          i++;
-          if (depth === 0) throw new UnsupportedPattern("unbalanced parentheses");
-          depth--;
-          return joinSeq();
-        } else if (c === "^" || c === "$") {
-          throw new UnsupportedPattern("anchor inside the pattern");
-        } else if (c === "[") {
-          seq.push([this.characterClass(sub, i, (next) => (i = next)), false]);
-        } else if (c === "|") {
-          seq.push(["|", false]);
-          i++;
-        } else if (c === "*" || c === "+" || c === "?") {
-          i++;
-          if (sub[i] === "?") i++; // a lazy quantifier matches the same strings
-          if (c === "?") {
-            const last = seq.at(-1);
-            if (!last) throw new UnsupportedPattern("nothing to repeat");
-            seq[seq.length - 1] = [`${toRule(last)}?`, false];
-          } else repeat(c === "*" ? 0 : 1, undefined);
-        } else if (c === "{") {
-          const end = sub.indexOf("}", i);
-          if (end < 0) throw new UnsupportedPattern("unterminated curly brackets");
-          const nums = sub.slice(i + 1, end).split(",");
-          i = end + 1;
-          if (sub[i] === "?") i++;
-          const parse = (s: string | undefined) => (s === undefined || s === "" ? undefined : Number(s));
-          const min = parse(nums[0]) ?? 0;
-          const max = nums.length === 1 ? min : parse(nums[1]);
-          if (nums.length > 2 || !Number.isInteger(min) || (max !== undefined && !Number.isInteger(max)))
-            throw new UnsupportedPattern("invalid curly brackets");
-          repeat(min, max);
-        } else if (c === "\\" && (sub[i + 1] ?? "") in CLASS_ESCAPES) {
-          seq.push([`[${CLASS_ESCAPES[sub[i + 1] as string]}]`, false]);
-          i += 2;
-        } else if (c === "\\" && "DWS".includes(sub[i + 1] ?? "x")) {
-          const cls = CLASS_ESCAPES[(sub[i + 1] as string).toLowerCase()];
-          seq.push([`[^${cls}${JSON_UNSAFE}]`, false]);
-          i += 2;
-        } else {
-          let literal = "";
-          while (i < sub.length) {
-            const ch = sub[i] as string;
-            const next = sub[i + 1];
-            if (ch === "\\") {
-              if (next === undefined) throw new UnsupportedPattern("trailing backslash");
-              if (ESCAPED_IN_REGEXPS_BUT_NOT_IN_LITERALS.has(next)) {
-                literal += next;
-                i += 2;
-              } else if (next === "\\" || next === '"') {
-                literal += `\\\\\\${next}`; // JSON-escaped inside the string, then GBNF-escaped
-                i += 2;
-              } else if (next === "n" || next === "t" || next === "r") {
-                literal += `\\\\${next}`; // as JSON writes it
-                i += 2;
-              } else {
-                break;
-              }
-            } else if (ch === '"') {
-              literal += '\\\\\\"';
-              i++;
-            } else if (
-              !NON_LITERAL.has(ch) &&
-              (i === sub.length - 1 || literal === "" || next === "." || !NON_LITERAL.has(next ?? ""))
-            ) {
-              literal += ch;
-              i++;
-            } else {
-              break;
-            }
-          }
-          if (literal === "") throw new UnsupportedPattern(`unsupported at ${i}: ${sub.slice(i, i + 2)}`);
-          seq.push([literal, true]);
-        }
-      }
-      return joinSeq();
-    };
-    const rule = toRule(transform());
-    if (depth !== 0) throw new UnsupportedPattern("unbalanced parentheses");
+    const parser = new PatternParser(pattern.slice(1, -1), name, (n, rule) => this.addRule(n, rule));
+    const rule = toRule(parser.transform());
+    if (parser.depth !== 0) throw new UnsupportedPattern("unbalanced parentheses");
     return this.addRule(name, `"\\"" (${rule}) "\\""`);
   }
+}
 
-  /** `[...]` starting at `start`: a GBNF range; `\d \w \s` inside are expanded, negations never write `"` or `\`. */
-  private characterClass(sub: string, start: number, advance: (next: number) => void): string {
-    let i = start + 1;
-    const negated = sub[i] === "^";
-    if (negated) i++;
-    let body = "";
-    while (i < sub.length && (sub[i] !== "]" || body === "")) {
-      const ch = sub[i] as string;
+/** A regex fragment as GBNF, and whether it is a literal (to be quoted). */
+type Piece = [string, boolean];
+const toRule = ([s, isLiteral]: Piece) => (isLiteral ? `"${s}"` : s);
+
+/** llama.cpp's pattern reader: a regex (without its anchors) as one GBNF rule, sub-rules added as it goes. */
+class PatternParser {
+  i = 0;
+  depth = 0;
+  private readonly subRuleIds = new Map<string, string>();
+
+  constructor(
+    private readonly sub: string,
+    private readonly name: string,
+    private readonly addRule: (name: string, rule: string) => string,
+  ) {}
+
+  /** The sequence from here to the closing parenthesis of the current group, or to the end. */
+  transform(): Piece {
+    const seq: Piece[] = [];
+    const sub = this.sub;
+    while (this.i < sub.length) {
+      const c = sub.charAt(this.i);
+      if (c === ")") {
+        this.i++;
+        if (this.depth === 0) throw new UnsupportedPattern("unbalanced parentheses");
+        this.depth--;
+        return joinSeq(seq);
+      }
+      this.step(c, seq);
+    }
+    return joinSeq(seq);
+  }
+
+  /** Reads the item starting with `c` (anything but a closing parenthesis) into `seq`. */
+  private step(c: string, seq: Piece[]): void {
+    const sub = this.sub;
+    const i = this.i;
+    if (c === ".") {
+      seq.push([this.addRule("dot", DOT_RULE), false]);
+      this.i++;
+    } else if (c === "(") {
+      this.group(seq);
+    } else if (c === "^" || c === "$") {
+      throw new UnsupportedPattern("anchor inside the pattern");
+    } else if (c === "[") {
+      seq.push([characterClass(sub, i, (next) => (this.i = next)), false]);
+    } else if (c === "|") {
+      seq.push(["|", false]);
+      this.i++;
+    } else if (c === "*" || c === "+" || c === "?") {
+      this.quantifier(c, seq);
+    } else if (c === "{") {
+      this.curlyRepetition(seq);
+    } else if (c === "\\" && sub.charAt(i + 1) in CLASS_ESCAPES) {
+      seq.push([`[${CLASS_ESCAPES[sub.charAt(i + 1)]}]`, false]);
+      this.i += 2;
+    } else if (c === "\\" && "DWS".includes(sub[i + 1] ?? "x")) {
+      const cls = CLASS_ESCAPES[sub.charAt(i + 1).toLowerCase()];
+      seq.push([`[^${cls}${JSON_UNSAFE}]`, false]);
+      this.i += 2;
+    } else {
+      seq.push([this.literal(), true]);
+    }
+  }
+
+  private group(seq: Piece[]): void {
+    const sub = this.sub;
+    this.i++;
+    if (sub[this.i] === "?") {
+      if (sub[this.i + 1] === ":") this.i += 2;
+      else throw new UnsupportedPattern("lookaround or named group");
+    }
+    this.depth++;
+    seq.push([`(${toRule(this.transform())})`, false]);
+  }
+
+  private quantifier(c: "*" | "+" | "?", seq: Piece[]): void {
+    this.i++;
+    if (this.sub[this.i] === "?") this.i++; // a lazy quantifier matches the same strings
+    if (c === "?") {
+      const last = seq.at(-1);
+      if (!last) throw new UnsupportedPattern("nothing to repeat");
+      seq[seq.length - 1] = [`${toRule(last)}?`, false];
+    } else this.repeat(seq, c === "*" ? 0 : 1, undefined);
+  }
+
+  private curlyRepetition(seq: Piece[]): void {
+    const sub = this.sub;
+    const end = sub.indexOf("}", this.i);
+    if (end < 0) throw new UnsupportedPattern("unterminated curly brackets");
+    const nums = sub.slice(this.i + 1, end).split(",");
+    this.i = end + 1;
+    if (sub[this.i] === "?") this.i++;
+    const parse = (s: string | undefined) => (s === undefined || s === "" ? undefined : Number(s));
+    const min = parse(nums[0]) ?? 0;
+    const max = nums.length === 1 ? min : parse(nums[1]);
+    if (nums.length > 2 || !Number.isInteger(min) || (max !== undefined && !Number.isInteger(max)))
+      throw new UnsupportedPattern("invalid curly brackets");
+    this.repeat(seq, min, max);
+  }
+
+  private repeat(seq: Piece[], min: number, max: number | undefined): void {
+    const last = seq.at(-1);
+    if (!last) throw new UnsupportedPattern("nothing to repeat");
+    let item = last[1] ? `"${last[0]}"` : last[0];
+    if (!last[1]) {
+      let id = this.subRuleIds.get(item);
+      if (id === undefined) {
+        id = this.addRule(`${this.name}-${this.subRuleIds.size + 1}`, item);
+        this.subRuleIds.set(item, id);
+      }
+      item = id;
+    }
+    seq[seq.length - 1] = [buildRepetition(item, min, max ?? min + OPEN_REPETITION), false];
+  }
+
+  /** A run of literal characters, escapes resolved, written as inside a GBNF string inside a JSON string. */
+  private literal(): string {
+    const sub = this.sub;
+    let literal = "";
+    while (this.i < sub.length) {
+      const ch = sub.charAt(this.i);
+      const next = sub[this.i + 1];
       if (ch === "\\") {
-        const next = sub[i + 1];
         if (next === undefined) throw new UnsupportedPattern("trailing backslash");
-        if (next in CLASS_ESCAPES) body += CLASS_ESCAPES[next];
-        else if (next === "x") {
-          body += sub.slice(i, i + 4);
-          i += 2;
-        } else if ('tnr\\"[]-'.includes(next)) body += `\\${next}`;
-        else if (/[A-Za-z0-9]/.test(next)) throw new UnsupportedPattern(`\\${next}`);
-        else body += next; // \. \/ \+ ...: the character itself, which GBNF writes unescaped
-        i += 2;
+        if (ESCAPED_IN_REGEXPS_BUT_NOT_IN_LITERALS.has(next)) {
+          literal += next;
+          this.i += 2;
+        } else if (next === "\\" || next === '"') {
+          literal += `\\\\\\${next}`; // JSON-escaped inside the string, then GBNF-escaped
+          this.i += 2;
+        } else if (next === "n" || next === "t" || next === "r") {
+          literal += `\\\\${next}`; // as JSON writes it
+          this.i += 2;
+        } else {
+          break;
+        }
+      } else if (ch === '"') {
+        literal += '\\\\\\"';
+        this.i++;
+      } else if (
+        !NON_LITERAL.has(ch) &&
+        (this.i === sub.length - 1 || literal === "" || next === "." || !NON_LITERAL.has(next ?? ""))
+      ) {
+        literal += ch;
+        this.i++;
       } else {
-        body += ch === '"' || ch === "]" ? `\\${ch}` : ch;
-        i++;
+        break;
       }
     }
-    if (i >= sub.length) throw new UnsupportedPattern("unterminated character class");
-    advance(i + 1);
-    return negated ? `[^${body}${JSON_UNSAFE}]` : `[${body}]`;
+    if (literal === "")
+      throw new UnsupportedPattern(`unsupported at ${this.i}: ${sub.slice(this.i, this.i + 2)}`);
+    return literal;
   }
+}
+
+/** Adjacent literals merged into one quoted string, the rest as they are. */
+function joinSeq(seq: Piece[]): Piece {
+  const ret: Piece[] = [];
+  let literal = "";
+  for (const item of seq) {
+    if (item[1]) literal += item[0];
+    else {
+      if (literal) ret.push([literal, true]);
+      literal = "";
+      ret.push(item);
+    }
+  }
+  if (literal) ret.push([literal, true]);
+  return [ret.map(toRule).join(" "), false];
+}
+
+/** `[...]` starting at `start`: a GBNF range; `\d \w \s` inside are expanded, negations never write `"` or `\`. */
+function characterClass(sub: string, start: number, advance: (next: number) => void): string {
+  let i = start + 1;
+  const negated = sub[i] === "^";
+  if (negated) i++;
+  let body = "";
+  while (i < sub.length && (sub[i] !== "]" || body === "")) {
+    const ch = sub.charAt(i);
+    if (ch === "\\") {
+      const next = sub[i + 1];
+      if (next === undefined) throw new UnsupportedPattern("trailing backslash");
+      if (next in CLASS_ESCAPES) body += CLASS_ESCAPES[next];
+      else if (next === "x") {
+        body += sub.slice(i, i + 4);
+        i += 2;
+      } else if ('tnr\\"[]-'.includes(next)) body += `\\${next}`;
+      else if (/[A-Za-z0-9]/.test(next)) throw new UnsupportedPattern(`\\${next}`);
+      else body += next; // \. \/ \+ ...: the character itself, which GBNF writes unescaped
+      i += 2;
+    } else {
+      body += ch === '"' || ch === "]" ? `\\${ch}` : ch;
+      i++;
+    }
+  }
+  if (i >= sub.length) throw new UnsupportedPattern("unterminated character class");
+  advance(i + 1);
+  return negated ? `[^${body}${JSON_UNSAFE}]` : `[${body}]`;
 }
 
 /**
@@ -927,7 +1000,8 @@ class SchemaConverter {
  * grammar can say; throws SchemaGrammarError for a schema no value satisfies or a `$ref` outside the document.
  */
 export function jsonSchemaToGbnf(schema: unknown): string {
-  const root = schema as Json;
+  if (!isJson(schema)) throw new SchemaGrammarError("schema", "", "is not JSON");
+  const root = schema;
   const converter = new SchemaConverter(root);
   converter.visit(root, "", "");
   return converter.format();

@@ -108,7 +108,8 @@ export class SequencePool<T> {
   /** Takes the best free item for the prompt out of the free list. */
   private take(prompt: readonly Token[]): Lease<T> {
     const { index, shared } = this.choose(prompt);
-    const [item] = this.free.splice(index, 1) as [T];
+    const [item] = this.free.splice(index, 1);
+    if (item === undefined) throw new Error(`no free item at ${index}`);
     return this.lease(item, shared);
   }
 

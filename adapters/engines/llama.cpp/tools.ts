@@ -92,7 +92,8 @@ export function planTools(req: ChatCompletionRequest): Parsed<ToolPlan> {
     typeof choice === "object" ? tools.filter((t) => t.function.name === choice.function.name) : tools;
   if (allowed.length === 0 && typeof choice === "object")
     return refuse(`tool_choice names "${choice.function.name}", which is not among the tools`, "tool_choice");
-  const single = allowed.length === 1;
+  const [only, ...others] = allowed;
+  const single = others.length === 0;
   const callOf = (tool: FunctionTool, i: number) => ({
     type: "object",
     // The grammar writes the properties in this order: the name first, so a stream can announce it early.
@@ -107,7 +108,7 @@ export function planTools(req: ChatCompletionRequest): Parsed<ToolPlan> {
     required: ["name", "arguments"],
     additionalProperties: false,
   });
-  const schema = single ? callOf(allowed[0] as FunctionTool, 0) : { oneOf: allowed.map(callOf) };
+  const schema = only !== undefined && single ? callOf(only, 0) : { oneOf: allowed.map(callOf) };
   return {
     ok: true,
     value: { kind: "forced", schema, instructions: forcedCallInstructions(allowed), checks },
@@ -166,7 +167,7 @@ export class ForcedCallReader {
     if (this.argsStart < 0) {
       const head = /^\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"arguments"\s*:\s*/.exec(this.text);
       if (!head) return out;
-      this.name = JSON.parse(`"${head[1]}"`) as string;
+      this.name = String(JSON.parse(`"${head[1]}"`));
       this.argsStart = head[0].length;
       out.name = this.name;
     }

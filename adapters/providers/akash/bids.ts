@@ -14,17 +14,16 @@ export function chooseBid(bids: AkashBid[], spec: ReplicaSpec): ChosenBid | { er
   const ceiling = spec.placement.maxCostPerHour;
   const open = bids
     .filter((b) => b.bid.state === "open")
-    .map((b) => ({
-      id: (b.bid.id ?? b.bid.bid_id) as AkashBidId,
-      usdPerHour: usdPerHour(b.bid.price, spec.access.settings),
-    }))
-    .filter((b) => b.id);
+    .flatMap((b): ChosenBid[] => {
+      const id = b.bid.id ?? b.bid.bid_id;
+      return id ? [{ id, usdPerHour: usdPerHour(b.bid.price, spec.access.settings) }] : [];
+    });
   if (open.length === 0) return undefined;
   const priced = open
     .filter((b) => b.usdPerHour !== null)
     .sort((a, b) => (a.usdPerHour ?? 0) - (b.usdPerHour ?? 0));
   if (ceiling === null) return priced[0] ?? open[0];
-  const under = priced.filter((b) => (b.usdPerHour as number) <= ceiling);
+  const under = priced.filter((b) => b.usdPerHour !== null && b.usdPerHour <= ceiling);
   if (under[0]) return under[0];
   const lowest = priced[0]?.usdPerHour;
   return {

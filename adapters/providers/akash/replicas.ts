@@ -2,6 +2,7 @@
 // 30-60 s, so each inspection moves it on: bids -> the cheapest one under the ceiling -> lease
 // (which sends the manifest) -> the lease's service URI as the endpoint. Close on terminate, and on
 // a failure, so no escrow keeps paying a provider for nothing.
+import type { ProviderSettings } from "#core/options.ts";
 import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { containerFor, instanceName } from "../remote-accounts.ts";
 import type { RemoteReplicas } from "../remote-provider.ts";
@@ -18,8 +19,10 @@ export interface AkashReplicaState {
   notes: { ts: Date; line: string }[];
 }
 
-const settingNumber = (settings: Readonly<Record<string, unknown>>, key: string, fallback: number) =>
-  typeof settings[key] === "number" ? (settings[key] as number) : fallback;
+const settingNumber = (settings: Readonly<ProviderSettings>, key: string, fallback: number) => {
+  const value = settings[key];
+  return typeof value === "number" ? value : fallback;
+};
 
 /** Akash GPU model names: lower case, no vendor ("NVIDIA RTX 4090" -> "rtx4090"). */
 export const akashGpuModel = (name: string) =>

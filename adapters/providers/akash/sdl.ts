@@ -17,7 +17,7 @@ function yaml(value: unknown, indent = 0): string {
       )
       .join("\n");
   }
-  return Object.entries(value as Record<string, unknown>)
+  return Object.entries(value ?? {})
     .map(([key, v]) =>
       v !== null && typeof v === "object"
         ? `${pad}${key}:\n${yaml(v, indent + 2)}`
@@ -46,7 +46,7 @@ export function sdlOf(o: SdlOptions): string {
           },
         }
       : { units: 0 };
-  const service: Record<string, unknown> = {
+  const service = {
     image: c.image,
     ...(c.command ? { command: c.command } : {}),
     args: c.args,

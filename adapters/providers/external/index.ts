@@ -2,11 +2,13 @@
 // `configuration.endpoints`, reached through the wire adapter of the deployment's engine
 // (adapters/upstream/wire/). Nothing is launched or stopped; replica i is endpoint i, READY while the
 // adapter's probe (with the credential the deployment names) answers.
+
 import type { FieldProblem } from "#core/errors.ts";
+import type { DeploymentConfiguration } from "#core/options.ts";
 import type { ComputeProvider, ReplicaObservation } from "../provider.ts";
 import { answers, normalizeEndpoint, targetOf } from "./client.ts";
 
-export function endpointsOf(configuration: Record<string, unknown>): string[] {
+export function endpointsOf(configuration: DeploymentConfiguration): string[] {
   const raw = configuration.endpoints;
   return Array.isArray(raw)
     ? raw.filter((e): e is string => typeof e === "string").map(normalizeEndpoint)

@@ -12,7 +12,8 @@
 // The client is imported on the first call, not at start: its ~870 modules cost a process that never
 // talks to a cluster about 60 MB resident and 0.8 s of start (docs/performance.md, "Start-up and idle").
 import type { RequestOptions } from "node:https";
-import type { AppsV1Api, CoreV1Api, KubeConfig, RequestContext } from "@kubernetes/client-node";
+import type { AppsV1Api, CoreV1Api, KubeConfig, RequestContext, ResponseBody } from "@kubernetes/client-node";
+import { propertyOf } from "#core/error-chain.ts";
 import type { ProviderAccess } from "../provider.ts";
 import type { InstanceAccounts } from "../remote-accounts.ts";
 
@@ -55,16 +56,18 @@ export async function kubeApi(access: ProviderAccess): Promise<KubeApi> {
 }
 
 /** Whether the error is the API server's 404 (what was asked for does not exist). */
-export const isNotFound = (error: unknown) =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === 404;
+export const isNotFound = (error: unknown) => propertyOf(error, "code") === 404;
 
 /** The API server's own message for a failed call (a Status object), else the error's. */
 export function kubeFailure(error: unknown): string {
-  const body = (error as { body?: unknown })?.body;
+  const body = propertyOf(error, "body");
   if (typeof body === "string") {
     try {
-      const status = JSON.parse(body) as { message?: string; reason?: string };
-      if (status.message) return `${status.reason ?? "Failure"}: ${status.message}`;
+      const status: unknown = JSON.parse(body);
+      const message = propertyOf(status, "message");
+      const reason = propertyOf(status, "reason");
+      if (typeof message === "string" && message)
+        return `${typeof reason === "string" ? reason : "Failure"}: ${message}`;
     } catch {}
   }
   return error instanceof Error ? error.message : String(error);
@@ -75,11 +78,20 @@ async function tlsOf(kc: KubeConfig) {
   const opts: RequestOptions = {};
   await kc.applyToHTTPSOptions(opts);
   return {
-    ...(opts.ca ? { ca: opts.ca as string | Buffer } : {}),
-    ...(opts.cert ? { cert: opts.cert as string | Buffer } : {}),
-    ...(opts.key ? { key: opts.key as string | Buffer } : {}),
+    ...(opts.ca ? { ca: opts.ca } : {}),
+    ...(opts.cert ? { cert: opts.cert } : {}),
+    // A key object (never what a kubeconfig gives) is not something Bun's fetch takes.
+    ...((typeof opts.key === "string" && opts.key !== "") || Buffer.isBuffer(opts.key)
+      ? { key: opts.key }
+      : {}),
     ...(opts.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
   };
+}
+
+/** The API classes send JSON text (or nothing); a form body (the client's own FormData) has no use here. */
+function fetchBody(body: ReturnType<RequestContext["getBody"]>): string | URLSearchParams | undefined {
+  if (body === undefined || typeof body === "string" || body instanceof URLSearchParams) return body;
+  throw new Error("the Kubernetes client sent a form body, which this transport does not send");
 }
 
 function bunHttpLibrary(k8s: KubeClient, kc: KubeConfig) {
@@ -89,7 +101,7 @@ function bunHttpLibrary(k8s: KubeClient, kc: KubeConfig) {
       tls ??= tlsOf(kc);
       const response = await fetch(request.getUrl(), {
         method: request.getHttpMethod().toString(),
-        body: request.getBody() as BodyInit | undefined,
+        body: fetchBody(request.getBody()),
         headers: request.getHeaders(),
         signal: request.getSignal() ?? null,
         tls: await tls,
@@ -99,11 +111,12 @@ function bunHttpLibrary(k8s: KubeClient, kc: KubeConfig) {
         headers[name] = value;
       });
       const body = Buffer.from(await response.arrayBuffer());
-      return new k8s.ResponseContext(response.status, headers, {
+      const responseBody: ResponseBody = {
         text: async () => body.toString("utf8"),
         binary: async () => body,
         stream: () => null,
-      } as unknown as ConstructorParameters<KubeClient["ResponseContext"]>[2]);
+      };
+      return new k8s.ResponseContext(response.status, headers, responseBody);
     },
   });
 }

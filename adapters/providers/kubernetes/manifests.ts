@@ -29,6 +29,7 @@ export function deploymentManifest(p: {
 }): V1Deployment {
   const { container } = p;
   const gpuLimits = container.gpus > 0 ? { "nvidia.com/gpu": String(container.gpus) } : undefined;
+  const [onlyProduct] = p.gpuProducts;
   const affinity =
     p.gpuProducts.length > 1
       ? {
@@ -51,8 +52,8 @@ export function deploymentManifest(p: {
       template: {
         metadata: { labels: p.labels },
         spec: {
-          ...(p.gpuProducts.length === 1
-            ? { nodeSelector: { [p.gpuLabel]: p.gpuProducts[0] as string } }
+          ...(p.gpuProducts.length === 1 && onlyProduct !== undefined
+            ? { nodeSelector: { [p.gpuLabel]: onlyProduct } }
             : {}),
           ...(affinity ? { affinity } : {}),
           containers: [

@@ -1,11 +1,12 @@
 // Kubernetes has no prices of its own. An operator who wants `max_cost_per_hour` enforced and costs
 // shown gives one: `settings.gpu_prices_per_hour`, US dollars per GPU and hour by GPU product (the
 // names of the nodes' GPU label, matched like allowed_gpu_types), e.g. {"NVIDIA-L4": 0.8}.
+import type { ProviderSettings } from "#core/options.ts";
 import { gpuMatches } from "../remote-accounts.ts";
 
 export type GpuPrices = ReadonlyMap<string, number>;
 
-export function gpuPricesOf(settings: Readonly<Record<string, unknown>>): GpuPrices {
+export function gpuPricesOf(settings: Readonly<ProviderSettings>): GpuPrices {
   const raw = settings.gpu_prices_per_hour;
   const prices = new Map<string, number>();
   if (raw && typeof raw === "object" && !Array.isArray(raw)) {

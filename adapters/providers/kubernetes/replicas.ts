@@ -3,7 +3,10 @@
 // node offering any of them fails the replica naming them (nothing is created). Inspection reads
 // the replica's pods: none yet or Pending -> starting; an image that cannot be pulled -> failed with
 // the kubelet's reason; Running and Ready -> ready at the endpoint `settings.endpoint_mode` gives.
+
 import type { V1Pod } from "@kubernetes/client-node";
+import { propertyOf } from "#core/error-chain.ts";
+import type { ProviderSettings } from "#core/options.ts";
 import type { ProviderAccess, ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { containerFor, gpuMatches, type InstanceAccounts } from "../remote-accounts.ts";
 import type { RemoteReplicas } from "../remote-provider.ts";
@@ -21,7 +24,7 @@ export interface KubernetesReplicaState {
 
 export type KubernetesReplicas = RemoteReplicas<KubernetesReplicaState>;
 
-export const gpuLabelOf = (settings: Readonly<Record<string, unknown>>) =>
+export const gpuLabelOf = (settings: Readonly<ProviderSettings>) =>
   typeof settings.gpu_label === "string" && settings.gpu_label
     ? settings.gpu_label
     : "nvidia.com/gpu.product";
@@ -106,7 +109,7 @@ export async function startKubernetesReplica(
 }
 
 function ignoreConflict(error: unknown) {
-  if ((error as { code?: unknown })?.code !== 409) throw new Error(kubeFailure(error));
+  if (propertyOf(error, "code") !== 409) throw new Error(kubeFailure(error));
 }
 
 export async function stopKubernetesReplica(

@@ -4,7 +4,7 @@
 // again: the pid is in the provider instance id (`local-<pid>`), and the process's environment
 // proves it is the replica's worker of this installation. README.md says which file does what.
 import { join } from "node:path";
-import type { EngineId } from "#core/domain.ts";
+import { type EngineId, engineIds } from "#core/domain.ts";
 import type { FieldProblem } from "#core/errors.ts";
 import type { Engine } from "../../engines/engine.ts";
 import type { ComputeProvider } from "../provider.ts";
@@ -32,9 +32,10 @@ export function createLocalProvider(options: LocalProviderOptions): ComputeProvi
     engines: options.engines,
     known: new Map(),
   };
-  const engines = Object.keys(options.engines).filter(
-    (id) => options.engines[id as EngineId]?.localCommand,
-  ) as EngineId[];
+  const engines = Object.keys(options.engines).flatMap((id) => {
+    const known = engineIds.find((engine) => engine === id);
+    return known && options.engines[known]?.localCommand ? [known] : [];
+  });
 
   return {
     id: "local",

@@ -1,5 +1,6 @@
 // Where a replica's worker is: alive and serving, still starting, gone, or exited and why. A worker
 // this process did not start (it restarted since) is adopted only when it is provably the replica's.
+import { propertyOf } from "#core/error-chain.ts";
 import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { isAlive, logPaths, pidOf } from "./processes.ts";
 import {
@@ -72,8 +73,9 @@ async function servesModel(endpoint: string, name: string): Promise<boolean> {
   try {
     const res = await fetch(`${endpoint}/models`, { signal: AbortSignal.timeout(1500) });
     if (!res.ok) return false;
-    const body = (await res.json()) as { data?: { id?: string }[] };
-    return body.data?.some((m) => m.id === name) ?? false;
+    const body: unknown = await res.json();
+    const data = propertyOf(body, "data");
+    return Array.isArray(data) && data.some((m) => propertyOf(m, "id") === name);
   } catch {
     return false;
   }

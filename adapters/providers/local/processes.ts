@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { propertyOf } from "#core/error-chain.ts";
 
 export const REPLICA_ENV = "LLMP_REPLICA_ID";
 export const INSTALLATION_ENV = "LLMP_INSTALLATION";
@@ -96,7 +97,7 @@ export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+    if (propertyOf(error, "code") !== "EPERM") return false;
   }
   try {
     // "pid (comm) S ...": the state follows the last parenthesis.

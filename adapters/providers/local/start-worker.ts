@@ -17,13 +17,14 @@ export async function startWorker(local: LocalWorkers, spec: ReplicaSpec): Promi
         POOL_PROVIDER: "local",
       }
     : {};
-  const contextSize = spec.configuration.context_size as number | undefined;
+  const { context_size: contextSize, threads, parallel } = spec.configuration;
   const launchSpec = engine.localCommand({
     modelPath: spec.modelPath,
     modelName: spec.deploymentName,
     port: 0,
-    ...(spec.configuration.threads === undefined ? {} : { threads: spec.configuration.threads as number }),
-    ...(spec.configuration.parallel === undefined ? {} : { parallel: spec.configuration.parallel as number }),
+    // The deployment's configuration was checked when it was written (numbers, where given).
+    ...(typeof threads === "number" ? { threads } : {}),
+    ...(typeof parallel === "number" ? { parallel } : {}),
     env: { HOST: local.host, ...(contextSize ? { CONTEXT_SIZE: String(contextSize) } : {}), ...heartbeat },
   });
   const env: Record<string, string> = {

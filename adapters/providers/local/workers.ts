@@ -38,7 +38,7 @@ export const newWorker = (
   paths: { stdoutPath: string; stderrPath: string },
 ): Worker => ({ pid, child, ...paths, scanned: 0, port: undefined, fatal: undefined, ready: false });
 
-export const positiveInt = (value: unknown) =>
+export const positiveInt = (value: unknown): value is number =>
   typeof value === "number" && Number.isInteger(value) && value > 0;
 
 /**
@@ -57,19 +57,23 @@ interface WorkerEvent {
   reason?: unknown;
 }
 
+/** Any JSON object is a worker event; each field is checked where it is read. */
+const isWorkerEvent = (value: unknown): value is WorkerEvent => typeof value === "object" && value !== null;
+
 /** Reads the worker's stdout on from where it was left, for its `ready` and `fatal` events. */
 export function scanEvents(worker: Worker) {
   const { lines, offset } = readLines(worker.stdoutPath, worker.scanned);
   worker.scanned = offset;
   for (const line of lines) {
     if (!line.startsWith("{")) continue;
-    let event: WorkerEvent;
+    let event: unknown;
     try {
-      event = JSON.parse(line) as WorkerEvent;
+      event = JSON.parse(line);
     } catch {
       continue;
     }
-    if (event.event === "ready" && positiveInt(event.port)) worker.port = event.port as number;
+    if (!isWorkerEvent(event)) continue;
+    if (event.event === "ready" && positiveInt(event.port)) worker.port = event.port;
     if (event.event === "fatal")
       worker.fatal = typeof event.reason === "string" ? event.reason : "the worker could not start";
   }

@@ -2,6 +2,7 @@
 // asynchronous: the POST answers with a request id (header X-Skypilot-Request-ID, older servers
 // X-Request-ID); GET /api/status?request_ids=ID tells where it is without waiting, GET
 // /api/get?request_id=ID waits for it and gives its return value (a JSON string).
+import { propertyOf } from "#core/error-chain.ts";
 import type { ProviderAccess } from "../provider.ts";
 
 export type RequestStatus = "PENDING" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
@@ -50,8 +51,8 @@ export function failureOf(payload: RequestPayload): string {
     }
   }
   if (e && typeof e === "object") {
-    const { type, message } = e as { type?: string; message?: string };
-    return [type, message].filter(Boolean).join(": ") || JSON.stringify(e);
+    const parts = [propertyOf(e, "type"), propertyOf(e, "message")];
+    return parts.filter(Boolean).join(": ") || JSON.stringify(e);
   }
   return `request ${payload.name} ${payload.status}`;
 }
@@ -82,7 +83,8 @@ export class SkyPilotClient {
       const text = await res.text();
       let detail = text.slice(0, 300);
       try {
-        detail = String((JSON.parse(text) as { detail?: unknown }).detail ?? detail);
+        const parsed: unknown = JSON.parse(text);
+        detail = String(propertyOf(parsed, "detail") ?? detail);
       } catch {}
       throw new SkyPilotError(res.status, `skypilot ${method} ${path}: ${res.status} ${detail}`);
     }

@@ -4,6 +4,7 @@
 // (INIT, UP), its endpoint for the engine's port and its cost. The task asks SkyPilot for
 // max_hourly_cost; servers that ignore it are caught here: a cluster costing more an hour than the
 // pool's max_cost_per_hour is taken down and the replica fails saying so. Terminate takes the cluster down and waits for it.
+import type { ProviderSettings } from "#core/options.ts";
 import type { ReplicaHandle, ReplicaObservation, ReplicaSpec } from "../provider.ts";
 import { containerFor, type InstanceAccounts } from "../remote-accounts.ts";
 import type { RemoteReplicas } from "../remote-provider.ts";
@@ -22,7 +23,7 @@ export interface SkyPilotReplicaState {
 export type SkyPilotReplicas = RemoteReplicas<SkyPilotReplicaState>;
 
 /** How long a ready cluster is not asked again (`settings.poll_interval_s`, default 10 s). */
-const pollIntervalMs = (settings: Readonly<Record<string, unknown>>) =>
+const pollIntervalMs = (settings: Readonly<ProviderSettings>) =>
   (typeof settings.poll_interval_s === "number" ? settings.poll_interval_s : 10) * 1000;
 
 /** `llmp-<installation>-<replica id>`: this installation's cluster of that replica. */
