@@ -2,7 +2,7 @@
 // drawn from (after temperature, top_p, grammar and logit_bias); the probabilities are the model's numbers, not
 // estimates. This file turns them into OpenAI's shape.
 import type { LlamaModel, Token } from "node-llama-cpp";
-import type { ContentLogprob, TokenLogprob } from "./openai-shapes.ts";
+import type { ContentLogprob, TokenLogprob } from "#contracts/openai/chat.ts";
 import type { ByteTokens } from "./utf8-guard.ts";
 
 /** One sampled token with the alternatives asked for, in OpenAI's shape. */

@@ -1,5 +1,3 @@
-// The OpenAI chat-completions wire format as this worker speaks it: the request it accepts (with the same
-// bounds as the inference gateway's schema), the answers and chunks it sends, and the error body.
 // The OpenAI chat-completions wire format as this worker speaks it: the request check (the contract is
 // contracts/openai/chat.ts, the engine's variant of the gateway's request), the refusals of what this
 // engine cannot do, and the error body.
@@ -8,32 +6,12 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { EngineChatCompletionRequest, RESPONSE_FORMAT_TYPES, type Usage } from "#contracts/openai/chat.ts";
 import type { OpenAIError } from "#contracts/openai/error.ts";
 
-export type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatMessage,
-  ChoiceLogprobs,
-  ContentLogprob,
-  FinishReason,
-  FunctionTool,
-  ResponseFormat,
-  TokenLogprob,
-  ToolCall,
-  ToolCallDelta,
-  ToolChoice,
-  Usage,
-} from "#contracts/openai/chat.ts";
-export { RESPONSE_FORMAT_TYPES };
-/** The request as this worker reads it (nulls accepted, one model per worker). */
-export type ChatCompletionRequest = EngineChatCompletionRequest;
-export type ErrorBody = OpenAIError;
-
 const checkRequest = TypeCompiler.Compile(EngineChatCompletionRequest);
 
-export type Parsed<V> = { ok: true; value: V } | { ok: false; error: ErrorBody };
+export type Parsed<V> = { ok: true; value: V } | { ok: false; error: OpenAIError };
 
 /** Checks the JSON body; the first problem found becomes a 400 naming the field as OpenAI does (`messages.0.role`). */
-export function parseChatRequest(body: unknown): Parsed<ChatCompletionRequest> {
+export function parseChatRequest(body: unknown): Parsed<EngineChatCompletionRequest> {
   const refused = refuseUnsupported(body);
   if (refused) return { ok: false, error: refused };
   if (checkRequest.Check(body)) return { ok: true, value: body };
@@ -60,7 +38,7 @@ const TEXT_ONLY = "this model reads text only";
  * What this engine cannot do is refused by name before the schema check, so the message says why rather than
  * which type was expected: several choices, audio, images and files, unknown response formats.
  */
-function refuseUnsupported(body: unknown): ErrorBody | undefined {
+function refuseUnsupported(body: unknown): OpenAIError | undefined {
   if (typeof body !== "object" || body === null) return undefined;
   const req = body as Record<string, unknown>;
   if (typeof req.n === "number" && req.n !== 1)
@@ -104,25 +82,20 @@ function describe(schema: TSchema, fallback: string): string {
   return fallback;
 }
 
-export interface ModelList {
-  object: "list";
-  data: { id: string; object: "model"; created: number; owned_by: "llama.cpp" }[];
-}
-
 export function invalidRequest(
   message: string,
   param: string | null = null,
   code: string | null = null,
-): ErrorBody {
+): OpenAIError {
   return { error: { message, type: "invalid_request_error", param, code } };
 }
 
-export function serverError(message: string, code: string): ErrorBody {
+export function serverError(message: string, code: string): OpenAIError {
   return { error: { message, type: "server_error", param: null, code } };
 }
 
 /** A finished answer that failed its schema's check `attempts` times (never returned as if it passed). */
-export function invalidStructuredOutput(why: string, attempts: number): ErrorBody {
+export function invalidStructuredOutput(why: string, attempts: number): OpenAIError {
   return serverError(
     `the model's answer did not validate against the schema (${attempts === 1 ? "once" : `${attempts} attempts`}): ${why}`,
     "invalid_structured_output",

@@ -2,9 +2,15 @@
 // items become chat messages (function_call items → an assistant message's tool_calls,
 // function_call_output → tool messages), tools and text.format become chat tools and
 // response_format. What a chat model's server cannot do is refused by name, never ignored.
-import type { ChatMessage, ChatCompletionRequest as ChatRequestBody } from "#contracts/openai/chat.ts";
+import type { ChatCompletionRequest, ChatMessage, ToolCall } from "#contracts/openai/chat.ts";
+import type {
+  ContentPart,
+  ConversationItem,
+  InputItem,
+  MessageItem,
+  ResponsesRequest,
+} from "#contracts/openai/responses.ts";
 import { AppError, invalid } from "#core/errors.ts";
-import type { ContentPart, ConversationItem, InputItem, MessageItem, ResponsesRequest } from "./schemas.ts";
 
 /** Fields of OpenAI's Responses API that need what a self-hosted chat model does not have. */
 export function refuseUnsupported(body: ResponsesRequest): void {
@@ -63,8 +69,8 @@ export function toChatRequest(
   conversation: ConversationItem[],
   /** Where each item sits in `input`, for error params; undefined for earlier turns. */
   inputOffset: number,
-): ChatRequestBody {
-  const chat: ChatRequestBody = {
+): ChatCompletionRequest {
+  const chat: ChatCompletionRequest = {
     model: body.model,
     messages: toMessages(body.instructions ?? undefined, conversation, inputOffset),
     stream: body.stream === true,
@@ -108,12 +114,6 @@ export function toChatRequest(
     };
   }
   return chat;
-}
-
-interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
 }
 
 function toMessages(

@@ -4,8 +4,10 @@
 // call function_call_arguments.delta…, function_call_arguments.done; output_item.done; finally
 // response.completed (or response.incomplete) with usage. Every event carries `sequence_number`.
 // An error ends the stream with an `error` event and response.failed.
-import type { Usage } from "#contracts/openai/chat.ts";
-import type { ChatChunk, StreamError, StreamTranslator } from "../chat-stream.ts";
+import type { ReceivedChunk, Usage } from "#contracts/openai/chat.ts";
+import type { ReceivedErrorDetail } from "#contracts/openai/error.ts";
+import type { OutputItem, ResponseObject } from "#contracts/openai/responses.ts";
+import type { StreamTranslator } from "../chat-stream.ts";
 import {
   functionCallItem,
   itemId,
@@ -15,7 +17,6 @@ import {
   statusOf,
   usageOf,
 } from "./answer.ts";
-import type { OutputItem, ResponseObject } from "./schemas.ts";
 
 type OpenItem =
   | { kind: "text"; index: number; id: string; text: string }
@@ -116,7 +117,9 @@ export function responseEvents(
   }
 
   function call(
-    delta: NonNullable<NonNullable<NonNullable<ChatChunk["choices"]>[number]["delta"]>["tool_calls"]>[number],
+    delta: NonNullable<
+      NonNullable<NonNullable<ReceivedChunk["choices"]>[number]["delta"]>["tool_calls"]
+    >[number],
   ) {
     let out = "";
     if (open?.kind !== "call" || open.chatIndex !== delta.index) {
@@ -157,7 +160,7 @@ export function responseEvents(
     start: () =>
       event("response.created", { response: responseObject(meta, {}) }) +
       event("response.in_progress", { response: responseObject(meta, {}) }),
-    chunk(chunk: ChatChunk) {
+    chunk(chunk: ReceivedChunk) {
       if (chunk.usage) usage = chunk.usage;
       let out = "";
       for (const choice of chunk.choices ?? []) {
@@ -167,7 +170,7 @@ export function responseEvents(
       }
       return out;
     },
-    error(error: StreamError) {
+    error(error: ReceivedErrorDetail) {
       const failed = responseObject(meta, {
         status: "failed",
         // The failed response's code is one of OpenAI's list; the `error` event before it keeps ours.
