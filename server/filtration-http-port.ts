@@ -11,7 +11,7 @@
 // a filtration gateway of another version fails here, by name, rather than deep in a request.
 
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { TypeCheck } from "@sinclair/typebox/compiler";
+import type { TypeCheck, ValueError, ValueErrorIterator } from "@sinclair/typebox/compiler";
 import type { UsageRecordWire } from "#contracts/internal/policy.ts";
 import { checkBudgetAnswer, checkQuotaAnswer } from "#contracts/internal/policy.ts";
 import { checkProcessedPrompt } from "#contracts/internal/prompt.ts";
@@ -58,6 +58,21 @@ async function failureOf(path: string, response: Response): Promise<AppError> {
   return unreachable(`${path} answered ${response.status}`);
 }
 
+/**
+ * The problem to report: a union (ok or refused) fails as a whole at "/", so the branch errors are
+ * searched for the deepest field that failed, the one a reader can act on.
+ */
+function deepestError(errors: ValueErrorIterator): ValueError | undefined {
+  let deepest: ValueError | undefined;
+  for (const error of errors) {
+    const nested = error.errors.map(deepestError).filter((e) => e !== undefined);
+    for (const candidate of [error, ...nested]) {
+      if (!deepest || candidate.path.length > deepest.path.length) deepest = candidate;
+    }
+  }
+  return deepest;
+}
+
 function internalClient(options: HttpFiltrationOptions): InternalClient {
   const base = options.baseUrl.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs ?? 2000;
@@ -82,8 +97,8 @@ function internalClient(options: HttpFiltrationOptions): InternalClient {
     async call(path, body, check) {
       const answer: unknown = await (await post(path, body)).json();
       if (check.Check(answer)) return answer;
-      const first = check.Errors(answer).First();
-      throw unreachable(`${path} answered outside its contract (${first?.path || "/"}: ${first?.message})`);
+      const problem = deepestError(check.Errors(answer));
+      throw unreachable(`${path} answered outside its contract (${problem?.path || "/"}: ${problem?.message})`);
     },
     async send(path, body) {
       await post(path, body);
