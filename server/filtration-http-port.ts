@@ -98,7 +98,9 @@ function internalClient(options: HttpFiltrationOptions): InternalClient {
       const answer: unknown = await (await post(path, body)).json();
       if (check.Check(answer)) return answer;
       const problem = deepestError(check.Errors(answer));
-      throw unreachable(`${path} answered outside its contract (${problem?.path || "/"}: ${problem?.message})`);
+      throw unreachable(
+        `${path} answered outside its contract (${problem?.path || "/"}: ${problem?.message})`,
+      );
     },
     async send(path, body) {
       await post(path, body);
