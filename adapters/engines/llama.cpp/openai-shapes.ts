@@ -34,34 +34,48 @@ function paramOf(pointer: string): string {
 
 const TEXT_ONLY = "this model reads text only";
 
+/** A field of a JSON value not yet checked: undefined where the value is not an object or lacks it. */
+function field(value: unknown, name: string): unknown {
+  return typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
+}
+
+const isResponseFormatType = (type: unknown) => RESPONSE_FORMAT_TYPES.some((known) => known === type);
+
 /**
  * What this engine cannot do is refused by name before the schema check, so the message says why rather than
  * which type was expected: several choices, audio, images and files, unknown response formats.
  */
 function refuseUnsupported(body: unknown): OpenAIError | undefined {
   if (typeof body !== "object" || body === null) return undefined;
-  const req = body as Record<string, unknown>;
-  if (typeof req.n === "number" && req.n !== 1)
-    return invalidRequest(`n must be 1: this engine generates one choice per request (got ${req.n})`, "n");
-  if (req.audio != null) return invalidRequest(`audio output is not supported: ${TEXT_ONLY}`, "audio");
-  if (Array.isArray(req.modalities) && req.modalities.some((m) => m !== "text"))
+  const n = field(body, "n");
+  if (typeof n === "number" && n !== 1)
+    return invalidRequest(`n must be 1: this engine generates one choice per request (got ${n})`, "n");
+  if (field(body, "audio") != null)
+    return invalidRequest(`audio output is not supported: ${TEXT_ONLY}`, "audio");
+  const modalities = field(body, "modalities");
+  if (Array.isArray(modalities) && modalities.some((m) => m !== "text"))
     return invalidRequest(`only the "text" modality is supported: ${TEXT_ONLY}`, "modalities");
-  if (req.web_search_options != null)
+  if (field(body, "web_search_options") != null)
     return invalidRequest("web search is not supported by this engine", "web_search_options");
-  const format = req.response_format as { type?: unknown } | null | undefined;
-  if (format != null && !RESPONSE_FORMAT_TYPES.includes(format.type as never))
+  const format = field(body, "response_format");
+  if (format != null && !isResponseFormatType(field(format, "type")))
     return invalidRequest(
-      `response_format.type must be one of ${RESPONSE_FORMAT_TYPES.map((t) => `"${t}"`).join(", ")} (got ${JSON.stringify(format.type)})`,
+      `response_format.type must be one of ${RESPONSE_FORMAT_TYPES.map((t) => `"${t}"`).join(", ")} (got ${JSON.stringify(field(format, "type"))})`,
       "response_format.type",
     );
-  if (req.top_logprobs != null && req.logprobs !== true)
+  if (field(body, "top_logprobs") != null && field(body, "logprobs") !== true)
     return invalidRequest("top_logprobs needs logprobs: true", "top_logprobs");
-  if (!Array.isArray(req.messages)) return undefined;
-  for (const [i, message] of req.messages.entries()) {
-    const content = (message as { content?: unknown } | null)?.content;
+  return refuseNonText(field(body, "messages"));
+}
+
+/** A content part other than text, in any message: this engine reads text only. */
+function refuseNonText(messages: unknown): OpenAIError | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  for (const [i, message] of messages.entries()) {
+    const content = field(message, "content");
     if (!Array.isArray(content)) continue;
     for (const [j, part] of content.entries()) {
-      const type = (part as { type?: unknown } | null)?.type;
+      const type = field(part, "type");
       if (type !== "text")
         return invalidRequest(
           `content parts of type ${JSON.stringify(type)} are not supported: ${TEXT_ONLY}`,
@@ -75,7 +89,7 @@ function refuseUnsupported(body: unknown): OpenAIError | undefined {
 /** TypeBox says "Expected union value" for a bad role; name the values allowed instead. */
 function describe(schema: TSchema, fallback: string): string {
   const options: unknown[] = Array.isArray(schema.anyOf) ? schema.anyOf : [];
-  const literals = options.map((o) => (o as { const?: unknown }).const).filter((v) => typeof v === "string");
+  const literals = options.map((o) => field(o, "const")).filter((v) => typeof v === "string");
   if (literals.length > 0 && literals.length === options.length) {
     return `must be one of ${literals.map((v) => JSON.stringify(v)).join(", ")}`;
   }
