@@ -10,7 +10,6 @@ import type {
   MessageCountTokensParams,
   MessageCreateParams,
   MessageParam,
-  TextBlockParam,
   Tool,
   ToolChoice,
 } from "#contracts/anthropic/messages.ts";
@@ -139,7 +138,7 @@ function resultText(block: Extract<ContentBlockParam, { type: "tool_result" }>, 
         : block.content
             .map((part, k) => {
               if (part.type !== "text") throw refused(part, `${at}.content[${k}]`);
-              return (part as TextBlockParam).text;
+              return part.text;
             })
             .join("\n\n");
   // The chat format has no error flag on a tool message: the model reads it in the text.
