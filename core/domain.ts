@@ -34,6 +34,11 @@ export const engineIds = [
 ] as const;
 export type EngineId = (typeof engineIds)[number];
 
+/** The engines that are a hosted API's wire format: the platform only routes to them (adapters/upstream/wire/). */
+export const wireIds = ["openai-compatible", "anthropic", "gemini"] as const satisfies readonly EngineId[];
+export type WireId = (typeof wireIds)[number];
+export const isWireId = (engine: string): engine is WireId => (wireIds as readonly string[]).includes(engine);
+
 export const nodeStates = ["READY", "UNHEALTHY", "OFFLINE"] as const;
 export type NodeState = (typeof nodeStates)[number];
 

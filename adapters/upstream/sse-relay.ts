@@ -29,11 +29,10 @@ export interface RelayOptions {
   /** Called once, when the stream ends for whatever reason. */
   onEnd(outcome: RelayOutcome): void;
   /** May rewrite each chunk's JSON before it is sent (or return undefined to drop it). */
-  mapChunk?(chunk: StreamChunk): StreamChunk | undefined;
+  mapChunk?(chunk: ReceivedChunk): ReceivedChunk | undefined;
 }
 
 /** A chunk as read from the model's server (contracts/openai/chat.ts). */
-export type StreamChunk = ReceivedChunk;
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
@@ -77,9 +76,9 @@ export function relaySse(
       sawDone = true;
       return;
     }
-    let chunk: StreamChunk;
+    let chunk: ReceivedChunk;
     try {
-      chunk = JSON.parse(data) as StreamChunk;
+      chunk = JSON.parse(data) as ReceivedChunk;
     } catch {
       // Not JSON (a provider's own event): passed on as it came, line by line.
       const named = event.event ? `event: ${event.event}\n` : "";

@@ -1,6 +1,6 @@
 // The embeddings request, as OpenAI clients send it (`input` as one text or several; token arrays are
 // not accepted: the platform's replicas take text).
-import { Type as t } from "@sinclair/typebox";
+import { type Static, Type as t } from "@sinclair/typebox";
 
 export const EmbeddingsRequest = t.Object(
   {
@@ -21,6 +21,7 @@ export const EmbeddingsRequest = t.Object(
   },
   { additionalProperties: true },
 );
+export type EmbeddingsRequest = Static<typeof EmbeddingsRequest>;
 
 export const EmbeddingsResponse = t.Object(
   {
@@ -37,3 +38,4 @@ export const EmbeddingsResponse = t.Object(
   },
   { additionalProperties: true },
 );
+export type EmbeddingsResponse = Static<typeof EmbeddingsResponse>;

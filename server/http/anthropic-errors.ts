@@ -1,8 +1,9 @@
 // Anthropic's error shape for the routes that speak its Messages API (a route's `errorStyle:
 // "anthropic"`): `{"type":"error","error":{"type","message"},"request_id"}` with Anthropic's status
 // codes, read from the same problems the OpenAI shape is rendered from (problems.ts).
+
+import type { ErrorType } from "#contracts/anthropic/messages.ts";
 import type { ErrorCode } from "#core/errors.ts";
-import type { ErrorType } from "#services/inference/anthropic/schemas.ts";
 import { httpStatusOf } from "../error-table.ts";
 import type { LoadedRoute } from "./loader.ts";
 import type { Problem } from "./problems.ts";

@@ -5,8 +5,8 @@
 // stopped deployment is refused within a second).
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { type HostedAccess, hostedTargetOf } from "#adapters/upstream/wire/hosted.ts";
-import { isWireId } from "#adapters/upstream/wire/index.ts";
 import type { DeploymentState } from "#core/domain.ts";
+import { isWireId } from "#core/domain.ts";
 import type { Executor } from "#db/client.ts";
 import { deployments } from "#db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";

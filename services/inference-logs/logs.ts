@@ -2,14 +2,13 @@
 // process), read by the management API per deployment or across the organization, newest first, in
 // pages cut at a position (`seq`), so rows written while someone pages do not shift what they see.
 import { and, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import type { InferenceLogEntryInput, RetrievalNote } from "#contracts/internal/inference-log.ts";
 import { invalid, notFound } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
 import type { Executor } from "#db/client.ts";
 import { executePrepared } from "#db/prepared.ts";
 import { auditLogs, deployments, type InferenceLogRow, inferenceLogs, replicas } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import type { InferenceLogEntry } from "../inference/port.ts";
-import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
 import { endpointForLog } from "./endpoint.ts";
 import { logAndRollUp } from "./rollup-sql.ts";
@@ -66,11 +65,6 @@ export interface LogQuery {
   outcome?: "ok" | "error" | undefined;
 }
 
-/** An entry as the inference gateway sends it; ids it does not know are left out or null. */
-export type LogEntryInput = {
-  [K in keyof InferenceLogEntry]?: InferenceLogEntry[K] | null;
-} & Pick<InferenceLogEntry, "request_id" | "model" | "status">;
-
 const idOrNull = (value: string | null | undefined, field: string): string | null => {
   if (value === undefined || value === null) return null;
   if (!isUuid(value)) throw invalid(field, "is not a UUID");
@@ -88,7 +82,7 @@ const timestampOf = (value: string, field: string): string => {
 
 export async function writeInferenceLogs(
   ctx: { db: Executor },
-  entries: LogEntryInput[],
+  entries: InferenceLogEntryInput[],
 ): Promise<{ written: number }> {
   // When an entry does not say when it was made, it was made now: filled in here rather than by the
   // database, so the rollups added up below (rollUpBatch) and the rows agree on its minute.
@@ -150,7 +144,10 @@ export interface LoggedDecision {
  * request and stage, written with the logs (after the answer, so async mode costs the caller nothing).
  * Scanner names, types and counts only: never the text a finding points at.
  */
-async function auditGuardrailFindings(ctx: { db: Executor }, entries: LogEntryInput[]): Promise<void> {
+async function auditGuardrailFindings(
+  ctx: { db: Executor },
+  entries: InferenceLogEntryInput[],
+): Promise<void> {
   const records = entries.flatMap((e) =>
     (["input", "output", "classifier"] as const).flatMap((stage) => {
       const decision = (e.guardrails as Record<string, LoggedDecision | undefined> | undefined)?.[stage];

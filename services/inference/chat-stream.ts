@@ -4,18 +4,12 @@
 import type { ReceivedChunk } from "#contracts/openai/chat.ts";
 import type { ReceivedErrorDetail } from "#contracts/openai/error.ts";
 
-export type { ToolCallDelta } from "#contracts/openai/chat.ts";
-/** A chat.completion.chunk as the translators read it (tool call deltas included). */
-export type ChatChunk = ReceivedChunk;
-/** The OpenAI error body's inner object, as an error event carries it. */
-export type StreamError = ReceivedErrorDetail;
-
 export interface StreamTranslator {
   /** SSE text to send before anything else. */
   start(): string;
-  chunk(chunk: ChatChunk): string;
+  chunk(chunk: ReceivedChunk): string;
   /** The chat stream failed (upstream broke, a guardrail blocked it): the last words. */
-  error(error: StreamError): string;
+  error(error: ReceivedErrorDetail): string;
   /** The chat stream ended with [DONE]. */
   end(): Promise<string>;
 }
@@ -25,7 +19,7 @@ const encoder = new TextEncoder();
 export const sseData = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
 /** An event's JSON payload; undefined for what is not JSON (the relay passes such events on as they were). */
-function dataOf(event: string): (ChatChunk & { error?: StreamError }) | "[DONE]" | undefined {
+function dataOf(event: string): (ReceivedChunk & { error?: ReceivedErrorDetail }) | "[DONE]" | undefined {
   const data = event
     .split("\n")
     .filter((line) => line.startsWith("data:"))
@@ -33,7 +27,7 @@ function dataOf(event: string): (ChatChunk & { error?: StreamError }) | "[DONE]"
     .join("\n");
   if (data === "[DONE]") return data;
   try {
-    return JSON.parse(data) as ChatChunk & { error?: StreamError };
+    return JSON.parse(data) as ReceivedChunk & { error?: ReceivedErrorDetail };
   } catch {
     return undefined;
   }

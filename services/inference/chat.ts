@@ -5,8 +5,14 @@
 
 import { schemaSizeProblem } from "#adapters/engines/schema-limits.ts";
 import { replicaError } from "#adapters/upstream/refusal.ts";
-import { relaySse, type StreamChunk } from "#adapters/upstream/sse-relay.ts";
-import type { ChatMessage, ChatCompletionRequest as ChatRequestBody, Usage } from "#contracts/openai/chat.ts";
+import { relaySse } from "#adapters/upstream/sse-relay.ts";
+import type { InferenceAnswer } from "#contracts/internal/inference-answer.ts";
+import type {
+  ChatMessage,
+  ChatCompletionRequest as ChatRequestBody,
+  ReceivedChunk,
+  Usage,
+} from "#contracts/openai/chat.ts";
 import { AppError } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";
@@ -53,12 +59,7 @@ export interface ChatInput {
  */
 export type ChatResult = {
   context: InferenceContext;
-  /** Where a cache policy applies: the answer came from the response cache (hit) or the model (miss). */
-  cache?: "hit" | "miss" | undefined;
-} & (
-  | { kind: "json"; body: Record<string, unknown> }
-  | { kind: "stream"; stream: ReadableStream<Uint8Array> }
-);
+} & InferenceAnswer<Record<string, unknown>>;
 
 export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput): Promise<ChatResult> {
   const { body } = input;
@@ -218,7 +219,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
       const streamLead = lead;
       const relayed = relaySse(upstream.response.body as ReadableStream<Uint8Array>, {
         includeUsage,
-        mapChunk: (chunk: StreamChunk) => {
+        mapChunk: (chunk: ReceivedChunk) => {
           chunk.model = body.model;
           const delta = chunk.choices?.[0]?.delta;
           if (delta?.content || delta?.tool_calls) request.firstToken();

@@ -8,19 +8,12 @@
 
 import { replicaError } from "#adapters/upstream/refusal.ts";
 import type { Usage } from "#contracts/openai/chat.ts";
+import type { EmbeddingsRequest, EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
 import { AppError, invalid } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
 import { estimateTokens } from "./messages.ts";
 import { sendRouted } from "./routing.ts";
 import type { InferenceRuntime } from "./runtime.ts";
-
-export interface EmbeddingsBody {
-  model: string;
-  input: string | string[];
-  encoding_format?: "float" | "base64" | undefined;
-  dimensions?: number | undefined;
-  [key: string]: unknown;
-}
 
 /** What a replica answers (OpenAI's shape); each vector as numbers, or base64 from an engine that chose it. */
 interface ReplicaEmbeddings {
@@ -28,24 +21,17 @@ interface ReplicaEmbeddings {
   usage?: { prompt_tokens?: number };
 }
 
-export interface EmbeddingList {
-  object: "list";
-  data: { object: "embedding"; index: number; embedding: number[] | string }[];
-  model: string;
-  usage: { prompt_tokens: number; total_tokens: number };
-}
-
 export async function createEmbeddings(
   runtime: InferenceRuntime,
   input: {
     apiKey: string | undefined;
-    body: EmbeddingsBody;
+    body: EmbeddingsRequest;
     requestId: string;
     signal: AbortSignal;
     headers: Record<string, string | number>;
     incoming?: Headers | undefined;
   },
-): Promise<EmbeddingList> {
+): Promise<EmbeddingsResponse> {
   const { encoding_format: encoding, dimensions, ...body } = input.body;
   const texts = typeof body.input === "string" ? [body.input] : body.input;
   const promptTokens = texts.reduce((sum, text) => sum + estimateTokens(text), 0);
@@ -128,7 +114,7 @@ function shortened(vector: Float64Array, dimensions: number | undefined): Float6
   return norm > 0 ? cut.map((x) => x / norm) : cut;
 }
 
-function written(vector: Float64Array, encoding: EmbeddingsBody["encoding_format"]): number[] | string {
+function written(vector: Float64Array, encoding: EmbeddingsRequest["encoding_format"]): number[] | string {
   if (encoding !== "base64") return Array.from(vector);
   const single = Float32Array.from(vector);
   return Buffer.from(single.buffer).toString("base64");

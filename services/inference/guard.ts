@@ -1,8 +1,7 @@
 // Applies a deployment's guardrails policy to one request: the caller's messages before prompt
 // processing (step 5), and the answer (step 8), while it streams in blocking mode or after it in async
 // mode. Findings carry offsets and types only, never the matched text.
-import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
-import type { ChatMessage } from "#contracts/openai/chat.ts";
+import type { ChatMessage, ReceivedChunk } from "#contracts/openai/chat.ts";
 import { type Evaluation, stageConfigs } from "../guardrails/evaluate.ts";
 import { evaluateOffLoop } from "../guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
@@ -20,7 +19,7 @@ export interface GuardDecision {
 
 export interface OutputGuard {
   /** Blocking mode only: rewrites each chunk as it streams (redaction, holdback). */
-  chunk?(chunk: StreamChunk): StreamChunk;
+  chunk?(chunk: ReceivedChunk): ReceivedChunk;
   /** The scanner that blocked the stream, if one did. */
   blockedBy(): string | undefined;
   /** Called with the whole answer at the end; async mode scans here (off the loop when it is long). */

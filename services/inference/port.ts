@@ -3,8 +3,8 @@
 // FILTRATION_URL's /internal/* endpoints with X-Internal-API-Key (an inference gateway apart on a
 // database of its own); server/compose.ts chooses.
 import type { HostedTarget } from "#adapters/upstream/wire/hosted.ts";
-import type { WireId } from "#adapters/upstream/wire/index.ts";
 import type { ChatMessage } from "#contracts/openai/chat.ts";
+import type { WireId } from "#core/domain.ts";
 import type {
   CachePolicy,
   GuardrailsPolicyConfig,
@@ -17,7 +17,7 @@ import type { DeploymentPrice } from "../spend/prices.ts";
 
 export type { ApplicableBudgets, BudgetStanding, DeploymentPrice };
 
-import type { ConversationItem, ResponseObject } from "./responses/schemas.ts";
+import type { ConversationItem, ResponseObject } from "#contracts/openai/responses.ts";
 
 export type Unresolved =
   | "invalid_api_key"

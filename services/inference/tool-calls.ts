@@ -4,8 +4,7 @@
 // stream the arguments are held back until the choice ends, then checked whole and sent in one piece
 // (a JSON object half sent cannot be taken back). Chunks from the Messages and Responses surfaces
 // are translated from these, so they are covered too.
-import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
-import type { ToolCallDelta } from "#contracts/openai/chat.ts";
+import type { ReceivedChunk, ToolCallDelta } from "#contracts/openai/chat.ts";
 import { type Evaluation, evaluate } from "../guardrails/evaluate.ts";
 import { evaluateOffLoop } from "../guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
@@ -54,7 +53,7 @@ function merge(verdict: ToolCallsVerdict, result: Evaluation): void {
   if (result.action === "block") verdict.blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
 }
 
-type StreamChoice = NonNullable<StreamChunk["choices"]>[number];
+type StreamChoice = NonNullable<ReceivedChunk["choices"]>[number];
 
 /** Streaming, blocking mode: holds each choice's tool-call arguments until the choice finishes. */
 export class ToolCallHoldback {

@@ -5,6 +5,7 @@
 // request never fails for it.
 import { and, eq, isNull } from "drizzle-orm";
 import { embedTexts } from "#adapters/upstream/embed.ts";
+import type { RetrievalNote } from "#contracts/internal/inference-log.ts";
 import type { Database } from "#db/client.ts";
 import { deployments } from "#db/schema/index.ts";
 import type { Logger } from "../context.ts";
@@ -17,15 +18,6 @@ export interface RetrievalOptions extends SearchOptions {
   /** The name of a RUNNING deployment that serves /v1/embeddings. */
   embeddingDeployment?: string | undefined;
 }
-
-/** What the inference log keeps of a retrieval: never the passages' text. */
-export type RetrievalNote = {
-  mode: "full_text" | "hybrid";
-  passages: { document: string; score: number }[];
-  embedding_deployment?: string;
-  /** Why the vector ranking took no part, when one was asked for. */
-  fallback?: string;
-};
 
 /** The question's embedding must come quickly: the caller is waiting for the model's answer. */
 const questionTimeoutMs = 2_000;

@@ -3,10 +3,10 @@
 // inference gateway runs steps 5 and 6. Operators check their policies with it (the API and the
 // policies page); the classifier guardrail, which asks another deployment, is not run here.
 
+import type { RetrievalNote } from "#contracts/internal/inference-log.ts";
 import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { type GuardDecision, requestGuard } from "../inference/guard.ts";
-import type { RetrievalNote } from "../knowledge-base/retrieve.ts";
 import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { processPrompt } from "./process.ts";

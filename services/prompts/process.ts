@@ -4,13 +4,14 @@
 // template's {{context}} (or, without a template that asks for them, in a system message), each with
 // its document's name so the answer can cite it. Callers send nothing extra.
 
+import type { RetrievalNote } from "#contracts/internal/inference-log.ts";
 import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { notFound } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
 import type { IndirectInjectionSettings, RagPolicy } from "#core/policies.ts";
 import type { AppContext } from "../context.ts";
 import { textOf } from "../inference/messages.ts";
-import { type RetrievalNote, type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
+import { type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
 import { formatPassages } from "../knowledge-base/search.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";

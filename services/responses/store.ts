@@ -1,13 +1,13 @@
 // The stored responses of POST /v1/responses (db/schema/stored-responses.ts), per organization: every
 // lookup names the organization, so another organization's id reads as not found.
 import { and, eq } from "drizzle-orm";
+import type { ConversationItem, ResponseObject } from "#contracts/openai/responses.ts";
 import { AppError, invalid } from "#core/errors.ts";
 import { storedResponses } from "#db/schema/index.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "#db/unique-violation.ts";
 import { verifyApiKey } from "../api-keys/verify.ts";
 import type { AppContext } from "../context.ts";
 import type { KeyedLookup, ResponseStorePort, StoredResponse } from "../inference/port.ts";
-import type { ConversationItem, ResponseObject } from "../inference/responses/schemas.ts";
 
 type Ctx = Pick<AppContext, "db" | "log" | "clock" | "lastUsed">;
 

@@ -1,21 +1,8 @@
-// A stored response on the wire between the gateways (/internal/responses/*, snake_case as the rest of
-// /internal): the filtration routes validate with the schema, the inference gateway's HTTP port
-// (server/filtration-http-port.ts) writes and reads it with these two functions.
-import { type Static, Type as T } from "@sinclair/typebox";
+// A stored response to and from the wire between the gateways (/internal/responses/*, whose contract is
+// contracts/internal/responses.ts): the filtration routes and the inference gateway's HTTP port
+// (server/filtration-http-port.ts) map it with these two functions.
+import type { StoredResponseWire } from "#contracts/internal/responses.ts";
 import type { StoredResponse } from "../inference/port.ts";
-import { ConversationItem, ResponseObject } from "../inference/responses/schemas.ts";
-
-const Uuid = T.String({ format: "uuid" });
-
-export const StoredResponseWire = T.Object({
-  id: T.String({ minLength: 1, maxLength: 256 }),
-  org_id: Uuid,
-  api_key_id: T.Optional(Uuid),
-  deployment_id: T.Optional(Uuid),
-  conversation: T.Array(ConversationItem),
-  body: ResponseObject,
-});
-export type StoredResponseWire = Static<typeof StoredResponseWire>;
 
 export const toWire = (r: StoredResponse): StoredResponseWire => ({
   id: r.id,

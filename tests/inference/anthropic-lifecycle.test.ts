@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { Value } from "@sinclair/typebox/value";
-import { ErrorResponse, Message } from "#services/inference/anthropic/schemas.ts";
+import { ErrorResponse, Message } from "#contracts/anthropic/messages.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";

@@ -9,7 +9,7 @@ import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages/me
 import { Value } from "@sinclair/typebox/value";
 import Ajv from "ajv";
 import { createParser } from "eventsource-parser";
-import { ErrorResponse, Message, type MessageStreamEvent } from "#services/inference/anthropic/schemas.ts";
+import { ErrorResponse, Message, type MessageStreamEvent } from "#contracts/anthropic/messages.ts";
 import { weather } from "../engines/worker-support.ts";
 import pinned from "./anthropic/anthropic-api.schema.json" with { type: "json" };
 import { startTinyDeployment, type TinyDeployment } from "./tiny-deployment.ts";

@@ -2,8 +2,8 @@
 // prompt_tokens_details.cached_tokens, CONTRACTS "Agent protocols") are cache_read_input_tokens, in an
 // answer and in a stream's message_delta; nothing is ever written to a cache, so creation is 0.
 import { expect, test } from "bun:test";
+import type { MessageCreateParams } from "#contracts/anthropic/messages.ts";
 import { messageOf } from "#services/inference/anthropic/answer.ts";
-import type { MessageCreateParams } from "#services/inference/anthropic/schemas.ts";
 import { messageEvents } from "#services/inference/anthropic/stream.ts";
 
 const request: MessageCreateParams = {

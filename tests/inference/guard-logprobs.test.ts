@@ -1,7 +1,7 @@
 // logprobs carry the answer's tokens: an output guardrail that holds back or redacts text must not let them
 // spell out what it hid. Without a guardrail they pass untouched (tests/inference/gateway-end-to-end.test.ts).
 import { expect, test } from "bun:test";
-import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
+import type { ReceivedChunk } from "#contracts/openai/chat.ts";
 import type { GuardrailsPolicy } from "#services/guardrails/policy.ts";
 import { requestGuard } from "#services/inference/guard.ts";
 
@@ -14,7 +14,7 @@ const pii: GuardrailsPolicy = { output: { pii: { action: "redact" }, mode: "bloc
 test("a blocking stream guardrail drops the chunks' logprobs", () => {
   const output = requestGuard(pii)?.output(true);
   const text = "Write to john.doe@example.com today.";
-  const chunk: StreamChunk = {
+  const chunk: ReceivedChunk = {
     choices: [{ index: 0, delta: { content: text }, logprobs: tokens(text), finish_reason: "stop" }],
   };
   const out = output?.chunk?.(chunk);

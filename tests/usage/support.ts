@@ -1,8 +1,9 @@
 // Generated inference logs for the overview's tests and benchmark: a seeded, reproducible mix of
 // deployments, keys, statuses, tokens, latencies, times to first token and costs, spread over a span of
 // time ending now.
+
+import type { InferenceLogEntryInput } from "#contracts/internal/inference-log.ts";
 import { rng } from "#scripts/make-tiny-gguf.ts";
-import type { LogEntryInput } from "#services/inference-logs/logs.ts";
 
 /** mulberry32: a small seeded generator, so a failing case can be run again as it was. */
 export const seeded = rng;
@@ -21,7 +22,7 @@ export interface GenerateOptions {
 /** About 5 % refused or failed, in four kinds. */
 const statuses: number[] = [...Array(76).fill(200), 400, 429, 429, 502];
 
-export function generateLogs(o: GenerateOptions): LogEntryInput[] {
+export function generateLogs(o: GenerateOptions): InferenceLogEntryInput[] {
   const random = seeded(o.seed ?? 1);
   const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)] as T;
   return Array.from({ length: o.count }, (_, i) => {

@@ -1,8 +1,10 @@
 // POST /v1/chat/completions: parse and build the generation, then answer once (JSON) or stream (SSE,
 // chat-stream.ts). Each completion borrows one context sequence for its whole life.
+
+import type { ChatCompletion } from "#contracts/openai/chat.ts";
 import { streamCompletion } from "./chat-stream.ts";
 import { buildGeneration, type GenerationInput, type GenerationOutcome } from "./generate.ts";
-import { type ChatCompletion, invalidStructuredOutput, parseChatRequest, usageOf } from "./openai-shapes.ts";
+import { invalidStructuredOutput, parseChatRequest, usageOf } from "./openai-shapes.ts";
 import {
   errorBody,
   json,

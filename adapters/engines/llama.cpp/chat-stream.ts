@@ -1,9 +1,11 @@
 // A chat completion as server-sent events: the role chunk at once (the client has its headers while
 // the request waits for a sequence), then text and tool-call deltas as they are sampled, the finish,
 // the usage when asked, and [DONE]. The client closing the stream aborts the generation.
+
+import type { ChatCompletionChunk } from "#contracts/openai/chat.ts";
 import type { GenerationEvents, GenerationInput } from "./generate.ts";
 import type { SampledToken } from "./logprobs.ts";
-import { type ChatCompletionChunk, invalidStructuredOutput, usageOf } from "./openai-shapes.ts";
+import { invalidStructuredOutput, usageOf } from "./openai-shapes.ts";
 import {
   errorBody,
   logprobsOf,

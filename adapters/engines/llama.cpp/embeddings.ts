@@ -4,18 +4,13 @@
 
 import type { LlamaEmbeddingContext, LlamaModel } from "node-llama-cpp";
 import { propertyOf } from "#core/error-chain.ts";
-import { type ErrorBody, invalidRequest } from "./openai-shapes.ts";
+import type { EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
+import { invalidRequest } from "./openai-shapes.ts";
 
 export interface EmbeddingRequest {
   input: string[];
   encodingFormat: "float" | "base64";
-}
-
-export interface EmbeddingList {
-  object: "list";
-  data: { object: "embedding"; index: number; embedding: number[] | string }[];
-  model: string;
-  usage: { prompt_tokens: number; total_tokens: number };
 }
 
 /** Inputs one request may carry (OpenAI allows 2,048; a CPU worker is slower, so fewer). */
@@ -23,7 +18,7 @@ export const maxInputs = 256;
 
 export function parseEmbeddingRequest(
   body: unknown,
-): { ok: true; value: EmbeddingRequest } | { ok: false; error: ErrorBody } {
+): { ok: true; value: EmbeddingRequest } | { ok: false; error: OpenAIError } {
   if (typeof body !== "object" || body === null)
     return { ok: false, error: invalidRequest("the body must be a JSON object") };
   const input = propertyOf(body, "input");
@@ -95,7 +90,7 @@ export function embeddingList(
   request: EmbeddingRequest,
   vectors: Float32Array[],
   tokens: number,
-): EmbeddingList {
+): EmbeddingsResponse {
   return {
     object: "list",
     data: vectors.map((vector, index) => ({

@@ -13,18 +13,14 @@ import type {
   Token,
 } from "node-llama-cpp";
 import { LlamaChat, TokenBias } from "node-llama-cpp";
+import type { EngineChatCompletionRequest, FinishReason } from "#contracts/openai/chat.ts";
 import { schemaSizeProblem } from "../schema-limits.ts";
 import type { Lockstep } from "./batching.ts";
 import { tapEvaluation } from "./evaluate-tap.ts";
 import { addSystemText, toChatHistory } from "./history.ts";
 import { compileSchema, createJsonGrammar, UnsupportedSchemaError } from "./json-schema.ts";
 import { LogprobQueue, type SampledToken, sampledToken, type TokenDescriber } from "./logprobs.ts";
-import {
-  type ChatCompletionRequest,
-  type FinishReason,
-  invalidRequest,
-  type Parsed,
-} from "./openai-shapes.ts";
+import { invalidRequest, type Parsed } from "./openai-shapes.ts";
 import { type ArgumentsCheck, ForcedCallReader, planTools } from "./tools.ts";
 import { utf8Guard } from "./utf8-guard.ts";
 
@@ -119,7 +115,7 @@ export interface PromptRenderer {
  * tools, a prompt longer than the context).
  */
 export async function buildGeneration(
-  req: ChatCompletionRequest,
+  req: EngineChatCompletionRequest,
   renderer: PromptRenderer,
 ): Promise<Parsed<GenerationInput>> {
   const history = toChatHistory(req.messages);
@@ -183,7 +179,7 @@ export async function buildGeneration(
 
 /** response_format and tool_choice → what the answer may be; `instructions` go into the system prompt. */
 async function outputMode(
-  req: ChatCompletionRequest,
+  req: EngineChatCompletionRequest,
   llama: Llama,
 ): Promise<Parsed<{ mode: OutputMode; instructions?: string }>> {
   const tools = planTools(req);
@@ -240,7 +236,7 @@ async function grammarOrRefusal(
 }
 
 /** logit_bias, its token ids checked against the vocabulary. */
-function logitBias(req: ChatCompletionRequest, renderer: PromptRenderer): Parsed<[Token, number][]> {
+function logitBias(req: EngineChatCompletionRequest, renderer: PromptRenderer): Parsed<[Token, number][]> {
   const size = renderer.tokens.vocabularySize;
   const out: [Token, number][] = [];
   for (const [id, value] of Object.entries(req.logit_bias ?? {})) {

@@ -2,7 +2,8 @@
 // holding the results that `tool` messages give for their ids, so the chat wrapper renders each call with its
 // result the way the model was trained to read them.
 import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse } from "node-llama-cpp";
-import { type ChatCompletionRequest, invalidRequest, type Parsed } from "./openai-shapes.ts";
+import type { EngineChatCompletionRequest } from "#contracts/openai/chat.ts";
+import { invalidRequest, type Parsed } from "./openai-shapes.ts";
 
 /** The system prompt gets the text (a new first system message when there is none). */
 export function addSystemText(history: ChatHistoryItem[], text: string): void {
@@ -11,7 +12,7 @@ export function addSystemText(history: ChatHistoryItem[], text: string): void {
   else history.unshift({ type: "system", text });
 }
 
-function textOf(content: ChatCompletionRequest["messages"][number]["content"]): string {
+function textOf(content: EngineChatCompletionRequest["messages"][number]["content"]): string {
   if (typeof content === "string") return content;
   // Non-text parts were refused when the request was parsed.
   return (content ?? []).map((part) => part.text ?? "").join("\n");
@@ -21,7 +22,7 @@ function textOf(content: ChatCompletionRequest["messages"][number]["content"]): 
  * OpenAI messages → node-llama-cpp history. An assistant message's `tool_calls` become functionCall items holding
  * the results that `tool` messages give for their ids, so the wrapper renders call and result together.
  */
-export function toChatHistory(messages: ChatCompletionRequest["messages"]): Parsed<ChatHistoryItem[]> {
+export function toChatHistory(messages: EngineChatCompletionRequest["messages"]): Parsed<ChatHistoryItem[]> {
   const history: ChatHistoryItem[] = [];
   const calls = new Map<string, ChatModelFunctionCall>();
   for (const [i, m] of messages.entries()) {

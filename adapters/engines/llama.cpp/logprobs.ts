@@ -4,7 +4,7 @@
 
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { propertyOf } from "#core/error-chain.ts";
-import type { ContentLogprob, TokenLogprob } from "./openai-shapes.ts";
+import type { ContentLogprob, TokenLogprob } from "#contracts/openai/chat.ts";
 import type { ByteTokens } from "./utf8-guard.ts";
 
 /** One sampled token with the alternatives asked for, in OpenAI's shape. */

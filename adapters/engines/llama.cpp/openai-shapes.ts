@@ -1,5 +1,3 @@
-// The OpenAI chat-completions wire format as this worker speaks it: the request it accepts (with the same
-// bounds as the inference gateway's schema), the answers and chunks it sends, and the error body.
 // The OpenAI chat-completions wire format as this worker speaks it: the request check (the contract is
 // contracts/openai/chat.ts, the engine's variant of the gateway's request), the refusals of what this
 // engine cannot do, and the error body.
@@ -10,32 +8,12 @@ import { EngineChatCompletionRequest, RESPONSE_FORMAT_TYPES, type Usage } from "
 import type { OpenAIError } from "#contracts/openai/error.ts";
 import { propertyOf } from "#core/error-chain.ts";
 
-export type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatMessage,
-  ChoiceLogprobs,
-  ContentLogprob,
-  FinishReason,
-  FunctionTool,
-  ResponseFormat,
-  TokenLogprob,
-  ToolCall,
-  ToolCallDelta,
-  ToolChoice,
-  Usage,
-} from "#contracts/openai/chat.ts";
-export { RESPONSE_FORMAT_TYPES };
-/** The request as this worker reads it (nulls accepted, one model per worker). */
-export type ChatCompletionRequest = EngineChatCompletionRequest;
-export type ErrorBody = OpenAIError;
-
 const checkRequest = TypeCompiler.Compile(EngineChatCompletionRequest);
 
-export type Parsed<V> = { ok: true; value: V } | { ok: false; error: ErrorBody };
+export type Parsed<V> = { ok: true; value: V } | { ok: false; error: OpenAIError };
 
 /** Checks the JSON body; the first problem found becomes a 400 naming the field as OpenAI does (`messages.0.role`). */
-export function parseChatRequest(body: unknown): Parsed<ChatCompletionRequest> {
+export function parseChatRequest(body: unknown): Parsed<EngineChatCompletionRequest> {
   const refused = refuseUnsupported(body);
   if (refused) return { ok: false, error: refused };
   if (checkRequest.Check(body)) return { ok: true, value: body };
@@ -58,46 +36,39 @@ function paramOf(pointer: string): string {
 
 const TEXT_ONLY = "this model reads text only";
 
+const isResponseFormatType = (type: unknown) => RESPONSE_FORMAT_TYPES.some((known) => known === type);
+
 /**
  * What this engine cannot do is refused by name before the schema check, so the message says why rather than
  * which type was expected: several choices, audio, images and files, unknown response formats.
  */
-/** The fields of a chat request read before the schema check, each checked where it is read. */
-interface UncheckedRequest {
-  n?: unknown;
-  audio?: unknown;
-  modalities?: unknown;
-  web_search_options?: unknown;
-  response_format?: unknown;
-  top_logprobs?: unknown;
-  logprobs?: unknown;
-  messages?: unknown;
-}
-
-const isUncheckedRequest = (body: unknown): body is UncheckedRequest =>
-  typeof body === "object" && body !== null;
-
-function refuseUnsupported(body: unknown): ErrorBody | undefined {
-  if (!isUncheckedRequest(body)) return undefined;
-  const req = body;
-  if (typeof req.n === "number" && req.n !== 1)
-    return invalidRequest(`n must be 1: this engine generates one choice per request (got ${req.n})`, "n");
-  if (req.audio != null) return invalidRequest(`audio output is not supported: ${TEXT_ONLY}`, "audio");
-  if (Array.isArray(req.modalities) && req.modalities.some((m) => m !== "text"))
+function refuseUnsupported(body: unknown): OpenAIError | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const n = propertyOf(body, "n");
+  if (typeof n === "number" && n !== 1)
+    return invalidRequest(`n must be 1: this engine generates one choice per request (got ${n})`, "n");
+  if (propertyOf(body, "audio") != null)
+    return invalidRequest(`audio output is not supported: ${TEXT_ONLY}`, "audio");
+  const modalities = propertyOf(body, "modalities");
+  if (Array.isArray(modalities) && modalities.some((m) => m !== "text"))
     return invalidRequest(`only the "text" modality is supported: ${TEXT_ONLY}`, "modalities");
-  if (req.web_search_options != null)
+  if (propertyOf(body, "web_search_options") != null)
     return invalidRequest("web search is not supported by this engine", "web_search_options");
-  const format = req.response_format;
-  const formatType = propertyOf(format, "type");
-  if (format != null && !RESPONSE_FORMAT_TYPES.some((t) => t === formatType))
+  const format = propertyOf(body, "response_format");
+  if (format != null && !isResponseFormatType(propertyOf(format, "type")))
     return invalidRequest(
-      `response_format.type must be one of ${RESPONSE_FORMAT_TYPES.map((t) => `"${t}"`).join(", ")} (got ${JSON.stringify(formatType)})`,
+      `response_format.type must be one of ${RESPONSE_FORMAT_TYPES.map((t) => `"${t}"`).join(", ")} (got ${JSON.stringify(propertyOf(format, "type"))})`,
       "response_format.type",
     );
-  if (req.top_logprobs != null && req.logprobs !== true)
+  if (propertyOf(body, "top_logprobs") != null && propertyOf(body, "logprobs") !== true)
     return invalidRequest("top_logprobs needs logprobs: true", "top_logprobs");
-  if (!Array.isArray(req.messages)) return undefined;
-  for (const [i, message] of req.messages.entries()) {
+  return refuseNonText(propertyOf(body, "messages"));
+}
+
+/** A content part other than text, in any message: this engine reads text only. */
+function refuseNonText(messages: unknown): OpenAIError | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  for (const [i, message] of messages.entries()) {
     const content = propertyOf(message, "content");
     if (!Array.isArray(content)) continue;
     for (const [j, part] of content.entries()) {
@@ -122,25 +93,20 @@ function describe(schema: TSchema, fallback: string): string {
   return fallback;
 }
 
-export interface ModelList {
-  object: "list";
-  data: { id: string; object: "model"; created: number; owned_by: "llama.cpp" }[];
-}
-
 export function invalidRequest(
   message: string,
   param: string | null = null,
   code: string | null = null,
-): ErrorBody {
+): OpenAIError {
   return { error: { message, type: "invalid_request_error", param, code } };
 }
 
-export function serverError(message: string, code: string): ErrorBody {
+export function serverError(message: string, code: string): OpenAIError {
   return { error: { message, type: "server_error", param: null, code } };
 }
 
 /** A finished answer that failed its schema's check `attempts` times (never returned as if it passed). */
-export function invalidStructuredOutput(why: string, attempts: number): ErrorBody {
+export function invalidStructuredOutput(why: string, attempts: number): OpenAIError {
   return serverError(
     `the model's answer did not validate against the schema (${attempts === 1 ? "once" : `${attempts} attempts`}): ${why}`,
     "invalid_structured_output",

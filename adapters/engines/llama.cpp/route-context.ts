@@ -1,6 +1,8 @@
 // What the worker's route handlers share: their dependencies, the tracker of work still running
 // (so a shutdown waits for it), a completion's run on a borrowed sequence, and the error answers.
 import type { ChatWrapper, LlamaContextSequence } from "node-llama-cpp";
+import type { ChoiceLogprobs } from "#contracts/openai/chat.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import type { Lockstep } from "./batching.ts";
 import type { Embedder } from "./embeddings.ts";
 import {
@@ -12,7 +14,7 @@ import {
 } from "./generate.ts";
 import type { Log } from "./log.ts";
 import type { SampledToken } from "./logprobs.ts";
-import { type ChoiceLogprobs, type ErrorBody, invalidRequest, serverError } from "./openai-shapes.ts";
+import { invalidRequest, serverError } from "./openai-shapes.ts";
 import { QueueClosedError, type SequencePool } from "./sequences.ts";
 
 export interface RoutesDeps {
@@ -98,7 +100,7 @@ export async function runOnSequence(
 }
 
 /** A failed generation's error: the shutdown's when it is one, else logged as the model's failure. */
-export function errorBody(ctx: RouteContext, error: unknown): ErrorBody {
+export function errorBody(ctx: RouteContext, error: unknown): OpenAIError {
   if (error instanceof QueueClosedError || ctx.shutdown.aborted) return shuttingDown();
   ctx.log.error("generation failed", { error });
   return serverError("the model failed to generate an answer", "generation_failed");

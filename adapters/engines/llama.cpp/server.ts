@@ -2,9 +2,11 @@
 // embeddings, prompt token counts (tokenize.ts), the model list and a liveness probe.
 // Each completion borrows one context sequence from the pool for its whole life and gives it back at the end,
 // whether it finished, the client went away, or the worker is shutting down.
+
+import type { ModelList } from "#contracts/openai/models.ts";
 import { chatCompletions } from "./chat-route.ts";
 import { embeddingList, parseEmbeddingRequest } from "./embeddings.ts";
-import { invalidRequest, type ModelList, serverError } from "./openai-shapes.ts";
+import { invalidRequest, serverError } from "./openai-shapes.ts";
 import { json, type RouteContext, type RoutesDeps, readJson } from "./route-context.ts";
 import { tokenize } from "./tokenize.ts";
 

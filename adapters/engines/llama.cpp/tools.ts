@@ -8,14 +8,9 @@
 // Earlier calls and their results (assistant `tool_calls`, `tool` messages) become functionCall items of the chat
 // history, which the wrapper renders the way the model was trained to read them.
 import type { ChatModelFunctions, GbnfJsonSchema } from "node-llama-cpp";
+import type { EngineChatCompletionRequest, FunctionTool, ToolCall } from "#contracts/openai/chat.ts";
 import { schemaCheck, toGrammarSchema, UnsupportedSchemaError } from "./json-schema.ts";
-import {
-  type ChatCompletionRequest,
-  type FunctionTool,
-  invalidRequest,
-  type Parsed,
-  type ToolCall,
-} from "./openai-shapes.ts";
+import { invalidRequest, type Parsed } from "./openai-shapes.ts";
 
 /** undefined when a call's arguments are valid, else why not. */
 export type ArgumentsCheck = (value: unknown) => string | undefined;
@@ -38,7 +33,7 @@ export type ToolPlan =
     };
 
 /** Reads tools, tool_choice and parallel_tool_calls into a plan, or a 400 naming the field. */
-export function planTools(req: ChatCompletionRequest): Parsed<ToolPlan> {
+export function planTools(req: EngineChatCompletionRequest): Parsed<ToolPlan> {
   const tools = req.tools ?? [];
   const choice = req.tool_choice ?? (tools.length > 0 ? "auto" : "none");
   if (choice !== "none" && tools.length === 0)

@@ -2,33 +2,37 @@
 // answers, streams and errors come back as OpenAI's. What Anthropic
 // cannot do (embeddings, several choices, logprobs, penalties, logit_bias) is refused with a 400 naming
 // the field, never silently dropped. docs/providers.md has the full table.
+import {
+  checkReceivedError,
+  checkReceivedMessage,
+  checkReceivedStreamEvent,
+  type ReceivedMessage,
+  type ReceivedStreamEvent,
+  type ReceivedUsage,
+  type SentContentBlockParam,
+  type SentMessageCreateParams,
+  type SentMessageParam,
+  type ToolChoice,
+} from "#contracts/anthropic/messages.ts";
 import type {
-  ContentBlockParam,
-  Message,
-  MessageCreateParams,
-  MessageParam,
-  StreamEvent,
-  ToolChoiceParam,
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  ChatMessage,
+  FinishReason,
+  ToolCall,
   Usage,
-} from "./anthropic-schemas.ts";
-import { checkError, checkMessage, checkStreamEvent } from "./anthropic-schemas.ts";
+} from "#contracts/openai/chat.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import {
   baseUrlOf,
-  type ChatChunk,
-  type ChatCompletion,
-  type ChatRequest,
-  type ChatRequestMessage,
-  type ChatUsage,
   errorResponse,
-  type FinishReason,
   jsonOf,
   malformed,
   nowSeconds,
-  type OpenAiError,
   type StreamTranslator,
   sseResponse,
   stopsOf,
-  type ToolCall,
   textOf,
   translateStream,
   usageOf,
@@ -57,7 +61,11 @@ const baseOf = (target: UpstreamTarget) => baseUrlOf(target.endpoint, ["v1"]);
 // ---- the request ----
 
 /** The chat request as Anthropic's Messages request; throws WireRefusal for what Anthropic cannot do. */
-export function toMessagesRequest(body: ChatRequest, model: string, stream: boolean): MessageCreateParams {
+export function toMessagesRequest(
+  body: ChatCompletionRequest,
+  model: string,
+  stream: boolean,
+): SentMessageCreateParams {
   refuseUnsupported(body);
   const { system, messages } = conversationOf(body.messages);
   const format = body.response_format;
@@ -66,7 +74,7 @@ export function toMessagesRequest(body: ChatRequest, model: string, stream: bool
     format?.type === "json_object" ? "Answer with a single JSON object and nothing else." : undefined;
   const systemText = [system, jsonInstruction].filter((s) => s).join("\n\n");
   const stops = stopsOf(body.stop);
-  const request: MessageCreateParams = {
+  const request: SentMessageCreateParams = {
     model,
     max_tokens: body.max_completion_tokens ?? body.max_tokens ?? defaultMaxTokens,
     messages,
@@ -94,7 +102,7 @@ export function toMessagesRequest(body: ChatRequest, model: string, stream: bool
   return request;
 }
 
-function refuseUnsupported(body: ChatRequest): void {
+function refuseUnsupported(body: ChatCompletionRequest): void {
   if (body.n !== undefined && body.n !== 1) {
     throw new WireRefusal("Anthropic generates one choice per request: n must be 1", "n");
   }
@@ -114,7 +122,7 @@ function refuseUnsupported(body: ChatRequest): void {
   }
 }
 
-function toolChoiceOf(body: ChatRequest): ToolChoiceParam | undefined {
+function toolChoiceOf(body: ChatCompletionRequest): ToolChoice | undefined {
   const choice = body.tool_choice;
   const parallel = body.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
   if (choice === undefined)
@@ -129,10 +137,10 @@ function toolChoiceOf(body: ChatRequest): ToolChoiceParam | undefined {
  * OpenAI's messages as Anthropic's: system and developer turns become `system`; tool results are user
  * turns holding tool_result blocks; consecutive turns of one role merge (Anthropic wants them alternating).
  */
-function conversationOf(input: readonly ChatRequestMessage[]): { system: string; messages: MessageParam[] } {
+function conversationOf(input: readonly ChatMessage[]): { system: string; messages: SentMessageParam[] } {
   const system: string[] = [];
-  const messages: MessageParam[] = [];
-  const push = (role: MessageParam["role"], blocks: ContentBlockParam[]) => {
+  const messages: SentMessageParam[] = [];
+  const push = (role: SentMessageParam["role"], blocks: SentContentBlockParam[]) => {
     if (blocks.length === 0) return;
     const last = messages.at(-1);
     if (last?.role === role) last.content.push(...blocks);
@@ -163,10 +171,10 @@ function conversationOf(input: readonly ChatRequestMessage[]): { system: string;
   return { system: system.filter((s) => s).join("\n\n"), messages };
 }
 
-function userBlocks(message: ChatRequestMessage, i: number): ContentBlockParam[] {
+function userBlocks(message: ChatMessage, i: number): SentContentBlockParam[] {
   const content = message.content;
   if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  const blocks: ContentBlockParam[] = [];
+  const blocks: SentContentBlockParam[] = [];
   (content ?? []).forEach((part, j) => {
     if (part.type === "text") {
       if (part.text) blocks.push({ type: "text", text: part.text });
@@ -196,8 +204,8 @@ function imageUrlOf(part: { [key: string]: unknown }): string | undefined {
   return typeof image.url === "string" ? image.url : undefined;
 }
 
-function assistantBlocks(message: ChatRequestMessage, i: number): ContentBlockParam[] {
-  const blocks: ContentBlockParam[] = [];
+function assistantBlocks(message: ChatMessage, i: number): SentContentBlockParam[] {
+  const blocks: SentContentBlockParam[] = [];
   const text = textOf(message.content);
   if (text) blocks.push({ type: "text", text });
   (message.tool_calls ?? []).forEach((call, j) => {
@@ -242,13 +250,13 @@ export function finishReasonOf(stop: string | null | undefined): FinishReason {
  * Anthropic counts cached prompt tokens apart from `input_tokens` (which are only those after the last
  * cache breakpoint); OpenAI's prompt_tokens are all of them, cached_tokens those read from the cache.
  */
-function usageFrom(usage: Usage): ChatUsage {
+function usageFrom(usage: ReceivedUsage): Usage {
   const read = usage.cache_read_input_tokens ?? 0;
   const written = usage.cache_creation_input_tokens ?? 0;
   return usageOf((usage.input_tokens ?? 0) + read + written, usage.output_tokens ?? 0, read);
 }
 
-export function chatCompletionOf(message: Message): ChatCompletion {
+export function chatCompletionOf(message: ReceivedMessage): ChatCompletion {
   const text = message.content
     .filter((block) => block.type === "text")
     .map((block) => block.text ?? "")
@@ -285,7 +293,8 @@ export function chatCompletionOf(message: Message): ChatCompletion {
 /** Anthropic's `{type: "error", error: {type, message}}` as OpenAI's body, the status kept. */
 async function errorOf(upstream: Response): Promise<Response> {
   const body = await jsonOf(upstream);
-  if (checkError.Check(body)) return errorResponse(upstream.status, body.error.message, body.error.type);
+  if (checkReceivedError.Check(body))
+    return errorResponse(upstream.status, body.error.message, body.error.type);
   return errorResponse(upstream.status, `${upstreamName} answered HTTP ${upstream.status}`, null);
 }
 
@@ -294,10 +303,13 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
   let id = "chatcmpl-anthropic";
   let model = fallbackModel;
   const created = nowSeconds();
-  let usage: Usage = {};
+  let usage: ReceivedUsage = {};
   let stopped = false;
   const toolIndex = new Map<number, number>();
-  const chunk = (delta: ChatChunk["choices"][number]["delta"], finish: FinishReason = null): ChatChunk[] => [
+  const chunk = (
+    delta: ChatCompletionChunk["choices"][number]["delta"],
+    finish: FinishReason = null,
+  ): ChatCompletionChunk[] => [
     {
       id,
       object: "chat.completion.chunk",
@@ -306,7 +318,7 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
       choices: [{ index: 0, delta, finish_reason: finish }],
     },
   ];
-  const on = (event: StreamEvent): ChatChunk[] | OpenAiError => {
+  const on = (event: ReceivedStreamEvent): ChatCompletionChunk[] | OpenAIError => {
     switch (event.type) {
       case "message_start":
         id = `chatcmpl-${event.message.id}`;
@@ -366,7 +378,7 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
         return streamError(`${upstreamName} sent an event that is not JSON`);
       }
       // An event type Anthropic adds later is skipped, as its SDKs skip what they do not know.
-      return checkStreamEvent.Check(parsed) ? on(parsed) : [];
+      return checkReceivedStreamEvent.Check(parsed) ? on(parsed) : [];
     },
     onEnd() {
       return stopped ? [] : streamError(`${upstreamName} ended the stream before message_stop`);
@@ -375,11 +387,11 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
 }
 
 /** The fields of a usage object that are numbers (Anthropic sends null for counts it does not know). */
-function definedOf(usage: Usage): Usage {
+function definedOf(usage: ReceivedUsage): ReceivedUsage {
   return Object.fromEntries(Object.entries(usage).filter(([, value]) => typeof value === "number"));
 }
 
-const streamError = (message: string): OpenAiError => ({
+const streamError = (message: string): OpenAIError => ({
   error: { message, type: "server_error", param: null, code: "upstream_error" },
 });
 
@@ -396,7 +408,7 @@ export const anthropicWire: WireAdapter = {
         "unsupported_endpoint",
       );
     }
-    const chat: ChatRequest = JSON.parse(body);
+    const chat: ChatCompletionRequest = JSON.parse(body);
     return {
       url: `${baseOf(target)}/v1/messages`,
       headers: {
@@ -419,7 +431,7 @@ export const anthropicWire: WireAdapter = {
       return sseResponse(translateStream(upstream.body, streamTranslator(target.model)));
     }
     const message = await jsonOf(upstream);
-    if (!checkMessage.Check(message)) return malformed(upstreamName, "a message");
+    if (!checkReceivedMessage.Check(message)) return malformed(upstreamName, "a message");
     const chat = chatCompletionOf(message);
     return Response.json(chat);
   },

@@ -14,27 +14,28 @@ import {
   type GenerationConfig,
   type Part,
   type UsageMetadata,
-} from "./gemini-schemas.ts";
+} from "#contracts/gemini/generate-content.ts";
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  ChatMessage,
+  FinishReason,
+  ToolCall,
+  Usage,
+} from "#contracts/openai/chat.ts";
+import type { EmbeddingsRequest, EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import {
   baseUrlOf,
-  type ChatChunk,
-  type ChatCompletion,
-  type ChatRequest,
-  type ChatRequestMessage,
-  type ChatUsage,
-  type EmbeddingList,
-  type EmbeddingsBody,
   errorResponse,
-  type FinishReason,
   jsonOf,
   malformed,
   newCallId,
   nowSeconds,
-  type OpenAiError,
   type StreamTranslator,
   sseResponse,
   stopsOf,
-  type ToolCall,
   textOf,
   translateStream,
   usageOf,
@@ -52,7 +53,7 @@ const headersOf = (target: UpstreamTarget): Record<string, string> =>
 
 // ---- the request ----
 
-export function toGenerateContent(body: ChatRequest): GenerateContentRequest {
+export function toGenerateContent(body: ChatCompletionRequest): GenerateContentRequest {
   refuseUnsupported(body);
   const { system, contents } = conversationOf(body.messages);
   const request: GenerateContentRequest = { contents };
@@ -75,7 +76,7 @@ export function toGenerateContent(body: ChatRequest): GenerateContentRequest {
   return request;
 }
 
-function refuseUnsupported(body: ChatRequest): void {
+function refuseUnsupported(body: ChatCompletionRequest): void {
   if (body.n !== undefined && body.n !== 1) {
     throw new WireRefusal("one choice per request through Gemini: n must be 1", "n");
   }
@@ -85,7 +86,7 @@ function refuseUnsupported(body: ChatRequest): void {
   }
 }
 
-function functionCallingOf(choice: ChatRequest["tool_choice"]): FunctionCallingConfig | undefined {
+function functionCallingOf(choice: ChatCompletionRequest["tool_choice"]): FunctionCallingConfig | undefined {
   if (choice === undefined) return undefined;
   if (choice === "none") return { mode: "NONE" };
   if (choice === "auto") return { mode: "AUTO" };
@@ -93,7 +94,7 @@ function functionCallingOf(choice: ChatRequest["tool_choice"]): FunctionCallingC
   return { mode: "ANY", allowedFunctionNames: [choice.function.name] };
 }
 
-function generationConfigOf(body: ChatRequest): GenerationConfig {
+function generationConfigOf(body: ChatCompletionRequest): GenerationConfig {
   const config: GenerationConfig = {};
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   const stops = stopsOf(body.stop);
@@ -118,7 +119,7 @@ function generationConfigOf(body: ChatRequest): GenerationConfig {
  * assistant is `model`; a tool result is a user turn's functionResponse, named by the call it answers
  * (Gemini matches results to calls by function name); consecutive turns of one role merge.
  */
-function conversationOf(input: readonly ChatRequestMessage[]): { system: string; contents: Content[] } {
+function conversationOf(input: readonly ChatMessage[]): { system: string; contents: Content[] } {
   const system: string[] = [];
   const contents: Content[] = [];
   const callNames = new Map<string, string>();
@@ -172,7 +173,7 @@ function conversationOf(input: readonly ChatRequestMessage[]): { system: string;
   return { system: system.filter((s) => s).join("\n\n"), contents };
 }
 
-function userParts(message: ChatRequestMessage, i: number): Part[] {
+function userParts(message: ChatMessage, i: number): Part[] {
   const content = message.content;
   if (typeof content === "string") return content ? [{ text: content }] : [];
   const parts: Part[] = [];
@@ -223,7 +224,7 @@ function responseOf(text: string): Record<string, unknown> {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-export function toBatchEmbed(body: EmbeddingsBody, model: string): BatchEmbedContentsRequest {
+export function toBatchEmbed(body: EmbeddingsRequest, model: string): BatchEmbedContentsRequest {
   const inputs = typeof body.input === "string" ? [body.input] : body.input;
   return {
     requests: inputs.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] } })),
@@ -242,7 +243,7 @@ export function finishReasonOf(reason: string | undefined, calledFunctions: bool
 }
 
 /** promptTokenCount includes the cached tokens; thinking tokens are billed as output, so counted as such. */
-function usageFrom(usage: UsageMetadata | undefined): ChatUsage {
+function usageFrom(usage: UsageMetadata | undefined): Usage {
   return usageOf(
     usage?.promptTokenCount ?? 0,
     (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
@@ -348,15 +349,18 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
   let usage: UsageMetadata | undefined;
   let tools = 0;
   let finished = false;
-  const chunk = (delta: ChatChunk["choices"][number]["delta"], finish: FinishReason = null): ChatChunk => ({
+  const chunk = (
+    delta: ChatCompletionChunk["choices"][number]["delta"],
+    finish: FinishReason = null,
+  ): ChatCompletionChunk => ({
     id: id ?? "chatcmpl-gemini",
     object: "chat.completion.chunk",
     created,
     model,
     choices: [{ index: 0, delta, finish_reason: finish }],
   });
-  const on = (answer: GenerateContentResponse): ChatChunk[] => {
-    const out: ChatChunk[] = [];
+  const on = (answer: GenerateContentResponse): ChatCompletionChunk[] => {
+    const out: ChatCompletionChunk[] = [];
     if (id === undefined) {
       id = idOf(answer);
       model = answer.modelVersion ?? model;
@@ -416,13 +420,13 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
   };
 }
 
-const streamError = (message: string): OpenAiError => ({
+const streamError = (message: string): OpenAIError => ({
   error: { message, type: "server_error", param: null, code: "upstream_error" },
 });
 
 function embeddingsOf(body: unknown, model: string): Response {
   if (!checkEmbeddings.Check(body)) return malformed(upstreamName, "embeddings");
-  const list: EmbeddingList = {
+  const list: EmbeddingsResponse = {
     object: "list",
     data: body.embeddings.map((embedding, index) => ({
       object: "embedding",
@@ -445,14 +449,14 @@ export const geminiWire: WireAdapter = {
     const base = `${baseOf(target)}/v1beta/models/${encodeURIComponent(modelOf(target))}`;
     const headers = { ...headersOf(target), "content-type": "application/json" };
     if (path === "/v1/embeddings") {
-      const parsed: EmbeddingsBody = JSON.parse(body);
+      const parsed: EmbeddingsRequest = JSON.parse(body);
       return {
         url: `${base}:batchEmbedContents`,
         headers,
         body: JSON.stringify(toBatchEmbed(parsed, modelOf(target))),
       };
     }
-    const chat: ChatRequest = JSON.parse(body);
+    const chat: ChatCompletionRequest = JSON.parse(body);
     return {
       url: stream ? `${base}:streamGenerateContent?alt=sse` : `${base}:generateContent`,
       headers: stream ? { ...headers, accept: "text/event-stream" } : headers,

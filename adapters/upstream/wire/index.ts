@@ -1,5 +1,6 @@
 // The wire adapters, keyed by the engine of a hosted (`external`) deployment: how the platform's
 // OpenAI-shaped request reaches that upstream and how its answer comes back (wire.ts).
+import { isWireId, type WireId } from "#core/domain.ts";
 import { anthropicWire } from "./anthropic.ts";
 import { geminiWire } from "./gemini.ts";
 import { openAiCompatibleWire } from "./openai-compatible.ts";
@@ -7,17 +8,11 @@ import type { WireAdapter } from "./wire.ts";
 
 export type { OpenAiPath, UpstreamTarget, WireAdapter, WireRequest } from "./wire.ts";
 
-/** The engines of hosted upstreams, one per wire format. */
-export const wireIds = ["openai-compatible", "anthropic", "gemini"] as const;
-export type WireId = (typeof wireIds)[number];
-
 export const wires: { readonly [K in WireId]: WireAdapter } = {
   "openai-compatible": openAiCompatibleWire,
   anthropic: anthropicWire,
   gemini: geminiWire,
 };
-
-export const isWireId = (engine: string): engine is WireId => (wireIds as readonly string[]).includes(engine);
 
 /** The adapter of a deployment's engine; undefined for engines the platform runs itself. */
 export function wireOf(engine: string): WireAdapter | undefined {

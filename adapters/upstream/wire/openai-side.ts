@@ -1,31 +1,14 @@
 // What the Anthropic and Gemini adapters share on OpenAI's side: the request and answer types (the
 // contracts in contracts/openai/, not written again), OpenAI's error body, the SSE
 // framing of a translated stream, and the refusal a request gets for what an upstream cannot do.
-import type { Static } from "@sinclair/typebox";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type {
-  ChatCompletion,
   ChatCompletionChunk,
   ChatCompletionRequest,
   ChatMessage,
-  FinishReason,
-  ToolCall,
-  ToolCallDelta,
   Usage,
 } from "#contracts/openai/chat.ts";
-import type { EmbeddingsRequest, EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
-
-export type { ChatCompletion, FinishReason, ToolCall, ToolCallDelta };
-export type ChatRequest = ChatCompletionRequest;
-export type ChatRequestMessage = ChatMessage;
-export type ChatChunk = ChatCompletionChunk;
-export type ChatUsage = Usage;
-export type EmbeddingsBody = Static<typeof EmbeddingsRequest>;
-export type EmbeddingList = Static<typeof EmbeddingsResponse>;
-
-export interface OpenAiError {
-  error: { message: string; type: string; param: string | null; code: string | null };
-}
+import type { OpenAIError } from "#contracts/openai/error.ts";
 
 /** OpenAI's error `type` for an HTTP status (what its SDKs and the gateway's refusal reader expect). */
 export function errorTypeOf(status: number): string {
@@ -43,7 +26,7 @@ export function errorResponse(
   code: string | null,
   param: string | null = null,
 ) {
-  const body: OpenAiError = { error: { message, type: errorTypeOf(status), param, code } };
+  const body: OpenAIError = { error: { message, type: errorTypeOf(status), param, code } };
   return Response.json(body, { status });
 }
 
@@ -53,7 +36,7 @@ export function errorResponse(
  */
 export class WireRefusal extends Error {
   readonly status = 400;
-  readonly body: OpenAiError;
+  readonly body: OpenAIError;
   constructor(message: string, param: string | null, code = "unsupported_parameter") {
     super(message);
     this.name = "WireRefusal";
@@ -72,7 +55,7 @@ export function baseUrlOf(endpoint: string, versions: readonly string[]): string
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-export function usageOf(prompt: number, completion: number, cached: number): ChatUsage {
+export function usageOf(prompt: number, completion: number, cached: number): Usage {
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
@@ -82,7 +65,7 @@ export function usageOf(prompt: number, completion: number, cached: number): Cha
 }
 
 /** The text of an OpenAI message's content: a string, or its text parts joined. */
-export function textOf(content: ChatRequestMessage["content"]): string {
+export function textOf(content: ChatMessage["content"]): string {
   if (typeof content === "string") return content;
   if (!content) return "";
   return content
@@ -92,7 +75,7 @@ export function textOf(content: ChatRequestMessage["content"]): string {
 }
 
 /** `stop` as a list (OpenAI takes one string or up to four). */
-export function stopsOf(stop: ChatRequest["stop"]): string[] | undefined {
+export function stopsOf(stop: ChatCompletionRequest["stop"]): string[] | undefined {
   if (stop === undefined) return undefined;
   return typeof stop === "string" ? [stop] : stop;
 }
@@ -103,9 +86,9 @@ const sseData = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}
 /** What a translator does with one upstream event: the chunks to send, and whether the stream failed. */
 export interface StreamTranslator {
   /** One upstream SSE event (its `event:` name, its data) to the OpenAI chunks it becomes. */
-  onEvent(event: string | undefined, data: string): ChatChunk[] | OpenAiError;
+  onEvent(event: string | undefined, data: string): ChatCompletionChunk[] | OpenAIError;
   /** The upstream ended: the last chunks (the usage chunk), or an error when it ended too early. */
-  onEnd(): ChatChunk[] | OpenAiError;
+  onEnd(): ChatCompletionChunk[] | OpenAIError;
 }
 
 /**
@@ -118,7 +101,10 @@ export function translateStream(
   translator: StreamTranslator,
 ): ReadableStream<Uint8Array> {
   let failed = false;
-  const emit = (controller: TransformStreamDefaultController<Uint8Array>, out: ChatChunk[] | OpenAiError) => {
+  const emit = (
+    controller: TransformStreamDefaultController<Uint8Array>,
+    out: ChatCompletionChunk[] | OpenAIError,
+  ) => {
     if (failed) return;
     if (Array.isArray(out)) {
       for (const chunk of out) controller.enqueue(sseData(chunk));

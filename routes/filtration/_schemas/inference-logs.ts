@@ -1,27 +1,11 @@
 import { t } from "elysia";
+import { RetrievalNote } from "#contracts/internal/inference-log.ts";
 import { logPageSize } from "#services/inference-logs/logs.ts";
 
 export const LogPageQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: logPageSize.max, default: logPageSize.default })),
   cursor: t.Optional(t.String({ maxLength: 32 })),
 });
-
-export const RetrievalNote = t.Object(
-  {
-    mode: t.Union([t.Literal("full_text"), t.Literal("hybrid")], {
-      description:
-        "hybrid: full text and the embedding deployment's vector ranking, fused by reciprocal rank",
-    }),
-    passages: t.Array(t.Object({ document: t.String(), score: t.Number() }), {
-      description: "The passages added to the prompt: their documents and scores, never their text",
-    }),
-    embedding_deployment: t.Optional(t.String()),
-    fallback: t.Optional(
-      t.String({ description: "Why the vector ranking took no part, when one was asked for" }),
-    ),
-  },
-  { description: "What retrieval did for the request" },
-);
 
 const InferenceLog = t.Object({
   id: t.String(),

@@ -1,5 +1,6 @@
 // What the routes that run the inference lifecycle share: the request's part of the lifecycle's
 // input, and the answer as JSON or as Server-Sent Events with the headers the lifecycle set.
+import type { InferenceAnswer } from "#contracts/internal/inference-answer.ts";
 import { bearerOf } from "#server/http/gateway.ts";
 import type { RequestContext } from "#services/context.ts";
 import type { CacheDirective } from "#services/inference/response-cache/cache.ts";
@@ -41,9 +42,7 @@ export const anthropicKeyOf = (request: Request, bearer: string | undefined) =>
   request.headers.get("x-api-key")?.trim() || bearer;
 
 export function answer<Body>(
-  result: ({ kind: "json"; body: Body } | { kind: "stream"; stream: ReadableStream<Uint8Array> }) & {
-    cache?: "hit" | "miss" | undefined;
-  },
+  result: InferenceAnswer<Body>,
   headers: Record<string, string | number>,
 ): Body | Response {
   // Where a cache policy applies: whether the answer came from the response cache.

@@ -1,9 +1,10 @@
 // POST /v1/messages (Anthropic's Messages API), translated to the deployment's chat endpoint by
 // services/inference/anthropic/. Access is "public" at the guard: the API key (x-api-key, or
 // Authorization: Bearer) is the lifecycle's first step; errors are answered in Anthropic's shape.
+
+import { Message, MessageCreateParams, MessageStreamEvent } from "#contracts/anthropic/messages.ts";
 import { route } from "#server/http/route.ts";
 import { createMessage } from "#services/inference/anthropic/messages.ts";
-import { Message, MessageCreateParams, MessageStreamEvent } from "#services/inference/anthropic/schemas.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { answer, anthropicKeyOf, lifecycleInput } from "./_lifecycle.ts";
 import { lifecycleErrors } from "./_schemas/errors.ts";

@@ -1,13 +1,10 @@
 // POST /v1/responses (OpenAI's Responses API), translated to the deployment's chat endpoint by
 // services/inference/responses/. Access is "public" at the guard: the API key is the lifecycle's
 // first step, answered in the OpenAI error shape.
+
+import { ResponseObject, ResponseStreamEvent, ResponsesRequest } from "#contracts/openai/responses.ts";
 import { route } from "#server/http/route.ts";
 import { createResponse } from "#services/inference/responses/responses.ts";
-import {
-  ResponseObject,
-  ResponseStreamEvent,
-  ResponsesRequest,
-} from "#services/inference/responses/schemas.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { answer, lifecycleInput } from "./_lifecycle.ts";
 import { lifecycleErrors } from "./_schemas/errors.ts";

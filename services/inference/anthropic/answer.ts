@@ -2,7 +2,7 @@
 // a `tool_use` block (its chat id kept, its JSON arguments parsed into `input`), the finish reason as
 // `stop_reason`, and usage in input/output tokens with the engine's reused prompt tokens as
 // `cache_read_input_tokens`.
-import type { ReceivedCompletion as ChatAnswer, Usage as ChatUsage } from "#contracts/openai/chat.ts";
+
 import type {
   ContentBlock,
   Message,
@@ -10,9 +10,8 @@ import type {
   StopReason,
   ToolUseBlock,
   Usage,
-} from "./schemas.ts";
-
-export type { ChatAnswer };
+} from "#contracts/anthropic/messages.ts";
+import type { Usage as ChatUsage, ReceivedCompletion } from "#contracts/openai/chat.ts";
 
 export const newMessageId = () => `msg_${crypto.randomUUID().replaceAll("-", "")}`;
 export const newToolUseId = () => `toolu_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
@@ -91,7 +90,7 @@ export function messageObject(
   };
 }
 
-export function messageOf(id: string, request: MessageCreateParams, answer: ChatAnswer): Message {
+export function messageOf(id: string, request: MessageCreateParams, answer: ReceivedCompletion): Message {
   const choice = answer.choices?.[0];
   const content: ContentBlock[] = [];
   const text = choice?.message?.content ?? "";

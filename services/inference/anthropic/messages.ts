@@ -4,6 +4,14 @@
 // count_tokens runs the lifecycle's admission (key, context, rate limits) and asks a replica to count
 // the prompt with the deployment's own tokenizer and chat template.
 import { replicaError } from "#adapters/upstream/refusal.ts";
+import type {
+  Message,
+  MessageCountTokensParams,
+  MessageCreateParams,
+  MessageTokensCount,
+} from "#contracts/anthropic/messages.ts";
+import type { InferenceAnswer } from "#contracts/internal/inference-answer.ts";
+import type { ReceivedCompletion } from "#contracts/openai/chat.ts";
 import { AppError } from "#core/errors.ts";
 import { startRequest } from "../admission.ts";
 import { chatCompletion } from "../chat.ts";
@@ -12,23 +20,11 @@ import type { TranslatedInput } from "../completions/completions.ts";
 import { estimatePromptTokens } from "../messages.ts";
 import { sendRouted } from "../routing.ts";
 import type { InferenceRuntime } from "../runtime.ts";
-import { type ChatAnswer, messageOf, newMessageId } from "./answer.ts";
+import { messageOf, newMessageId } from "./answer.ts";
 import { promptOf, toChatRequest } from "./request.ts";
-import type {
-  Message,
-  MessageCountTokensParams,
-  MessageCreateParams,
-  MessageTokensCount,
-} from "./schemas.ts";
 import { messageEvents } from "./stream.ts";
 
-export type MessageResult = (
-  | { kind: "json"; body: Message }
-  | { kind: "stream"; stream: ReadableStream<Uint8Array> }
-) & {
-  /** Where a cache policy applies: from the response cache (hit) or the model (miss). */
-  cache?: "hit" | "miss" | undefined;
-};
+export type MessageResult = InferenceAnswer<Message>;
 
 export async function createMessage(
   runtime: InferenceRuntime,
@@ -53,7 +49,7 @@ export async function createMessage(
       cache: result.cache,
     };
   }
-  return { kind: "json", body: messageOf(id, body, result.body as ChatAnswer), cache: result.cache };
+  return { kind: "json", body: messageOf(id, body, result.body as ReceivedCompletion), cache: result.cache };
 }
 
 /**
@@ -116,7 +112,7 @@ export async function countTokens(
     let count: number | undefined;
     try {
       if (!upstream.response.ok) throw await replicaError(upstream.response);
-      const answer = (await upstream.response.json()) as TokenizeAnswer & ChatAnswer;
+      const answer = (await upstream.response.json()) as TokenizeAnswer & ReceivedCompletion;
       count = viaCompletion ? answer.usage?.prompt_tokens : answer.count;
     } catch (error) {
       if (error instanceof AppError) throw error;

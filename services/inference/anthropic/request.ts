@@ -4,26 +4,20 @@
 // and tool_choice become chat tools, stop_sequences `stop`, output_config.format `response_format`,
 // metadata.user_id `user`. What a chat
 // model's server cannot do is refused by name, never ignored.
-import type { ChatMessage, ChatCompletionRequest as ChatRequestBody } from "#contracts/openai/chat.ts";
-import { invalid } from "#core/errors.ts";
+
 import type {
   ContentBlockParam,
   MessageCountTokensParams,
   MessageCreateParams,
   MessageParam,
-  TextBlockParam,
   Tool,
   ToolChoice,
-} from "./schemas.ts";
-
-interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
+} from "#contracts/anthropic/messages.ts";
+import type { ChatCompletionRequest, ChatMessage, ToolCall } from "#contracts/openai/chat.ts";
+import { invalid } from "#core/errors.ts";
 
 /** The request as a chat body; `max_tokens` and sampling only for create (count_tokens has none). */
-export function toChatRequest(body: MessageCreateParams): ChatRequestBody {
+export function toChatRequest(body: MessageCreateParams): ChatCompletionRequest {
   const chat = promptOf(body);
   chat.max_tokens = body.max_tokens;
   chat.stream = body.stream === true;
@@ -46,8 +40,8 @@ export function toChatRequest(body: MessageCreateParams): ChatRequestBody {
 }
 
 /** The prompt part, shared with count_tokens: messages, tools and tool choice. */
-export function promptOf(body: MessageCountTokensParams): ChatRequestBody {
-  const chat: ChatRequestBody = {
+export function promptOf(body: MessageCountTokensParams): ChatCompletionRequest {
+  const chat: ChatCompletionRequest = {
     model: body.model,
     messages: [...systemOf(body.system), ...body.messages.flatMap(toMessages)],
   };
@@ -77,7 +71,7 @@ function toChatTool(tool: Tool, index: number) {
   };
 }
 
-function toolChoiceOf(choice: ToolChoice, tools: Tool[]): Partial<ChatRequestBody> {
+function toolChoiceOf(choice: ToolChoice, tools: Tool[]): Partial<ChatCompletionRequest> {
   if (choice.type === "none") return { tool_choice: "none" };
   if (tools.length === 0) throw invalid("tool_choice", `${choice.type} needs tools`);
   const parallel = choice.disable_parallel_tool_use === true ? { parallel_tool_calls: false } : {};
@@ -144,7 +138,7 @@ function resultText(block: Extract<ContentBlockParam, { type: "tool_result" }>, 
         : block.content
             .map((part, k) => {
               if (part.type !== "text") throw refused(part, `${at}.content[${k}]`);
-              return (part as TextBlockParam).text;
+              return part.text;
             })
             .join("\n\n");
   // The chat format has no error flag on a tool message: the model reads it in the text.

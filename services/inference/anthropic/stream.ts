@@ -2,16 +2,18 @@
 // ping, then per content block content_block_start, content_block_delta… (text_delta for text,
 // input_json_delta for a tool call's arguments), content_block_stop; finally message_delta with the
 // stop reason and usage, and message_stop. An error ends the stream with an `error` event.
-import type { Usage as ChatUsage } from "#contracts/openai/chat.ts";
-import type { ChatChunk, StreamError, StreamTranslator, ToolCallDelta } from "../chat-stream.ts";
+
+import type { MessageCreateParams, MessageStreamEvent } from "#contracts/anthropic/messages.ts";
+import type { Usage as ChatUsage, ReceivedChunk, ToolCallDelta } from "#contracts/openai/chat.ts";
+import type { ReceivedErrorDetail } from "#contracts/openai/error.ts";
+import type { StreamTranslator } from "../chat-stream.ts";
 import { messageObject, newToolUseId, stopOf, textBlock, toolUseBlock, usageOf } from "./answer.ts";
-import type { MessageCreateParams, MessageStreamEvent } from "./schemas.ts";
 
 type OpenBlock = { kind: "text"; index: number } | { kind: "call"; index: number; chatIndex: number };
 
 /** A chunk as engines send it: vLLM's `stop_reason` names the stop string that matched. */
-type EngineChunk = ChatChunk & {
-  choices?: (NonNullable<ChatChunk["choices"]>[number] & { stop_reason?: string | number | null })[];
+type EngineChunk = ReceivedChunk & {
+  choices?: (NonNullable<ReceivedChunk["choices"]>[number] & { stop_reason?: string | number | null })[];
   usage?: ChatUsage;
 };
 
@@ -85,7 +87,7 @@ export function messageEvents(meta: {
       }
       return out;
     },
-    error(error: StreamError) {
+    error(error: ReceivedErrorDetail) {
       const type = error.code === "content_policy_violation" ? "invalid_request_error" : "api_error";
       return event({ type: "error", error: { type, message: error.message }, request_id: meta.requestId });
     },

@@ -3,23 +3,22 @@
 // assistant's reply comes back as `choices[0].text`: the chat template applies, so the text answers
 // the prompt rather than continuing it token for token. The lifecycle (key, limits, quota,
 // guardrails, templates, retrieval, logs, usage) is the core's.
-import type { ChatCompletionRequest as ChatRequestBody, ReceivedCompletion } from "#contracts/openai/chat.ts";
+import type { InferenceAnswer } from "#contracts/internal/inference-answer.ts";
+import type {
+  ChatCompletionRequest as ChatRequestBody,
+  ReceivedChunk,
+  ReceivedCompletion,
+} from "#contracts/openai/chat.ts";
 import type { Completion, CompletionRequest } from "#contracts/openai/completions.ts";
 import { invalid } from "#core/errors.ts";
 import { type ChatInput, chatCompletion } from "../chat.ts";
-import { type ChatChunk, type StreamTranslator, sseData, translateChatStream } from "../chat-stream.ts";
+import { type StreamTranslator, sseData, translateChatStream } from "../chat-stream.ts";
 
 export type TranslatedInput<Body> = Omit<ChatInput, "body" | "resolved" | "inputParam" | "operation"> & {
   body: Body;
 };
 
-export type CompletionResult = (
-  | { kind: "json"; body: Completion }
-  | { kind: "stream"; stream: ReadableStream<Uint8Array> }
-) & {
-  /** Where a cache policy applies: from the response cache (hit) or the model (miss). */
-  cache?: "hit" | "miss" | undefined;
-};
+export type CompletionResult = InferenceAnswer<Completion>;
 
 /** OpenAI's default for this endpoint (chat has none). */
 const defaultMaxTokens = 16;
@@ -94,7 +93,7 @@ const completionId = (chatId: string | undefined) =>
 function completionChunks(model: string): StreamTranslator {
   return {
     start: () => "",
-    chunk(chunk: ChatChunk) {
+    chunk(chunk: ReceivedChunk) {
       const choice = chunk.choices?.[0];
       const text = choice?.delta?.content ?? "";
       const finish = choice?.finish_reason ?? null;

@@ -4,8 +4,7 @@
 // when asked, [DONE]), the same framing the relay sends; /v1/responses, /v1/messages and
 // /v1/completions translate that stream as they translate a live one (services/inference/chat-stream.ts).
 
-import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
-import type { Usage } from "#contracts/openai/chat.ts";
+import type { ReceivedChunk, Usage } from "#contracts/openai/chat.ts";
 
 interface ToolCall {
   index?: number;
@@ -41,7 +40,7 @@ export class ChunkAssembler {
   private usage: Usage | undefined;
   private readonly choices = new Map<number, { message: CachedMessage; finish: string | null }>();
 
-  add(chunk: StreamChunk): void {
+  add(chunk: ReceivedChunk): void {
     if (typeof chunk.id === "string") this.id ||= chunk.id;
     if (typeof chunk.created === "number") this.created ||= chunk.created;
     if (typeof chunk.system_fingerprint === "string") this.fingerprint = chunk.system_fingerprint;

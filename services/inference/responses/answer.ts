@@ -3,7 +3,7 @@
 // finish reason as the status, and usage in input/output tokens.
 
 import { cachedTokensOf } from "#adapters/upstream/sse-relay.ts";
-import type { ReceivedCompletion as ChatAnswer, Usage } from "#contracts/openai/chat.ts";
+import type { ReceivedCompletion, Usage } from "#contracts/openai/chat.ts";
 import type {
   ConversationItem,
   FunctionCallOutput,
@@ -12,7 +12,7 @@ import type {
   ResponseObject,
   ResponsesRequest,
   ResponseUsage,
-} from "./schemas.ts";
+} from "#contracts/openai/responses.ts";
 
 /**
  * Ids: `resp_<hex>`, and its output items `msg_<hex>_<n>` / `fc_<hex>_<n>`, so an item id names the
@@ -25,8 +25,6 @@ export function itemLocation(id: string): { responseId: string; index: number } 
   const match = /^(?:msg|fc)_([0-9a-f]{32})_(\d{1,4})$/.exec(id);
   return match ? { responseId: `resp_${match[1]}`, index: Number(match[2]) } : undefined;
 }
-
-export type { ChatAnswer };
 
 export const messageItem = (id: string, text: string, status: MessageOutput["status"]): MessageOutput => ({
   id,
@@ -44,7 +42,7 @@ export const functionCallItem = (
 
 export function outputOf(
   responseId: string,
-  answer: ChatAnswer,
+  answer: ReceivedCompletion,
 ): { output: OutputItem[]; finishReason: string } {
   const choice = answer.choices?.[0];
   const finishReason = choice?.finish_reason ?? "stop";

@@ -2,7 +2,7 @@
 // the model answered (earlier turns of `previous_response_id` included, as OpenAI lists them), each with
 // an id, in OpenAI's item shapes (a user's message with input content parts, an assistant's as an output
 // message, function calls and their outputs), a page at a time.
-import { invalid } from "#core/errors.ts";
+
 import type {
   ContentPart,
   ConversationItem,
@@ -10,7 +10,8 @@ import type {
   InputItemList,
   InputItemsQuery,
   ItemResource,
-} from "./schemas.ts";
+} from "#contracts/openai/responses.ts";
+import { invalid } from "#core/errors.ts";
 
 const prefixes = { message: "msg", function_call: "fc", function_call_output: "fco" } as const;
 

@@ -2,32 +2,33 @@
 // items become chat messages (function_call items → an assistant message's tool_calls,
 // function_call_output → tool messages), tools and text.format become chat tools and
 // response_format. What a chat model's server cannot do is refused by name, never ignored.
-import type { ChatMessage, ChatCompletionRequest as ChatRequestBody } from "#contracts/openai/chat.ts";
+import type { ChatCompletionRequest, ChatMessage, ToolCall } from "#contracts/openai/chat.ts";
+import type {
+  ContentPart,
+  ConversationItem,
+  InputItem,
+  ItemReference,
+  MessageItem,
+  ResponsesRequest,
+} from "#contracts/openai/responses.ts";
 import { AppError, invalid } from "#core/errors.ts";
-import type { ContentPart, ConversationItem, InputItem, MessageItem, ResponsesRequest } from "./schemas.ts";
 
 /** Fields of OpenAI's Responses API that need what a self-hosted chat model does not have. */
 export function refuseUnsupported(body: ResponsesRequest): void {
-  const extra = body as ResponsesRequest & {
-    background?: unknown;
-    conversation?: unknown;
-    prompt?: unknown;
-    include?: unknown;
-    top_logprobs?: unknown;
-    truncation?: unknown;
-  };
-  if (extra.background === true) throw invalid("background", "background responses are not supported");
-  if (extra.conversation != null) throw invalid("conversation", "is not supported; use previous_response_id");
-  if (extra.prompt != null)
+  if (body.background === true) throw invalid("background", "background responses are not supported");
+  if (body.conversation != null) throw invalid("conversation", "is not supported; use previous_response_id");
+  if (body.prompt != null)
     throw invalid("prompt", "stored prompts are not supported; templates are per deployment");
-  if (Array.isArray(extra.include) && extra.include.length > 0) {
-    throw invalid("include", `${String(extra.include[0])} is not supported`);
+  if (Array.isArray(body.include) && body.include.length > 0) {
+    throw invalid("include", `${String(body.include[0])} is not supported`);
   }
-  if (typeof extra.top_logprobs === "number" && extra.top_logprobs > 0) {
+  if (typeof body.top_logprobs === "number" && body.top_logprobs > 0) {
     throw invalid("top_logprobs", "is not supported on this endpoint");
   }
-  if (extra.truncation === "auto") throw invalid("truncation", 'only "disabled" is supported');
+  if (body.truncation === "auto") throw invalid("truncation", 'only "disabled" is supported');
 }
+
+const isReference = (item: InputItem): item is ItemReference => item.type === "item_reference";
 
 export interface ItemSource {
   /** An item of an earlier stored response of the caller's organization, by its id. */
@@ -42,8 +43,8 @@ export async function inputItems(
   if (typeof input === "string") return [{ type: "message", role: "user", content: input }];
   const items: ConversationItem[] = [];
   for (const [index, item] of input.entries()) {
-    if (item.type !== "item_reference") {
-      items.push(item as Exclude<InputItem, { type: "item_reference" }>);
+    if (!isReference(item)) {
+      items.push(item);
       continue;
     }
     const found = await source.item(item.id);
@@ -63,8 +64,8 @@ export function toChatRequest(
   conversation: ConversationItem[],
   /** Where each item sits in `input`, for error params; undefined for earlier turns. */
   inputOffset: number,
-): ChatRequestBody {
-  const chat: ChatRequestBody = {
+): ChatCompletionRequest {
+  const chat: ChatCompletionRequest = {
     model: body.model,
     messages: toMessages(body.instructions ?? undefined, conversation, inputOffset),
     stream: body.stream === true,
@@ -108,12 +109,6 @@ export function toChatRequest(
     };
   }
   return chat;
-}
-
-interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
 }
 
 function toMessages(

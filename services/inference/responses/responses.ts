@@ -3,6 +3,15 @@
 // retrieval, logs and usage). Stored responses (`store`, default true) live per organization through
 // the FiltrationPort (services/responses/store.ts) and carry their conversation, so
 // `previous_response_id` continues it: the previous input and output, then the new input.
+
+import type { InferenceAnswer } from "#contracts/internal/inference-answer.ts";
+import type { ReceivedCompletion } from "#contracts/openai/chat.ts";
+import type {
+  ConversationItem,
+  InputItemsQuery,
+  ResponseObject,
+  ResponsesRequest,
+} from "#contracts/openai/responses.ts";
 import { AppError } from "#core/errors.ts";
 import { unresolved } from "../admission.ts";
 import { chatCompletion } from "../chat.ts";
@@ -10,27 +19,12 @@ import { translateChatStream } from "../chat-stream.ts";
 import type { TranslatedInput } from "../completions/completions.ts";
 import type { InferenceContext, KeyedLookup, StoredResponse } from "../port.ts";
 import type { InferenceRuntime } from "../runtime.ts";
-import {
-  type ChatAnswer,
-  itemLocation,
-  newResponseId,
-  outputOf,
-  responseObject,
-  statusOf,
-  usageOf,
-} from "./answer.ts";
+import { itemLocation, newResponseId, outputOf, responseObject, statusOf, usageOf } from "./answer.ts";
 import { inputItemPage, withIds } from "./items.ts";
 import { inputItems, refuseUnsupported, toChatRequest } from "./request.ts";
-import type { ConversationItem, InputItemsQuery, ResponseObject, ResponsesRequest } from "./schemas.ts";
 import { responseEvents } from "./stream.ts";
 
-export type ResponseResult = (
-  | { kind: "json"; body: ResponseObject }
-  | { kind: "stream"; stream: ReadableStream<Uint8Array> }
-) & {
-  /** Where a cache policy applies: from the response cache (hit) or the model (miss). */
-  cache?: "hit" | "miss" | undefined;
-};
+export type ResponseResult = InferenceAnswer<ResponseObject>;
 
 const notFound = (id: string, param: string) =>
   new AppError("not_found", `no response with id ${id}`, { param, openai_code: "not_found" });
@@ -91,7 +85,7 @@ export async function createResponse(
       cache: result.cache,
     };
   }
-  const answer = result.body as ChatAnswer;
+  const answer = result.body as ReceivedCompletion;
   const { output, finishReason } = outputOf(meta.id, answer);
   const response = responseObject(meta, {
     ...statusOf(finishReason),

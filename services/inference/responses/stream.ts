@@ -4,8 +4,10 @@
 // call function_call_arguments.delta…, function_call_arguments.done; output_item.done; finally
 // response.completed (or response.incomplete) with usage. Every event carries `sequence_number`.
 // An error ends the stream with an `error` event and response.failed.
-import type { Usage } from "#contracts/openai/chat.ts";
-import type { ChatChunk, StreamError, StreamTranslator } from "../chat-stream.ts";
+import type { ReceivedChunk, Usage } from "#contracts/openai/chat.ts";
+import type { ReceivedErrorDetail } from "#contracts/openai/error.ts";
+import type { OutputItem, ResponseObject } from "#contracts/openai/responses.ts";
+import type { StreamTranslator } from "../chat-stream.ts";
 import {
   functionCallItem,
   itemId,
@@ -15,7 +17,6 @@ import {
   statusOf,
   usageOf,
 } from "./answer.ts";
-import type { OutputItem, ResponseObject } from "./schemas.ts";
 
 type OpenItem =
   | { kind: "text"; index: number; id: string; text: string }
@@ -29,85 +30,94 @@ type OpenItem =
       arguments: string;
     };
 
-export function responseEvents(
-  meta: ResponseMeta,
-  /** Called with the finished response before response.completed is sent (storage). */
-  onDone: (response: ResponseObject) => Promise<void>,
-): StreamTranslator {
-  let sequence = 0;
-  const output: OutputItem[] = [];
-  let open: OpenItem | undefined;
-  let usage: Usage | undefined;
-  let finishReason: string | undefined;
+type ToolCallPiece = NonNullable<
+  NonNullable<NonNullable<ReceivedChunk["choices"]>[number]["delta"]>["tool_calls"]
+>[number];
 
-  const event = (type: string, data: Record<string, unknown>) =>
-    `event: ${type}\ndata: ${JSON.stringify({ type, ...data, sequence_number: sequence++ })}\n\n`;
+/**
+ * The translation's state (the events sent so far, the item being written, the finish reason and usage)
+ * and one method per kind of output: a text delta, a tool call piece, the item's end.
+ */
+class ResponseStream {
+  private sequence = 0;
+  readonly output: OutputItem[] = [];
+  private open: OpenItem | undefined;
+  usage: Usage | undefined;
+  finishReason: string | undefined;
 
-  const itemStatus = () => (finishReason === "length" ? "incomplete" : "completed");
+  constructor(private readonly meta: ResponseMeta) {}
 
-  function close(): string {
-    if (!open) return "";
-    const item = open;
-    open = undefined;
-    if (item.kind === "text") {
-      const done = messageItem(item.id, item.text, itemStatus());
-      output.push(done);
-      const part = done.content[0];
-      return (
-        event("response.output_text.done", {
-          item_id: item.id,
-          output_index: item.index,
-          content_index: 0,
-          text: item.text,
-          logprobs: [],
-        }) +
-        event("response.content_part.done", {
-          item_id: item.id,
-          output_index: item.index,
-          content_index: 0,
-          part,
-        }) +
-        event("response.output_item.done", { output_index: item.index, item: done })
-      );
-    }
-    const done = functionCallItem(
-      item.id,
-      { call_id: item.callId, name: item.name, arguments: item.arguments },
-      itemStatus(),
-    );
-    output.push(done);
+  event(type: string, data: object): string {
+    return `event: ${type}\ndata: ${JSON.stringify({ type, ...data, sequence_number: this.sequence++ })}\n\n`;
+  }
+
+  private itemStatus() {
+    return this.finishReason === "length" ? "incomplete" : "completed";
+  }
+
+  /** The open item's last events; "" when none is open. */
+  close(): string {
+    const item = this.open;
+    this.open = undefined;
+    if (!item) return "";
+    return item.kind === "text" ? this.closeText(item) : this.closeCall(item);
+  }
+
+  private closeText(item: Extract<OpenItem, { kind: "text" }>): string {
+    const done = messageItem(item.id, item.text, this.itemStatus());
+    this.output.push(done);
+    const at = { item_id: item.id, output_index: item.index, content_index: 0 };
     return (
-      event("response.function_call_arguments.done", {
+      this.event("response.output_text.done", { ...at, text: item.text, logprobs: [] }) +
+      this.event("response.content_part.done", { ...at, part: done.content[0] }) +
+      this.event("response.output_item.done", { output_index: item.index, item: done })
+    );
+  }
+
+  private closeCall(item: Extract<OpenItem, { kind: "call" }>): string {
+    const call = { call_id: item.callId, name: item.name, arguments: item.arguments };
+    const done = functionCallItem(item.id, call, this.itemStatus());
+    this.output.push(done);
+    return (
+      this.event("response.function_call_arguments.done", {
         item_id: item.id,
         output_index: item.index,
         name: item.name,
         arguments: item.arguments,
-      }) + event("response.output_item.done", { output_index: item.index, item: done })
+      }) + this.event("response.output_item.done", { output_index: item.index, item: done })
     );
   }
 
-  function text(delta: string): string {
-    let out = "";
-    if (open?.kind !== "text") {
-      out += close();
-      const index = output.length;
-      open = { kind: "text", index, id: itemId(meta.id, "msg", index), text: "" };
-      const added = messageItem(open.id, "", "in_progress");
-      out += event("response.output_item.added", { output_index: index, item: { ...added, content: [] } });
-      out += event("response.content_part.added", {
-        item_id: open.id,
-        output_index: index,
-        content_index: 0,
-        part: added.content[0],
-      });
-    }
+  /** A message item opened (after closing another): its added events. */
+  private openText(): { item: Extract<OpenItem, { kind: "text" }>; out: string } {
+    const out = this.close();
+    const index = this.output.length;
+    const item = { kind: "text" as const, index, id: itemId(this.meta.id, "msg", index), text: "" };
+    this.open = item;
+    const added = messageItem(item.id, "", "in_progress");
+    return {
+      item,
+      out:
+        out +
+        this.event("response.output_item.added", { output_index: index, item: { ...added, content: [] } }) +
+        this.event("response.content_part.added", {
+          item_id: item.id,
+          output_index: index,
+          content_index: 0,
+          part: added.content[0],
+        }),
+    };
+  }
+
+  text(delta: string): string {
+    const { item, out } = this.open?.kind === "text" ? { item: this.open, out: "" } : this.openText();
     if (delta === "") return out;
-    open.text += delta;
+    item.text += delta;
     return (
       out +
-      event("response.output_text.delta", {
-        item_id: open.id,
-        output_index: open.index,
+      this.event("response.output_text.delta", {
+        item_id: item.id,
+        output_index: item.index,
         content_index: 0,
         delta,
         logprobs: [],
@@ -115,94 +125,109 @@ export function responseEvents(
     );
   }
 
-  function call(
-    delta: NonNullable<NonNullable<NonNullable<ChatChunk["choices"]>[number]["delta"]>["tool_calls"]>[number],
-  ) {
-    let out = "";
-    if (open?.kind !== "call" || open.chatIndex !== delta.index) {
-      out += close();
-      const index = output.length;
-      open = {
-        kind: "call",
-        index,
-        id: itemId(meta.id, "fc", index),
-        chatIndex: delta.index,
-        callId: delta.id ?? `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
-        name: delta.function?.name ?? "",
-        arguments: "",
-      };
-      out += event("response.output_item.added", {
-        output_index: index,
-        item: functionCallItem(
-          open.id,
-          { call_id: open.callId, name: open.name, arguments: "" },
-          "in_progress",
-        ),
-      });
-    }
+  /** A function call item opened for a new chat tool call (after closing another): its added event. */
+  private openCall(delta: ToolCallPiece): { item: Extract<OpenItem, { kind: "call" }>; out: string } {
+    const out = this.close();
+    const index = this.output.length;
+    const item = {
+      kind: "call" as const,
+      index,
+      id: itemId(this.meta.id, "fc", index),
+      chatIndex: delta.index,
+      callId: delta.id ?? `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
+      name: delta.function?.name ?? "",
+      arguments: "",
+    };
+    this.open = item;
+    const added = functionCallItem(
+      item.id,
+      { call_id: item.callId, name: item.name, arguments: "" },
+      "in_progress",
+    );
+    return {
+      item,
+      out: out + this.event("response.output_item.added", { output_index: index, item: added }),
+    };
+  }
+
+  call(delta: ToolCallPiece): string {
+    const current = this.open?.kind === "call" && this.open.chatIndex === delta.index ? this.open : undefined;
+    const { item, out } = current ? { item: current, out: "" } : this.openCall(delta);
     const piece = delta.function?.arguments ?? "";
     if (piece === "") return out;
-    open.arguments += piece;
+    item.arguments += piece;
     return (
       out +
-      event("response.function_call_arguments.delta", {
-        item_id: open.id,
-        output_index: open.index,
+      this.event("response.function_call_arguments.delta", {
+        item_id: item.id,
+        output_index: item.index,
         delta: piece,
       })
     );
   }
 
-  const translator: StreamTranslator = {
+  chunk(chunk: ReceivedChunk): string {
+    if (chunk.usage) this.usage = chunk.usage;
+    let out = "";
+    for (const choice of chunk.choices ?? []) {
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+      if (choice.delta?.content) out += this.text(choice.delta.content);
+      for (const delta of choice.delta?.tool_calls ?? []) out += this.call(delta);
+    }
+    return out;
+  }
+
+  error(error: ReceivedErrorDetail): string {
+    const failed = responseObject(this.meta, {
+      status: "failed",
+      // The failed response's code is one of OpenAI's list; the `error` event before it keeps ours.
+      error: {
+        code: error.code === "rate_limit_exceeded" ? error.code : "server_error",
+        message: error.message,
+      },
+      output: this.output,
+    });
+    return (
+      this.event("error", { code: error.code ?? null, message: error.message, param: error.param ?? null }) +
+      this.event("response.failed", { response: failed })
+    );
+  }
+
+  /** The last item's events, and the finished response (a model that said nothing answers one empty message). */
+  finish(): { out: string; response: ResponseObject } {
+    let out = this.close();
+    if (this.output.length === 0) out += this.text("") + this.close();
+    const response = responseObject(this.meta, {
+      ...statusOf(this.finishReason),
+      output: this.output,
+      usage: this.usage ? usageOf(this.usage) : undefined,
+    });
+    return { out, response };
+  }
+}
+
+export function responseEvents(
+  meta: ResponseMeta,
+  /** Called with the finished response before response.completed is sent (storage). */
+  onDone: (response: ResponseObject) => Promise<void>,
+): StreamTranslator {
+  const stream = new ResponseStream(meta);
+  return {
     start: () =>
-      event("response.created", { response: responseObject(meta, {}) }) +
-      event("response.in_progress", { response: responseObject(meta, {}) }),
-    chunk(chunk: ChatChunk) {
-      if (chunk.usage) usage = chunk.usage;
-      let out = "";
-      for (const choice of chunk.choices ?? []) {
-        if (choice.finish_reason) finishReason = choice.finish_reason;
-        if (choice.delta?.content) out += text(choice.delta.content);
-        for (const delta of choice.delta?.tool_calls ?? []) out += call(delta);
-      }
-      return out;
-    },
-    error(error: StreamError) {
-      const failed = responseObject(meta, {
-        status: "failed",
-        // The failed response's code is one of OpenAI's list; the `error` event before it keeps ours.
-        error: {
-          code: error.code === "rate_limit_exceeded" ? error.code : "server_error",
-          message: error.message,
-        },
-        output,
-      });
-      return (
-        event("error", { code: error.code ?? null, message: error.message, param: error.param ?? null }) +
-        event("response.failed", { response: failed })
-      );
-    },
+      stream.event("response.created", { response: responseObject(meta, {}) }) +
+      stream.event("response.in_progress", { response: responseObject(meta, {}) }),
+    chunk: (chunk) => stream.chunk(chunk),
+    error: (error) => stream.error(error),
     async end() {
-      let out = close();
-      if (output.length === 0) {
-        // A model that said nothing still answers one (empty) message, as non-streamed.
-        out += text("");
-        out += close();
-      }
-      const response = responseObject(meta, {
-        ...statusOf(finishReason),
-        output,
-        usage: usage ? usageOf(usage) : undefined,
-      });
+      const { out, response } = stream.finish();
       try {
         await onDone(response);
       } catch {
         // Not stored: say so rather than complete a response whose id would then be unknown.
-        return out + translator.error({ code: "server_error", message: "the response could not be stored" });
+        return out + stream.error({ code: "server_error", message: "the response could not be stored" });
       }
       const type = response.status === "incomplete" ? "response.incomplete" : "response.completed";
-      return out + event(type, { response });
+      return out + stream.event(type, { response });
     },
   };
-  return translator;
 }

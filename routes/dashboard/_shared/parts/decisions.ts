@@ -1,7 +1,8 @@
 // Guardrail decisions and retrieval notes in a line of text, for the inference logs and the policies
 // page's preview: from what is logged (scanner, type, offsets), never the matched text.
+
+import type { RetrievalNote } from "#contracts/internal/inference-log.ts";
 import type { LoggedDecision } from "#services/inference-logs/logs.ts";
-import type { RetrievalNote } from "#services/knowledge-base/retrieve.ts";
 
 /** "input redact (pii email ×2)": what each guardrail stage decided; only offsets are logged, never text. */
 export function guardrailSummary(guardrails: Record<string, unknown>): string {

@@ -1,25 +1,17 @@
 import { t } from "elysia";
+import { UsageRecordWire } from "#contracts/internal/policy.ts";
 import { route } from "#server/http/route.ts";
 import { trackUsage } from "#services/usage/quota.ts";
-import { Uuid } from "../../_schemas/internal.ts";
-
-const Usage = t.Object({
-  org_id: Uuid,
-  deployment_id: t.Optional(Uuid),
-  api_key_id: t.Optional(Uuid),
-  prompt_tokens: t.Integer({ minimum: 0 }),
-  completion_tokens: t.Integer({ minimum: 0 }),
-  cost: t.Optional(
-    t.Number({ minimum: 0, description: "What the request cost at its deployment's prices; default 0" }),
-  ),
-});
 
 export const POST = route({
   access: "internal",
   summary:
     "Count one request's tokens and cost (or a batch: `{records: [...]}`) toward the organization's daily quota, spend and budgets",
   bodyLimit: 8 * 1024 * 1024,
-  body: t.Union([Usage, t.Object({ records: t.Array(Usage, { minItems: 1, maxItems: 10_000 }) })]),
+  body: t.Union([
+    UsageRecordWire,
+    t.Object({ records: t.Array(UsageRecordWire, { minItems: 1, maxItems: 10_000 }) }),
+  ]),
   response: t.Object({
     tracked: t.Integer({ description: "Requests counted (unknown organizations are skipped)" }),
   }),

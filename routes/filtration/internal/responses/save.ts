@@ -1,7 +1,8 @@
 import { t } from "elysia";
+import { StoredResponseWire } from "#contracts/internal/responses.ts";
 import { route } from "#server/http/route.ts";
 import { saveResponse } from "#services/responses/store.ts";
-import { fromWire, StoredResponseWire } from "#services/responses/wire.ts";
+import { fromWire } from "#services/responses/wire.ts";
 
 export const POST = route({
   access: "internal",

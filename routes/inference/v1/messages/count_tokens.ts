@@ -1,8 +1,9 @@
 // POST /v1/messages/count_tokens (Anthropic's Messages API): the prompt's tokens as the deployment's
 // own tokenizer and chat template count them (services/inference/anthropic/messages.ts).
+
+import { MessageCountTokensParams, MessageTokensCount } from "#contracts/anthropic/messages.ts";
 import { route } from "#server/http/route.ts";
 import { countTokens } from "#services/inference/anthropic/messages.ts";
-import { MessageCountTokensParams, MessageTokensCount } from "#services/inference/anthropic/schemas.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { anthropicKeyOf, lifecycleInput } from "../_lifecycle.ts";
 import { lifecycleErrors } from "../_schemas/errors.ts";

@@ -1,11 +1,11 @@
 // GET /v1/models/{model}. The file takes the rest of the path: deployment names may hold "/" and ":"
 // (`org/llama-3:q4`), sent as they are or percent-encoded (the openai SDK encodes them).
 import { t } from "elysia";
+import { ModelObject } from "#contracts/openai/models.ts";
 import { bearerOf } from "#server/http/gateway.ts";
 import { route } from "#server/http/route.ts";
 import { getModel } from "#services/inference/models.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
-import { ModelObject } from "../_schemas/models.ts";
 
 export const GET = route({
   access: "public",

@@ -1,10 +1,10 @@
 // GET and DELETE /v1/responses/{response_id}: a stored response of the API key's organization;
 // another organization's id is 404, as one that never existed.
 import { t } from "elysia";
+import { DeletedResponse, ResponseObject } from "#contracts/openai/responses.ts";
 import { bearerOf } from "#server/http/gateway.ts";
 import { route } from "#server/http/route.ts";
 import { deleteResponse, getResponse } from "#services/inference/responses/responses.ts";
-import { DeletedResponse, ResponseObject } from "#services/inference/responses/schemas.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { lifecycleErrors } from "../_schemas/errors.ts";
 

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { RetrievalNote } from "#routes/filtration/_schemas/inference-logs.ts";
+import { RetrievalNote } from "#contracts/internal/inference-log.ts";
 import { Messages } from "#routes/filtration/_schemas/internal.ts";
 import { route } from "#server/http/route.ts";
 import { previewPrompt } from "#services/prompts/preview.ts";

@@ -1,10 +1,10 @@
 // GET /v1/responses/{response_id}/input_items: the items a stored response of the API key's
 // organization answered, a page at a time (OpenAI's list shape); another organization's id is 404.
 import { t } from "elysia";
+import { InputItemList } from "#contracts/openai/responses.ts";
 import { bearerOf } from "#server/http/gateway.ts";
 import { route } from "#server/http/route.ts";
 import { listInputItems } from "#services/inference/responses/responses.ts";
-import { InputItemList } from "#services/inference/responses/schemas.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { lifecycleErrors } from "../../_schemas/errors.ts";
 

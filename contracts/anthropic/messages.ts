@@ -5,7 +5,11 @@
 // fields a chat model has no use for (cache_control, thinking, service_tier…) pass and are ignored;
 // what it cannot do (images, documents, server tools) is accepted by the schema so that request.ts
 // refuses it by name rather than with a schema message.
+// The second half is the same API as the platform speaks it upstream (adapters/upstream/wire/anthropic.ts):
+// the request it sends to Anthropic and the answers it reads back, leniently (open objects, fields
+// Anthropic adds later pass; only what the translation uses is required).
 import { type Static, Type as T } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
 
 const open = { additionalProperties: true } as const;
 const text = T.String({ maxLength: 1_000_000 });
@@ -260,3 +264,148 @@ export const MessageStreamEvent = T.Union([
   ErrorResponse,
 ]);
 export type MessageStreamEvent = Static<typeof MessageStreamEvent>;
+
+// Upstream: what the platform sends to Anthropic (anthropic-version 2023-06-01) and reads back. The
+// pinned JSON Schema in tests/inference/anthropic/ checks the fakes against @anthropic-ai/sdk's types.
+
+const ImageBlockParam = T.Object({
+  type: T.Literal("image"),
+  source: T.Union([
+    T.Object({ type: T.Literal("base64"), media_type: T.String(), data: T.String() }),
+    T.Object({ type: T.Literal("url"), url: T.String() }),
+  ]),
+});
+/** A tool result as the platform sends it: the chat tool message's text. */
+const SentToolResultBlockParam = T.Object({
+  type: T.Literal("tool_result"),
+  tool_use_id: T.String(),
+  content: T.String(),
+  is_error: T.Optional(T.Boolean()),
+});
+export const SentContentBlockParam = T.Union([
+  TextBlockParam,
+  ImageBlockParam,
+  ToolUseBlockParam,
+  SentToolResultBlockParam,
+]);
+export type SentContentBlockParam = Static<typeof SentContentBlockParam>;
+
+export const SentMessageParam = T.Object({
+  role: T.Union([T.Literal("user"), T.Literal("assistant")]),
+  content: T.Array(SentContentBlockParam),
+});
+export type SentMessageParam = Static<typeof SentMessageParam>;
+
+export const SentTool = T.Object({
+  name: T.String(),
+  description: T.Optional(T.String()),
+  input_schema: T.Record(T.String(), T.Unknown()),
+});
+export type SentTool = Static<typeof SentTool>;
+
+/** The request the platform sends upstream; `tool_choice` is the gateway's ToolChoice above. */
+export const SentMessageCreateParams = T.Object({
+  model: T.String(),
+  max_tokens: T.Integer({ minimum: 1 }),
+  messages: T.Array(SentMessageParam),
+  system: T.Optional(T.String()),
+  tools: T.Optional(T.Array(SentTool)),
+  tool_choice: T.Optional(ToolChoice),
+  temperature: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
+  top_p: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
+  stop_sequences: T.Optional(T.Array(T.String())),
+  stream: T.Optional(T.Boolean()),
+  /** Structured output (the SDK's OutputConfig.format, JSONOutputFormat). */
+  output_config: T.Optional(
+    T.Object({
+      format: T.Object({ type: T.Literal("json_schema"), schema: T.Record(T.String(), T.Unknown()) }),
+    }),
+  ),
+  metadata: T.Optional(T.Object({ user_id: T.String() })),
+});
+export type SentMessageCreateParams = Static<typeof SentMessageCreateParams>;
+
+const nullableInteger = T.Optional(T.Union([T.Integer(), T.Null()]));
+
+/** A content block of an upstream answer: text and tool_use are translated; thinking and others are skipped. */
+const ReceivedContentBlock = T.Object(
+  {
+    type: T.String(),
+    text: T.Optional(T.String()),
+    id: T.Optional(T.String()),
+    name: T.Optional(T.String()),
+    input: T.Optional(T.Unknown()),
+  },
+  open,
+);
+export type ReceivedContentBlock = Static<typeof ReceivedContentBlock>;
+
+const ReceivedUsage = T.Object(
+  {
+    input_tokens: nullableInteger,
+    output_tokens: nullableInteger,
+    cache_read_input_tokens: nullableInteger,
+    cache_creation_input_tokens: nullableInteger,
+  },
+  open,
+);
+export type ReceivedUsage = Static<typeof ReceivedUsage>;
+
+const receivedStopReason = T.Union([T.String(), T.Null()]);
+
+export const ReceivedMessage = T.Object(
+  {
+    id: T.String(),
+    type: T.Literal("message"),
+    model: T.String(),
+    content: T.Array(ReceivedContentBlock),
+    stop_reason: T.Optional(receivedStopReason),
+    stop_sequence: T.Optional(T.Union([T.String(), T.Null()])),
+    usage: ReceivedUsage,
+  },
+  open,
+);
+export type ReceivedMessage = Static<typeof ReceivedMessage>;
+
+export const ReceivedErrorResponse = T.Object(
+  { type: T.Literal("error"), error: T.Object({ type: T.String(), message: T.String() }, open) },
+  open,
+);
+export type ReceivedErrorResponse = Static<typeof ReceivedErrorResponse>;
+
+/** One streamed upstream event's data; event types Anthropic adds later fail the check and are skipped. */
+export const ReceivedStreamEvent = T.Union([
+  T.Object({ type: T.Literal("message_start"), message: ReceivedMessage }, open),
+  T.Object(
+    { type: T.Literal("content_block_start"), index: T.Integer(), content_block: ReceivedContentBlock },
+    open,
+  ),
+  T.Object(
+    {
+      type: T.Literal("content_block_delta"),
+      index: T.Integer(),
+      delta: T.Object(
+        { type: T.String(), text: T.Optional(T.String()), partial_json: T.Optional(T.String()) },
+        open,
+      ),
+    },
+    open,
+  ),
+  T.Object({ type: T.Literal("content_block_stop"), index: T.Integer() }, open),
+  T.Object(
+    {
+      type: T.Literal("message_delta"),
+      delta: T.Object({ stop_reason: T.Optional(receivedStopReason) }, open),
+      usage: T.Optional(ReceivedUsage),
+    },
+    open,
+  ),
+  T.Object({ type: T.Literal("message_stop") }, open),
+  T.Object({ type: T.Literal("ping") }, open),
+  ReceivedErrorResponse,
+]);
+export type ReceivedStreamEvent = Static<typeof ReceivedStreamEvent>;
+
+export const checkReceivedMessage = TypeCompiler.Compile(ReceivedMessage);
+export const checkReceivedError = TypeCompiler.Compile(ReceivedErrorResponse);
+export const checkReceivedStreamEvent = TypeCompiler.Compile(ReceivedStreamEvent);

@@ -71,6 +71,7 @@ export const ItemReference = T.Object(
   { type: T.Literal("item_reference"), id: T.String({ maxLength: 256 }) },
   open,
 );
+export type ItemReference = Static<typeof ItemReference>;
 
 export const InputItem = T.Union([MessageItem, FunctionCallItem, FunctionCallOutputItem, ItemReference]);
 export type InputItem = Static<typeof InputItem>;
@@ -131,6 +132,15 @@ export const ResponsesRequest = T.Object(
     previous_response_id: T.Optional(T.Union([T.String({ maxLength: 256 }), T.Null()])),
     metadata: T.Optional(T.Union([T.Record(T.String(), T.String({ maxLength: 512 })), T.Null()])),
     user: T.Optional(T.String({ maxLength: 256 })),
+    // Accepted by the schema so that request.ts refuses each by name (what a chat model cannot do).
+    background: T.Optional(
+      T.Unknown({ description: "Refused when true: background responses are not supported" }),
+    ),
+    conversation: T.Optional(T.Unknown({ description: "Refused: use previous_response_id" })),
+    prompt: T.Optional(T.Unknown({ description: "Refused: templates are per deployment" })),
+    include: T.Optional(T.Unknown({ description: "Refused when not empty: no extra fields are kept" })),
+    top_logprobs: T.Optional(T.Unknown({ description: "Refused when above 0" })),
+    truncation: T.Optional(T.Unknown({ description: 'Only "disabled" (the default)' })),
   },
   open,
 );

@@ -1,4 +1,5 @@
-// Google's Gemini API (generativelanguage.googleapis.com, v1beta) as the platform speaks it upstream:
+// Google's Gemini API (generativelanguage.googleapis.com, v1beta), the wire contract the Gemini adapter
+// (adapters/upstream/wire/gemini.ts) speaks upstream, written once here:
 // models/{model}:generateContent, :streamGenerateContent?alt=sse and :batchEmbedContents, the request
 // sent and the answers read (read leniently: open objects, only what the translation uses required).
 // Function parameters and response schemas go as JSON Schema (`parametersJsonSchema`,
