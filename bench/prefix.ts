@@ -637,7 +637,11 @@ try {
       ["inProcess", await turnsInProcess(conversation(seed++, 1528, 10))],
     ];
     if (llamaServer) columns.push(["llamaServer", turnsThrough(llamaServer, conversation(seed++, 1528, 10))]);
-    const measured = columns.map(([column, turns]) => ({ column, turns, ttft: [] as number[] }));
+    const measured = columns.map(([column, turns]): { column: Column; turns: Turns; ttft: number[] } => ({
+      column,
+      turns,
+      ttft: [],
+    }));
     for (let n = 0; n < 10; n++) for (const m of measured) m.ttft.push(await m.turns.next());
     for (const m of measured) {
       turns[m.column].push(m.ttft);
