@@ -8,6 +8,8 @@
 //                          [--up-delay-s 2] [--down-delay-s 10]
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { type Static, Type as T } from "@sinclair/typebox";
+import { at } from "#scripts/checked.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
 
@@ -21,7 +23,7 @@ const { values } = parseArgs({
     "down-delay-s": { type: "string", default: "10" },
   },
 });
-const steps = (values.steps as string).split(",").map(Number);
+const steps = values.steps.split(",").map(Number);
 const stepMs = Number(values["step-s"]) * 1000;
 const maxTokens = Number(values["max-tokens"]);
 const downDelayS = Number(values["down-delay-s"]);
@@ -35,26 +37,43 @@ const filtration = bench.url("filtration");
 const orchestration = bench.url("orchestration");
 const inference = bench.url("inference");
 
-interface Status {
-  status: string;
-  failure_reason: string | null;
-  replicas: number;
-  scaled_to_zero: boolean;
-  endpoints: string[];
-  observed_replicas: unknown[];
-  transitions: { at: string; reason: string | null; replicas?: { from: number; to: number } }[];
+const Status = T.Object({
+  status: T.String(),
+  failure_reason: T.Union([T.String(), T.Null()]),
+  replicas: T.Number(),
+  scaled_to_zero: T.Boolean(),
+  endpoints: T.Array(T.String()),
+  observed_replicas: T.Array(T.Unknown()),
+  transitions: T.Array(
+    T.Object({
+      at: T.String(),
+      reason: T.Union([T.String(), T.Null()]),
+      replicas: T.Optional(T.Object({ from: T.Number(), to: T.Number() })),
+    }),
+  ),
+});
+type Status = Static<typeof Status>;
+
+/** One step of the ramp as the report lists it. */
+interface StepRow {
+  step: number;
+  rps: number;
+  sent: number;
+  failed: number;
+  p50_ms: number;
+  p99_ms: number;
+  replicas_ready_min: number;
+  replicas_ready_max: number;
 }
 
 const quantile = (sorted: number[], q: number) =>
-  sorted.length === 0
-    ? Number.NaN
-    : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number);
+  sorted.length === 0 ? Number.NaN : at(sorted, Math.min(sorted.length - 1, Math.floor(q * sorted.length)));
 
 let deploymentId: string | undefined;
 let token = "";
 try {
   token = await bench.signIn();
-  const status = () => api<Status>(orchestration, `/deployment/status/${deploymentId}`, undefined, token);
+  const status = () => api(Status, orchestration, `/deployment/status/${deploymentId}`, undefined, token);
   const until = async (check: (d: Status) => boolean, what: string, ms = 300_000) => {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -70,8 +89,15 @@ try {
   writeTinyGguf(model, { eogBias: -30 });
   const poolId = await bench.createBenchPool(token);
   deploymentId = await bench.deployBench(poolId, model, { parallel: 4, threads: 1 }, token);
-  const { key } = await api<{ key: string }>(filtration, "/management/api-keys", { name: "bench" }, token);
+  const { key } = await api(
+    T.Object({ key: T.String() }),
+    filtration,
+    "/management/api-keys",
+    { name: "bench" },
+    token,
+  );
   await api(
+    T.Unknown(),
     filtration,
     "/management/config/autoscaling",
     {
@@ -156,7 +182,7 @@ try {
     `first request from zero replicas: ${first.ok ? "ok" : `FAILED (${first.status})`}, time to first token ${(first.ttftMs / 1000).toFixed(2)} s, total ${(first.totalMs / 1000).toFixed(2)} s`,
   );
 
-  const rows: Record<string, unknown>[] = [];
+  const rows: StepRow[] = [];
   const all: Promise<Outcome>[] = [];
   for (const [i, rps] of steps.entries()) {
     const stepStart = performance.now();
@@ -176,7 +202,7 @@ try {
       .map((o) => o.totalMs)
       .sort((a, b) => a - b);
     const during = timeline.filter((s) => s.t >= (stepStart - benchStart) / 1000);
-    const row = {
+    const row: StepRow = {
       step: i + 1,
       rps,
       sent: outcomes.length,

@@ -6,6 +6,8 @@
 // from /proc around the turn-1 requests of a batch of conversations, then around their turn-10
 // requests (turns 2-9 run between, unmeasured); µs a request over all batches. Twice: each
 // conversation with its own system prompt, and all with the same one (an agent's instructions).
+
+import { at } from "#scripts/checked.ts";
 import { rng } from "#scripts/make-tiny-gguf.ts";
 
 const words = (
@@ -43,10 +45,10 @@ function conversation(seed: number, shared: boolean): Conversation {
 function turnBody(model: string, c: Conversation, n: number): string {
   const messages = [{ role: "system", content: c.system }];
   for (let i = 0; i < n; i++) {
-    messages.push({ role: "user", content: c.users[i] as string });
-    messages.push({ role: "assistant", content: c.answers[i] as string });
+    messages.push({ role: "user", content: at(c.users, i) });
+    messages.push({ role: "assistant", content: at(c.answers, i) });
   }
-  messages.push({ role: "user", content: c.users[n] as string });
+  messages.push({ role: "user", content: at(c.users, n) });
   return JSON.stringify({ model, messages, max_tokens: 16 });
 }
 

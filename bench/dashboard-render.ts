@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { rowsOf } from "#db/migrate.ts";
 import { apiKeys, deployments, deploymentTransitions, pools, replicas } from "#db/schema/index.ts";
+import { at } from "#scripts/checked.ts";
 import { rollUpWrittenLogs } from "#services/inference-logs/rollup-sql.ts";
 import { gatewayHandler, startTestApp } from "#tests/support/app.ts";
 import { signInToDashboard } from "#tests/support/dashboard.ts";
@@ -49,6 +50,7 @@ async function seedLists() {
     .insert(pools)
     .values({ orgId, name: "bench", ownerId: orgId, provider: "local", state: "Active", nodeTokenHash: "x" })
     .returning();
+  if (!pool) throw new Error("no pool inserted");
   const states = ["RUNNING", "RUNNING", "RUNNING", "STOPPED", "FAILED", "DEPLOYING"] as const;
   for (let batch = 0; batch < 1000; batch += 250) {
     const rows = await t.app.db
@@ -57,10 +59,10 @@ async function seedLists() {
         Array.from({ length: 250 }, (_, i) => ({
           orgId,
           name: `bench-${String(batch + i).padStart(4, "0")}`,
-          poolId: pool?.id as string,
+          poolId: pool.id,
           engine: "llama.cpp" as const,
           image: "llama.cpp",
-          status: states[(batch + i) % states.length] as (typeof states)[number],
+          status: at(states, (batch + i) % states.length),
           desiredState: "running" as const,
           inferenceModel: "registry://tiny/v1",
         })),
@@ -122,12 +124,13 @@ async function seedOverview(org: string, days: number) {
       nodeTokenHash: "y",
     })
     .returning();
+  if (!pool) throw new Error("no pool inserted");
   const [busy] = await t.app.db
     .insert(deployments)
     .values({
       orgId: org,
       name: "busy-chat",
-      poolId: pool?.id as string,
+      poolId: pool.id,
       engine: "llama.cpp",
       image: "llama.cpp",
       status: "RUNNING",

@@ -12,9 +12,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { Type as T } from "@sinclair/typebox";
 import { and, count, eq } from "drizzle-orm";
 import { openDatabase } from "#db/client.ts";
 import { inferenceLogs } from "#db/schema/index.ts";
+import { checked } from "#scripts/checked.ts";
 import { startOpenAiStub } from "#scripts/openai-stub.ts";
 import { insertDeployment } from "../tests/management/support.ts";
 import { createEmptyPostgresDatabase } from "../tests/support/database.ts";
@@ -69,14 +71,18 @@ const login = await post(`${filtration}/auth/login`, {
   email: admin.ADMIN_EMAIL,
   password: admin.ADMIN_PASSWORD,
 });
-const session = (await login.json()) as { access_token: string; user: { org_id: string } };
+const session = checked(
+  T.Object({ access_token: T.String(), user: T.Object({ org_id: T.String() }) }),
+  await login.json(),
+  "login",
+);
 const model = `soak-${crypto.randomUUID().slice(0, 8)}`;
 await insertDeployment(direct.db, session.user.org_id, {
   name: model,
   replicas: [{ state: "READY", endpoint: stub.baseUrl }],
 });
 const keyResponse = await post(`${filtration}/management/api-keys`, { name: "soak" }, session.access_token);
-const key = ((await keyResponse.json()) as { key: string }).key;
+const { key } = checked(T.Object({ key: T.String() }), await keyResponse.json(), "api key");
 
 let served = 0;
 const refused = new Map<string, number>();
@@ -96,7 +102,7 @@ const traffic = Array.from({ length: workers }, async () => {
       await response.arrayBuffer();
       outcome = String(response.status);
     } catch (error) {
-      outcome = `error ${(error as Error).name}`;
+      outcome = `error ${error instanceof Error ? error.name : typeof error}`;
     }
     if (outcome === "200") served++;
     else {

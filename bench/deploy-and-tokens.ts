@@ -5,7 +5,9 @@
 //   bun bench/deploy-and-tokens.ts [--model path.gguf] [--max-tokens 64] [--threads N]
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { Type as T } from "@sinclair/typebox";
 import OpenAI from "openai";
+import { at } from "#scripts/checked.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
 
@@ -44,14 +46,19 @@ try {
   );
   let endpoint = "";
   for (;;) {
-    const d = await api<{ status: string; failure_reason: string | null; endpoints: string[] }>(
+    const d = await api(
+      T.Object({
+        status: T.String(),
+        failure_reason: T.Union([T.String(), T.Null()]),
+        endpoints: T.Array(T.String()),
+      }),
       orchestration,
       `/deployment/status/${deploymentId}`,
       undefined,
       token,
     );
     if (d.status === "RUNNING") {
-      endpoint = d.endpoints[0] as string;
+      endpoint = at(d.endpoints, 0);
       break;
     }
     if (d.status === "FAILED") throw new Error(`deployment failed: ${d.failure_reason}`);

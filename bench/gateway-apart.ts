@@ -18,6 +18,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { at } from "#scripts/checked.ts";
 
 interface WrkResult {
   rps: number;
@@ -177,10 +178,11 @@ export async function runApart(kit: ApartKit, sizes: number[]): Promise<void> {
         aparts.reduce((n, a) => n + 1 + a.size, 0),
       ),
     );
-  const models = [
+  const setups: [string, string][] = [
     ["lifecycle on", "bench-on"],
     ["lifecycle off", "bench-off"],
-  ].filter(([name]) => !kit.only || kit.only.some((o) => (name as string).includes(o))) as [string, string][];
+  ];
+  const models = setups.filter(([name]) => !kit.only || kit.only.some((o) => name.includes(o)));
 
   // Warm-up (JIT, pools, caches), not counted.
   for (const [, model] of models) {
@@ -200,7 +202,7 @@ export async function runApart(kit: ApartKit, sizes: number[]): Promise<void> {
   const idleBefore = idle.map((p) => kit.cpuSeconds(p.pid));
   await Bun.sleep(5000);
   console.log(
-    `idle, CPU ms a second: ${idle.map((p, i) => `${p.name} ${(((kit.cpuSeconds(p.pid) - (idleBefore[i] as number)) * 1000) / 5).toFixed(1)}`).join(", ")}`,
+    `idle, CPU ms a second: ${idle.map((p, i) => `${p.name} ${(((kit.cpuSeconds(p.pid) - at(idleBefore, i)) * 1000) / 5).toFixed(1)}`).join(", ")}`,
   );
 
   type Row = { rps: number[]; cpu: number[]; perCore: number[]; base: string };
@@ -226,10 +228,10 @@ export async function runApart(kit: ApartKit, sizes: number[]): Promise<void> {
     const results = await Promise.all(
       targets.map((t) => kit.wrk(t.url, kit.chatBody(model), t.auth, kit.duration, conns)),
     );
-    const used = pids.map((pid, i) => kit.cpuSeconds(pid) - (cpuBefore[i] as number));
+    const used = pids.map((pid, i) => kit.cpuSeconds(pid) - at(cpuBefore, i));
     const total = results.reduce((n, x) => n + x.requests, 0);
     const parts = targets.map((t, i) => {
-      const [x, c] = [results[i] as WrkResult, used[i] as number];
+      const [x, c] = [at(results, i), at(used, i)];
       const r = row(t.name, base);
       r.rps.push(x.rps);
       r.cpu.push((c * 1e6) / Math.max(1, x.requests));
@@ -237,7 +239,7 @@ export async function runApart(kit: ApartKit, sizes: number[]): Promise<void> {
       return `${t.name}: ${Math.round(x.rps)} req/s, ${((c * 1e6) / Math.max(1, x.requests)).toFixed(0)} µs/request, ${x.errors} errors`;
     });
     for (const [i, o] of others.entries()) {
-      const c = used[targets.length + i] as number;
+      const c = at(used, targets.length + i);
       row(o.name, base).cpu.push((c * 1e6) / Math.max(1, total));
       parts.push(`${o.name}: ${((c * 1e6) / Math.max(1, total)).toFixed(0)} µs/request`);
     }

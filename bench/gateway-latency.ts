@@ -5,6 +5,7 @@
 // - the JavaScriptCore collections of a platform process's main thread per 10,000 requests, counted
 //   from the lines `BUN_JSC_logGC=1` writes to its stderr ("=> EdenCollection", "=> FullCollection").
 import { existsSync, readFileSync } from "node:fs";
+import { at } from "#scripts/checked.ts";
 
 export interface LatencyTarget {
   name: string;
@@ -39,7 +40,7 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   if (s.length === 0) return Number.NaN;
   const mid = s.length >> 1;
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+  return s.length % 2 ? at(s, mid) : (at(s, mid - 1) + at(s, mid)) / 2;
 };
 
 /**

@@ -31,8 +31,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { Type as T, type TSchema } from "@sinclair/typebox";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { at, checked } from "#scripts/checked.ts";
 import { jscOptions } from "#server/jsc-options.ts";
 import { conversationCpu, conversationCpuLine } from "./conversation-cpu.ts";
 import { runApart } from "./gateway-apart.ts";
@@ -297,7 +299,8 @@ async function streaming(url: string, body: string, headers: Record<string, stri
       headers: { "content-type": "application/json", ...headers },
       body: unique(body),
     });
-    const reader = (r.body as ReadableStream<Uint8Array>).getReader();
+    if (!r.body) throw new Error(`${url}: no body`);
+    const reader = r.body.getReader();
     const decoder = new TextDecoder();
     let last = 0;
     let buffered = "";
@@ -324,21 +327,27 @@ async function streaming(url: string, body: string, headers: Record<string, stri
 
 // ---------- the platform, set up as a user would ----------
 
-async function api(base: string, path: string, body?: unknown, token?: string) {
+/** A call to the platform's API; the answer checked against `schema` (what this bench reads of it). */
+async function api<S extends TSchema>(schema: S, base: string, path: string, body?: unknown, token?: string) {
   const r = await fetch(`${base}${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const json = (await r.json()) as Record<string, unknown>;
+  const json: unknown = await r.json();
   if (r.status >= 300) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
-  return json;
+  return checked(schema, json, path);
 }
 
 const serverUrl = () => process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
+function databaseServer(): string {
+  const url = serverUrl();
+  if (!url) throw new Error("BENCH_DATABASE_URL or TEST_DATABASE_URL is needed");
+  return url;
+}
 
 async function createDatabase(): Promise<string> {
-  const server = serverUrl() as string;
+  const server = databaseServer();
   const name = `bench_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   const admin = postgres(server, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
@@ -349,7 +358,7 @@ async function createDatabase(): Promise<string> {
 }
 
 async function dropDatabase(url: string): Promise<void> {
-  const admin = postgres(serverUrl() as string, { max: 1, onnotice: () => {} });
+  const admin = postgres(databaseServer(), { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists "${new URL(url).pathname.slice(1)}" with (force)`);
   await admin.end();
 }
@@ -427,9 +436,7 @@ function spawnPlatform(name: string, env: Record<string, string>): Subprocess {
       // The collections per 10k requests (bench/gateway-latency.ts counts these lines in stderr).
       BUN_JSC_logGC: "1",
       ...env,
-      ...Object.fromEntries(
-        (values.env as string[]).map((kv) => [kv.split("=")[0], kv.split("=").slice(1).join("=")]),
-      ),
+      ...Object.fromEntries(values.env.map((kv) => [kv.split("=")[0], kv.split("=").slice(1).join("=")])),
     },
     `${name}.log`,
     `${name}.gc.log`,
@@ -476,15 +483,24 @@ async function setUpAsUser(
   orchestration: string,
   gatewayUrls: string[],
 ): Promise<{ auth: Record<string, string> }> {
-  const token = (await api(filtration, "/auth/login", { email: adminEmail, password: adminPassword }))
-    .access_token as string;
+  const { access_token: token } = await api(
+    T.Object({ access_token: T.String() }),
+    filtration,
+    "/auth/login",
+    {
+      email: adminEmail,
+      password: adminPassword,
+    },
+  );
   const pool = await api(
+    T.Object({ pool_id: T.Unknown() }),
     orchestration,
     "/deployment/createpool",
     { pool_name: "bench", provider: "external" },
     token,
   );
   const template = await api(
+    T.Object({ id: T.Unknown() }),
     filtration,
     "/management/prompts",
     { name: "bench", system_prompt: "You are a concise assistant.", user_template: "Task: {{input}}" },
@@ -499,7 +515,8 @@ async function setUpAsUser(
     stubPort = ports.stub,
     inputMode: "blocking" | "parallel" = "blocking",
   ): Promise<void> {
-    const deployment = await api(
+    const { deployment_id: id } = await api(
+      T.Object({ deployment_id: T.String() }),
       orchestration,
       "/deployment/deploy",
       {
@@ -511,10 +528,17 @@ async function setUpAsUser(
       },
       token,
     );
-    const id = deployment.deployment_id as string;
     for (
       let i = 0;
-      (await api(orchestration, `/deployment/status/${id}`, undefined, token)).status !== "RUNNING";
+      (
+        await api(
+          T.Object({ status: T.Unknown() }),
+          orchestration,
+          `/deployment/status/${id}`,
+          undefined,
+          token,
+        )
+      ).status !== "RUNNING";
       i++
     ) {
       if (i > 300) throw new Error("deployment not RUNNING");
@@ -522,7 +546,7 @@ async function setUpAsUser(
     }
     if (outputMode === "none") return;
     const policy = (type: string, config: unknown) =>
-      api(filtration, `/management/config/${type}`, { deployment_id: id, config }, token);
+      api(T.Unknown(), filtration, `/management/config/${type}`, { deployment_id: id, config }, token);
     await policy("prompt", { template_id: template.id });
     await policy("rate_limit", { requests_per_minute: 100_000_000, tokens_per_minute: 1_000_000_000_000 });
     await policy("guardrails", {
@@ -543,7 +567,13 @@ async function setUpAsUser(
   // The same with the input guardrails' parallel mode: toxicity and prompt injection beside the call.
   await deploy("bench-parallel", "blocking", ports.stub, "parallel");
   await deploy("bench-parallel-20", "blocking", ports.stub20, "parallel");
-  const key = (await api(filtration, "/management/api-keys", { name: "bench" }, token)).key as string;
+  const { key } = await api(
+    T.Object({ key: T.String() }),
+    filtration,
+    "/management/api-keys",
+    { name: "bench" },
+    token,
+  );
   const auth = { authorization: `Bearer ${key}` };
   for (const gatewayUrl of gatewayUrls)
     for (const model of ["bench-on", "bench-off"]) {
@@ -570,8 +600,8 @@ const median = (xs: number[]) => {
   return s.length === 0
     ? Number.NaN
     : s.length % 2
-      ? (s[s.length >> 1] as number)
-      : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+      ? at(s, s.length >> 1)
+      : (at(s, s.length / 2 - 1) + at(s, s.length / 2)) / 2;
 };
 
 /** Issue #34's figure: the CPU of a 10-turn conversation's tenth turn against its first. */
@@ -624,13 +654,15 @@ async function printOneConnection(platforms: PlatformProcess[]): Promise<void> {
     platforms
       .filter((p) => !p.tracing)
       .flatMap((p) =>
-        [
-          [model, "lifecycle on"],
-          [parallel, "lifecycle on, input scan parallel"],
-        ].map(([m, what]) => ({
+        (
+          [
+            [model, "lifecycle on"],
+            [parallel, "lifecycle on, input scan parallel"],
+          ] as const
+        ).map(([m, what]) => ({
           name: `${p.store === "embedded" ? "embedded" : "PostgreSQL + Redis"}, ${what}`,
           url: p.gatewayUrl,
-          body: chatBody(m as string),
+          body: chatBody(m),
           headers: p.auth,
         })),
       );
@@ -686,9 +718,7 @@ async function memoryOf(stores: Store[]): Promise<string> {
 
 async function main() {
   const rounds = Number(values.rounds);
-  const stores = (values.stores as string)
-    .split(",")
-    .filter((s): s is Store => s === "embedded" || s === "postgres");
+  const stores = values.stores.split(",").filter((s): s is Store => s === "embedded" || s === "postgres");
   const usable = stores.filter((s) => s === "embedded" || serverUrl());
   if (usable.length < stores.length)
     console.log("postgres skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL\n");
@@ -713,7 +743,11 @@ async function main() {
         portBase: ports.apartBase,
         redisUrl: process.env.REDIS_URL,
         spawnPlatform,
-        dataDirOf: (proc) => dataDirs.get(proc) as string,
+        dataDirOf: (proc) => {
+          const dir = dataDirs.get(proc);
+          if (dir === undefined) throw new Error("no data folder for that process");
+          return dir;
+        },
         waitFor,
         setUpAsUser,
         createDatabase,
@@ -763,10 +797,7 @@ async function main() {
       pid: () => bare.pid,
     },
   ];
-  const portkeyStart = join(
-    values["portkey-dir"] as string,
-    "node_modules/@portkey-ai/gateway/build/start-server.js",
-  );
+  const portkeyStart = join(values["portkey-dir"], "node_modules/@portkey-ai/gateway/build/start-server.js");
   const portkeyHeaders = {
     "x-portkey-provider": "openai",
     "x-portkey-custom-host": `http://127.0.0.1:${ports.stub}/v1`,
@@ -880,7 +911,7 @@ async function main() {
         `round ${round + 1}: ${setup.name}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, CPU ${cpu.toFixed(0)} µs/request (main thread ${mainCpu.toFixed(0)})`,
       );
     }
-    const bareRps = rps.get(setups[1]?.name as string)?.rps ?? Number.NaN;
+    const bareRps = rps.get(setups[1]?.name ?? "")?.rps ?? Number.NaN;
     for (const setup of setups)
       results.get(setup.name)?.ratio.push((rps.get(setup.name)?.rps ?? 0) / bareRps);
   }

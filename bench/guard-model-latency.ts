@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
+import { at } from "#scripts/checked.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { classify } from "#services/inference/classifier.ts";
 import type { GuardFormat } from "#services/inference/guard-formats.ts";
@@ -42,8 +43,10 @@ const ANSWERS: Record<GuardFormat, unknown> = {
   "prompt-guard": { data: [{ label: "BENIGN", probs: [0.99, 0.01] }] },
 };
 
+const isFormat = (f: string): f is GuardFormat => Object.hasOwn(ANSWERS, f);
+
 function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
+  return at(sorted, Math.min(sorted.length - 1, Math.floor(sorted.length * p)));
 }
 
 async function measure(format: GuardFormat, deployment: string, endpoint: string, n: number) {
@@ -75,7 +78,7 @@ async function main() {
   console.log(`load average: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
   console.log("| format | upstream | calls | p50 ms | p99 ms | last verdict |\n|---|---|---:|---:|---:|---|");
   try {
-    for (const f of Object.keys(ANSWERS) as GuardFormat[]) {
+    for (const f of Object.keys(ANSWERS).filter(isFormat)) {
       format = f;
       await measure(f, "stub", `http://127.0.0.1:${stub.port}/v1`, calls);
     }
@@ -84,9 +87,9 @@ async function main() {
   }
   if (values.tiny) await tinyWorker();
   if (values.endpoint) {
-    const format = values.format as GuardFormat;
-    if (!(format in ANSWERS)) throw new Error(`--format: one of ${Object.keys(ANSWERS).join(", ")}`);
-    await measure(format, values.deployment as string, values.endpoint, calls);
+    const format = values.format;
+    if (!isFormat(format)) throw new Error(`--format: one of ${Object.keys(ANSWERS).join(", ")}`);
+    await measure(format, values.deployment, values.endpoint, calls);
   }
 }
 

@@ -3,7 +3,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
 import { gateways } from "#routes/gateways.ts";
+import { checked } from "#scripts/checked.ts";
 import { loadConfig } from "#server/config.ts";
 import { createLogger } from "#server/log.ts";
 import { startPlatform } from "#server/start/platform.ts";
@@ -32,19 +34,26 @@ export async function startBenchPlatform(options: {
   const platform = await startPlatform(config, createLogger(config.logLevel), gateways);
   const url = (gateway: Gateway) => `http://127.0.0.1:${platform.portOf(gateway)}`;
 
-  async function api<T>(base: string, path: string, body?: unknown, token?: string): Promise<T> {
+  /** A call to the platform's API; the answer checked against `schema` (what the bench reads of it). */
+  async function api<S extends TSchema>(
+    schema: S,
+    base: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<Static<S>> {
     const res = await fetch(`${base}${path}`, {
       method: body === undefined ? "GET" : "POST",
       headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
+    return checked(schema, await res.json(), path);
   }
 
   const signIn = async () =>
     (
-      await api<{ access_token: string }>(url("filtration"), "/auth/login", {
+      await api(T.Object({ access_token: T.String() }), url("filtration"), "/auth/login", {
         email: config.adminEmail,
         password,
       })
@@ -53,9 +62,16 @@ export async function startBenchPlatform(options: {
   /** Terminates a deployment and waits (up to about 10 s) until it is STOPPED or FAILED. */
   async function terminate(deploymentId: string, token: string): Promise<void> {
     const orchestration = url("orchestration");
-    await api(orchestration, "/deployment/terminate", { deployment_id: deploymentId }, token).catch(() => {});
+    await api(
+      T.Unknown(),
+      orchestration,
+      "/deployment/terminate",
+      { deployment_id: deploymentId },
+      token,
+    ).catch(() => {});
     for (let i = 0; i < 100; i++) {
-      const d = await api<{ status: string }>(
+      const d = await api(
+        T.Object({ status: T.String() }),
         orchestration,
         `/deployment/status/${deploymentId}`,
         undefined,
@@ -69,7 +85,8 @@ export async function startBenchPlatform(options: {
   /** Creates the pool "bench" (local workers); its id. */
   const createBenchPool = async (token: string) =>
     (
-      await api<{ pool_id: string }>(
+      await api(
+        T.Object({ pool_id: T.String() }),
         url("orchestration"),
         "/deployment/createpool",
         { pool_name: "bench" },
@@ -91,8 +108,14 @@ export async function startBenchPlatform(options: {
       inference_model: model,
       configuration,
     };
-    return (await api<{ deployment_id: string }>(url("orchestration"), "/deployment/deploy", body, token))
-      .deployment_id;
+    const deployed = await api(
+      T.Object({ deployment_id: T.String() }),
+      url("orchestration"),
+      "/deployment/deploy",
+      body,
+      token,
+    );
+    return deployed.deployment_id;
   }
 
   return {

@@ -27,6 +27,7 @@ import { loadModel } from "#adapters/engines/llama.cpp/model.ts";
 import { parseChatRequest } from "#adapters/engines/llama.cpp/openai-shapes.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { benchPrompt } from "./prompts.ts";
+import { parseStreamChunk, parseWorkerLine } from "./wire.ts";
 
 const threads = Number(process.env.THREADS ?? 1);
 const parallel = Number(process.env.PARALLEL ?? 4);
@@ -63,7 +64,7 @@ const worker = Bun.spawn(cmd, {
 
 try {
   const line = await readLine(worker.stdout);
-  const ready = JSON.parse(line) as { event: string; port?: number; reason?: string };
+  const ready = parseWorkerLine(line);
   if (ready.event !== "ready") throw new Error(`worker did not start: ${line}`);
   const url = `http://127.0.0.1:${ready.port}/v1/chat/completions`;
   const inProcess = mode === "streams" ? undefined : await inProcessEngine();
@@ -143,7 +144,7 @@ async function conversation(
 ): Promise<{ ttft: number[]; cached: number[]; prompt: number[] }> {
   const system = `Round ${round} ${Date.now()}. ${benchPrompt.repeat(3).slice(0, 2040)}`;
   const messages: Message[] = [{ role: "system", content: system }];
-  const out = { ttft: [] as number[], cached: [] as number[], prompt: [] as number[] };
+  const out: { ttft: number[]; cached: number[]; prompt: number[] } = { ttft: [], cached: [], prompt: [] };
   for (let turn = 0; turn < turns; turn++) {
     messages.push({ role: "user", content: `Question ${turn + 1}: and what happened next, then?` });
     const answer = await ask(messages);
@@ -218,15 +219,8 @@ async function stream(url: string, messages: Message[], maxTokens: number): Prom
       buffer = buffer.slice(end + 2);
       end = buffer.indexOf("\n\n");
       if (data === "[DONE]") continue;
-      const chunk = JSON.parse(data) as {
-        choices: { delta: { content?: string } }[];
-        usage?: {
-          prompt_tokens: number;
-          completion_tokens: number;
-          prompt_tokens_details?: { cached_tokens: number };
-        };
-      };
-      const content = chunk.choices[0]?.delta.content;
+      const chunk = parseStreamChunk(data);
+      const content = chunk.choices?.[0]?.delta?.content;
       if (content) {
         if (!turn.firstTokenMs) turn.firstTokenMs = performance.now() - started;
         turn.text += content;

@@ -13,6 +13,7 @@ import postgres from "postgres";
 import { openDatabase } from "#db/client.ts";
 import { migrate } from "#db/migrate.ts";
 import { organizations } from "#db/schema/index.ts";
+import { at } from "#scripts/checked.ts";
 import type { InferenceLogEntry, UsageRecord } from "#services/inference/port.ts";
 import { writeInferenceLogs } from "#services/inference-logs/logs.ts";
 import { trackUsage } from "#services/usage/quota.ts";
@@ -26,13 +27,17 @@ const { values } = parseArgs({
 const batches = Number(values.batches);
 const size = Number(values.batch);
 
-function entries(orgId: string, deploymentIds: string[], keyId: string, n: number): InferenceLogEntry[] {
+/** Log entries of the given deployments, one after another (each names its deployment). */
+type BenchEntry = InferenceLogEntry & { deployment_id: string };
+
+function entries(orgId: string, deploymentIds: string[], keyId: string, n: number): BenchEntry[] {
   return Array.from({ length: n }, (_, i) => {
     const latency = 3 + Math.random() * 20;
+    const deploymentId = at(deploymentIds, i % deploymentIds.length);
     return {
       request_id: crypto.randomUUID(),
       org_id: orgId,
-      deployment_id: deploymentIds[i % deploymentIds.length] as string,
+      deployment_id: deploymentId,
       api_key_id: keyId,
       key_prefix: "sk-bench",
       model: "bench-on",
@@ -46,7 +51,7 @@ function entries(orgId: string, deploymentIds: string[], keyId: string, n: numbe
       cost: 0.000_13,
       stream: false,
       guardrails: { input: { action: "allow", findings: [] }, output: { action: "allow", findings: [] } },
-      served_by_deployment_id: deploymentIds[i % deploymentIds.length] as string,
+      served_by_deployment_id: deploymentId,
       served_by: "bench-on",
     };
   });
@@ -82,7 +87,11 @@ async function measure<T>(make: () => T, run: (batch: T) => Promise<unknown>): P
       wallUs: ((performance.now() - started) * 1000) / rows,
     });
   }
-  const median = (f: (x: Figure) => number) => rounds.map(f).sort((a, b) => a - b)[2] as number;
+  const median = (f: (x: Figure) => number) =>
+    at(
+      rounds.map(f).sort((a, b) => a - b),
+      2,
+    );
   return { cpuUs: median((x) => x.cpuUs), mainUs: median((x) => x.mainUs), wallUs: median((x) => x.wallUs) };
 }
 
@@ -95,7 +104,8 @@ async function store(kind: "embedded" | "postgres", url?: string) {
       .insert(organizations)
       .values({ name: `bench-${crypto.randomUUID()}` })
       .returning({ id: organizations.id });
-    const orgId = (org as { id: string }).id;
+    if (!org) throw new Error("no organization inserted");
+    const orgId = org.id;
     const deployments = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
     const keyId = crypto.randomUUID();
     const ctx = { db: handle.db, clock: () => new Date() };
@@ -108,7 +118,7 @@ async function store(kind: "embedded" | "postgres", url?: string) {
         entries(orgId, deployments, keyId, size).map(
           (e): UsageRecord => ({
             orgId,
-            deploymentId: e.deployment_id as string,
+            deploymentId: e.deployment_id,
             apiKeyId: e.api_key_id,
             promptTokens: e.prompt_tokens,
             completionTokens: e.completion_tokens,

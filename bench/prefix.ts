@@ -35,14 +35,17 @@ import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import { Type as T } from "@sinclair/typebox";
 import type { Subprocess } from "bun";
 import { type ChatHistoryItem, getLlama, LlamaChat, resolveChatWrapper } from "node-llama-cpp";
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { PrefixTable } from "#adapters/upstream/prefix-table.ts";
 import type { ChatMessage } from "#contracts/openai/chat.ts";
+import { at } from "#scripts/checked.ts";
 import { rng, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { promptBlocks } from "#services/inference/prefix-blocks.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
+import { parseStreamChunk, parseWorkerLine } from "./wire.ts";
 
 const { values } = parseArgs({
   options: {
@@ -60,9 +63,11 @@ const { values } = parseArgs({
 });
 /** main 5d12574: the commit the issue measured "this platform" on. */
 const MAIN_COMMIT = "5d12574";
-const baselines = values.baseline === "both" ? ["main", "cleared"] : [values.baseline as string];
-if (!baselines.every((b) => b === "main" || b === "cleared"))
-  throw new Error("--baseline is main, cleared or both");
+type Baseline = "main" | "cleared";
+type Mode = Baseline | "fewest" | "prefix";
+const isBaseline = (b: string | undefined): b is Baseline => b === "main" || b === "cleared";
+const baselines = values.baseline === "both" ? ["main", "cleared"] : [values.baseline];
+if (!baselines.every(isBaseline)) throw new Error("--baseline is main, cleared or both");
 // A shallow clone may not hold the commit: then "both" falls back to the cleared sequences alone.
 const hasMain =
   Bun.spawnSync(["git", "cat-file", "-e", `${MAIN_COMMIT}^{commit}`], {
@@ -141,10 +146,10 @@ function conversation(seed: number, systemTokens: number, turns: number): Conver
 function messagesOf(c: Conversation, n: number) {
   const messages = [{ role: "system", content: c.system }];
   for (let i = 0; i < n; i++) {
-    messages.push({ role: "user", content: c.users[i] as string });
-    messages.push({ role: "assistant", content: c.answers[i] as string });
+    messages.push({ role: "user", content: at(c.users, i) });
+    messages.push({ role: "assistant", content: at(c.answers, i) });
   }
-  messages.push({ role: "user", content: c.users[n] as string });
+  messages.push({ role: "user", content: at(c.users, n) });
   return messages;
 }
 
@@ -157,10 +162,19 @@ interface Streamed {
   cachedTokens: number;
 }
 
+/** What the benches ask of a chat stream (stream and usage are added). */
+interface StreamedChat {
+  model: string;
+  messages: { role: string; content: string }[];
+  max_tokens: number;
+  /** llama-server's extension: false empties the sequence first. */
+  cache_prompt?: boolean;
+}
+
 async function streamChat(
   url: string,
   headers: Record<string, string>,
-  body: Record<string, unknown>,
+  body: StreamedChat,
 ): Promise<Streamed> {
   const started = performance.now();
   const res = await fetch(url, {
@@ -185,15 +199,7 @@ async function streamChat(
         .find((line) => line.startsWith("data: "))
         ?.slice(6);
       if (!data || data === "[DONE]") continue;
-      const chunk = JSON.parse(data) as {
-        choices?: { delta?: { content?: string } }[];
-        usage?: {
-          prompt_tokens: number;
-          completion_tokens: number;
-          prompt_tokens_details?: { cached_tokens?: number };
-        };
-        error?: { message: string };
-      };
+      const chunk = parseStreamChunk(data);
       if (chunk.error) {
         errors.push(chunk.error.message);
         continue;
@@ -263,10 +269,10 @@ async function turnsInProcess(c: Conversation): Promise<Turns> {
     async next() {
       const history: ChatHistoryItem[] = [{ type: "system", text: c.system }];
       for (let i = 0; i < n; i++) {
-        history.push({ type: "user", text: c.users[i] as string });
-        history.push({ type: "model", response: [c.answers[i] as string] });
+        history.push({ type: "user", text: at(c.users, i) });
+        history.push({ type: "model", response: [at(c.answers, i)] });
       }
-      history.push({ type: "user", text: c.users[n] as string }, { type: "model", response: [] });
+      history.push({ type: "user", text: at(c.users, n) }, { type: "model", response: [] });
       n++;
       const started = performance.now();
       let first = Number.NaN;
@@ -312,7 +318,7 @@ async function interleaved(
   const sorted = [...ttft].sort((x, y) => x - y);
   return {
     mean: ttft.reduce((s, x) => s + x, 0) / ttft.length,
-    p90: sorted[Math.min(sorted.length - 1, Math.ceil(0.9 * sorted.length) - 1)] as number,
+    p90: at(sorted, Math.min(sorted.length - 1, Math.ceil(0.9 * sorted.length) - 1)),
     cached,
   };
 }
@@ -342,7 +348,7 @@ function routingCostUs(entries: number): { us: number; entries: number } {
   // Other conversations' prompts fill the table to `entries`.
   for (let i = 0; table.size < entries; i++) {
     const blocks = promptBlocks([{ role: "system", content: `conversation ${i}` }, ...turn10.slice(1, 4)]);
-    table.record({ scope: "deployment", blocks }, replicas[i % 2] as string);
+    table.record({ scope: "deployment", blocks }, at(replicas, i % 2));
   }
   const filled = table.size;
   const decide = () => {
@@ -404,11 +410,7 @@ async function startMainWorkers(count: number): Promise<string[]> {
       text += new TextDecoder().decode(read.value);
     }
     reader.releaseLock();
-    const line = JSON.parse(text.split("\n")[0] as string) as {
-      event: string;
-      port?: number;
-      reason?: string;
-    };
+    const line = parseWorkerLine(at(text.split("\n"), 0));
     if (line.event !== "ready") throw new Error(`main's worker: ${line.reason ?? text}`);
     urls.push(`http://127.0.0.1:${line.port}/v1`);
   }
@@ -425,7 +427,8 @@ async function startPlatform() {
   const filtration = bench.url("filtration");
   const orchestration = bench.url("orchestration");
   const poolId = await bench.createBenchPool(token);
-  const template = await bench.api<{ id: string }>(
+  const template = await bench.api(
+    T.Object({ id: T.String() }),
     filtration,
     "/management/prompts",
     {
@@ -436,9 +439,10 @@ async function startPlatform() {
     token,
   );
   const policy = (id: string, type: string, config: unknown) =>
-    bench.api(filtration, `/management/config/${type}`, { deployment_id: id, config }, token);
+    bench.api(T.Unknown(), filtration, `/management/config/${type}`, { deployment_id: id, config }, token);
   async function deploy(name: string, replicas: number): Promise<string> {
-    const { deployment_id: id } = await bench.api<{ deployment_id: string }>(
+    const { deployment_id: id } = await bench.api(
+      T.Object({ deployment_id: T.String() }),
       orchestration,
       "/deployment/deploy",
       {
@@ -452,7 +456,8 @@ async function startPlatform() {
       token,
     );
     for (let i = 0; ; i++) {
-      const d = await bench.api<{ status: string; endpoints: string[] }>(
+      const d = await bench.api(
+        T.Object({ status: T.String(), endpoints: T.Array(T.String()) }),
         orchestration,
         `/deployment/status/${id}`,
         undefined,
@@ -489,13 +494,15 @@ async function startPlatform() {
   let mainId: string | undefined;
   if (baselines.includes("main")) {
     const endpoints = await startMainWorkers(2);
-    const pool = await bench.api<{ pool_id: string }>(
+    const pool = await bench.api(
+      T.Object({ pool_id: T.String() }),
       orchestration,
       "/deployment/createpool",
       { pool_name: "main-5d12574", provider: "external" },
       token,
     );
-    const { deployment_id: id } = await bench.api<{ deployment_id: string }>(
+    const { deployment_id: id } = await bench.api(
+      T.Object({ deployment_id: T.String() }),
       orchestration,
       "/deployment/deploy",
       {
@@ -508,7 +515,8 @@ async function startPlatform() {
       token,
     );
     for (let i = 0; ; i++) {
-      const d = await bench.api<{ status: string }>(
+      const d = await bench.api(
+        T.Object({ status: T.String() }),
         orchestration,
         `/deployment/status/${id}`,
         undefined,
@@ -522,7 +530,8 @@ async function startPlatform() {
     await policy(id, "routing", { prefix_affinity: false });
     mainId = id;
   }
-  const { key } = await bench.api<{ key: string }>(
+  const { key } = await bench.api(
+    T.Object({ key: T.String() }),
     filtration,
     "/management/api-keys",
     { name: "bench" },
@@ -585,9 +594,7 @@ async function startLlamaServer(binary: string): Promise<Target> {
 const median = (xs: number[]) => {
   const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
   if (s.length === 0) return Number.NaN;
-  return s.length % 2
-    ? (s[s.length >> 1] as number)
-    : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+  return s.length % 2 ? at(s, s.length >> 1) : (at(s, s.length / 2 - 1) + at(s, s.length / 2)) / 2;
 };
 const load = () =>
   loadavg()
@@ -630,7 +637,11 @@ try {
       ["inProcess", await turnsInProcess(conversation(seed++, 1528, 10))],
     ];
     if (llamaServer) columns.push(["llamaServer", turnsThrough(llamaServer, conversation(seed++, 1528, 10))]);
-    const measured = columns.map(([column, turns]) => ({ column, turns, ttft: [] as number[] }));
+    const measured = columns.map(([column, turns]): { column: Column; turns: Turns; ttft: number[] } => ({
+      column,
+      turns,
+      ttft: [],
+    }));
     for (let n = 0; n < 10; n++) for (const m of measured) m.ttft.push(await m.turns.next());
     for (const m of measured) {
       turns[m.column].push(m.ttft);
@@ -639,9 +650,9 @@ try {
     // The platform as it was before issue #29 (main's own workers; and/or the current workers
     // clearing their sequences: every prompt evaluated whole, fewest in flight), fewest in flight on
     // kept sequences, and prefix routing, in an order that turns each round.
-    const modes = [...baselines, "fewest", "prefix"] as ("main" | "cleared" | "fewest" | "prefix")[];
+    const modes: Mode[] = [...baselines, "fewest", "prefix"];
     for (let m = 0; m < modes.length; m++) {
-      const mode = modes[(m + round) % modes.length] as (typeof modes)[number];
+      const mode = at(modes, (m + round) % modes.length);
       const conversations = Array.from({ length: 8 }, () => conversation(seed++, 1100, 5));
       if (mode === "main") {
         mixes.main.push(await interleaved(platform.main, conversations));
@@ -671,7 +682,7 @@ const routing = [routingCostUs(1000), routingCostUs(1000), routingCostUs(1000)];
 // ---------- the table ----------
 
 const ms = (x: number) => (Number.isNaN(x) ? "—" : `${Math.round(x).toLocaleString("en")} ms`);
-const turnMedian = (column: Column, n: number) => median(turns[column].map((t) => t[n] as number));
+const turnMedian = (column: Column, n: number) => median(turns[column].map((t) => at(t, n)));
 const mix = (key: keyof typeof mixes, field: "mean" | "p90" | "cached") =>
   median(mixes[key].map((m) => m[field]));
 const rate = (key: keyof typeof rates, n: number) => median(rates[key][n] ?? []);
@@ -688,7 +699,7 @@ for (let n = 0; n < 10; n++) {
   ]);
 }
 const turn10 = turnMedian("platform", 9) / turnMedian("inProcess", 9);
-(rows[9] as string[])[4] = `≤ 1.3× in process: ${turn10.toFixed(2)}× ${verdict(turn10 <= 1.3)}`;
+at(rows, 9)[4] = `≤ 1.3× in process: ${turn10.toFixed(2)}× ${verdict(turn10 <= 1.3)}`;
 // The target compares with the platform before this work: fewest in flight over workers that cleared
 // their sequences. Beside it, what prefix routing adds to kept sequences alone.
 // The issue's baseline is main's own worker ("today's platform"); without it, the cleared sequences.

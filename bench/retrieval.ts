@@ -15,7 +15,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
+import { Type as T } from "@sinclair/typebox";
 import { embedTexts } from "#adapters/upstream/embed.ts";
+import { rowsOf } from "#db/migrate.ts";
+import { at, checked } from "#scripts/checked.ts";
 import { embedderFor, embedMissingPassages } from "#services/knowledge-base/embedding-index.ts";
 import { locateEmbeddingDeployment, retrieve } from "#services/knowledge-base/retrieve.ts";
 import { fullTextSearch, type Passage } from "#services/knowledge-base/search.ts";
@@ -89,7 +92,7 @@ function loadCorpus(dir: string, count: number): Page[] {
   // Every k-th page, so the sample spans the whole alphabet (and many packages).
   const step = Math.max(1, Math.floor(names.length / (count * 1.5)));
   for (let i = 0; i < names.length && pages.length < count; i += step) {
-    const name = names[i] as string;
+    const name = at(names, i);
     const roff = gunzipSync(readFileSync(join(dir, name))).toString("utf8");
     if (roff.startsWith(".so ") || roff.length < 800) continue; // a redirect or a stub
     const text = roffToText(roff).trim();
@@ -102,11 +105,13 @@ function loadCorpus(dir: string, count: number): Page[] {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-const pages = loadCorpus(values.dir as string, wantedDocuments);
+const pages = loadCorpus(values.dir, wantedDocuments);
 const seen = new Map<string, number>();
 for (const p of pages) if (p.description) seen.set(p.description, (seen.get(p.description) ?? 0) + 1);
 // Only descriptions that name one page: "a perl module" answers many.
-const askable = pages.filter((p) => p.description && seen.get(p.description) === 1);
+const askable = pages.filter(
+  (p): p is Page & { description: string } => !!p.description && seen.get(p.description) === 1,
+);
 const questions = askable
   .filter((_, i) => i % Math.max(1, Math.floor(askable.length / wantedQuestions)) === 0)
   .slice(0, wantedQuestions);
@@ -114,12 +119,15 @@ const questions = askable
 const t = await startTestApp();
 const { handle } = await gatewayHandler(t.app, "filtration");
 const session = await loginAsAdmin(handle);
-const collection = (
-  await call(handle, "POST", "/management/knowledge-base/collections", {
-    token: session.access_token,
-    body: { name: "man pages" },
-  })
-).body.id as string;
+const { id: collection } = checked(
+  T.Object({ id: T.String() }),
+  (
+    await call(handle, "POST", "/management/knowledge-base/collections", {
+      token: session.access_token,
+      body: { name: "man pages" },
+    })
+  ).body,
+);
 
 const started = performance.now();
 let chunks = 0;
@@ -139,17 +147,14 @@ for (let i = 0; i < pages.length; i += 20) {
 }
 const indexSeconds = (performance.now() - started) / 1000;
 const counted = await t.app.db.execute("select count(*)::int as n from knowledge_chunks");
-chunks = Number(
-  (counted as unknown as { rows?: { n: number }[] }).rows?.[0]?.n ??
-    (counted as unknown as { n: number }[])[0]?.n,
-);
+chunks = Number(rowsOf<{ n: number }>(counted)[0]?.n);
 
 /** The question as written, or reworded: its first word dropped and the rest in reverse order. */
 const variants: Record<string, (d: string) => string> = {
   verbatim: (d) => d,
   reworded: (d) => d.split(" ").slice(1).reverse().join(" "),
 };
-const orgId = session.user.org_id as string;
+const orgId = session.user.org_id;
 const options = { collectionIds: [collection], topK: 5, minScore: 0 };
 
 /** Each way of searching: the passages it finds for a question. */
@@ -196,10 +201,11 @@ if (modelPath) {
       texts: [question],
       timeoutMs: 10_000,
     });
+    if (!query) throw new Error("the embedder answered no vector");
     return t.app.knowledge.vectors.search({
       deploymentId,
       collectionIds: [collection],
-      query: query as Float32Array,
+      query,
       limit: 5,
     });
   };
@@ -216,13 +222,13 @@ for (const [method, search] of Object.entries(methods)) {
     let firstHits = 0;
     for (const q of questions) {
       const t0 = performance.now();
-      const found = await search(reword(q.description as string));
+      const found = await search(reword(q.description));
       latencies.push(performance.now() - t0);
       const documents = [...new Set(found.map((p) => p.documentName))];
       if (documents.includes(q.filename)) hits++;
       else if (misses.length < 5 && method === "full text")
         misses.push(
-          `${variant} "${reword(q.description as string)}" (${q.filename}) → ${documents.slice(0, 3).join(", ")}`,
+          `${variant} "${reword(q.description)}" (${q.filename}) → ${documents.slice(0, 3).join(", ")}`,
         );
       if (found[0]?.documentName === q.filename) firstHits++;
     }

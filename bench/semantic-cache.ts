@@ -9,6 +9,7 @@
 // /v1/embeddings, such as a deployment of this platform, with the model the cache policy would name.
 // Neither ships with the repository (bench/semantic-cache.md says what was searched and why).
 import { embedTexts } from "#adapters/upstream/embed.ts";
+import { at } from "#scripts/checked.ts";
 
 interface Pair {
   a: string;
@@ -43,7 +44,7 @@ function splitLine(line: string, separator: string): string[] {
   let field = "";
   let quoted = false;
   for (let i = 0; i < line.length; i++) {
-    const ch = line[i] as string;
+    const ch = line.charAt(i);
     if (quoted && ch === '"' && line[i + 1] === '"') {
       field += '"';
       i++;
@@ -69,9 +70,13 @@ function readPairs(text: string): Pair[] {
   if (a < 0 || b < 0 || label < 0) throw new Error(`no question and label columns in: ${header}`);
   return lines
     .map((line) => splitLine(line, separator))
-    .filter((f) => f[a] && f[b] && (f[label] === "0" || f[label] === "1"))
-    .slice(0, limit)
-    .map((f) => ({ a: f[a] as string, b: f[b] as string, paraphrase: f[label] === "1" }));
+    .flatMap((f) => {
+      const [textA, textB] = [f[a], f[b]];
+      return textA && textB && (f[label] === "0" || f[label] === "1")
+        ? [{ a: textA, b: textB, paraphrase: f[label] === "1" }]
+        : [];
+    })
+    .slice(0, limit);
 }
 
 const pairs = readPairs(await Bun.file(pairsPath).text());
@@ -86,9 +91,9 @@ for (let start = 0; start < pairs.length; start += batch) {
     timeoutMs: 120_000,
   });
   slice.forEach((pair, i) => {
-    const [x, y] = [vectors[2 * i] as Float32Array, vectors[2 * i + 1] as Float32Array];
+    const [x, y] = [at(vectors, 2 * i), at(vectors, 2 * i + 1)];
     let dot = 0;
-    for (let k = 0; k < x.length; k++) dot += (x[k] as number) * (y[k] as number);
+    for (const [k, xk] of x.entries()) dot += xk * at(y, k);
     similarities.push({ similarity: dot, paraphrase: pair.paraphrase });
   });
 }

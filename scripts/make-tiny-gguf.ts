@@ -18,6 +18,8 @@
  * attn_output and ffn_down is zero), so after the final RMS norm that coordinate is always positive. Column 0 of
  * the output matrix is then a per-token bias: zero for every token but the end-of-generation ones.
  */
+
+import { at } from "./checked.ts";
 import {
   GGUF_ALIGNMENT,
   ggufCommandLine,
@@ -118,7 +120,7 @@ function unprintableTokens(vocab: Vocab): number[] {
   vocab.tokens.forEach((text, id) => {
     const byte = /^<0x([0-9A-F]{2})>$/.exec(text);
     if (byte) {
-      const b = Number.parseInt(byte[1] as string, 16);
+      const b = Number.parseInt(at(byte, 1), 16);
       if (b !== 0x0a && (b < 0x20 || b > 0x7e)) ids.push(id);
     } else if (id === vocab.ids.unk || id === vocab.ids.bos || id === vocab.ids.imStart) {
       ids.push(id);

@@ -36,6 +36,8 @@
  * splits words as BERT does ("e-mail" is "e", "-", "mail").
  */
 import { readFileSync } from "node:fs";
+import { type Static, Type as T } from "@sinclair/typebox";
+import { at, jsonParser } from "./checked.ts";
 import {
   GGUF_ALIGNMENT,
   ggufCommandLine,
@@ -69,11 +71,13 @@ export type WordVectorGgufSummary = {
 };
 
 /** The shape of the package's JSON (its types/index.d.ts); each vector ends with its L2 norm and its index. */
-export type WinkEmbeddings = {
-  dimensions: number;
-  words: string[];
-  vectors: Record<string, number[]>;
-};
+const WinkEmbeddings = T.Object({
+  dimensions: T.Number(),
+  words: T.Array(T.String()),
+  vectors: T.Record(T.String(), T.Array(T.Number())),
+});
+export type WinkEmbeddings = Static<typeof WinkEmbeddings>;
+const parseWinkEmbeddings = jsonParser(WinkEmbeddings, "wink embeddings");
 
 const SPACE = "\u2581"; // WordPiece as llama.cpp stores it: "▁" marks a token that starts a word
 const SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] as const;
@@ -87,7 +91,7 @@ const LLAMA_POOLING_TYPE_MEAN = 1;
 const LLAMA_FTYPE_MOSTLY_F16 = 1;
 
 export function loadWinkEmbeddings(): WinkEmbeddings {
-  return JSON.parse(readFileSync(wordVectorsJsonPath(), "utf8")) as WinkEmbeddings;
+  return parseWinkEmbeddings(readFileSync(wordVectorsJsonPath(), "utf8"));
 }
 
 /**
@@ -103,7 +107,7 @@ export function isReachable(word: string): boolean {
 
 function dot(a: Float64Array, b: Float64Array): number {
   let s = 0;
-  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  for (let i = 0; i < a.length; i++) s += at(a, i) * at(b, i);
   return s;
 }
 
@@ -134,23 +138,23 @@ export function sifVectors(source: WinkEmbeddings, opts: WordVectorGgufOptions =
   const vectors: Float64Array[] = [];
   const common = new Float64Array(dims);
   for (let i = 0; i < source.words.length && words.length < o.maxWords; i++) {
-    const word = source.words[i] as string;
+    const word = at(source.words, i);
     const v = source.vectors[word];
     if (!v || !isReachable(word)) continue;
     const p = ZIPF / (i + 1);
     const alpha = o.sifA / (o.sifA + p);
     const u = new Float64Array(dims);
-    for (let d = 0; d < dims; d++) u[d] = alpha * (v[d] as number);
+    for (let d = 0; d < dims; d++) u[d] = alpha * at(v, d);
     // The expected sentence vector points along Σ p(w)·u(w): that is SIF's common component.
-    for (let d = 0; d < dims; d++) common[d] = (common[d] as number) + p * (u[d] as number);
+    for (let d = 0; d < dims; d++) common[d] = at(common, d) + p * at(u, d);
     words.push(word);
     vectors.push(u);
   }
   const norm = Math.sqrt(dot(common, common));
-  for (let d = 0; d < dims; d++) common[d] = (common[d] as number) / norm;
+  for (let d = 0; d < dims; d++) common[d] = at(common, d) / norm;
   for (const u of vectors) {
     const along = dot(u, common);
-    for (let d = 0; d < dims; d++) u[d] = (u[d] as number) - along * (common[d] as number);
+    for (let d = 0; d < dims; d++) u[d] = at(u, d) - along * at(common, d);
   }
   return { words, vectors, common };
 }
@@ -176,7 +180,7 @@ function row(u: Float64Array, k: number, out: Float32Array, offset: number): voi
   let s = 0;
   for (const x of u) s += x;
   const d = Math.sqrt(Math.max(0, 2 * (k - dot(u, u)) - s * s));
-  for (let i = 0; i < u.length; i++) out[offset + i] = (u[i] as number) * scale;
+  for (let i = 0; i < u.length; i++) out[offset + i] = at(u, i) * scale;
   out[offset + u.length] = ((-s + d) / 2) * scale;
   out[offset + u.length + 1] = ((-s - d) / 2) * scale;
 }

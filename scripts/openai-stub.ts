@@ -2,6 +2,8 @@
 // the inference tests use as a replica whose behaviour they choose. `bun scripts/openai-stub.ts
 // [port]` runs it alone (the benchmark's wrk target); tests start it in process with startOpenAiStub.
 import type { Server } from "bun";
+import type { ToolCallDelta } from "#contracts/openai/chat.ts";
+import { at } from "./checked.ts";
 
 export type StubBehaviour =
   /** Answers (JSON, or SSE with `chunks` deltas `gapMs` apart). */
@@ -45,13 +47,27 @@ export interface OpenAiStub {
   /** Chat requests that reached the stub, answered or not (`up` false included). */
   chatCalls: number;
   /** Bodies of the chat requests received, newest last. */
-  received: Record<string, unknown>[];
+  received: ReceivedBody[];
   /** The W3C `traceparent` header of each request received (null when absent), newest last. */
   traceparents: (string | null)[];
   /** Requests aborted by the caller while being answered. */
   aborted: number;
   stop(): void;
 }
+
+/**
+ * A chat request's body as the stub received it, kept whole for the tests to read: any JSON object (the
+ * stub itself reads model, stream and stream_options).
+ */
+export interface ReceivedBody {
+  model?: unknown;
+  stream?: unknown;
+  stream_options?: unknown;
+  [field: string]: unknown;
+}
+
+const isBody = (value: unknown): value is ReceivedBody =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const encoder = new TextEncoder();
 const answer = "Hello from the stub.";
@@ -111,7 +127,7 @@ function toolCallAnswer(
     });
   }
   const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
-  const chunk = (toolDelta: Record<string, unknown>, finish: string | null = null) =>
+  const chunk = (toolDelta: { tool_calls?: ToolCallDelta[] }, finish: string | null = null) =>
     data({ ...delta(model, ""), choices: [{ index: 0, delta: toolDelta, finish_reason: finish }] });
   let text = "";
   calls.forEach((c, index) => {
@@ -173,7 +189,8 @@ export function startOpenAiStub(
       if (path === "/v1/models")
         return Response.json({ object: "list", data: [{ id: options.modelId ?? "stub", object: "model" }] });
       if (path !== "/v1/chat/completions") return new Response("not found", { status: 404 });
-      const body = (await req.json()) as Record<string, unknown>;
+      const json: unknown = await req.json();
+      const body: ReceivedBody = isBody(json) ? json : {};
       if (state.received.length >= 1000) state.received.shift();
       state.received.push(body);
       const model = String(body.model ?? "stub");
@@ -221,7 +238,8 @@ export function startOpenAiStub(
           headers: { "content-type": "application/json" },
         });
       }
-      const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
+      const streamOptions = body.stream_options;
+      const includeUsage = isBody(streamOptions) ? streamOptions.include_usage : undefined;
       const { gapMs, behaviour } = state;
       const deltas =
         state.deltas ?? Array.from({ length: state.chunks }, (_, i) => (i === 0 ? "Hello" : ` t${i}`));
@@ -237,7 +255,7 @@ export function startOpenAiStub(
                   controller.error(new Error("the replica crashed"));
                   return;
                 }
-                controller.enqueue(event(delta(model, deltas[i] as string)));
+                controller.enqueue(event(delta(model, at(deltas, i))));
                 if (gapMs) await Bun.sleep(gapMs);
                 if (req.signal.aborted) {
                   state.aborted++;

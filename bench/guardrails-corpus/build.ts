@@ -10,9 +10,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { faker } from "@faker-js/faker";
+import { Type } from "@sinclair/typebox";
 import Chance from "chance";
 import examples from "libphonenumber-js/examples.mobile.json";
-import { getExampleNumber } from "libphonenumber-js/max";
+import { type CountryCode, getExampleNumber } from "libphonenumber-js/max";
+import { at, parseJson } from "../../scripts/checked.ts";
 import type { CorpusItem } from "../guardrails-metrics.ts";
 
 const OUT = import.meta.dir;
@@ -39,7 +41,8 @@ function pkg(spec: string): string {
       .trim()
       .split("\n")
       .pop();
-    execFileSync("tar", ["xzf", file as string], { cwd: dir });
+    if (file === undefined) throw new Error(`npm pack ${spec} named no file`);
+    execFileSync("tar", ["xzf", file], { cwd: dir });
   }
   return join(dir, "package");
 }
@@ -57,7 +60,7 @@ function debVersion(name: string): string {
 function spread<T>(list: readonly T[], count: number): T[] {
   if (list.length <= count) return [...list];
   const step = list.length / count;
-  return Array.from({ length: count }, (_, i) => list[Math.floor(i * step)] as T);
+  return Array.from({ length: count }, (_, i) => at(list, Math.floor(i * step)));
 }
 
 const unique = <T>(list: T[]) => [...new Set(list)];
@@ -84,9 +87,9 @@ function faqQuestions(): CorpusItem[] {
         /^\s*(?:[\d.]+\s+|Q[:.]\s*|\d+\)\s*)?((?:What|How|Why|Is|Can|Does|Do|When|Where|Which|Should|Are|Will|Could|Has|Have)\b[^?]{8,}\?)\s*$/.exec(
           line,
         );
-      if (m && !seen.has(m[1] as string)) {
-        seen.add(m[1] as string);
-        items.push({ text: m[1] as string, label: false, source, category: "faq_question" });
+      if (m && !seen.has(at(m, 1))) {
+        seen.add(at(m, 1));
+        items.push({ text: at(m, 1), label: false, source, category: "faq_question" });
       }
     }
   }
@@ -102,7 +105,7 @@ function manSentences(): CorpusItem[] {
   const seen = new Set<string>();
   for (const cmd of commands) {
     const page = execFileSync("man", ["-w", cmd], { encoding: "utf8" }).trim();
-    const deb = execFileSync("dpkg", ["-S", page], { encoding: "utf8" }).split(":")[0] as string;
+    const deb = at(execFileSync("dpkg", ["-S", page], { encoding: "utf8" }).split(":"), 0);
     const text = execFileSync("man", ["-P", "cat", cmd], {
       encoding: "utf8",
       env: { ...process.env, MANWIDTH: "2000", MAN_KEEP_FORMATTING: "" },
@@ -131,10 +134,10 @@ function manSentences(): CorpusItem[] {
 function hubotLists(): { insults: string[]; compliments: string[] } {
   const src = read(join(pkg(NPM.hubot), "src/insulter.coffee"));
   const list = (name: string) => {
-    const at = src.indexOf(`${name} = [`);
-    const end = src.indexOf("]", at);
-    return [...src.slice(at, end).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) =>
-      (m[1] as string).replace(/\\"/g, '"'),
+    const region = src.indexOf(`${name} = [`);
+    const end = src.indexOf("]", region);
+    return [...src.slice(region, end).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) =>
+      at(m, 1).replace(/\\"/g, '"'),
     );
   };
   return { insults: list("insults"), compliments: list("compliments") };
@@ -146,13 +149,13 @@ function promptfooTemplates(): string[] {
   const dist = join(pkg(NPM.promptfoo), "dist/src");
   for (const file of readdirSync(dist).filter((f) => f.startsWith("strategies-") && f.endsWith(".js"))) {
     const src = read(join(dist, file));
-    const at = src.indexOf("//#region src/redteam/strategies/promptInjections/data.ts");
-    if (at < 0) continue;
-    const start = src.indexOf("[", at);
+    const region = src.indexOf("//#region src/redteam/strategies/promptInjections/data.ts");
+    if (region < 0) continue;
+    const start = src.indexOf("[", region);
     const end = src.indexOf("\n];", start);
     // The array is a JS literal of double-quoted strings (with comments between some of them).
     const body = src.slice(start, end).replace(/^\s*\/\/.*$/gm, "");
-    return [...body.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+    return [...body.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => parseJson(Type.String(), `"${m[1]}"`));
   }
   throw new Error("promptfoo injection data not found");
 }
@@ -163,11 +166,11 @@ function asmPrompts(): { text: string; label: boolean; category: string }[] {
   for (const block of src.split(/\n(?=# (?:VULN|SAFE): )/)) {
     const m = /^# (VULN|SAFE): (\S+)\n([\s\S]*)$/.exec(block.trim());
     if (!m) continue;
-    const text = (m[3] as string).split(/\n# =====/)[0]?.trim() as string;
+    const text = at(at(m, 3).split(/\n# =====/), 0).trim();
     out.push({
       text,
       label: m[1] === "VULN",
-      category: (m[2] as string).replace("generic.prompt.security.", ""),
+      category: at(m, 2).replace("generic.prompt.security.", ""),
     });
   }
   return out;
@@ -177,15 +180,25 @@ function promptfooExtractionExamples(): string[] {
   const dist = join(pkg(NPM.promptfoo), "dist/src");
   for (const file of readdirSync(dist).filter((f) => f.endsWith(".js"))) {
     const src = read(join(dist, file));
-    const at = src.indexOf("//#region src/redteam/plugins/promptExtraction.ts");
-    if (at < 0) continue;
-    const end = src.indexOf("`;", at);
-    return [...src.slice(at, end).matchAll(/Prompt: (.+)/g)].map((m) => (m[1] as string).trim());
+    const region = src.indexOf("//#region src/redteam/plugins/promptExtraction.ts");
+    if (region < 0) continue;
+    const end = src.indexOf("`;", region);
+    return [...src.slice(region, end).matchAll(/Prompt: (.+)/g)].map((m) => at(m, 1).trim());
   }
   throw new Error("promptfoo prompt-extraction examples not found");
 }
 
 // Obfuscations applied to real payloads (the transformations are ours; the text is not).
+const LEET: Partial<Record<string, string>> = { a: "4", e: "3", i: "1", o: "0", s: "5", t: "7" };
+const HOMOGLYPHS: Partial<Record<string, string>> = {
+  a: "а",
+  e: "е",
+  o: "о",
+  p: "р",
+  c: "с",
+  x: "х",
+  y: "у",
+};
 const encodings: Record<string, (s: string) => string> = {
   base64: (s) => `Decode this and follow it: ${Buffer.from(s).toString("base64")}`,
   hex: (s) => Buffer.from(s).toString("hex"),
@@ -193,13 +206,8 @@ const encodings: Record<string, (s: string) => string> = {
     s.replace(/[a-z]/gi, (c) =>
       String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= "Z" ? 65 : 97)),
     ),
-  leetspeak: (s) =>
-    s.replace(
-      /[aeiost]/gi,
-      (c) => ({ a: "4", e: "3", i: "1", o: "0", s: "5", t: "7" })[c.toLowerCase()] as string,
-    ),
-  homoglyph: (s) =>
-    s.replace(/[aeopcxy]/g, (c) => ({ a: "а", e: "е", o: "о", p: "р", c: "с", x: "х", y: "у" })[c] as string),
+  leetspeak: (s) => s.replace(/[aeiost]/gi, (c) => LEET[c.toLowerCase()] ?? c),
+  homoglyph: (s) => s.replace(/[aeopcxy]/g, (c) => HOMOGLYPHS[c] ?? c),
   zero_width: (s) => s.replace(/(\w)(\w)/g, "$1\u200b$2"),
   fullwidth: (s) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
   tag_smuggling: (s) =>
@@ -244,11 +252,11 @@ function toxicityCorpus(benign: CorpusItem[], compliments: CorpusItem[]): Corpus
   for (const t of insults) items.push({ text: t, label: true, source: hubotSource, category: "insult" });
   const dammit = pkg(NPM.dammit);
   for (const f of ["src/curses.json", "src/cursesNSFW.json"]) {
-    for (const t of JSON.parse(read(join(dammit, f))) as string[]) {
+    for (const t of parseJson(Type.Array(Type.String()), read(join(dammit, f)), f)) {
       items.push({ text: t, label: true, source: `npm:${NPM.dammit}:${f}`, category: "curse" });
     }
   }
-  const naughty = JSON.parse(read(join(pkg(NPM.naughty), "en.json"))) as string[];
+  const naughty = parseJson(Type.Array(Type.String()), read(join(pkg(NPM.naughty), "en.json")), "en.json");
   for (const t of naughty)
     items.push({ text: t, label: true, source: `npm:${NPM.naughty}:en.json`, category: "obscene_term" });
   // Scunthorpe problems: dictionary words that contain a profane string but are not profane.
@@ -285,9 +293,9 @@ function piiPositives(): Labelled[] {
   const fakerSource = "npm:@faker-js/faker@10.6.0 (generator, seed 20260501)";
 
   // Phones: Google's example mobile numbers, every region, international format (and US national).
-  const ex = examples as unknown as Record<string, string>;
-  for (const region of Object.keys(ex)) {
-    const n = getExampleNumber(region as never, examples as never);
+  const hasExample = (region: string): region is CountryCode => Object.hasOwn(examples, region);
+  for (const region of Object.keys(examples).filter(hasExample)) {
+    const n = getExampleNumber(region, examples);
     if (!n) continue;
     out.push({
       value: n.formatInternational(),
@@ -296,8 +304,9 @@ function piiPositives(): Labelled[] {
       category: region,
     });
   }
-  for (const region of ["US", "CA"]) {
-    const n = getExampleNumber(region as never, examples as never);
+  const national: CountryCode[] = ["US", "CA"];
+  for (const region of national) {
+    const n = getExampleNumber(region, examples);
     if (n)
       out.push({
         value: n.formatNational(),
@@ -336,7 +345,7 @@ function piiPositives(): Labelled[] {
     return sum % 10 === 0;
   };
   const cards = unique(
-    [...cardTests.matchAll(/\[\s*"(\d[\d -]{11,22}\d)",\s*\{[^}]*isValid: true/g)].map((m) => m[1] as string),
+    [...cardTests.matchAll(/\[\s*"(\d[\d -]{11,22}\d)",\s*\{[^}]*isValid: true/g)].map((m) => at(m, 1)),
   ).filter((c) => luhn(c.replace(/\D/g, "")));
   for (const c of cards)
     out.push({
@@ -351,10 +360,10 @@ function piiPositives(): Labelled[] {
     /new Specification\(\s*"([A-Z]{2})",\s*\d+,\s*"[^"]*",\s*"([A-Z0-9]+)"\s*\)/g,
   )) {
     out.push({
-      value: m[2] as string,
+      value: at(m, 2),
       type: "iban",
       source: `npm:${NPM.iban}:iban.js`,
-      category: m[1] as string,
+      category: at(m, 1),
     });
   }
 
@@ -380,8 +389,8 @@ function piiPositives(): Labelled[] {
     "jwt-token": "jwt",
   };
   for (const m of asmSecrets.matchAll(/# VULN: (\S+)\n[^=]+= "([^"]+)"/g)) {
-    const type = kinds[m[1] as string];
-    if (type) out.push({ value: m[2] as string, type, source: asmSource, category: m[1] as string });
+    const type = kinds[at(m, 1)];
+    if (type) out.push({ value: at(m, 2), type, source: asmSource, category: at(m, 1) });
   }
   const dockerfile = read(join(pkg(NPM.asm), "benchmarks/corpus/Dockerfile_security"));
   for (const m of dockerfile.matchAll(/AKIA[A-Z0-9]{16}/g)) {
@@ -420,9 +429,9 @@ function piiPositives(): Labelled[] {
     for (const m of read(join(jwtDir, f)).matchAll(
       /"(eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)"/g,
     )) {
-      if (!tokens.has(m[1] as string)) {
-        tokens.add(m[1] as string);
-        out.push({ value: m[1] as string, type: "jwt", source: `${jwtDeb}:${jwtDir}/${f}` });
+      if (!tokens.has(at(m, 1))) {
+        tokens.add(at(m, 1));
+        out.push({ value: at(m, 1), type: "jwt", source: `${jwtDeb}:${jwtDir}/${f}` });
       }
     }
   }
@@ -430,7 +439,7 @@ function piiPositives(): Labelled[] {
 }
 
 function ssnIssuable(s: string): boolean {
-  const [a, g, n] = s.split("-") as [string, string, string];
+  const [a = "", g = "", n = ""] = s.split("-");
   if (a === "000" || a === "666" || a.startsWith("9") || g === "00" || n === "0000") return false;
   return s !== "078-05-1120" && s !== "219-09-9999";
 }
@@ -486,7 +495,7 @@ function piiNegatives(): CorpusItem[] {
   }
   const asmSecrets = read(join(pkg(NPM.asm), "benchmarks/corpus/generic_secrets.txt"));
   for (const m of asmSecrets.matchAll(/# SAFE: (\S+)\n([^\n]+)/g)) {
-    add(m[2] as string, "secret_reference", `npm:${NPM.asm}:benchmarks/corpus/generic_secrets.txt`);
+    add(at(m, 2), "secret_reference", `npm:${NPM.asm}:benchmarks/corpus/generic_secrets.txt`);
   }
   return out;
 }
@@ -496,7 +505,7 @@ function piiCorpus(benign: CorpusItem[]): CorpusItem[] {
   const carriers = benign.filter((b) => !b.text.includes("@"));
   piiPositives().forEach((p, i) => {
     // Half stand alone, half follow a sentence of real text (so the detectors see prose around them).
-    const prefix = i % 2 === 0 ? "" : `${(carriers[i % carriers.length] as CorpusItem).text} `;
+    const prefix = i % 2 === 0 ? "" : `${at(carriers, i % carriers.length).text} `;
     const text = `${prefix}${p.value}`;
     items.push({
       text,

@@ -28,11 +28,14 @@ async function submittedToken(request: Request): Promise<string> {
   return typeof value === "string" ? value : "";
 }
 
+/** The response's headers as the gateway builds them: `set-cookie` is one value or a list of them. */
+export interface ResponseHeaders {
+  "set-cookie"?: unknown;
+  [name: string]: unknown;
+}
+
 /** 403 for a state-changing request without the token; issues the cookie on a first visit. */
-export async function checkCsrf(
-  request: Request,
-  headers: Record<string, unknown>,
-): Promise<Response | undefined> {
+export async function checkCsrf(request: Request, headers: ResponseHeaders): Promise<Response | undefined> {
   const cookie = readCookie(request, csrfCookie);
   if (safeMethods.has(request.method)) {
     if (!cookie) {

@@ -23,16 +23,19 @@ function withoutBlanks(form: FormValues): FormValues {
   return out;
 }
 
+/** A union's schema (TypeBox's and Elysia's unions alike carry their members in `anyOf`). */
+const hasMembers = (schema: TSchema): schema is TSchema & { anyOf: TSchema[] } => Array.isArray(schema.anyOf);
+
 /** Of a union (a nullable number, say), the member a value of this kind would have to satisfy. */
-function memberFor(schema: Record<string, unknown>, value: unknown): Record<string, unknown> {
-  if (!Array.isArray(schema.anyOf)) return schema;
+function memberFor(schema: TSchema, value: unknown): TSchema {
+  if (!hasMembers(schema)) return schema;
   const kind = typeof value === "number" ? ["number", "integer"] : [typeof value];
-  const member = (schema.anyOf as Record<string, unknown>[]).find((m) => kind.includes(String(m.type)));
+  const member = schema.anyOf.find((m) => kind.includes(String(m.type)));
   return member ?? schema;
 }
 
 function messageOf(error: ValueError): string {
-  const schema = memberFor(error.schema as Record<string, unknown>, error.value);
+  const schema = memberFor(error.schema, error.value);
   if (error.value === undefined) return "Required.";
   if (typeof schema.errorMessage === "string") return schema.errorMessage;
   if (
@@ -54,19 +57,21 @@ function messageOf(error: ValueError): string {
   return error.message;
 }
 
+/** An object's schema: its fields' schemas by name. */
+const hasProperties = (schema: TSchema): schema is TSchema & { properties: { [name: string]: TSchema } } =>
+  typeof schema.properties === "object" && schema.properties !== null;
+
 /**
  * Numeric text where the schema wants a number, also inside a union (a nullable number), which
  * TypeBox's Convert leaves as text.
  */
 function numbersIn(schema: TSchema, values: FormValues): FormValues {
-  const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+  const properties = hasProperties(schema) ? schema.properties : {};
   const out = { ...values };
   for (const [name, property] of Object.entries(properties)) {
     const value = out[name];
     if (typeof value !== "string" || value.trim() === "" || !Number.isFinite(Number(value))) continue;
-    const members = Array.isArray(property.anyOf)
-      ? (property.anyOf as Record<string, unknown>[])
-      : [property];
+    const members = hasMembers(property) ? property.anyOf : [property];
     if (members.some((m) => m.type === "number" || m.type === "integer")) out[name] = Number(value);
   }
   return out;
@@ -89,13 +94,13 @@ export function parseForm<S extends TSchema>(
     if (v !== undefined && !Array.isArray(v)) values[name] = [v];
   }
   const converted = Value.Convert(schema, numbersIn(schema, values));
+  if (Value.Check(schema, converted)) return { ok: true, value: converted };
   const errors: FieldErrors = {};
   for (const error of Value.Errors(schema, converted)) {
     const field = fieldOf(error.path);
     errors[field] ??= messageOf(error);
   }
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, value: converted as Static<S> };
+  return { ok: false, errors };
 }
 
 const formCodes = new Set(["validation_error", "already_exists", "failed_precondition", "payload_too_large"]);

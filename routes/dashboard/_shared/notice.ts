@@ -42,10 +42,12 @@ export function redirectWithNotice(location: string, key: NoticeKey): Response {
   return new Response(null, { status: 303, headers });
 }
 
+const isNoticeKey = (key: string): key is NoticeKey => key in notices;
+
 /** The message of the notice a redirect left for this page, if any. */
 export function noticeOf(request: Request): string | undefined {
   const key = readCookie(request, cookieName);
-  return key && key in notices ? notices[key as NoticeKey] : undefined;
+  return key && isNoticeKey(key) ? notices[key] : undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
 import { refresh } from "#services/auth/refresh.ts";
 import { verifyToken } from "#services/auth/tokens.ts";
 import type { AppContext } from "#services/context.ts";
+import type { ResponseHeaders } from "./csrf.ts";
 import { accessCookie, readCookie, refreshCookie, sessionCookies } from "./session.ts";
 
 const refreshedAccess = new WeakMap<Request, string>();
@@ -25,7 +26,7 @@ async function isLive(app: AppContext, token: string | undefined): Promise<boole
 export async function refreshSession(
   app: AppContext,
   request: Request,
-  headers: Record<string, unknown>,
+  headers: ResponseHeaders,
 ): Promise<void> {
   const refreshToken = readCookie(request, refreshCookie);
   if (!refreshToken || (await isLive(app, readCookie(request, accessCookie)))) return;

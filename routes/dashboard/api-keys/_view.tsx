@@ -62,82 +62,103 @@ export function ApiKeysPage({ page, keys, deployments, form = {}, created }: Api
             </tr>
           </thead>
           <tbody>
-            {keys.map((k) => {
-              const state = stateOf(k, now);
-              return (
-                <tr>
-                  <td>
-                    <a href={`/api-keys/${k.id}`} safe>
-                      {k.name}
-                    </a>
-                  </td>
-                  <td class="mono" safe>
-                    {k.prefix}
-                  </td>
-                  <td safe>
-                    {k.deployment_ids.length === 0
-                      ? "all"
-                      : k.deployment_ids.map((id) => names.get(id) ?? id).join(", ")}
-                  </td>
-                  <td>
-                    <Badge state={state} />
-                  </td>
-                  <td>
-                    <Ago at={k.last_used_at} now={now} />
-                  </td>
-                  <td safe>{String(k.expires_at?.slice(0, 10) ?? "never")}</td>
-                  <td>
-                    <Ago at={k.created_at} now={now} />
-                  </td>
-                  {can(page, "api_keys:write") ? (
-                    <td>
-                      {state === "REVOKED" ? null : (
-                        <ActionButton
-                          action={`/api-keys/${k.id}/revoke`}
-                          label="Revoke"
-                          tone="danger"
-                          csrf={page.csrf}
-                          confirm={`Revoke the key ${k.name} (${k.prefix})? Applications using it stop working within a second.`}
-                        />
-                      )}
-                    </td>
-                  ) : null}
-                </tr>
-              );
-            })}
+            {keys.map((k) => (
+              <ApiKeyRow page={page} apiKey={k} names={names} now={now} />
+            ))}
           </tbody>
         </Table>
       )}
       {can(page, "api_keys:write") ? (
-        <FormCard title="Create an API key" action="/api-keys" csrf={page.csrf} errors={form.errors}>
-          <div class="grid2">
-            <Field
-              name="name"
-              label="Name"
-              required
-              {...form}
-              hint="Who or what uses it, e.g. support-bot."
-            />
-            <Field
-              name="expires_on"
-              label="Expires on (optional)"
-              type="date"
-              {...form}
-              hint="Leave blank for a key that does not expire."
-            />
-          </div>
-          {deployments.length > 0 ? (
-            <Checkboxes
-              name="deployment_ids"
-              label="Limit to deployments (optional)"
-              choices={deployments.map((d) => ({ value: d.id, label: d.name }))}
-              hint="None ticked: the key may call every deployment of the organization."
-              {...form}
-            />
-          ) : null}
-          <button type="submit">Create key</button>
-        </FormCard>
+        <CreateKeyForm page={page} deployments={deployments} form={form} />
       ) : null}
     </Layout>
+  );
+}
+
+function ApiKeyRow({
+  page,
+  apiKey: k,
+  names,
+  now,
+}: {
+  page: PageInfo;
+  apiKey: ApiKeyView;
+  /** Deployment names by id. */
+  names: Map<string, string>;
+  now: Date;
+}) {
+  const state = stateOf(k, now);
+  return (
+    <tr>
+      <td>
+        <a href={`/api-keys/${k.id}`} safe>
+          {k.name}
+        </a>
+      </td>
+      <td class="mono" safe>
+        {k.prefix}
+      </td>
+      <td safe>
+        {k.deployment_ids.length === 0 ? "all" : k.deployment_ids.map((id) => names.get(id) ?? id).join(", ")}
+      </td>
+      <td>
+        <Badge state={state} />
+      </td>
+      <td>
+        <Ago at={k.last_used_at} now={now} />
+      </td>
+      <td safe>{String(k.expires_at?.slice(0, 10) ?? "never")}</td>
+      <td>
+        <Ago at={k.created_at} now={now} />
+      </td>
+      {can(page, "api_keys:write") ? (
+        <td>
+          {state === "REVOKED" ? null : (
+            <ActionButton
+              action={`/api-keys/${k.id}/revoke`}
+              label="Revoke"
+              tone="danger"
+              csrf={page.csrf}
+              confirm={`Revoke the key ${k.name} (${k.prefix})? Applications using it stop working within a second.`}
+            />
+          )}
+        </td>
+      ) : null}
+    </tr>
+  );
+}
+
+function CreateKeyForm({
+  page,
+  deployments,
+  form,
+}: {
+  page: PageInfo;
+  deployments: ApiKeysPageProps["deployments"];
+  form: FormState;
+}) {
+  return (
+    <FormCard title="Create an API key" action="/api-keys" csrf={page.csrf} errors={form.errors}>
+      <div class="grid2">
+        <Field name="name" label="Name" required {...form} hint="Who or what uses it, e.g. support-bot." />
+        <Field
+          name="expires_on"
+          label="Expires on (optional)"
+          type="date"
+          {...form}
+          hint="Leave blank for a key that does not expire."
+        />
+      </div>
+      {deployments.length > 0 ? (
+        <Checkboxes
+          name="deployment_ids"
+          label="Limit to deployments (optional)"
+          choices={deployments.map((d) => ({ value: d.id, label: d.name }))}
+          hint="None ticked: the key may call every deployment of the organization."
+          {...form}
+        />
+      ) : null}
+      <button type="submit">Create key</button>
+    </FormCard>
   );
 }

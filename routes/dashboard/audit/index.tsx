@@ -27,7 +27,6 @@ export const GET = route({
     try {
       const found = await queryAuditLogs(ctx, {
         ...filters,
-        outcome: filters.outcome as "success" | "failure" | undefined,
         from: filters.from ? `${filters.from}T00:00:00.000Z` : undefined,
         cursor: query.cursor,
         limit: 50,

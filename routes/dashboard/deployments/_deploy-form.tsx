@@ -33,88 +33,106 @@ export function DeployForm({
         <Csrf token={page.csrf} />
         <FormProblem errors={form.errors} />
         <div class="grid2">
-          <Select
-            name="workload_type"
-            label="Job type"
-            {...state}
-            choices={[{ value: "inference", label: "Inference" }]}
-          />
-          <Select
-            name="engine"
-            label="Engine"
-            {...state}
-            choices={engineIds.map((e) => ({ value: e, label: e }))}
-          />
-          <div>
-            <Field
-              name="model_name"
-              label="Deployment name"
-              required
-              {...state}
-              hint="Unique in the organization: the `model` clients send."
-              attrs={{
-                "hx-get": "/deployments/name-check",
-                "hx-trigger": "input changed delay:300ms",
-                "hx-target": "#name-check",
-                "hx-swap": "outerHTML",
-              }}
-            />
-            <span id="name-check" aria-live="polite"></span>
-          </div>
-          <Select
-            name="pool_id"
-            label="Pool"
-            blank="choose a pool"
-            {...state}
-            choices={usable.map((p) => ({
-              value: p.pool_id,
-              label: `${p.pool_name} (${p.provider}, ${p.state})`,
-            }))}
-          />
-          <Select
-            name="registry_model"
-            label="Model from the registry"
-            blank="none: use the path or URL below"
-            {...state}
-            choices={models.map((m) => ({
-              value: `registry://${m.model_name}/${m.model_version}`,
-              label: `${m.model_name} ${m.model_version} (${m.backend})`,
-            }))}
-          />
-          <Field
-            name="inference_model"
-            label="…or a model path or URL"
-            {...state}
-            placeholder="/srv/models/model.gguf, https://…, or a hub id"
-          />
-          <Field name="replicas" label="Replicas" type="number" {...state} />
-          <Field name="gpu_per_replica" label="GPUs per replica" type="number" {...state} placeholder="0" />
-          <Field
-            name="input_price_per_million"
-            label="Price per million input tokens (optional)"
-            inputmode="decimal"
-            {...state}
-            placeholder="0.15"
-            hint="In the currency you bill in: each call's cost in its log, spend and budgets."
-          />
-          <Field
-            name="output_price_per_million"
-            label="Price per million output tokens (optional)"
-            inputmode="decimal"
-            {...state}
-            placeholder="0.60"
-          />
-          <Field
-            name="image"
-            label="Container image (optional)"
-            {...state}
-            hint="Blank: the engine's documented image (the local provider runs the engine's worker)."
-          />
+          <DeploymentFields state={state} usable={usable} />
+          <ModelFields state={state} models={models} />
         </div>
         <EngineSettings {...state} />
         <button type="submit">Deploy</button>
       </form>
     </section>
+  );
+}
+
+/** The deployment's name, job type, engine and pool. */
+function DeploymentFields({ state, usable }: { state: FormState; usable: DeployPool[] }) {
+  return (
+    <>
+      <Select
+        name="workload_type"
+        label="Job type"
+        {...state}
+        choices={[{ value: "inference", label: "Inference" }]}
+      />
+      <Select
+        name="engine"
+        label="Engine"
+        {...state}
+        choices={engineIds.map((e) => ({ value: e, label: e }))}
+      />
+      <div>
+        <Field
+          name="model_name"
+          label="Deployment name"
+          required
+          {...state}
+          hint="Unique in the organization: the `model` clients send."
+          attrs={{
+            "hx-get": "/deployments/name-check",
+            "hx-trigger": "input changed delay:300ms",
+            "hx-target": "#name-check",
+            "hx-swap": "outerHTML",
+          }}
+        />
+        <span id="name-check" aria-live="polite"></span>
+      </div>
+      <Select
+        name="pool_id"
+        label="Pool"
+        blank="choose a pool"
+        {...state}
+        choices={usable.map((p) => ({
+          value: p.pool_id,
+          label: `${p.pool_name} (${p.provider}, ${p.state})`,
+        }))}
+      />
+    </>
+  );
+}
+
+/** The model, its size (replicas, GPUs), its prices and its image. */
+function ModelFields({ state, models }: { state: FormState; models: ModelView[] }) {
+  return (
+    <>
+      <Select
+        name="registry_model"
+        label="Model from the registry"
+        blank="none: use the path or URL below"
+        {...state}
+        choices={models.map((m) => ({
+          value: `registry://${m.model_name}/${m.model_version}`,
+          label: `${m.model_name} ${m.model_version} (${m.backend})`,
+        }))}
+      />
+      <Field
+        name="inference_model"
+        label="…or a model path or URL"
+        {...state}
+        placeholder="/srv/models/model.gguf, https://…, or a hub id"
+      />
+      <Field name="replicas" label="Replicas" type="number" {...state} />
+      <Field name="gpu_per_replica" label="GPUs per replica" type="number" {...state} placeholder="0" />
+      <Field
+        name="input_price_per_million"
+        label="Price per million input tokens (optional)"
+        inputmode="decimal"
+        {...state}
+        placeholder="0.15"
+        hint="In the currency you bill in: each call's cost in its log, spend and budgets."
+      />
+      <Field
+        name="output_price_per_million"
+        label="Price per million output tokens (optional)"
+        inputmode="decimal"
+        {...state}
+        placeholder="0.60"
+      />
+      <Field
+        name="image"
+        label="Container image (optional)"
+        {...state}
+        hint="Blank: the engine's documented image (the local provider runs the engine's worker)."
+      />
+    </>
   );
 }
 

@@ -3,13 +3,15 @@
 
 import { t } from "elysia";
 import { engines } from "#adapters/engines/index.ts";
-import { deploymentStates, type EngineId } from "#core/domain.ts";
+import { deploymentStates, engineIds } from "#core/domain.ts";
+import type { DeployInput } from "#services/orchestration/deploy-request.ts";
 import type { FieldErrors, FormValues } from "../_shared/form.ts";
 
 /** The image recorded for a deployment whose form left it blank: the engine's own, else its name. */
 export function defaultImageOf(engine: string): string {
   try {
-    const container = engines[engine as EngineId]?.container?.({
+    const id = engineIds.find((e) => e === engine);
+    const container = (id ? engines[id] : undefined)?.container?.({
       modelSource: "model",
       modelName: "model",
       gpus: 0,
@@ -38,8 +40,11 @@ const fieldKinds: Record<string, "number" | "text" | "secret" | "lines"> = Objec
   ...Object.values(configurationFields),
 );
 
-function configurationOf(form: FormValues): { configuration?: Record<string, unknown>; error?: string } {
-  const configuration: Record<string, unknown> = {};
+/** The deploy request's engine settings (any JSON object; the engine checks its own keys). */
+type Configuration = NonNullable<DeployInput["configuration"]>;
+
+function configurationOf(form: FormValues): { configuration?: Configuration; error?: string } {
+  const configuration: Configuration = {};
   const raw = typeof form.configuration_json === "string" ? form.configuration_json.trim() : "";
   if (raw) {
     let parsed: unknown;

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import type { DeploymentState } from "#core/domain.ts";
+import { deploymentStates } from "#core/domain.ts";
 import { route } from "#server/http/route.ts";
 import { actorOf, type RequestContext } from "#services/context.ts";
 import { DeployRequest } from "#services/orchestration/deploy-request.ts";
@@ -30,7 +30,7 @@ async function render(
   const writable = can(page, "deployments:write");
   const [listed, pools, models] = await Promise.all([
     pageOfDeployments(ctx, {
-      status: filters.status as DeploymentState | undefined,
+      status: deploymentStates.find((s) => s === filters.status),
       name: filters.name,
       limit: pageSize,
       offset: (filters.page - 1) * pageSize,

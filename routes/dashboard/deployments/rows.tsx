@@ -1,4 +1,4 @@
-import type { DeploymentState } from "#core/domain.ts";
+import { deploymentStates } from "#core/domain.ts";
 import { route } from "#server/http/route.ts";
 import { pageOfDeployments } from "#services/orchestration/deployment-queries.ts";
 import { filtersOf, ListQuery, pageSize } from "./_form.ts";
@@ -12,7 +12,7 @@ export const GET = route({
   handler: async ({ ctx, query }) => {
     const filters = filtersOf(query);
     const { deployments } = await pageOfDeployments(ctx, {
-      status: filters.status as DeploymentState | undefined,
+      status: deploymentStates.find((s) => s === filters.status),
       name: filters.name,
       limit: pageSize,
       offset: (filters.page - 1) * pageSize,

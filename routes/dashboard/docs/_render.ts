@@ -24,7 +24,7 @@ export function slugOf(heading: string): string {
 
 /** The anchors of a guide's headings, as `renderDoc` sets them (repeats get -1, -2 as on GitHub). */
 export function anchorsOf(markdown: string): string[] {
-  return [...renderDoc(markdown).matchAll(/<h[1-6] id="([^"]+)"/g)].map((m) => m[1] as string);
+  return [...renderDoc(markdown).matchAll(/<h[1-6] id="([^"]+)"/g)].map((m) => m[1] ?? "");
 }
 
 export function renderDoc(markdown: string): string {

@@ -74,6 +74,80 @@ const size = (bytes: number) =>
       ? `${(bytes / 1024).toFixed(1)} KB`
       : `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
+function UploadForm({
+  page,
+  collection,
+  form,
+}: {
+  page: PageInfo;
+  collection: CollectionView;
+  form: FormState;
+}) {
+  return (
+    <section class="card">
+      <h2>Upload documents</h2>
+      <form method="post" action={`/knowledge-base/${collection.id}/upload`} enctype="multipart/form-data">
+        <Csrf token={page.csrf} />
+        <FormProblem errors={form.errors} />
+        <Field
+          name="files"
+          label="Files"
+          type="file"
+          required
+          errors={form.errors}
+          attrs={{
+            multiple: "multiple",
+            accept: ".txt,.md,.markdown,.html,.htm,.pdf,text/plain,text/markdown,text/html,application/pdf",
+          }}
+          hint="Text, Markdown, HTML or PDF; up to 20 files of 10 MiB. One bad file and none is stored."
+        />
+        <button type="submit">Upload</button>
+      </form>
+    </section>
+  );
+}
+
+function DocumentsTable({ page, documents }: { page: PageInfo; documents: DocumentView[] }) {
+  return (
+    <Table label="Documents">
+      <thead>
+        <tr>
+          <th>Document</th>
+          <th>Type</th>
+          <th class="num">Size</th>
+          <th>Uploaded</th>
+          <ActionsHeader when={can(page, "knowledge_base:write")} />
+        </tr>
+      </thead>
+      <tbody>
+        {documents.map((d) => (
+          <tr>
+            <td safe>{d.filename}</td>
+            <td safe>{d.content_type}</td>
+            <td class="num" safe>
+              {size(d.size_bytes)}
+            </td>
+            <td>
+              <Ago at={d.created_at} />
+            </td>
+            {can(page, "knowledge_base:write") ? (
+              <td>
+                <ActionButton
+                  action={`/knowledge-base/documents/${d.id}/delete`}
+                  label="Delete"
+                  tone="danger"
+                  csrf={page.csrf}
+                  confirm={`Delete ${d.filename} and its passages?`}
+                />
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}
+
 export function CollectionPage({
   page,
   collection,
@@ -109,71 +183,12 @@ export function CollectionPage({
         </p>
       ) : null}
       {can(page, "knowledge_base:write") ? (
-        <section class="card">
-          <h2>Upload documents</h2>
-          <form
-            method="post"
-            action={`/knowledge-base/${collection.id}/upload`}
-            enctype="multipart/form-data"
-          >
-            <Csrf token={page.csrf} />
-            <FormProblem errors={form.errors} />
-            <Field
-              name="files"
-              label="Files"
-              type="file"
-              required
-              errors={form.errors}
-              attrs={{
-                multiple: "multiple",
-                accept:
-                  ".txt,.md,.markdown,.html,.htm,.pdf,text/plain,text/markdown,text/html,application/pdf",
-              }}
-              hint="Text, Markdown, HTML or PDF; up to 20 files of 10 MiB. One bad file and none is stored."
-            />
-            <button type="submit">Upload</button>
-          </form>
-        </section>
+        <UploadForm page={page} collection={collection} form={form} />
       ) : null}
       {documents.length === 0 ? (
         <EmptyState title="No documents in this collection yet" />
       ) : (
-        <Table label="Documents">
-          <thead>
-            <tr>
-              <th>Document</th>
-              <th>Type</th>
-              <th class="num">Size</th>
-              <th>Uploaded</th>
-              <ActionsHeader when={can(page, "knowledge_base:write")} />
-            </tr>
-          </thead>
-          <tbody>
-            {documents.map((d) => (
-              <tr>
-                <td safe>{d.filename}</td>
-                <td safe>{d.content_type}</td>
-                <td class="num" safe>
-                  {size(d.size_bytes)}
-                </td>
-                <td>
-                  <Ago at={d.created_at} />
-                </td>
-                {can(page, "knowledge_base:write") ? (
-                  <td>
-                    <ActionButton
-                      action={`/knowledge-base/documents/${d.id}/delete`}
-                      label="Delete"
-                      tone="danger"
-                      csrf={page.csrf}
-                      confirm={`Delete ${d.filename} and its passages?`}
-                    />
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+        <DocumentsTable page={page} documents={documents} />
       )}
     </Layout>
   );

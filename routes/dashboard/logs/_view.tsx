@@ -125,7 +125,7 @@ const shortId = (id: string | null) =>
  * A record's details, folded: the summary names the fields, opening it shows the JSON laid out, so a
  * long record neither widens the table nor is cut off.
  */
-function AuditDetails({ details }: { details: Record<string, unknown> }) {
+function AuditDetails({ details }: Pick<AuditRecord, "details">) {
   const fields = Object.keys(details);
   if (fields.length === 0) return <span class="muted">—</span>;
   return (

@@ -19,7 +19,7 @@ export const GET = route({
     const logQuery = {
       limit: 50,
       cursor: query.cursor,
-      outcome: filters.outcome as "ok" | "error" | undefined,
+      outcome: filters.outcome,
     };
     const [page, logs, deployments] = await Promise.all([
       pageInfo(ctx, request),

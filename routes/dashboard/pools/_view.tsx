@@ -93,7 +93,6 @@ const limitFields: [name: string, label: string, step: string, hint: string][] =
 ];
 
 export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, created }: PoolsPageProps) {
-  const state = { values: { provider: defaultProvider, ...form.values }, errors: form.errors };
   return (
     <Layout title="Pools" page={page}>
       <PageHeader title="Compute pools" />
@@ -133,64 +132,7 @@ export function PoolsPage({ page, pools, providers, defaultProvider, form = {}, 
         </Table>
       )}
       {can(page, "pools:write") ? (
-        <FormCard title="Create a pool" action="/pools" csrf={page.csrf} errors={form.errors}>
-          <div class="grid2">
-            <Field
-              name="pool_name"
-              label="Name"
-              {...state}
-              hint="Letters, digits, '.', '_' and '-'; generated when left blank."
-            />
-            <Select
-              name="provider"
-              label="Provider"
-              {...state}
-              choices={providers.map((p) => ({ value: p.id, label: `${p.id}: ${p.summary}` }))}
-            />
-            <Field
-              name="allowed_gpu_types"
-              label="GPU types (optional)"
-              {...state}
-              placeholder="A100, L4"
-              hint="Comma-separated; replicas are placed only on these. Blank: any (or none for CPU)."
-            />
-            {limitFields.map(([name, label, step, hint]) => (
-              <Field name={name} label={label} type="number" {...state} attrs={{ step }} hint={hint} />
-            ))}
-            <Select
-              name="owner_type"
-              label="Owner"
-              {...state}
-              choices={[
-                { value: "org", label: "this organization" },
-                { value: "user", label: "me only" },
-              ]}
-            />
-            <Field
-              name="provider_pool_id"
-              label="Provider's own pool id (optional)"
-              {...state}
-              hint="An existing cluster, namespace, market or service at the provider to use as this pool."
-            />
-            <Checkboxes
-              name="is_dedicated"
-              label="Dedicated"
-              {...state}
-              choices={[{ value: "true", label: "Only this pool's deployments run on its nodes" }]}
-            />
-            <TextArea
-              name="scheduling_policy_json"
-              label="Scheduling policy (JSON, optional)"
-              {...state}
-              rows={2}
-              hint='Passed to the provider as it is, e.g. {"spread": "zone"}.'
-            />
-          </div>
-          <p class="hint" safe>
-            {`Without a choice the provider is ${defaultProvider}: nosana once its credentials are configured (Providers page), otherwise local, worker processes on this machine. A pool holds no idle machines: each replica of its deployments is a node, started when wanted, up to its size.`}
-          </p>
-          <button type="submit">Create pool</button>
-        </FormCard>
+        <CreatePoolForm page={page} providers={providers} defaultProvider={defaultProvider} form={form} />
       ) : null}
     </Layout>
   );
@@ -341,5 +283,75 @@ export function PoolPage({
         </ul>
       )}
     </Layout>
+  );
+}
+
+/** The new pool's form; the provider preselected is the default one. */
+function CreatePoolForm({
+  page,
+  providers,
+  defaultProvider,
+  form,
+}: Pick<PoolsPageProps, "page" | "providers" | "defaultProvider"> & { form: FormState }) {
+  const state = { values: { provider: defaultProvider, ...form.values }, errors: form.errors };
+  return (
+    <FormCard title="Create a pool" action="/pools" csrf={page.csrf} errors={form.errors}>
+      <div class="grid2">
+        <Field
+          name="pool_name"
+          label="Name"
+          {...state}
+          hint="Letters, digits, '.', '_' and '-'; generated when left blank."
+        />
+        <Select
+          name="provider"
+          label="Provider"
+          {...state}
+          choices={providers.map((p) => ({ value: p.id, label: `${p.id}: ${p.summary}` }))}
+        />
+        <Field
+          name="allowed_gpu_types"
+          label="GPU types (optional)"
+          {...state}
+          placeholder="A100, L4"
+          hint="Comma-separated; replicas are placed only on these. Blank: any (or none for CPU)."
+        />
+        {limitFields.map(([name, label, step, hint]) => (
+          <Field name={name} label={label} type="number" {...state} attrs={{ step }} hint={hint} />
+        ))}
+        <Select
+          name="owner_type"
+          label="Owner"
+          {...state}
+          choices={[
+            { value: "org", label: "this organization" },
+            { value: "user", label: "me only" },
+          ]}
+        />
+        <Field
+          name="provider_pool_id"
+          label="Provider's own pool id (optional)"
+          {...state}
+          hint="An existing cluster, namespace, market or service at the provider to use as this pool."
+        />
+        <Checkboxes
+          name="is_dedicated"
+          label="Dedicated"
+          {...state}
+          choices={[{ value: "true", label: "Only this pool's deployments run on its nodes" }]}
+        />
+        <TextArea
+          name="scheduling_policy_json"
+          label="Scheduling policy (JSON, optional)"
+          {...state}
+          rows={2}
+          hint='Passed to the provider as it is, e.g. {"spread": "zone"}.'
+        />
+      </div>
+      <p class="hint" safe>
+        {`Without a choice the provider is ${defaultProvider}: nosana once its credentials are configured (Providers page), otherwise local, worker processes on this machine. A pool holds no idle machines: each replica of its deployments is a node, started when wanted, up to its size.`}
+      </p>
+      <button type="submit">Create pool</button>
+    </FormCard>
   );
 }

@@ -2,7 +2,11 @@
 // (adapters/providers/<id>/, documented in docs/providers.md), as a list of fields. A new kind of
 // provider is one more entry here; a provider without an entry gets the settings as a JSON object.
 import type { ProviderId } from "#core/domain.ts";
-import type { FieldErrors } from "../_shared/form.ts";
+import type { ProviderConfigView } from "#services/provider-configs/config.ts";
+import type { FieldErrors, FormValues } from "../_shared/form.ts";
+
+/** A provider's settings, as the service stores and shows them. */
+type Settings = ProviderConfigView["settings"];
 
 export type ProviderFieldKind = "text" | "url" | "number" | "choice" | "json";
 
@@ -148,7 +152,7 @@ export function settingText(value: unknown): string {
 }
 
 export interface ProviderFormInput {
-  settings: Record<string, unknown>;
+  settings: Settings;
   /** Absent: keep the stored credentials (every credential field was left blank). */
   credentials?: Record<string, string>;
 }
@@ -162,10 +166,10 @@ const text = (value: unknown) => (typeof value === "string" ? value.trim() : "")
  */
 export function formInput(
   form: ProviderForm,
-  body: Record<string, unknown>,
-  stored: Record<string, unknown>,
+  body: FormValues,
+  stored: Settings,
 ): { ok: true; input: ProviderFormInput } | { ok: false; errors: FieldErrors } {
-  const settings: Record<string, unknown> = { ...stored };
+  const settings: Settings = { ...stored };
   const errors: FieldErrors = {};
   for (const field of form.settings) {
     const key = `setting_${field.name}`;
@@ -219,7 +223,7 @@ function settingValue(
 
 /** A provider without a form above: its settings as one JSON object (`settings_json`). */
 export function jsonInput(
-  body: Record<string, unknown>,
+  body: FormValues,
 ): { ok: true; input: ProviderFormInput } | { ok: false; errors: FieldErrors } {
   const raw = text(body.settings_json);
   let settings: unknown = {};

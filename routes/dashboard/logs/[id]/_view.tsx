@@ -1,14 +1,9 @@
 // One inference request as logged: what was asked and answered (sizes and settings, never the text),
 // what each guardrail stage decided and found, how long it took, who served it and what it cost.
-import type {
-  DeploymentLabel,
-  InferenceLogView,
-  LoggedDecision,
-  ServingReplica,
-} from "#services/inference-logs/logs.ts";
+import type { DeploymentLabel, InferenceLogView, ServingReplica } from "#services/inference-logs/logs.ts";
 import { Layout } from "../../_shared/layout.tsx";
 import type { PageInfo } from "../../_shared/page.ts";
-import { retrievalSummary } from "../../_shared/parts/decisions.ts";
+import { type LoggedGuardrails, loggedDecision, retrievalSummary } from "../../_shared/parts/decisions.ts";
 import { Badge, PageHeader } from "../../_shared/parts/list.tsx";
 import { ms } from "../../_shared/parts/usage.tsx";
 import { costText, time } from "../_view.tsx";
@@ -64,13 +59,11 @@ function DeploymentName({
 /** The guardrail stages that ran, in the order they run, each with its decision and findings. */
 const stages = ["input", "classifier", "output"] as const;
 
-function decisionOf(guardrails: Record<string, unknown>, stage: string): LoggedDecision | undefined {
-  const value = guardrails[stage];
-  return typeof value === "object" && value !== null ? (value as LoggedDecision) : undefined;
-}
-
-function Guardrails({ guardrails }: { guardrails: Record<string, unknown> }) {
-  const ran = stages.filter((s) => decisionOf(guardrails, s));
+function Guardrails({ guardrails }: { guardrails: LoggedGuardrails }) {
+  const ran = stages.flatMap((stage) => {
+    const decision = loggedDecision(guardrails[stage]);
+    return decision ? [{ stage, decision }] : [];
+  });
   if (ran.length === 0) return <p class="muted">No guardrail ran on this request.</p>;
   return (
     <table data-guardrails>
@@ -83,8 +76,7 @@ function Guardrails({ guardrails }: { guardrails: Record<string, unknown> }) {
         </tr>
       </thead>
       <tbody>
-        {ran.map((stage) => {
-          const d = decisionOf(guardrails, stage) as LoggedDecision;
+        {ran.map(({ stage, decision: d }) => {
           const findings = (d.findings ?? []).map((f) => [f.scanner, f.type].filter(Boolean).join(" "));
           const categories = d.categories ?? [];
           return (
@@ -117,101 +109,119 @@ function Guardrails({ guardrails }: { guardrails: Record<string, unknown> }) {
   );
 }
 
-export function InferenceLogEntryPage({ page, entry: e, deployments, replica }: InferenceLogEntryProps) {
+/** Who asked for what, who served it and how it ended. */
+function RequestFacts({
+  entry: e,
+  deployments,
+  replica,
+}: Pick<InferenceLogEntryProps, "entry" | "deployments" | "replica">) {
   const fallbackServed = e.served_by_deployment_id !== null && e.served_by_deployment_id !== e.deployment_id;
+  return (
+    <section class="card" aria-labelledby="entry-request">
+      <h2 id="entry-request">Request</h2>
+      <dl class="facts" data-entry>
+        <dt>Time (UTC)</dt>
+        <dd safe>{time(e.created_at)}</dd>
+        <dt>Request id</dt>
+        <dd class="mono" safe>
+          {e.request_id}
+        </dd>
+        <dt>Model asked for</dt>
+        <dd safe>{e.model}</dd>
+        <dt>Deployment</dt>
+        <dd>
+          {e.deployment_id ? (
+            <DeploymentName id={e.deployment_id} labels={deployments} fallback={e.model} />
+          ) : (
+            <span class="muted">none (refused before a deployment was chosen)</span>
+          )}
+        </dd>
+        <dt>Served by</dt>
+        <dd data-served-by>
+          {e.served_by_deployment_id ? (
+            <>
+              <DeploymentName
+                id={e.served_by_deployment_id}
+                labels={deployments}
+                fallback={e.served_by ?? e.served_by_deployment_id}
+              />
+              {fallbackServed ? <span class="muted"> (a fallback of the routing policy)</span> : null}
+            </>
+          ) : (
+            <span class="muted">no deployment answered</span>
+          )}
+        </dd>
+        {e.served_by_deployment_id ? (
+          <>
+            <dt>Replica</dt>
+            <dd data-replica>
+              <ReplicaName endpoint={e.served_by_endpoint} replica={replica} />
+            </dd>
+          </>
+        ) : null}
+        <dt>API key</dt>
+        <dd class="mono" safe>
+          {e.key_prefix ?? "—"}
+        </dd>
+        <dt>Status</dt>
+        <dd>
+          <Badge state={String(e.status)} still />
+          {e.error_code ? (
+            <span class="muted" safe>
+              {` ${e.error_code}`}
+            </span>
+          ) : null}
+        </dd>
+        <dt>Streamed</dt>
+        <dd>{e.stream ? "yes" : "no"}</dd>
+      </dl>
+    </section>
+  );
+}
+
+/** Tokens, timings and cost. */
+function UsageFacts({ entry: e }: Pick<InferenceLogEntryProps, "entry">) {
+  return (
+    <section class="card" aria-labelledby="entry-usage">
+      <h2 id="entry-usage">Tokens, timings and cost</h2>
+      <dl class="facts">
+        <dt>Prompt tokens</dt>
+        <dd data-figure="prompt_tokens" safe>
+          {String(e.prompt_tokens)}
+        </dd>
+        <dt>Of which cached</dt>
+        <dd data-figure="cached_tokens" safe>
+          {String(e.cached_tokens)}
+        </dd>
+        <dt>Answer tokens</dt>
+        <dd data-figure="completion_tokens" safe>
+          {String(e.completion_tokens)}
+        </dd>
+        <dt>First token after</dt>
+        <dd data-figure="ttft" safe>
+          {e.ttft_ms === null ? "— (no token was produced)" : ms(e.ttft_ms)}
+        </dd>
+        <dt>Whole request</dt>
+        <dd data-figure="latency" safe>
+          {ms(e.latency_ms)}
+        </dd>
+        <dt>Cost</dt>
+        <dd data-figure="cost">
+          {e.cost > 0 ? `${costText(e.cost)} (in the deployment's price currency)` : "— (unpriced)"}
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+export function InferenceLogEntryPage({ page, entry: e, deployments, replica }: InferenceLogEntryProps) {
   return (
     <Layout title="Inference request" page={page}>
       <PageHeader title="Inference request">
         <a href="/logs">All inference logs</a>
       </PageHeader>
-      <section class="card" aria-labelledby="entry-request">
-        <h2 id="entry-request">Request</h2>
-        <dl class="facts" data-entry>
-          <dt>Time (UTC)</dt>
-          <dd safe>{time(e.created_at)}</dd>
-          <dt>Request id</dt>
-          <dd class="mono" safe>
-            {e.request_id}
-          </dd>
-          <dt>Model asked for</dt>
-          <dd safe>{e.model}</dd>
-          <dt>Deployment</dt>
-          <dd>
-            {e.deployment_id ? (
-              <DeploymentName id={e.deployment_id} labels={deployments} fallback={e.model} />
-            ) : (
-              <span class="muted">none (refused before a deployment was chosen)</span>
-            )}
-          </dd>
-          <dt>Served by</dt>
-          <dd data-served-by>
-            {e.served_by_deployment_id ? (
-              <>
-                <DeploymentName
-                  id={e.served_by_deployment_id}
-                  labels={deployments}
-                  fallback={e.served_by ?? e.served_by_deployment_id}
-                />
-                {fallbackServed ? <span class="muted"> (a fallback of the routing policy)</span> : null}
-              </>
-            ) : (
-              <span class="muted">no deployment answered</span>
-            )}
-          </dd>
-          {e.served_by_deployment_id ? (
-            <>
-              <dt>Replica</dt>
-              <dd data-replica>
-                <ReplicaName endpoint={e.served_by_endpoint} replica={replica} />
-              </dd>
-            </>
-          ) : null}
-          <dt>API key</dt>
-          <dd class="mono" safe>
-            {e.key_prefix ?? "—"}
-          </dd>
-          <dt>Status</dt>
-          <dd>
-            <Badge state={String(e.status)} still />
-            {e.error_code ? (
-              <span class="muted" safe>
-                {` ${e.error_code}`}
-              </span>
-            ) : null}
-          </dd>
-          <dt>Streamed</dt>
-          <dd>{e.stream ? "yes" : "no"}</dd>
-        </dl>
-      </section>
-      <section class="card" aria-labelledby="entry-usage">
-        <h2 id="entry-usage">Tokens, timings and cost</h2>
-        <dl class="facts">
-          <dt>Prompt tokens</dt>
-          <dd data-figure="prompt_tokens" safe>
-            {String(e.prompt_tokens)}
-          </dd>
-          <dt>Of which cached</dt>
-          <dd data-figure="cached_tokens" safe>
-            {String(e.cached_tokens)}
-          </dd>
-          <dt>Answer tokens</dt>
-          <dd data-figure="completion_tokens" safe>
-            {String(e.completion_tokens)}
-          </dd>
-          <dt>First token after</dt>
-          <dd data-figure="ttft" safe>
-            {e.ttft_ms === null ? "— (no token was produced)" : ms(e.ttft_ms)}
-          </dd>
-          <dt>Whole request</dt>
-          <dd data-figure="latency" safe>
-            {ms(e.latency_ms)}
-          </dd>
-          <dt>Cost</dt>
-          <dd data-figure="cost">
-            {e.cost > 0 ? `${costText(e.cost)} (in the deployment's price currency)` : "— (unpriced)"}
-          </dd>
-        </dl>
-      </section>
+      <RequestFacts entry={e} deployments={deployments} replica={replica} />
+      <UsageFacts entry={e} />
       <section class="card" aria-labelledby="entry-guardrails">
         <h2 id="entry-guardrails">Guardrails</h2>
         <p class="muted">Only scanners, types and actions are logged, never the text a finding points at.</p>

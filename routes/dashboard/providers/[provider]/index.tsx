@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import type { ProviderId } from "#core/domain.ts";
+import { providerIds } from "#core/domain.ts";
 import { route } from "#server/http/route.ts";
 import { listProviderConfigs, setProviderConfig } from "#services/provider-configs/config.ts";
 import { attempt, type FieldErrors, type FormResult } from "../../_shared/form.ts";
@@ -26,7 +26,8 @@ export const POST = route({
   handler: async ({ ctx, params, body, request, set }) => {
     const providers = (await listProviderConfigs(ctx)).providers;
     const stored = providers.find((p) => p.provider === params.provider);
-    const form = providerForms[params.provider as ProviderId];
+    const id = providerIds.find((p) => p === params.provider);
+    const form = id ? providerForms[id] : undefined;
     const parsed = form ? formInput(form, body, stored?.settings ?? {}) : jsonInput(body);
     // An unknown provider falls through to the service, which names the known ones.
     const saved: FormResult<unknown> = parsed.ok

@@ -1,6 +1,8 @@
 // One policy's card on a deployment's policies page: where its value comes from, its form (or the same
 // fields disabled for a reader), the note after a save and the button back to the organization's.
+import { Value } from "@sinclair/typebox/value";
 import type { PolicyType } from "#core/domain.ts";
+import { GuardrailsConfig, PromptConfig, RoutingConfig } from "#core/policies.ts";
 import type { FormValues } from "#routes/dashboard/_shared/form.ts";
 import { can, type PageInfo } from "#routes/dashboard/_shared/page.ts";
 import { Csrf, FormProblem, type FormState } from "#routes/dashboard/_shared/parts/form.tsx";
@@ -11,7 +13,8 @@ import { scanners } from "./_fields.tsx";
 export interface DeploymentPoliciesProps {
   page: PageInfo;
   deployment: { id: string; name: string };
-  policies: Record<PolicyType, PolicyView>;
+  /** The deployment's policies by type (budgets, which belong to no deployment, are not here). */
+  policies: ReadonlyMap<PolicyType, PolicyView>;
   templates: { id: string; name: string }[];
   collections: { id: string; name: string }[];
   /** The organization's other deployments, by name: what the routing policy may name. */
@@ -22,26 +25,43 @@ export interface DeploymentPoliciesProps {
   failed?: { type: PolicyType; form: FormState } | undefined;
 }
 
-/** A policy's config as the flat values of its form (guardrails: `input_pii_action`, ...). */
-export function formValuesOf(type: PolicyType, config: Record<string, unknown>): FormValues {
-  if (type === "prompt") return { template_id: (config.template_id as string | null) ?? "" };
-  if (type === "routing")
-    return {
-      fallbacks: ((config.fallbacks as string[] | undefined) ?? []).join("\n"),
-      prefix_affinity: config.prefix_affinity === false ? "off" : "on",
-    };
-  if (type !== "guardrails") return config;
-  const values: FormValues = {};
-  for (const stage of ["input", "output"] as const) {
-    const settings = (config[stage] ?? {}) as Record<string, unknown>;
-    for (const scanner of scanners[stage]) {
-      const s = (settings[scanner] ?? {}) as { action?: string; threshold?: number };
-      values[`${stage}_${scanner}_action`] = s.action ?? "off";
-      if (s.threshold !== undefined) values[`${stage}_${scanner}_threshold`] = String(s.threshold);
-    }
-    if (stage === "output") values.output_mode = (settings.mode as string | undefined) ?? "blocking";
+/**
+ * A policy's config as the flat values of its form (guardrails: `input_pii_action`, ...). The view holds
+ * the config of `type` (or `{}`, the default): the check gives it that type's fields.
+ */
+export function formValuesOf(type: PolicyType, config: PolicyView["config"]): FormValues {
+  if (type === "prompt") {
+    const prompt = Value.Check(PromptConfig, config) ? config : undefined;
+    return { template_id: prompt?.template_id ?? "" };
   }
+  if (type === "routing") {
+    const routing = Value.Check(RoutingConfig, config) ? config : {};
+    return {
+      fallbacks: (routing.fallbacks ?? []).join("\n"),
+      prefix_affinity: routing.prefix_affinity === false ? "off" : "on",
+    };
+  }
+  if (type !== "guardrails") return config;
+  const guardrails = Value.Check(GuardrailsConfig, config) ? config : {};
+  const values: FormValues = {};
+  scannerValues(values, "input", scanners.input, guardrails.input ?? {});
+  scannerValues(values, "output", scanners.output, guardrails.output ?? {});
+  values.output_mode = guardrails.output?.mode ?? "blocking";
   return values;
+}
+
+/** One stage's scanners as form values: `<stage>_<scanner>_action` and, when set, `_threshold`. */
+function scannerValues<S extends string>(
+  values: FormValues,
+  stage: "input" | "output",
+  names: readonly S[],
+  settings: { [K in S]?: { action?: string; threshold?: number } },
+): void {
+  for (const scanner of names) {
+    const s = settings[scanner] ?? {};
+    values[`${stage}_${scanner}_action`] = s.action ?? "off";
+    if (s.threshold !== undefined) values[`${stage}_${scanner}_threshold`] = String(s.threshold);
+  }
 }
 
 const sourceText = {
@@ -58,11 +78,10 @@ export function PolicyCard(props: {
   body: (form: FormState) => JSX.Element;
 }) {
   const { type, p } = props;
-  const policy = p.policies[type];
+  const policy = p.policies.get(type);
+  if (!policy) throw new Error(`the ${type} policy was not read for this page`);
   const form: FormState =
-    p.failed?.type === type
-      ? p.failed.form
-      : { values: formValuesOf(type, policy.config as Record<string, unknown>) };
+    p.failed?.type === type ? p.failed.form : { values: formValuesOf(type, policy.config) };
   const writable = can(p.page, "policies:write");
   const base = `/deployments/${p.deployment.id}/policies`;
   return (

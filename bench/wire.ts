@@ -1,0 +1,30 @@
+// The few wire shapes the benches read, as schemas: what a worker prints when it starts, and the
+// fields of a chat stream chunk the benches time and count (loose: null where OpenAI sends null).
+import { Type as T } from "@sinclair/typebox";
+import { jsonParser } from "../scripts/checked.ts";
+
+/** The worker's first line on stdout: {"event":"ready","port":N} or {"event":"fatal","reason":…}. */
+export const WorkerLine = T.Object({
+  event: T.String(),
+  port: T.Optional(T.Number()),
+  reason: T.Optional(T.String()),
+});
+export const parseWorkerLine = jsonParser(WorkerLine, "worker line");
+
+const Usage = T.Object({
+  prompt_tokens: T.Number(),
+  completion_tokens: T.Number(),
+  prompt_tokens_details: T.Optional(T.Union([T.Object({ cached_tokens: T.Optional(T.Number()) }), T.Null()])),
+});
+
+/** A chat.completion.chunk as far as the benches read it, or the error a stream ends with. */
+export const StreamChunk = T.Object({
+  choices: T.Optional(
+    T.Array(
+      T.Object({ delta: T.Optional(T.Object({ content: T.Optional(T.Union([T.String(), T.Null()])) })) }),
+    ),
+  ),
+  usage: T.Optional(T.Union([Usage, T.Null()])),
+  error: T.Optional(T.Object({ message: T.String() })),
+});
+export const parseStreamChunk = jsonParser(StreamChunk, "stream chunk");
