@@ -46,5 +46,6 @@ for (const path of files) {
 console.log(`${files.length} files: ${total.casts} as casts, ${total.records} Record<string, unknown>`);
 if (process.argv.includes("--files")) {
   perFile.sort((a, b) => b[1].casts + b[1].records - a[1].casts - a[1].records);
-  for (const [path, c] of perFile.slice(0, process.argv.includes("--all") ? undefined : 40)) console.log(`${c.casts}\t${c.records}\t${path}`);
+  for (const [path, c] of perFile.slice(0, process.argv.includes("--all") ? undefined : 40))
+    console.log(`${c.casts}\t${c.records}\t${path}`);
 }

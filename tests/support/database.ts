@@ -52,7 +52,8 @@ function templateName(): string {
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(readFileSync(join(migrationsDir, "..", "migrate.ts")));
   for (const file of readdirSync(migrationsDir, { recursive: true }).map(String).sort()) {
-    if (file.endsWith(".sql") || file.endsWith(".json")) hasher.update(readFileSync(join(migrationsDir, file)));
+    if (file.endsWith(".sql") || file.endsWith(".json"))
+      hasher.update(readFileSync(join(migrationsDir, file)));
   }
   return `t_template_${hasher.digest("hex").slice(0, 16)}`;
 }
