@@ -16,6 +16,8 @@ export interface ReplicaHealthOptions {
   /** A replica out of rotation that no request asked for this long is forgotten (it was removed). */
   forgetAfterMs?: number;
   onForget?(endpoint: string): void;
+  /** The clock `forgetAfterMs` is counted on (default Date.now; a test moves its own). */
+  now?: () => number;
 }
 
 export const defaultReplicaHealth = { failureThreshold: 3, probeBaseMs: 1000, probeMaxMs: 30_000 } as const;
@@ -32,12 +34,16 @@ export class ReplicaHealth {
   private readonly ejected = new Map<string, Ejection>();
   private closed = false;
 
-  constructor(private readonly options: ReplicaHealthOptions) {}
+  private readonly now: () => number;
+
+  constructor(private readonly options: ReplicaHealthOptions) {
+    this.now = options.now ?? Date.now;
+  }
 
   /** Whether a request would pass the replica over; asking also marks it as still wanted. */
   isOut(endpoint: string): boolean {
     const ejection = this.ejected.get(endpoint);
-    if (ejection) ejection.wantedAt = Date.now();
+    if (ejection) ejection.wantedAt = this.now();
     return ejection !== undefined;
   }
 
@@ -58,7 +64,7 @@ export class ReplicaHealth {
       return;
     }
     this.failures.delete(endpoint);
-    const ejection: Ejection = { timer: undefined, delayMs: this.options.probeBaseMs, wantedAt: Date.now() };
+    const ejection: Ejection = { timer: undefined, delayMs: this.options.probeBaseMs, wantedAt: this.now() };
     this.ejected.set(endpoint, ejection);
     this.options.onChange?.(endpoint, true);
     this.schedule(endpoint, ejection);
@@ -79,7 +85,7 @@ export class ReplicaHealth {
 
   private async probe(endpoint: string, ejection: Ejection): Promise<void> {
     const forgetAfterMs = this.options.forgetAfterMs ?? 10 * 60_000;
-    if (Date.now() - ejection.wantedAt > forgetAfterMs) {
+    if (this.now() - ejection.wantedAt > forgetAfterMs) {
       this.ejected.delete(endpoint);
       this.options.onForget?.(endpoint);
       return;

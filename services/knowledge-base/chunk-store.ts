@@ -36,15 +36,22 @@ export const CHUNK_DEADLINE_MS = 60_000;
 // resident for a process that never indexes a document: docs/performance.md).
 let pool: WorkerPool<{ text: string; type: string }, ChunkBatches> | undefined;
 
-/** The chunks of one document; 400 naming `field` when it cannot be read in time, or at all. */
-export async function chunkDocument(text: string, type: string, field: string): Promise<ChunkBatches> {
+/**
+ * The chunks of one document; 400 naming `field` when it cannot be read within `deadlineMs`, or at all.
+ */
+export async function chunkDocument(
+  text: string,
+  type: string,
+  field: string,
+  deadlineMs = CHUNK_DEADLINE_MS,
+): Promise<ChunkBatches> {
   pool ??= new WorkerPool(new URL("./chunk-worker.ts", import.meta.url));
   try {
-    return await pool.run({ text, type }, CHUNK_DEADLINE_MS);
+    return await pool.run({ text, type }, deadlineMs);
   } catch (error) {
     const message =
       error instanceof DeadlineExceeded
-        ? `could not be read within ${CHUNK_DEADLINE_MS / 1000} s`
+        ? `could not be read within ${deadlineMs / 1000} s`
         : "could not be read (nested too deeply, or malformed)";
     throw new AppError("validation_error", `${field}: ${message}`, { fields: [{ field, message }] });
   }

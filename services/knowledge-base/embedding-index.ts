@@ -100,6 +100,8 @@ export class EmbeddingScheduler {
     private readonly db: Database,
     private readonly balancer: InFlightBalancer,
     private readonly log?: Logger,
+    /** The clock the quiet period is counted on (a test moves its own). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Starts embedding the collections' missing passages in the background, unless a run is under way. */
@@ -111,15 +113,15 @@ export class EmbeddingScheduler {
     const key = `${target.deploymentId}:${[...collectionIds].sort().join(",")}`;
     const running = this.#runs.get(key);
     if (running) return running;
-    if (Date.now() - (this.#lastQuietRun.get(key) ?? 0) < quietMs) return Promise.resolve();
+    if (this.now() - (this.#lastQuietRun.get(key) ?? 0) < quietMs) return Promise.resolve();
     const { log } = this;
     const run = embedMissingPassages(this.db, target.deploymentId, collectionIds, embed)
       .then((embedded) => {
-        if (embedded === 0) this.#lastQuietRun.set(key, Date.now());
+        if (embedded === 0) this.#lastQuietRun.set(key, this.now());
         else log?.info("passages embedded", { deployment_id: target.deploymentId, passages: embedded });
       })
       .catch((error: unknown) => {
-        this.#lastQuietRun.set(key, Date.now());
+        this.#lastQuietRun.set(key, this.now());
         log?.warn("embedding passages failed; retried on a later question", {
           deployment_id: target.deploymentId,
           error,

@@ -5,6 +5,7 @@
 import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import type { Database } from "#db/client.ts";
 import type { Logger } from "../context.ts";
+import { CHUNK_DEADLINE_MS } from "./chunk-store.ts";
 import { EmbeddingScheduler } from "./embedding-index.ts";
 import { VectorSearch } from "./vector-search.ts";
 
@@ -22,9 +23,19 @@ export interface KnowledgeRuntime {
   embedding: EmbeddingScheduler;
   /** Spreads questions and passages to embed over an embedding deployment's replicas. */
   balancer: InFlightBalancer;
+  /**
+   * How long reading and cutting one upload's documents may take (chunk-store.ts). A test that is not
+   * about this deadline lengthens it: a loaded CI machine starves the worker's nice-10 thread.
+   */
+  chunkDeadlineMs: number;
 }
 
 export function createKnowledgeRuntime(db: Database, log?: Logger): KnowledgeRuntime {
   const balancer = new InFlightBalancer();
-  return { vectors: new VectorSearch(db), embedding: new EmbeddingScheduler(db, balancer, log), balancer };
+  return {
+    vectors: new VectorSearch(db),
+    embedding: new EmbeddingScheduler(db, balancer, log),
+    balancer,
+    chunkDeadlineMs: CHUNK_DEADLINE_MS,
+  };
 }

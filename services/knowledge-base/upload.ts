@@ -123,8 +123,10 @@ export async function uploadDocuments(
 
   // Read and cut before the transaction, on a worker (chunk-store.ts).
   const chunksOf = new Map<string, ChunkBatches>();
+  const deadlineMs = ctx.knowledge.chunkDeadlineMs;
   for (const c of checked) {
-    if (!chunksOf.has(c.sha)) chunksOf.set(c.sha, await chunkDocument(c.content, c.contentType, c.place));
+    if (!chunksOf.has(c.sha))
+      chunksOf.set(c.sha, await chunkDocument(c.content, c.contentType, c.place, deadlineMs));
   }
 
   return mutate(

@@ -11,7 +11,7 @@ import {
   startOrchestrationTest,
 } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
-import { type Any, status } from "./support.ts";
+import { status } from "./support.ts";
 
 let o: OrchestrationTest;
 let reconciler: Reconciler;
@@ -48,7 +48,7 @@ test("scaled down, a replica drains out of rotation before it stops; scaled up m
   const draining = await eventually(
     async () => {
       const d = await status(o, id);
-      return d.observed_replicas.filter((r: Any) => r.state === "DRAINING").length === 2 ? d : undefined;
+      return d.observed_replicas.filter((r) => r.state === "DRAINING").length === 2 ? d : undefined;
     },
     10_000,
     "two draining",
@@ -67,7 +67,7 @@ test("scaled down, a replica drains out of rotation before it stops; scaled up m
   await eventually(async () => (await status(o, id)).endpoints.length === 2, 10_000, "two ready");
   expect((await scale(id, 1)).status).toBe(200);
   await eventually(
-    async () => (await status(o, id)).observed_replicas.some((r: Any) => r.state === "DRAINING"),
+    async () => (await status(o, id)).observed_replicas.some((r) => r.state === "DRAINING"),
     10_000,
     "draining",
   );
@@ -80,5 +80,5 @@ test("scaled down, a replica drains out of rotation before it stops; scaled up m
     10_000,
     "serving again",
   );
-  expect(back.observed_replicas.map((r: Any) => r.state)).toEqual(["READY", "READY"]);
+  expect(back.observed_replicas.map((r) => r.state)).toEqual(["READY", "READY"]);
 }, 90_000);

@@ -5,10 +5,10 @@
 // max_cost_per_hour stops a scale-up, and the decision says so (each replica here costs $1/h).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import {
-  type Any,
   type AutoscalingTest,
   ask,
   atZero,
+  type DeploymentView,
   localDeployment,
   scaleDecisions,
   startAutoscalingTest,
@@ -119,7 +119,11 @@ test("load summed over two gateways scales up past what either sees alone, and d
 }, 60_000);
 
 /** Three slow requests want three replicas; a bound of the pool keeps one, and the decision says why. */
-async function blockedScaleUp(name: string, poolBody: Record<string, unknown>, ready: (d: Any) => boolean) {
+async function blockedScaleUp(
+  name: string,
+  poolBody: Record<string, unknown>,
+  ready: (d: DeploymentView) => boolean,
+) {
   const id = await localDeployment(a, name, {
     poolBody,
     policy: { min_replicas: 1, max_replicas: 3, target_in_flight_per_replica: 1, scale_up_delay_s: 0.2 },

@@ -10,6 +10,7 @@ import { RedisStore } from "#adapters/redis/client.ts";
 import { redisLoadStore } from "#adapters/redis/load-reports.ts";
 import type { LoadStore } from "#core/ports/load-store.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { GET as listPools } from "#routes/orchestration/deployment/listPools/[owner_id].ts";
 import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";
@@ -20,9 +21,6 @@ import { type Reconciler, startReconciler } from "#services/orchestration/reconc
 import { eventually, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
 import { type BodyOf, call } from "../support/app.ts";
 import { inProcessInference } from "../support/inference.ts";
-
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-export type Any = any;
 
 export const redisUrl = process.env.REDIS_URL || undefined;
 
@@ -140,8 +138,10 @@ export async function localDeployment(
   await eventually(
     async () =>
       (
-        await call(a.o.orchestration, "GET", `/deployment/listPools/${a.o.orgId}`, { token: a.o.token })
-      ).body.pools.find((p: Any) => p.pool_id === pool.body.pool_id)?.state === "Active",
+        await call<typeof listPools>(a.o.orchestration, "GET", `/deployment/listPools/${a.o.orgId}`, {
+          token: a.o.token,
+        })
+      ).body.pools.find((p) => p.pool_id === pool.body.pool_id)?.state === "Active",
     10_000,
     "pool Active",
   );

@@ -17,7 +17,7 @@ let g: GatewayTest;
 beforeAll(async () => {
   g = await startGatewayTest();
   await setPolicy(g, "guardrails", parallel);
-  await Bun.sleep(1100); // the gateway's context cache revalidates within a second
+  g.clock.advance(1100); // the gateway's context cache revalidates within a second
 }, 30_000);
 afterEach(() => {
   g.stub.behaviour = "ok";

@@ -53,7 +53,7 @@ describe.each([false, true])("over HTTP: %p", (overHttp) => {
 
   async function guard(action: string) {
     await setPolicy(g, "guardrails", { input: { indirect_injection: { action } } });
-    await Bun.sleep(1100); // the gateway's context cache revalidates within a second
+    g.clock.advance(1100); // the gateway's context cache revalidates within a second
   }
 
   const ask = () => chat(g, { messages: [{ role: "user", content: "How do I book hotels?" }] });

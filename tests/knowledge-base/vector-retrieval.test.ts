@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { and, count, eq } from "drizzle-orm";
 import { embedTexts } from "#adapters/upstream/embed.ts";
 import { inferenceLogs, knowledgeChunkEmbeddings, knowledgeChunks } from "#db/schema/index.ts";
+import { EmbeddingScheduler } from "#services/knowledge-base/embedding-index.ts";
 import { startTinyWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
@@ -70,6 +71,9 @@ async function ask(content: string) {
 
 beforeAll(async () => {
   g = await startGatewayTest();
+  // The background embedding runs count their quiet period on the gateway's clock, which a test moves.
+  const { app } = g.o.t;
+  app.knowledge.embedding = new EmbeddingScheduler(app.db, app.knowledge.balancer, app.log, g.clock.now);
   dir = mkdtempSync(join(tmpdir(), "vector-retrieval-"));
   worker = await startTinyWorker(dir, "embedder");
   embedderId = (
@@ -150,7 +154,7 @@ test("an embedding deployment that is not RUNNING or does not exist: full text a
 test("passages uploaded later are embedded after the next question, without anyone asking for it", async () => {
   await setPolicy(g, "rag", { collection_ids: [collection], top_k: 2, embedding_deployment: "embedder" });
   await upload({ "visas.md": "# Travel\n\n## Visas\nThe travel desk applies for visas three weeks ahead." });
-  await Bun.sleep(5100); // past the quiet period of the last run that found nothing to do
+  g.clock.advance(5100); // past the quiet period of the last run that found nothing to do
   await ask("who applies for visas");
   const chunks = await chunkCount();
   await eventually(async () => ((await embeddedCount()) === chunks ? true : undefined), 60_000);

@@ -162,12 +162,19 @@ test("uses are written to last_used_at in one batch, not per request", async () 
 test("a tracker issues one statement per flush, on its own after the interval, and never goes back in time", async () => {
   const key = await create({ name: "counted" });
   let statements = 0;
+  // The first statement, settled: the timer's write, awaited instead of sleeping past the interval.
+  const firstWritten = Promise.withResolvers<unknown>();
   const counting = new Proxy(t.app.db, {
     get(target, prop, receiver) {
       if (prop === "execute") {
         return (...args: unknown[]) => {
           statements++;
-          return (target.execute as (...a: unknown[]) => unknown).apply(target, args);
+          // One promise for the tracker and the test: drizzle's query runs again on each `then`.
+          const result = Promise.resolve(
+            (target.execute as (...a: unknown[]) => unknown).apply(target, args),
+          );
+          firstWritten.resolve(result);
+          return result;
         };
       }
       return Reflect.get(target, prop, receiver);
@@ -179,7 +186,7 @@ test("a tracker issues one statement per flush, on its own after the interval, a
   tracker.touch(key.body.id, new Date());
   for (const id of [crypto.randomUUID(), crypto.randomUUID()]) tracker.touch(id, new Date());
   expect(statements).toBe(0);
-  await Bun.sleep(300);
+  await firstWritten.promise;
   expect(statements).toBe(1);
   expect(tracker.size).toBe(0);
   const [row] = await t.app.db.select().from(apiKeys).where(eq(apiKeys.id, key.body.id));

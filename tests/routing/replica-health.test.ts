@@ -8,6 +8,7 @@ import { probeReplica } from "#adapters/upstream/health-probe.ts";
 import { ReplicaHealth } from "#adapters/upstream/replica-health.ts";
 import { sendUpstream } from "#adapters/upstream/send.ts";
 import { eventually } from "../orchestration/support.ts";
+import { testClock } from "../support/clock.ts";
 
 const servers: Server<unknown>[] = [];
 const healths: ReplicaHealth[] = [];
@@ -171,27 +172,36 @@ test("when every replica is out of rotation the least busy is still tried, not n
 });
 
 test("a replica out of rotation that no request asks for any more is forgotten, not probed forever", async () => {
+  // A clock that moves only when the test moves it: how long a replica went unasked is the test's to say,
+  // not the loaded machine's (a probe timer firing late no longer makes the wanted one look forgotten).
+  const clock = testClock(() => 0);
   const forgotten: string[] = [];
   let probes = 0;
+  const forgot = Promise.withResolvers<void>();
+  const probedThrice = Promise.withResolvers<void>();
   const health = new ReplicaHealth({
     failureThreshold: 1,
     probeBaseMs: 40,
     probeMaxMs: 40,
     forgetAfterMs: 100,
+    now: clock.now,
     probe: async () => {
-      probes++;
+      if (++probes === 3) probedThrice.resolve();
       return false;
     },
-    onForget: (endpoint) => forgotten.push(endpoint),
+    onForget: (endpoint) => {
+      forgotten.push(endpoint);
+      forgot.resolve();
+    },
   });
   healths.push(health);
   health.failed("http://removed");
   health.failed("http://wanted");
-  const until = Date.now() + 400;
-  while (Date.now() < until) {
-    health.isOut("http://wanted");
-    await Bun.sleep(20);
-  }
+  // 400 ms go by in which requests ask for one of the two only.
+  clock.advance(400);
+  health.isOut("http://wanted");
+  await forgot.promise;
+  await probedThrice.promise;
   expect(forgotten).toEqual(["http://removed"]);
   expect(health.outOfRotation()).toEqual(["http://wanted"]);
   expect(probes).toBeGreaterThan(2);

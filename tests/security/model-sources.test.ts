@@ -22,10 +22,7 @@ import {
   otherTenant,
   startOrchestrationTest,
 } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
-
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-type Any = any;
+import { type CallResult, call, type ErrorBody } from "../support/app.ts";
 
 const root = mkdtempSync(join(tmpdir(), "llmp-sources-"));
 const modelsDir = join(root, "models");
@@ -61,11 +58,11 @@ const deploy = (inference_model: string, token = o.token) =>
     },
   });
 
-const refusal = (res: Any): string => {
+const refusal = (res: CallResult<ErrorBody>): string => {
   expect(res.status).toBe(400);
-  const field = res.body.error.details.fields.find((f: Any) => f.field === "inference_model");
+  const field = res.body.error.details?.fields?.find((f) => f.field === "inference_model");
   expect(field).toBeDefined();
-  return field.message;
+  return field?.message ?? "";
 };
 
 describe("local paths", () => {
@@ -293,7 +290,7 @@ describe("external endpoints", () => {
     const strict = await startOrchestrationTest({ EXTERNAL_ENDPOINTS_ALLOW_PRIVATE: "false" });
     try {
       const pool = (await createPool(strict, { provider: "external" })).pool_id;
-      const res = await call(strict.orchestration, "POST", "/deployment/deploy", {
+      const res = await call<ErrorBody>(strict.orchestration, "POST", "/deployment/deploy", {
         token: strict.token,
         body: {
           model_name: "inside",
@@ -305,7 +302,7 @@ describe("external endpoints", () => {
         },
       });
       expect(res.status).toBe(400);
-      expect(res.body.error.details.fields.map((f: Any) => f.field).sort()).toEqual([
+      expect(res.body.error.details?.fields?.map((f) => f.field).sort()).toEqual([
         "configuration.endpoints.0",
         "configuration.endpoints.1",
       ]);

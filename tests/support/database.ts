@@ -1,5 +1,7 @@
 // A fresh, migrated database for one test file: a new database on the PostgreSQL of TEST_DATABASE_URL
 // when it is set (CI: the real server), otherwise an in-memory PGlite. Same code, same SQL.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import postgres from "postgres";
 import { type DatabaseHandle, openDatabase } from "#db/client.ts";
 import { migrate } from "#db/migrate.ts";
@@ -14,12 +16,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates an empty database on the test server and returns its URL (PostgreSQL only). */
-export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * Creates a database on the test server, empty or a copy of `template`, and returns its URL
+ * (PostgreSQL only).
+ */
+export async function createEmptyPostgresDatabase(
+  template?: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   if (!testDatabaseUrl) throw new Error("TEST_DATABASE_URL is not set");
-  const name = `t_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
+  const name = randomName();
   const admin = postgres(testDatabaseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
+  await admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ""}`);
   await admin.end();
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
@@ -33,11 +40,64 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
   };
 }
 
+/** A name for the test server's database: `t_` and 16 random hex digits. */
+const randomName = () => `t_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
+
+const migrationsDir = join(import.meta.dir, "..", "..", "db", "migrations");
+/**
+ * The migrated template's name: the migrations (and migrate.ts) hashed, so a changed migration makes a
+ * new template and a stale one is never copied.
+ */
+function templateName(): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(readFileSync(join(migrationsDir, "..", "migrate.ts")));
+  for (const file of readdirSync(migrationsDir, { recursive: true }).map(String).sort()) {
+    if (file.endsWith(".sql") || file.endsWith(".json"))
+      hasher.update(readFileSync(join(migrationsDir, file)));
+  }
+  return `t_template_${hasher.digest("hex").slice(0, 16)}`;
+}
+
+/** Any constant: the lock the test processes of one run take to make the template once. */
+const templateLockKey = 0x6c6c6d7074706cn;
+let template: Promise<string> | undefined;
+
+/**
+ * A migrated database to copy (PostgreSQL's `create database ... template`, about 0.3 s against 1.5 s
+ * for the twelve migrations on a loaded 2-core machine): made once per migration set, by the first
+ * test process to need it (the others wait on an advisory lock), under a temporary name renamed
+ * when complete, so a run stopped half-way never leaves a half-migrated template.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const name = templateName();
+    const admin = postgres(testDatabaseUrl as string, { max: 1, onnotice: () => {} });
+    try {
+      await admin`select pg_advisory_lock(${templateLockKey.toString()}::bigint)`;
+      const [found] = await admin`select 1 from pg_database where datname = ${name}`;
+      if (!found) {
+        const building = randomName();
+        await admin.unsafe(`create database "${building}"`);
+        const url = new URL(testDatabaseUrl as string);
+        url.pathname = `/${building}`;
+        const handle = await openDatabase({ url: url.toString(), maxConnections: 1 });
+        await migrate(handle.db);
+        await handle.close();
+        await admin.unsafe(`alter database "${building}" rename to "${name}"`);
+      }
+      await admin`select pg_advisory_unlock(${templateLockKey.toString()}::bigint)`;
+      return name;
+    } finally {
+      await admin.end();
+    }
+  })();
+  return template;
+}
+
 export async function freshDatabase(): Promise<TestDatabase> {
   if (usingPostgres) {
-    const empty = await createEmptyPostgresDatabase();
+    const empty = await createEmptyPostgresDatabase(await migratedTemplate());
     const handle = await openDatabase({ url: empty.url, maxConnections: 5 });
-    await migrate(handle.db);
     return {
       url: empty.url,
       handle,
