@@ -3,9 +3,9 @@
 // time per context, so requests queue on one chain; each waits only for the texts ahead of it.
 
 import type { LlamaEmbeddingContext, LlamaModel } from "node-llama-cpp";
-import { propertyOf } from "#core/error-chain.ts";
 import type { EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
 import type { OpenAIError } from "#contracts/openai/error.ts";
+import { propertyOf } from "#core/error-chain.ts";
 import { invalidRequest } from "./openai-shapes.ts";
 
 export interface EmbeddingRequest {

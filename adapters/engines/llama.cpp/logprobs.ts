@@ -3,8 +3,8 @@
 // estimates. This file turns them into OpenAI's shape.
 
 import type { LlamaModel, Token } from "node-llama-cpp";
-import { propertyOf } from "#core/error-chain.ts";
 import type { ContentLogprob, TokenLogprob } from "#contracts/openai/chat.ts";
+import { propertyOf } from "#core/error-chain.ts";
 import type { ByteTokens } from "./utf8-guard.ts";
 
 /** One sampled token with the alternatives asked for, in OpenAI's shape. */
