@@ -20,7 +20,7 @@
 // highest mean cost over WINDOW consecutive scored positions; texts with fewer scored positions are
 // not judged. Scoring allocates nothing: typed arrays reused across calls.
 
-export const LM_BITS = 20;
+export const LM_BITS = 22;
 export const LM_ORDER = 5;
 export const LM_WINDOW = 32;
 const PRIME = 0x01000193;

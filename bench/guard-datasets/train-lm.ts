@@ -13,7 +13,7 @@ export interface LmOptions {
   bits: number;
   order: number;
   window: number;
-  /** n-grams seen fewer times are left out (a single occurrence is no evidence of ordinary text). */
+  /** n-grams seen fewer times are left out. 1 (all kept, 2^22 buckets) separated the suffixes better than 2 (2^20). */
   minCount: number;
   backoff: number;
   targetFpr: number;
@@ -23,7 +23,7 @@ export const LM_OPTIONS: LmOptions = {
   bits: LM_BITS,
   order: LM_ORDER,
   window: LM_WINDOW,
-  minCount: 2,
+  minCount: 1,
   backoff: 1.5,
   targetFpr: 0.001,
 };
