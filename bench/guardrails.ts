@@ -4,15 +4,20 @@
 
 import { classifierScores } from "#services/guardrails/classifier/index.ts";
 import { scanners } from "#services/guardrails/registry.ts";
-import type { Scanner } from "#services/guardrails/scanner.ts";
 import { promptInjectionScanner } from "#services/guardrails/scanners/prompt-injection/index.ts";
 import { toxicityScanner } from "#services/guardrails/scanners/toxicity/index.ts";
+import { printPerplexityLoso } from "./guard-datasets/perplexity.ts";
 import { guardLosoReport } from "./guard-datasets/report.ts";
 import piiCorpus from "./guardrails-corpus/pii.json";
 import injectionCorpus from "./guardrails-corpus/prompt_injection.json";
 import toxicityCorpus from "./guardrails-corpus/toxicity.json";
 import { printIndirectLoso } from "./guardrails-indirect.ts";
 import { type CorpusItem, scoreDocuments, scorePii } from "./guardrails-metrics.ts";
+
+// The corpus files, typed once (their JSON already has CorpusItem's shape).
+const injectionItems: CorpusItem[] = injectionCorpus;
+const toxicityItems: CorpusItem[] = toxicityCorpus;
+const piiItems: CorpusItem[] = piiCorpus;
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -79,18 +84,20 @@ export function latency(run: () => unknown, iterations = 20_000): { p50: number;
 
 export function scanAll(text: string): number {
   let n = 0;
-  for (const s of Object.values(scanners) as Scanner[]) n += s.scan(text, { action: "block" }).length;
+  for (const s of Object.values(scanners)) n += s.scan(text, { action: "block" }).length;
   return n;
 }
 
 if (import.meta.main && process.argv[2] === "loso") guardLosoReport();
 else if (import.meta.main && process.argv[2] === "indirect") printIndirectLoso();
+// The perplexity filter measured, not shipped (docs/guardrails-evaluation.md).
+else if (import.meta.main && process.argv[2] === "perplexity") printPerplexityLoso();
 else if (import.meta.main) {
   printIndirectLoso();
-  const benign = (injectionCorpus as CorpusItem[]).filter((i) => !i.label);
-  const pii = scorePii(piiCorpus as CorpusItem[], scanners.pii);
+  const benign = injectionItems.filter((i) => !i.label);
+  const pii = scorePii(piiItems, scanners.pii);
   console.log(
-    `\nPII (${piiCorpus.filter((i) => i.label).length} positive texts, ${piiCorpus.filter((i) => !i.label).length} negative texts), span level:`,
+    `\nPII (${piiItems.filter((i) => i.label).length} positive texts, ${piiItems.filter((i) => !i.label).length} negative texts), span level:`,
   );
   console.log("type          TP    FP    FN   precision  recall");
   for (const [type, c] of Object.entries(pii)) {
@@ -99,10 +106,10 @@ else if (import.meta.main) {
     );
   }
   for (const [name, corpus, scanner] of [
-    ["Prompt injection", injectionCorpus, scanners.prompt_injection],
-    ["Toxicity", toxicityCorpus, scanners.toxicity],
+    ["Prompt injection", injectionItems, scanners.prompt_injection],
+    ["Toxicity", toxicityItems, scanners.toxicity],
   ] as const) {
-    const d = scoreDocuments(corpus as CorpusItem[], scanner);
+    const d = scoreDocuments(corpus, scanner);
     console.log(
       `\n${name}: precision ${pct(d.all.precision)}, recall ${pct(d.all.recall)}, false positives ${pct(d.fpr)} of negatives (TP ${d.all.tp}, FP ${d.all.fp}, FN ${d.all.fn})`,
     );
@@ -114,10 +121,10 @@ else if (import.meta.main) {
   }
   const prompts = {
     "1 KB benign prompt": onePromptOf(benign),
-    "1 KB jailbreak": onePromptOf((injectionCorpus as CorpusItem[]).filter((i) => i.label)),
+    "1 KB jailbreak": onePromptOf(injectionItems.filter((i) => i.label)),
     // The first positives of the PII corpus are phone numbers, most after a benign question.
-    "1 KB phone numbers": onePromptOf((piiCorpus as CorpusItem[]).filter((i) => i.label).slice(1)),
-    "1 KB mixed PII": mixedPiiPrompt(piiCorpus as CorpusItem[]),
+    "1 KB phone numbers": onePromptOf(piiItems.filter((i) => i.label).slice(1)),
+    "1 KB mixed PII": mixedPiiPrompt(piiItems),
   };
   // bench/guard-datasets, leave-one-source-out: every figure on a source family the model never saw.
   guardLosoReport();
