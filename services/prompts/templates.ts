@@ -14,7 +14,7 @@ import {
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { refuseIfReferenced } from "../policies/references.ts";
+import { refuseIfReferenced } from "../policy-references.ts";
 
 export const inputPlaceholder = "{{input}}";
 export const contextPlaceholder = "{{context}}";
