@@ -5,7 +5,7 @@ import { and, asc, count, eq, inArray, isNotNull, isNull, notInArray, sql, sum }
 import type { PoolState } from "#core/domain.ts";
 import { AppError, notFound } from "#core/errors.ts";
 import { uuidOr404 } from "#core/ids.ts";
-import { Problems } from "#core/validation.ts";
+import { isOneOf, Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
 import { deployments, nodes, type PoolRow, pools } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
@@ -60,7 +60,7 @@ async function createPoolNow(
     );
   }
   const ownerType = input.owner_type || "org";
-  if (!(ownerTypes as readonly string[]).includes(ownerType)) {
+  if (!isOneOf(ownerTypes, ownerType)) {
     problems.add("owner_type", `must be one of ${ownerTypes.join(", ")}`);
   }
   const ownOwner = ownerType === "user" ? actor.userId : actor.orgId;

@@ -14,7 +14,7 @@ import {
   storedConfig,
   storedPolicy,
 } from "#core/policies.ts";
-import { Problems } from "#core/validation.ts";
+import { isOneOf, Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
 import {
   apiKeys,
@@ -72,7 +72,7 @@ function scopeProblems(type: PolicyType, scope: PolicyScope): void {
 }
 
 const isPolicyType = (value: string): value is PolicyType =>
-  (policyTypes as readonly string[]).includes(value);
+  isOneOf(policyTypes, value);
 
 export function policyTypeOf(value: string): PolicyType {
   if (!isPolicyType(value)) {

@@ -5,6 +5,7 @@
 import { and, eq } from "drizzle-orm";
 import { type ProviderId, providerIds } from "#core/domain.ts";
 import { invalid } from "#core/errors.ts";
+import { isOneOf } from "#core/validation.ts";
 import { type ProviderConfigRow, providerConfigs } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
@@ -38,10 +39,8 @@ export function maskSecret(value: string): string {
 }
 
 const providerOf = (value: string): ProviderId => {
-  if (!(providerIds as readonly string[]).includes(value)) {
-    throw invalid("provider", `unknown provider; known: ${providerIds.join(", ")}`);
-  }
-  return value as ProviderId;
+  if (isOneOf(providerIds, value)) return value;
+  throw invalid("provider", `unknown provider; known: ${providerIds.join(", ")}`);
 };
 
 function unseal(ctx: Pick<AppContext, "config">, row: ProviderConfigRow): Credentials {
