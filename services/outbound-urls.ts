@@ -56,4 +56,3 @@ export async function resolvedUrlProblem(raw: string, rules: UrlCheck): Promise<
     ? internalHost(rules.variables ?? modelSourceVariables)
     : undefined;
 }
-

@@ -9,7 +9,7 @@ import { AppError, notFound } from "#core/errors.ts";
 import { uuidOr404 } from "#core/ids.ts";
 import { isOneOf, Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
-import { deployments, pools } from "#db/schema/index.ts";
+import { type DeploymentRow, deployments, pools } from "#db/schema/index.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { providerCredentials } from "../provider-configs/config.ts";
 import { checkDeployRequest, type DeployInput, workloadTypes } from "./deploy-request.ts";
@@ -138,7 +138,7 @@ async function checkCredentialNamed(
   ctx: RequestContext,
   actor: Actor,
   provider: Provider,
-  configuration: Record<string, unknown>,
+  configuration: DeploymentRow["configuration"],
   problems: Problems,
 ): Promise<void> {
   const name = credentialNameOf(configuration);

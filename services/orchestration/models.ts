@@ -16,7 +16,7 @@ export interface RegisterModelInput {
   backend: string;
   artifact_uri?: string | undefined;
   shared?: boolean | undefined;
-  config_json?: Record<string, unknown> | undefined;
+  config_json?: ModelRow["config"] | undefined;
 }
 
 /** No "/" in names and versions: both appear as path segments (getModel, registry://). */

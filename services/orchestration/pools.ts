@@ -34,12 +34,17 @@ export const maxPoolSize = 1024;
 export const ownerTypes = ["org", "user"] as const;
 const poolNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
-function schedulingPolicyOf(raw: string | undefined, problems: Problems): Record<string, unknown> {
+type SchedulingPolicy = PoolRow["schedulingPolicy"];
+
+/** A JSON object (not an array, not null): what scheduling_policy_json must hold. */
+const isJsonObject = (value: unknown): value is SchedulingPolicy =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function schedulingPolicyOf(raw: string | undefined, problems: Problems): SchedulingPolicy {
   if (raw === undefined || raw.trim() === "") return {};
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
+    if (isJsonObject(parsed)) return parsed;
   } catch {}
   problems.add("scheduling_policy_json", "must be the JSON text of an object");
   return {};

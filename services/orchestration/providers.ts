@@ -30,8 +30,7 @@ export async function providerOrDefault(
   );
 }
 
-export const isProviderId = (value: string): value is ProviderId =>
-  isOneOf(providerIds, value);
+export const isProviderId = (value: string): value is ProviderId => isOneOf(providerIds, value);
 
 /** The provider named, or 400 naming `field`. */
 export function providerNamed(ctx: AppContext, id: string, field = "provider"): ComputeProvider {

@@ -99,7 +99,7 @@ export interface ModelView {
   backend: string;
   artifact_uri: string | null;
   shared: boolean;
-  config_json: Record<string, unknown>;
+  config_json: ModelRow["config"];
   created_at: string;
 }
 

@@ -71,8 +71,7 @@ function scopeProblems(type: PolicyType, scope: PolicyScope): void {
   problems.throwIfAny();
 }
 
-const isPolicyType = (value: string): value is PolicyType =>
-  isOneOf(policyTypes, value);
+const isPolicyType = (value: string): value is PolicyType => isOneOf(policyTypes, value);
 
 export function policyTypeOf(value: string): PolicyType {
   if (!isPolicyType(value)) {

@@ -6,13 +6,14 @@
 // handed to an adapter (a name may resolve elsewhere later).
 
 import { AppError, type FieldProblem } from "#core/errors.ts";
+import type { ProviderConfigRow } from "#db/schema/index.ts";
 import type { UrlRules } from "../config.ts";
 import { resolvedUrlProblem } from "../outbound-urls.ts";
 
 const isUrlSetting = (name: string) => name === "base_url" || name.endsWith("_url");
 
 export async function providerUrlProblems(
-  settings: Readonly<Record<string, unknown>>,
+  settings: Readonly<ProviderConfigRow["settings"]>,
   rules: UrlRules,
 ): Promise<FieldProblem[]> {
   const problems: FieldProblem[] = [];
@@ -29,7 +30,7 @@ export async function providerUrlProblems(
 
 /** Refuses settings whose URLs the server may not call: 400 naming each field. */
 export async function checkProviderUrls(
-  settings: Readonly<Record<string, unknown>>,
+  settings: Readonly<ProviderConfigRow["settings"]>,
   rules: UrlRules,
 ): Promise<void> {
   const problems = await providerUrlProblems(settings, rules);
