@@ -25,8 +25,8 @@ export interface Leadership {
 }
 
 const isPostgres = (client: unknown): client is PostgresClient =>
-  typeof client === "object" &&
-  client !== null &&
+  // postgres.js's client is a function (the sql tag) with methods.
+  (typeof client === "function" || (typeof client === "object" && client !== null)) &&
   "reserve" in client &&
   typeof client.reserve === "function";
 
