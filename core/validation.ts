@@ -20,3 +20,8 @@ export class Problems {
     });
   }
 }
+
+/** Whether `value` is one of `values` (a domain enum's list): narrows a string read from input to it. */
+export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return values.some((v) => v === value);
+}

@@ -29,7 +29,7 @@ export const permissionCatalog = {
 } as const;
 
 export type Permission = keyof typeof permissionCatalog;
-export const allPermissions = Object.keys(permissionCatalog) as Permission[];
+export const allPermissions: Permission[] = Object.keys(permissionCatalog).filter(isPermission);
 
 export function isPermission(value: string): value is Permission {
   return Object.hasOwn(permissionCatalog, value);
@@ -59,10 +59,11 @@ const developerResources = [
 export const builtinRoles = {
   admin: allPermissions,
   developer: allPermissions.filter(
-    (p) => developerResources.includes(p.split(":")[0] as string) || p === "logs:read",
+    (p) => developerResources.includes(p.split(":")[0] ?? "") || p === "logs:read",
   ),
   viewer: allPermissions.filter((p) => p.endsWith(":read") && p !== "audit:read"),
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type BuiltinRole = keyof typeof builtinRoles;
-export const builtinRoleNames = Object.keys(builtinRoles) as BuiltinRole[];
+const isBuiltinRole = (name: string): name is BuiltinRole => Object.hasOwn(builtinRoles, name);
+export const builtinRoleNames: BuiltinRole[] = Object.keys(builtinRoles).filter(isBuiltinRole);

@@ -1,4 +1,5 @@
 import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import type { DeploymentState } from "../../core/domain.ts";
 import { belongsTo, createdAt, id } from "./_columns.ts";
 import { deployments } from "./deployments.ts";
 
@@ -11,8 +12,9 @@ export const deploymentTransitions = pgTable(
   {
     id: id(),
     deploymentId: belongsTo("deployment_id", () => deployments.id),
-    fromState: text("from_state"),
-    toState: text("to_state").notNull(),
+    // Written only by services/orchestration/state-machine.ts, always a deployment state.
+    fromState: text("from_state").$type<DeploymentState>(),
+    toState: text("to_state").$type<DeploymentState>().notNull(),
     reason: text("reason"),
     /** Set on autoscaling decisions only: the wanted replica count before and after. */
     fromReplicas: integer("from_replicas"),

@@ -4,8 +4,11 @@
 
 import { AppError } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
-import { type AuditOutcome, auditLogs } from "#db/schema/index.ts";
+import { type AuditLogRow, type AuditOutcome, auditLogs } from "#db/schema/index.ts";
 import type { RequestContext } from "../context.ts";
+
+/** What an audit entry says of the change besides its target (stored as the row's JSON details). */
+export type AuditDetails = AuditLogRow["details"];
 
 export interface AuditTarget {
   type: string;
@@ -16,7 +19,7 @@ export interface AuditEntry {
   action: string;
   target?: AuditTarget | undefined;
   outcome: AuditOutcome;
-  details?: Record<string, unknown> | undefined;
+  details?: AuditDetails | undefined;
   /** For requests without an actor (a failed login): whose attempt it was, and in which organization. */
   orgId?: string | undefined;
   actorId?: string | undefined;
@@ -45,7 +48,7 @@ export interface MutationResult<T> {
   result: T;
   /** The target once known (an id created by the change). */
   target?: AuditTarget;
-  details?: Record<string, unknown>;
+  details?: AuditDetails;
   /** For requests without an actor (registration): who acted, known only once the change is made. */
   actor?: { orgId: string; actorId: string; actorLabel: string };
 }

@@ -3,7 +3,7 @@
 // shift or repeat what they see.
 import { and, desc, eq, gte, like, lt, or, type SQL, sql } from "drizzle-orm";
 import { invalid } from "#core/errors.ts";
-import { type AuditOutcome, auditLogs } from "#db/schema/index.ts";
+import { type AuditLogRow, type AuditOutcome, auditLogs } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 
 export const auditPageSize = { default: 50, max: 200 } as const;
@@ -31,7 +31,7 @@ export interface AuditRecord {
   target_type: string | null;
   target_id: string | null;
   outcome: AuditOutcome;
-  details: Record<string, unknown>;
+  details: AuditLogRow["details"];
   ip: string | null;
   user_agent: string | null;
   request_id: string | null;

@@ -100,7 +100,7 @@ function concat(parts: Info[]): Info {
 function alternate(options: Info[]): Info {
   if (options.every((o) => o.exact)) {
     const all = new Set<string>();
-    for (const o of options) for (const s of o.exact as Set<string>) all.add(s);
+    for (const o of options) for (const s of o.exact ?? []) all.add(s);
     if (all.size <= MAX_EXACT) return { exact: all, required: [] };
   }
   // (A1 and A2) or (B1 and B2) implies (A1 or B1) and (A1 or B2) and (A2 or B1) and (A2 or B2): each
@@ -112,10 +112,8 @@ function alternate(options: Info[]): Info {
     const top = [...clauses].sort((a, b) => score(b) - score(a)).slice(0, MAX_CLAUSE_CHOICES);
     const next: Set<string>[] = [];
     for (const combo of combos) for (const c of top) next.push(new Set([...combo, ...c]));
-    combos =
-      next.length <= MAX_CLAUSES
-        ? next
-        : combos.map((combo) => new Set([...combo, ...(top[0] as Set<string>)]));
+    const [best = new Set<string>()] = top;
+    combos = next.length <= MAX_CLAUSES ? next : combos.map((combo) => new Set([...combo, ...best]));
   }
   return { exact: null, required: combos };
 }
@@ -165,12 +163,14 @@ class Parser {
   }
 
   alternation(): Info {
-    const options = [this.sequence()];
+    const first = this.sequence();
+    if (this.src[this.i] !== "|") return first;
+    const options = [first];
     while (this.src[this.i] === "|") {
       this.i++;
       options.push(this.sequence());
     }
-    return options.length === 1 ? (options[0] as Info) : alternate(options);
+    return alternate(options);
   }
 
   sequence(): Info {
@@ -201,7 +201,7 @@ class Parser {
     // A quantifier of a quantifier ("a{2}{3}") is rare: the repeated parts as one node.
     const next = this.src[this.i];
     if (next === "?" || next === "*" || next === "+" || next === "{")
-      return this.quantified(parts.length === 1 ? (parts[0] as Info) : concat(parts));
+      return this.quantified(parts.length === 1 && parts[0] ? parts[0] : concat(parts));
     return parts;
   }
 
@@ -210,7 +210,7 @@ class Parser {
   }
 
   atom(): Info {
-    const c = this.src[this.i++] as string;
+    const c = this.src.charAt(this.i++);
     if (c === "(") {
       let zeroWidth = false;
       if (this.src[this.i] === "?") {
@@ -228,38 +228,61 @@ class Parser {
     if (c === "[") return this.charClass();
     if (c === ".") return ANY_CHAR;
     if (c === "^" || c === "$") return EMPTY;
-    if (c === "\\") return this.escape(false) as Info;
+    if (c === "\\") return this.escape();
     return this.char(c);
   }
 
-  /** An escape; in a class, a single character or null (a class escape such as \d). */
-  escape(inClass: boolean): Info | string | null {
-    const c = this.src[this.i++] as string;
-    if (!inClass && c === "b") return BOUNDARY_INFO;
-    if (!inClass && c === "B") return EMPTY;
+  /** An escape outside a class. */
+  escape(): Info {
+    const c = this.escapeLetter();
+    if (c === "b") return BOUNDARY_INFO;
+    if (c === "B") return EMPTY;
     // Whitespace, digits and non-word characters are all non-letters: one class in the index.
-    if (c === "s" || c === "d" || c === "W") return inClass ? NON_LETTER : NON_LETTER_INFO;
-    if ("DwSpP".includes(c) || (!inClass && /[1-9k]/.test(c))) {
-      if (c === "p" || c === "P" || c === "k") this.i = this.src.indexOf(c === "k" ? ">" : "}", this.i) + 1;
-      if (inClass) return null;
+    if (c === "s" || c === "d" || c === "W") return NON_LETTER_INFO;
+    if ("DwSpP".includes(c) || /[1-9k]/.test(c)) {
+      this.skipName(c);
       return c === "k" || /[1-9]/.test(c) ? ANY : ANY_CHAR;
     }
-    let ch: string;
-    if (c === "n") ch = "\n";
-    else if (c === "t") ch = "\t";
-    else if (c === "r") ch = "\r";
-    else if (c === "f") ch = "\f";
-    else if (c === "v") ch = "\v";
-    else if (c === "0") ch = "\0";
-    else if (c === "x") {
-      ch = String.fromCharCode(Number.parseInt(this.src.slice(this.i, this.i + 2), 16));
-      this.i += 2;
-    } else if (c === "u") {
-      ch = String.fromCharCode(Number.parseInt(this.src.slice(this.i, this.i + 4), 16));
-      this.i += 4;
-    } else if (/[A-Za-z]/.test(c)) throw new Error(`prefilter: unsupported escape \\${c} in ${this.src}`);
-    else ch = c;
-    return inClass ? ch : this.char(ch);
+    return this.char(this.escapedChar(c));
+  }
+
+  /** An escape in a class: a single character, or null for a class escape such as \d. */
+  classEscape(): string | null {
+    const c = this.escapeLetter();
+    if (c === "s" || c === "d" || c === "W") return NON_LETTER;
+    if ("DwSpP".includes(c)) {
+      this.skipName(c);
+      return null;
+    }
+    return this.escapedChar(c);
+  }
+
+  private escapeLetter(): string {
+    if (this.i >= this.src.length) throw new Error(`prefilter: a lone \\ ends ${this.src}`);
+    return this.src.charAt(this.i++);
+  }
+
+  /** \p{...}, \P{...} and \k<...> name what they mean: skipped. */
+  private skipName(c: string): void {
+    if (c === "p" || c === "P" || c === "k") this.i = this.src.indexOf(c === "k" ? ">" : "}", this.i) + 1;
+  }
+
+  /** The character a character escape stands for (\n, \x41, \u0041, \.). */
+  private escapedChar(c: string): string {
+    if (c === "n") return "\n";
+    if (c === "t") return "\t";
+    if (c === "r") return "\r";
+    if (c === "f") return "\f";
+    if (c === "v") return "\v";
+    if (c === "0") return "\0";
+    if (c === "x" || c === "u") {
+      const digits = c === "x" ? 2 : 4;
+      const ch = String.fromCharCode(Number.parseInt(this.src.slice(this.i, this.i + digits), 16));
+      this.i += digits;
+      return ch;
+    }
+    if (/[A-Za-z]/.test(c)) throw new Error(`prefilter: unsupported escape \\${c} in ${this.src}`);
+    return c;
   }
 
   /** A class of a few characters is an alternation; a negated or wide one is any one character. */
@@ -273,9 +296,8 @@ class Parser {
     while (first || this.src[this.i] !== "]") {
       first = false;
       if (this.i >= this.src.length) throw new Error(`prefilter: unclosed class in ${this.src}`);
-      let from: string | null;
-      const c = this.src[this.i++] as string;
-      from = c === "\\" ? (this.escape(true) as string | null) : c;
+      const c = this.src.charAt(this.i++);
+      const from = c === "\\" ? this.classEscape() : c;
       if (from === null) {
         wide = true;
         continue;
@@ -286,8 +308,8 @@ class Parser {
       }
       if (this.src[this.i] === "-" && this.src[this.i + 1] !== "]") {
         this.i++;
-        const d = this.src[this.i++] as string;
-        const to = d === "\\" ? (this.escape(true) as string | null) : d;
+        const d = this.src.charAt(this.i++);
+        const to = d === "\\" ? this.classEscape() : d;
         if (to === null || to.charCodeAt(0) - from.charCodeAt(0) > 8) wide = true;
         else for (let k = from.charCodeAt(0); k <= to.charCodeAt(0); k++) chars.add(String.fromCharCode(k));
         continue;
@@ -342,17 +364,17 @@ export function prefilterOf(re: RegExp): Prefilter {
       const stamp = index.currentStamp;
       let at = 0;
       for (let k = 0; k < clauseCount; k++) {
-        const groupsEnd = code[at] as number;
+        const groupsEnd = code[at] ?? 0;
         at++;
         let found = false;
         while (at < groupsEnd) {
-          const groupEnd = code[at + 1] as number;
-          if (seen[code[at] as number] === stamp) {
+          const groupEnd = code[at + 1] ?? 0;
+          if (seen[code[at] ?? 0] === stamp) {
             let p = at + 2;
             while (p < groupEnd) {
-              const end = p + 1 + (code[p] as number);
+              const end = p + 1 + (code[p] ?? 0);
               let t = p + 1;
-              while (t < end && seen[code[t] as number] === stamp) t++;
+              while (t < end && seen[code[t] ?? 0] === stamp) t++;
               if (t === end) break;
               p = end;
             }
@@ -388,10 +410,11 @@ function compile(clauses: readonly (readonly string[])[]): Int32Array {
   for (const clause of clauses) {
     const groups = new Map<number, number[][]>();
     for (const literal of clause) {
-      const grams = rarestFirst(literal);
-      const key = grams[0] as number;
+      // Every literal of a clause has grams (clausesOf keeps only testable ones).
+      const [key, ...rest] = rarestFirst(literal);
+      if (key === undefined) continue;
       const group = groups.get(key) ?? [];
-      group.push(grams.slice(1));
+      group.push(rest);
       groups.set(key, group);
     }
     const clauseAt = flat.length;
@@ -435,15 +458,17 @@ export class PrefilterSet {
     const groups = new Map<number, number[][]>();
     patterns.forEach((re, i) => {
       const p = prefilterOf(re);
-      if (p.clauses.length !== 1) {
+      const [only] = p.clauses;
+      if (p.clauses.length !== 1 || only === undefined) {
         this.others.push([i, p]);
         return;
       }
-      for (const literal of p.clauses[0] as readonly string[]) {
+      for (const literal of only) {
         const [key, ...rest] = rarestFirst(literal);
-        const group = groups.get(key as number) ?? [];
+        if (key === undefined) continue;
+        const group = groups.get(key) ?? [];
         group.push([i, rest.length, ...rest]);
-        groups.set(key as number, group);
+        groups.set(key, group);
       }
     });
     // Per group: its key, the index where it ends, then per literal its pattern, its count of
@@ -468,13 +493,13 @@ export class PrefilterSet {
     marks.fill(0);
     let any = false;
     for (let at = 0; at < code.length; ) {
-      const groupEnd = code[at + 1] as number;
-      if (seen[code[at] as number] === stamp) {
+      const groupEnd = code[at + 1] ?? 0;
+      if (seen[code[at] ?? 0] === stamp) {
         for (let p = at + 2; p < groupEnd; ) {
-          const pattern = code[p] as number;
-          const end = p + 2 + (code[p + 1] as number);
+          const pattern = code[p] ?? 0;
+          const end = p + 2 + (code[p + 1] ?? 0);
           let t = p + 2;
-          while (t < end && seen[code[t] as number] === stamp) t++;
+          while (t < end && seen[code[t] ?? 0] === stamp) t++;
           if (t === end) {
             marks[pattern] = 1;
             any = true;

@@ -58,7 +58,6 @@ export async function scanContent(ctx: { db: Executor }, request: ScanRequest): 
       ...(result.blockedBy ? { blocked_by: result.blockedBy } : {}),
     };
   }
-  let action = "allow" as Decision;
   const findings: ScanResult["findings"] = [];
   const blockedBy = new Set<string>();
   // On input, what the assistant said earlier is the model's, not the caller's: it is not scanned.
@@ -78,9 +77,11 @@ export async function scanContent(ctx: { db: Executor }, request: ScanRequest): 
     if (result === undefined) return message;
     for (const f of result.findings) findings.push({ ...f, message: index });
     for (const s of result.blockedBy ?? []) blockedBy.add(s);
-    if (strength[result.action] > strength[action]) action = result.action;
     return result.redacted !== undefined ? { ...message, content: result.redacted } : message;
   });
+  let action: Decision = "allow";
+  for (const result of results)
+    if (result && strength[result.action] > strength[action]) action = result.action;
   return {
     allowed: action !== "block",
     action,

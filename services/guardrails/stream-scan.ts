@@ -132,11 +132,13 @@ export function releasableEnd(pending: string): number {
       if (high >= 0xd800 && high <= 0xdbff) start = i - 1;
     }
     const ch = pending.slice(start, i + 1);
-    for (let t = 0; t < INSIDE_PII.length; t++) {
-      if (closed[t] === 0 && !(INSIDE_PII[t] as RegExp).test(ch)) {
+    let t = 0;
+    for (const inside of INSIDE_PII) {
+      if (closed[t] === 0 && !inside.test(ch)) {
         closed[t] = 1;
         open--;
       }
+      t++;
     }
     if (open === 0) return i + 1;
     i = start;
@@ -144,14 +146,57 @@ export function releasableEnd(pending: string): number {
   return 0;
 }
 
-export function createStreamScanner(config: OutputGuardrails): StreamScanner {
+type Actions = ReadonlyMap<ScannerId, ScannerConfig["action"]>;
+
+const shift = (f: Finding, by: number): Finding => ({ ...f, start: f.start + by, end: f.end + by });
+
+/** The finding that stops the stream: a block, or a redaction of what only PII can be redacted in. */
+function blockingFinding(found: readonly Finding[], actionOf: Actions): Finding | undefined {
+  return found.find((f) => {
+    const action = actionOf.get(f.scanner);
+    return action === "block" || (action === "redact" && f.scanner !== "pii");
+  });
+}
+
+/** A private key block the text opens and does not yet close: its END line, and where its header ends. */
+interface OpenSecret {
+  endLine: string;
+  headerEnd: number;
+}
+
+function openSecretOf(pending: string, key: Finding): OpenSecret | undefined {
+  const header = PEM_BEGIN.exec(pending.slice(key.start));
+  const label = header?.[1];
+  if (!header || !label || pending.includes(`-----END ${label}-----`, key.start)) return undefined;
+  return { endLine: `-----END ${label}-----`, headerEnd: key.start + header[0].length };
+}
+
+/** A cut never splits a finding still held (it moves to the finding's start) nor a surrogate pair. */
+function settleCut(pending: string, local: readonly Finding[], cut: number, holdFindings: boolean): number {
+  if (holdFindings) for (const f of local) if (f.start < cut && f.end > cut) cut = Math.max(0, f.start);
+  if (cut > 0 && cut < pending.length) {
+    const c = pending.charCodeAt(cut - 1);
+    if (c >= 0xd800 && c <= 0xdbff) cut--;
+  }
+  return cut;
+}
+
+/** What the output policy asks of a stream: the scanners, their actions, and what may be held back. */
+function streamPolicy(config: OutputGuardrails) {
   const active = stageConfigs({ output: config }, "output");
-  const actionOf = new Map<ScannerId, ScannerConfig["action"]>(active.map(([id, c]) => [id, c.action]));
+  const actionOf: Actions = new Map<ScannerId, ScannerConfig["action"]>(
+    active.map(([id, c]) => [id, c.action]),
+  );
   // Only redaction and blocking need text held back; findings that are merely logged do not.
   const holds = active.some(([, c]) => c.action === "redact" || c.action === "block");
   // A word may be released in part only when PII is all that holds text back: a toxic word can be
   // spelt with any character ("a$$"), and half of one must not go out before the whole is read.
   const partialWords = holds && actionOf.get("toxicity") !== "redact" && actionOf.get("toxicity") !== "block";
+  return { active, actionOf, holds, partialWords, redactsPii: actionOf.get("pii") === "redact" };
+}
+
+export function createStreamScanner(config: OutputGuardrails): StreamScanner {
+  const { active, actionOf, holds, partialWords, redactsPii } = streamPolicy(config);
   let pending = "";
   let context = "";
   let consumed = 0; // stream offset of pending[0]
@@ -159,78 +204,65 @@ export function createStreamScanner(config: OutputGuardrails): StreamScanner {
   let secretEnd: string | null = null; // the END line of an open private key block
   let secretTail = "";
 
-  const shift = (f: Finding, by: number): Finding => ({ ...f, start: f.start + by, end: f.end + by });
-
-  function skipSecret(delta: string): string | null {
+  function skipSecret(delta: string, endLine: string): string | null {
     const text = secretTail + delta;
-    const at = text.indexOf(secretEnd as string);
+    const at = text.indexOf(endLine);
     if (at < 0) {
       consumed += delta.length;
-      secretTail = text.slice(-(secretEnd as string).length);
+      secretTail = text.slice(-endLine.length);
       return null;
     }
-    const rest = text.slice(at + (secretEnd as string).length);
+    const rest = text.slice(at + endLine.length);
     consumed += delta.length - rest.length;
     secretEnd = null;
     secretTail = "";
     return rest;
   }
 
-  function flush(final: boolean): StreamResult {
-    if (blocked) return { emit: "", blocked };
+  /** The findings of the text not yet emitted (read with the context before it), offsets into `pending`; or the one that blocks, offsets into the stream. */
+  function scanPending(): { blocking: Finding } | { local: Finding[] } {
     const scanned = context + pending;
     const offset = context.length;
     const found: Finding[] = [];
     for (const [id, c] of active) {
       for (const f of scanners[id].scan(scanned, c)) if (f.end > offset) found.push(f);
     }
-    const blocking = found.find((f) => {
-      const action = actionOf.get(f.scanner);
-      return action === "block" || (action === "redact" && f.scanner !== "pii");
-    });
-    if (blocking) {
-      blocked = shift(blocking, consumed - offset);
+    const blocking = blockingFinding(found, actionOf);
+    if (blocking) return { blocking: shift(blocking, consumed - offset) };
+    return { local: found.map((f) => shift(f, -offset)) };
+  }
+
+  function flush(final: boolean): StreamResult {
+    if (blocked) return { emit: "", blocked };
+    const scan = scanPending();
+    if ("blocking" in scan) {
+      blocked = scan.blocking;
       pending = "";
       return { emit: "", blocked };
     }
-    // From here on, offsets are into `pending`.
-    const local = found.map((f) => shift(f, -offset));
+    const local = scan.local;
     let cut = final || !holds ? pending.length : holdbackStart(pending);
     if (partialWords && cut < pending.length) cut = Math.max(cut, releasableEnd(pending));
     const openKey = local.find((f) => f.type === "private_key" && f.end === pending.length);
-    let startSecret = false;
-    let headerEnd = 0;
-    if (openKey && actionOf.get("pii") === "redact") {
-      const header = PEM_BEGIN.exec(pending.slice(openKey.start));
-      const label = header?.[1];
-      headerEnd = openKey.start + (header?.[0].length ?? 0);
-      if (label && !pending.includes(`-----END ${label}-----`, openKey.start)) {
-        cut = pending.length;
-        secretEnd = `-----END ${label}-----`;
-        startSecret = true;
-      }
-    }
-    if (holds && !final) for (const f of local) if (f.start < cut && f.end > cut) cut = Math.max(0, f.start);
-    if (cut > 0 && cut < pending.length) {
-      const c = pending.charCodeAt(cut - 1);
-      if (c >= 0xd800 && c <= 0xdbff) cut--;
-    }
+    const secret = openKey && redactsPii ? openSecretOf(pending, openKey) : undefined;
+    if (secret) cut = pending.length;
+    cut = settleCut(pending, local, cut, holds && !final);
     const part = pending.slice(0, cut);
     const inPart = local
-      .filter((f) => f.end <= cut || (startSecret && f === openKey))
+      .filter((f) => f.end <= cut || (secret !== undefined && f === openKey))
       .map((f) => ({ ...f, start: Math.max(0, f.start) }));
-    const toRedact = inPart.filter((f) => f.scanner === "pii" && actionOf.get("pii") === "redact");
-    const emit = redact(part, toRedact);
-    const result: StreamResult = { emit };
+    const toRedact = redactsPii ? inPart.filter((f) => f.scanner === "pii") : [];
+    const result: StreamResult = { emit: redact(part, toRedact) };
     if (inPart.length > 0) result.findings = inPart.map((f) => shift(f, consumed));
     context = (context + part).slice(-CONTEXT);
     consumed += cut;
     pending = pending.slice(cut);
-    if (startSecret) {
+    if (secret) {
       // The key's text so far is dropped with the placeholder already emitted; wait for its END line.
       // The key's text after its header may already hold the start of the END line ("...\n-"): it is
       // kept to be read with what comes next.
-      secretTail = part.slice(Math.max(headerEnd, part.length - (secretEnd as string).length + 1));
+      secretEnd = secret.endLine;
+      secretTail = part.slice(Math.max(secret.headerEnd, part.length - secret.endLine.length + 1));
       consumed += pending.length;
       pending = "";
       context = "";
@@ -242,7 +274,7 @@ export function createStreamScanner(config: OutputGuardrails): StreamScanner {
     push(delta: string): StreamResult {
       if (blocked) return { emit: "", blocked };
       if (secretEnd !== null) {
-        const rest = skipSecret(delta);
+        const rest = skipSecret(delta, secretEnd);
         if (rest === null) return { emit: "" };
         delta = rest;
       }

@@ -58,16 +58,20 @@ export function gramsOfLiteral(literal: string): number[] {
     if (k !== 0 || classes[classes.length - 1] !== 0) classes.push(k);
   }
   const out: number[] = [];
-  if (classes.length === 2) out.push(BIGRAMS + (classes[0] as number) * CLASSES + (classes[1] as number));
-  for (let i = 0; i + 2 < classes.length; i++) {
-    out.push(
-      ((classes[i] as number) * CLASSES + (classes[i + 1] as number)) * CLASSES + (classes[i + 2] as number),
-    );
+  const [first = 0, second = 0] = classes;
+  if (classes.length === 2) out.push(BIGRAMS + first * CLASSES + second);
+  // Each trigram of classes, then each pair of adjacent digits, in order.
+  let pair = -1; // the two classes before, as one number (-1: fewer than two yet)
+  let last = -1;
+  for (const k of classes) {
+    if (pair >= 0) out.push(pair * CLASSES + k);
+    pair = last >= 0 ? last * CLASSES + k : -1;
+    last = k;
   }
-  for (let i = 0; i + 1 < codes.length; i++) {
-    const a = codes[i] as number;
-    const b = codes[i + 1] as number;
-    if (isDigit(a) && isDigit(b)) out.push(DIGIT_PAIRS + (a - 48) * 10 + (b - 48));
+  let before = -1;
+  for (const c of codes) {
+    if (before >= 0 && isDigit(before) && isDigit(c)) out.push(DIGIT_PAIRS + (before - 48) * 10 + (c - 48));
+    before = c;
   }
   return out;
 }
@@ -81,7 +85,7 @@ const CLASS_FREQUENCY = [
 /** An estimate of how often a gram occurs (relative; digit pairs are rare). */
 export function gramFrequency(gram: number): number {
   if (gram >= DIGIT_PAIRS) return 0.01;
-  const f = (k: number) => CLASS_FREQUENCY[k] as number;
+  const f = (k: number) => CLASS_FREQUENCY[k] ?? 0;
   if (gram >= BIGRAMS) {
     const g = gram - BIGRAMS;
     return f(Math.floor(g / CLASSES)) * f(g % CLASSES) * 100;
@@ -133,8 +137,8 @@ export class Trigrams {
     let ab = 0;
     let digit = -1;
     for (let i = 0; i < n; i++) {
-      const code = bytes[i] as number;
-      const c = code < 128 ? (CLASS[code] as number) : 0;
+      const code = bytes[i] ?? 0;
+      const c = code < 128 ? (CLASS[code] ?? 0) : 0;
       if ((c | b) !== 0) {
         seen[BIGRAMS + b * CLASSES + c] = stamp;
         seen[ab * CLASSES + c] = stamp;

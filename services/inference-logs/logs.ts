@@ -38,7 +38,7 @@ export interface InferenceLogView {
   /** Until the first token was ready; null when none was (refused, failed, embeddings). */
   ttft_ms: number | null;
   stream: boolean;
-  guardrails: Record<string, unknown>;
+  guardrails: InferenceLogRow["guardrails"];
   /** How retrieval found the passages it added, and why it fell back to full text, if it did. */
   retrieval: RetrievalNote | null;
   /** The deployment that answered (a fallback's when one served instead); null when none did. */

@@ -8,7 +8,7 @@ import { type KnowledgeCollectionRow, knowledgeCollections, knowledgeDocuments }
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { refuseIfReferenced } from "../policies/references.ts";
+import { refuseIfReferenced } from "../policy-references.ts";
 
 export interface CollectionView {
   id: string;

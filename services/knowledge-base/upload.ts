@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
 import { AppError, type FieldProblem } from "#core/errors.ts";
+import type { Executor } from "#db/client.ts";
 import { type KnowledgeDocumentRow, knowledgeDocuments } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
@@ -85,12 +86,8 @@ async function check(
   return { filename, contentType, sizeBytes: bytes.byteLength, sha, content };
 }
 
-export async function uploadDocuments(
-  ctx: RequestContext,
-  input: { collection_id: string; files: UploadedFile[] },
-): Promise<UploadResult> {
-  const orgId = actorOf(ctx).orgId;
-  const files = input.files;
+/** One to uploadLimits.files files, or 400. */
+function assertFileCount(files: readonly UploadedFile[]): void {
   if (files.length === 0) {
     throw new AppError("validation_error", "files: at least one file is needed", {
       fields: [{ field: "files", message: "at least one file is needed" }],
@@ -101,9 +98,10 @@ export async function uploadDocuments(
       fields: [{ field: "files", message: `at most ${uploadLimits.files} files an upload` }],
     });
   }
-  // The collection first: a request for another organization's collection learns nothing more.
-  const collection = await collectionOfOrg(ctx.db, orgId, input.collection_id);
+}
 
+/** Every file checked; one refusal naming every bad file (413 when all are too large) if any is. */
+async function checkAll(files: readonly UploadedFile[]): Promise<Checked[]> {
   const checked: Checked[] = [];
   const problems: (FieldProblem & { tooLarge?: true })[] = [];
   for (const [index, file] of files.entries()) {
@@ -120,70 +118,101 @@ export async function uploadDocuments(
       { fields },
     );
   }
+  return checked;
+}
 
-  // Read and cut before the transaction, on a worker (chunk-store.ts).
+/** Each distinct content read and cut, before the transaction, on a worker (chunk-store.ts). */
+async function chunkAll(checked: readonly Checked[]): Promise<Map<string, ChunkBatches>> {
   const chunksOf = new Map<string, ChunkBatches>();
   const deadlineMs = ctx.knowledge.chunkDeadlineMs;
   for (const c of checked) {
     if (!chunksOf.has(c.sha))
       chunksOf.set(c.sha, await chunkDocument(c.content, c.contentType, c.place, deadlineMs));
   }
+  return chunksOf;
+}
 
+/** The documents of new contents and their chunks (a content already stored is left as it is). */
+async function storeNew(
+  tx: Executor,
+  target: { orgId: string; collectionId: string },
+  fresh: readonly Checked[],
+  chunksOf: ReadonlyMap<string, ChunkBatches>,
+): Promise<Set<string>> {
+  const inserted = await tx
+    .insert(knowledgeDocuments)
+    .values(
+      fresh.map((c) => ({
+        ...target,
+        filename: c.filename,
+        contentType: c.contentType,
+        sizeBytes: c.sizeBytes,
+        contentSha256: c.sha,
+        content: c.content,
+      })),
+    )
+    .onConflictDoNothing({ target: [knowledgeDocuments.collectionId, knowledgeDocuments.contentSha256] })
+    .returning({ id: knowledgeDocuments.id, sha: knowledgeDocuments.contentSha256 });
+  await storeChunks(
+    tx,
+    inserted.map((row) => ({
+      ...target,
+      documentId: row.id,
+      chunks: chunksOf.get(row.sha) ?? { count: 0, batches: [] },
+    })),
+  );
+  return new Set(inserted.map((r) => r.id));
+}
+
+/** One view per file sent, in order: only the first file of a new content counts as stored. */
+async function documentsOf(
+  tx: Executor,
+  collectionId: string,
+  checked: readonly Checked[],
+  newIds: ReadonlySet<string>,
+): Promise<UploadResult["documents"]> {
+  const all = await tx
+    .select()
+    .from(knowledgeDocuments)
+    .where(
+      and(
+        eq(knowledgeDocuments.collectionId, collectionId),
+        inArray(
+          knowledgeDocuments.contentSha256,
+          checked.map((c) => c.sha),
+        ),
+      ),
+    );
+  const bySha = new Map<string, KnowledgeDocumentRow>(all.map((row) => [row.contentSha256, row]));
+  const claimed = new Set<string>();
+  return checked.map((c) => {
+    const row = bySha.get(c.sha);
+    if (!row) throw new Error(`upload: the document of ${c.place} was neither stored nor found`);
+    // A repeat in the same upload is a duplicate.
+    const duplicate = !newIds.has(row.id) || claimed.has(row.id);
+    claimed.add(row.id);
+    return { ...documentView(row), duplicate };
+  });
+}
+
+export async function uploadDocuments(
+  ctx: RequestContext,
+  input: { collection_id: string; files: UploadedFile[] },
+): Promise<UploadResult> {
+  const orgId = actorOf(ctx).orgId;
+  assertFileCount(input.files);
+  // The collection first: a request for another organization's collection learns nothing more.
+  const collection = await collectionOfOrg(ctx.db, orgId, input.collection_id);
+  const checked = await checkAll(input.files);
+  const chunksOf = await chunkAll(checked);
   return mutate(
     ctx,
     "knowledge_document.upload",
     { type: "knowledge_collection", id: collection.id },
     async (tx) => {
       const fresh = [...new Map(checked.map((c) => [c.sha, c])).values()];
-      const inserted = await tx
-        .insert(knowledgeDocuments)
-        .values(
-          fresh.map((c) => ({
-            orgId,
-            collectionId: collection.id,
-            filename: c.filename,
-            contentType: c.contentType,
-            sizeBytes: c.sizeBytes,
-            contentSha256: c.sha,
-            content: c.content,
-          })),
-        )
-        .onConflictDoNothing({ target: [knowledgeDocuments.collectionId, knowledgeDocuments.contentSha256] })
-        .returning({ id: knowledgeDocuments.id, sha: knowledgeDocuments.contentSha256 });
-      await storeChunks(
-        tx,
-        inserted.map((row) => {
-          const c = fresh.find((f) => f.sha === row.sha) as Checked;
-          return {
-            orgId,
-            collectionId: collection.id,
-            documentId: row.id,
-            chunks: chunksOf.get(c.sha) ?? { count: 0, batches: [] },
-          };
-        }),
-      );
-      const all = await tx
-        .select()
-        .from(knowledgeDocuments)
-        .where(
-          and(
-            eq(knowledgeDocuments.collectionId, collection.id),
-            inArray(
-              knowledgeDocuments.contentSha256,
-              fresh.map((c) => c.sha),
-            ),
-          ),
-        );
-      const bySha = new Map<string, KnowledgeDocumentRow>(all.map((row) => [row.contentSha256, row]));
-      const newIds = new Set(inserted.map((r) => r.id));
-      const claimed = new Set<string>();
-      const documents = checked.map((c) => {
-        const row = bySha.get(c.sha) as KnowledgeDocumentRow;
-        // Only the first file of a new content counts as stored; a repeat in the same upload is a duplicate.
-        const duplicate = !newIds.has(row.id) || claimed.has(row.id);
-        claimed.add(row.id);
-        return { ...documentView(row), duplicate };
-      });
+      const newIds = await storeNew(tx, { orgId, collectionId: collection.id }, fresh, chunksOf);
+      const documents = await documentsOf(tx, collection.id, checked, newIds);
       const stored = documents.filter((d) => !d.duplicate).length;
       return {
         result: { collection_id: collection.id, documents, stored, duplicates: documents.length - stored },

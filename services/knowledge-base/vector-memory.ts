@@ -60,7 +60,8 @@ async function matrixOf(
   const matrix = { stamp, chunkIds: rows.map((r) => r.chunkId), dimensions, values };
   matrices.delete(key);
   matrices.set(key, matrix);
-  if (matrices.size > maxMatrices) matrices.delete(matrices.keys().next().value as string);
+  const oldest = matrices.keys().next();
+  if (matrices.size > maxMatrices && !oldest.done) matrices.delete(oldest.value);
   return matrix;
 }
 
@@ -94,13 +95,17 @@ async function memoryRanking(
   for (let row = 0; row < m.chunkIds.length; row++) {
     let score = 0;
     const offset = row * m.dimensions;
-    for (let d = 0; d < m.dimensions; d++) score += (m.values[offset + d] as number) * (query[d] as number);
-    if (best.length < limit || score > (best[best.length - 1] as { score: number }).score) {
+    for (let d = 0; d < m.dimensions; d++) score += (m.values[offset + d] ?? 0) * (query[d] ?? 0);
+    const last = best[best.length - 1];
+    if (best.length < limit || (last !== undefined && score > last.score)) {
       let at = best.length;
-      while (at > 0 && (best[at - 1] as { score: number }).score < score) at--;
+      while (at > 0 && (best[at - 1]?.score ?? Infinity) < score) at--;
       best.splice(at, 0, { index: row, score });
       if (best.length > limit) best.pop();
     }
   }
-  return best.map((b) => ({ chunkId: m.chunkIds[b.index] as string, score: b.score }));
+  return best.flatMap((b) => {
+    const chunkId = m.chunkIds[b.index];
+    return chunkId === undefined ? [] : [{ chunkId, score: b.score }];
+  });
 }

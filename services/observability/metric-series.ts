@@ -52,14 +52,16 @@ export class Series {
   inc(value = 1): void {
     const entry = this.entry();
     if (entry !== undefined && value >= 0 && Number.isFinite(value)) entry.value += value;
-    else (this.metric as Counter<string>).inc(this.labels, value);
+    else if ("inc" in this.metric) this.metric.inc(this.labels, value);
+    else throw new TypeError("inc() of a histogram");
   }
 
   /** Gauges only. */
   dec(value = 1): void {
     const entry = this.entry();
     if (entry !== undefined && Number.isFinite(value)) entry.value -= value;
-    else (this.metric as Gauge<string>).dec(this.labels, value);
+    else if ("dec" in this.metric) this.metric.dec(this.labels, value);
+    else throw new TypeError("dec() of a counter or histogram");
   }
 
   /** Histograms only. */
@@ -67,7 +69,8 @@ export class Series {
     const entry = this.entry();
     const bounds = this.internals.upperBounds;
     if (entry === undefined || bounds === undefined || !Number.isFinite(value)) {
-      (this.metric as Histogram<string>).observe(this.labels, value);
+      if (!("observe" in this.metric)) throw new TypeError("observe() of a counter or gauge");
+      this.metric.observe(this.labels, value);
       return;
     }
     entry.sum += value;
@@ -75,7 +78,8 @@ export class Series {
     for (const bound of bounds) {
       if (value <= bound) {
         const buckets = entry.bucketValues;
-        if (Object.hasOwn(buckets, bound)) buckets[bound] = (buckets[bound] as number) + 1;
+        const count = buckets[bound];
+        if (Object.hasOwn(buckets, bound) && count !== undefined) buckets[bound] = count + 1;
         return;
       }
     }

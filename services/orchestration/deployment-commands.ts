@@ -5,6 +5,7 @@
 
 import { eq } from "drizzle-orm";
 import { Problems } from "#core/validation.ts";
+import { oneRow } from "#db/one-row.ts";
 import { type DeploymentRow, deployments, pools } from "#db/schema/index.ts";
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
@@ -13,7 +14,7 @@ import { checkPrice } from "../spend/prices.ts";
 import { traced } from "../telemetry/tracing.ts";
 import { checkReplicas, type DeployAnswer, type DeployInput } from "./deploy-request.ts";
 import { assertNameFree, checkRequest, nameTaken, placementOf, targetPool } from "./deployment-placement.ts";
-import { deploymentOfOrg, viewsOf } from "./deployment-queries.ts";
+import { deploymentOfOrg, viewOf } from "./deployment-queries.ts";
 import { assertPoolHasRoom } from "./pool-size.ts";
 import { assertPoolAcceptsDeployments } from "./pools.ts";
 import { providerNamed } from "./providers.ts";
@@ -40,7 +41,7 @@ async function deployNow(ctx: RequestContext, raw: DeployInput): Promise<DeployA
     await assertNameFree(tx, actor.orgId, name);
     await assertPoolHasRoom(tx, pool.id, placement.replicaCount);
     const now = ctx.clock();
-    const [row] = await tx
+    const rows = await tx
       .insert(deployments)
       .values({
         orgId: actor.orgId,
@@ -68,7 +69,7 @@ async function deployNow(ctx: RequestContext, raw: DeployInput): Promise<DeployA
         if (isUniqueViolation(error)) throw nameTaken(name);
         throw error;
       });
-    const created = row as DeploymentRow;
+    const created = oneRow(rows);
     await recordDeploymentCreated(tx, created.id, now);
     return {
       result: { deployment_id: created.id, status: "DEPLOYING" as const },
@@ -90,7 +91,7 @@ async function startDeploymentNow(ctx: RequestContext, deploymentId: string): Pr
     await assertPoolHasRoom(tx, row.poolId, row.replicas, row.id);
     const moved = await moveDeployment(tx, row, "DEPLOYING", `started by ${actor.email}`, ctx.clock());
     await tx.update(deployments).set({ desiredState: "running" }).where(eq(deployments.id, row.id));
-    return { result: (await viewsOf(tx, [{ ...moved, desiredState: "running" }]))[0] as DeploymentView };
+    return { result: await viewOf(tx, { ...moved, desiredState: "running" }) };
   });
   ctx.orchestration.kick();
   return view;
@@ -117,20 +118,22 @@ async function scaleDeploymentNow(
     for (const p of provider?.validateDeployment?.({
       replicas,
       gpuPerReplica: row.gpuPerReplica,
-      configuration: row.configuration as Record<string, unknown>,
+      configuration: row.configuration,
     }) ?? [])
       problems.add(p.field === "replicas" ? "replicas" : p.field, p.message);
     problems.throwIfAny();
     // A stopped deployment wants its replicas again only when started (checked then).
     if (row.desiredState === "running" && replicas > row.replicas)
       await assertPoolHasRoom(tx, row.poolId, replicas, row.id);
-    const [updated] = await tx
-      .update(deployments)
-      .set({ replicas, updatedAt: ctx.clock() })
-      .where(eq(deployments.id, row.id))
-      .returning();
+    const updated = oneRow(
+      await tx
+        .update(deployments)
+        .set({ replicas, updatedAt: ctx.clock() })
+        .where(eq(deployments.id, row.id))
+        .returning(),
+    );
     return {
-      result: (await viewsOf(tx, [updated as DeploymentRow]))[0] as DeploymentView,
+      result: await viewOf(tx, updated),
       details: { from: row.replicas, to: replicas },
     };
   });
@@ -169,13 +172,15 @@ export async function setDeploymentPrice(ctx: RequestContext, input: PriceInput)
     change.outputPricePerMillion = input.output_price_per_million;
   return mutate(ctx, "deployment.price", { type: "deployment", id: input.deployment_id }, async (tx) => {
     const row = await deploymentOfOrg(tx, actor.orgId, input.deployment_id);
-    const [updated] = await tx
-      .update(deployments)
-      .set({ ...change, updatedAt: ctx.clock() })
-      .where(eq(deployments.id, row.id))
-      .returning();
+    const updated = oneRow(
+      await tx
+        .update(deployments)
+        .set({ ...change, updatedAt: ctx.clock() })
+        .where(eq(deployments.id, row.id))
+        .returning(),
+    );
     return {
-      result: (await viewsOf(tx, [updated as DeploymentRow]))[0] as DeploymentView,
+      result: await viewOf(tx, updated),
       details: {
         from: {
           input: row.inputPricePerMillion,
@@ -183,9 +188,9 @@ export async function setDeploymentPrice(ctx: RequestContext, input: PriceInput)
           cached_input: row.cachedInputPricePerMillion,
         },
         to: {
-          input: (updated as DeploymentRow).inputPricePerMillion,
-          output: (updated as DeploymentRow).outputPricePerMillion,
-          cached_input: (updated as DeploymentRow).cachedInputPricePerMillion,
+          input: updated.inputPricePerMillion,
+          output: updated.outputPricePerMillion,
+          cached_input: updated.cachedInputPricePerMillion,
         },
       },
     };
@@ -203,7 +208,7 @@ async function terminateDeploymentNow(ctx: RequestContext, deploymentId: string)
       const row = await deploymentOfOrg(tx, actor.orgId, deploymentId);
       const moved = await moveDeployment(tx, row, "STOPPING", `terminated by ${actor.email}`, ctx.clock());
       await tx.update(deployments).set({ desiredState: "stopped" }).where(eq(deployments.id, row.id));
-      return { result: (await viewsOf(tx, [{ ...moved, desiredState: "stopped" }]))[0] as DeploymentView };
+      return { result: await viewOf(tx, { ...moved, desiredState: "stopped" }) };
     },
   );
   ctx.orchestration.kick();

@@ -7,9 +7,9 @@ import { credentialNameOf } from "#adapters/upstream/wire/hosted.ts";
 import { type EngineId, engineIds } from "#core/domain.ts";
 import { AppError, notFound } from "#core/errors.ts";
 import { uuidOr404 } from "#core/ids.ts";
-import { Problems } from "#core/validation.ts";
+import { isOneOf, Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
-import { deployments, pools } from "#db/schema/index.ts";
+import { type DeploymentRow, deployments, pools } from "#db/schema/index.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { providerCredentials } from "../provider-configs/config.ts";
 import { checkDeployRequest, type DeployInput, workloadTypes } from "./deploy-request.ts";
@@ -46,7 +46,7 @@ export function checkRequest(actor: Actor, input: DeployInput): CheckedRequest {
   }
   if (!input.pool_id && !problems.has("pool_id")) problems.add("pool_id", "is required");
   const workloadType = input.workload_type || "inference";
-  if (!problems.has("workload_type") && !(workloadTypes as readonly string[]).includes(workloadType)) {
+  if (!problems.has("workload_type") && !isOneOf(workloadTypes, workloadType)) {
     problems.add("workload_type", `must be one of ${workloadTypes.join(", ")}`);
   }
   if (input.org_id && input.org_id !== actor.orgId)
@@ -79,7 +79,7 @@ export interface Placement {
   source: string | null;
 }
 
-const isEngineId = (engine: string): engine is EngineId => (engineIds as readonly string[]).includes(engine);
+const isEngineId = (engine: string): engine is EngineId => isOneOf(engineIds, engine);
 
 /** Step 3: what the pool's provider can run of this request; every problem named at once. */
 export async function placementOf(
@@ -138,7 +138,7 @@ async function checkCredentialNamed(
   ctx: RequestContext,
   actor: Actor,
   provider: Provider,
-  configuration: Record<string, unknown>,
+  configuration: DeploymentRow["configuration"],
   problems: Problems,
 ): Promise<void> {
   const name = credentialNameOf(configuration);

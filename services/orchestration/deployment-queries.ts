@@ -6,9 +6,15 @@ import type { DeploymentState } from "#core/domain.ts";
 import { notFound } from "#core/errors.ts";
 import { uuidOr404 } from "#core/ids.ts";
 import type { Executor } from "#db/client.ts";
+import { oneRow } from "#db/one-row.ts";
 import { type DeploymentRow, deployments, deploymentTransitions, pools, replicas } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { type DeploymentView, deploymentView } from "./views.ts";
+
+/** One deployment as the API shows it. */
+export async function viewOf(db: Executor, row: DeploymentRow): Promise<DeploymentView> {
+  return oneRow(await viewsOf(db, [row]));
+}
 
 /** Deployments with their pool, replicas and transitions, as the API shows them. */
 export async function viewsOf(db: Executor, rows: DeploymentRow[]): Promise<DeploymentView[]> {
@@ -54,7 +60,7 @@ export async function deploymentOfOrg(
 
 export async function getDeployment(ctx: RequestContext, deploymentId: string): Promise<DeploymentView> {
   const row = await deploymentOfOrg(ctx.db, actorOf(ctx).orgId, deploymentId);
-  return (await viewsOf(ctx.db, [row]))[0] as DeploymentView;
+  return viewOf(ctx.db, row);
 }
 
 /** The caller's organization's deployments; another `org_id` lists nothing (it is not theirs to see). */
@@ -133,5 +139,5 @@ export async function routableEndpoints(db: Executor, orgId: string, name: strin
       ),
     )
     .orderBy(asc(replicas.index));
-  return rows.filter((r) => r.endpoint).map((r) => r.endpoint as string);
+  return rows.flatMap((r) => (r.endpoint ? [r.endpoint] : []));
 }

@@ -6,7 +6,7 @@ import type { Heartbeat } from "#contracts/orchestration/heartbeat.ts";
 import { type NodeState, nodeStates } from "#core/domain.ts";
 import { AppError, invalid } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
-import { Problems } from "#core/validation.ts";
+import { isOneOf, Problems } from "#core/validation.ts";
 import { deployments, nodes, type PoolRow, pools, replicas } from "#db/schema/index.ts";
 import type { AppContext, RequestContext } from "../context.ts";
 import { poolOfNodeToken } from "./node-token.ts";
@@ -43,8 +43,9 @@ export async function recordHeartbeat(
   if (instanceId === "" || instanceId.length > 256)
     problems.add("provider_instance_id", "is required (at most 256 characters)");
   const state = (input.state ?? "READY").toUpperCase();
-  if (!(nodeStates as readonly string[]).includes(state))
-    problems.add("state", `must be one of ${nodeStates.join(", ")}`);
+  // Not one of them: a problem, and throwIfAny() below throws before the stand-in is read.
+  const nodeState: NodeState = isOneOf(nodeStates, state) ? state : "READY";
+  if (nodeState !== state) problems.add("state", `must be one of ${nodeStates.join(", ")}`);
   if (input.health_score !== undefined && (input.health_score < 0 || input.health_score > 100)) {
     problems.add("health_score", "must be from 0 to 100");
   }
@@ -60,7 +61,7 @@ export async function recordHeartbeat(
     vcpuAllocated: count(input.vcpu_allocated),
     ramGbAllocated: count(input.ram_gb_allocated),
     healthScore: input.health_score === undefined ? 100 : Math.round(input.health_score),
-    state: state as NodeState,
+    state: nodeState,
     exposeUrl: input.expose_url || null,
     lastHeartbeatAt: now,
   };

@@ -11,7 +11,7 @@ const lockKey = new DataView(
 ).getBigInt64(0);
 
 interface Reserved {
-  <T = Record<string, unknown>[]>(strings: TemplateStringsArray, ...values: unknown[]): Promise<T>;
+  <T = unknown[]>(strings: TemplateStringsArray, ...values: unknown[]): Promise<T>;
   release(): void;
 }
 interface PostgresClient {
@@ -25,10 +25,13 @@ export interface Leadership {
 }
 
 const isPostgres = (client: unknown): client is PostgresClient =>
-  typeof (client as { reserve?: unknown } | undefined)?.reserve === "function";
+  // postgres.js's client is a function (the sql tag) with methods.
+  (typeof client === "function" || (typeof client === "object" && client !== null)) &&
+  "reserve" in client &&
+  typeof client.reserve === "function";
 
 export function leadershipOf(db: Database): Leadership {
-  const client = (db as { $client?: unknown }).$client;
+  const client: unknown = "$client" in db ? db.$client : undefined;
   if (!isPostgres(client)) return { lead: async () => true, release: async () => {} };
   let connection: Reserved | undefined;
   let leading = false;

@@ -3,7 +3,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { engineIds } from "#core/domain.ts";
 import { AppError, notFound } from "#core/errors.ts";
-import { Problems } from "#core/validation.ts";
+import { isOneOf, Problems } from "#core/validation.ts";
 import { deployments, type ModelRow, models } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
@@ -16,7 +16,7 @@ export interface RegisterModelInput {
   backend: string;
   artifact_uri?: string | undefined;
   shared?: boolean | undefined;
-  config_json?: Record<string, unknown> | undefined;
+  config_json?: ModelRow["config"] | undefined;
 }
 
 /** No "/" in names and versions: both appear as path segments (getModel, registry://). */
@@ -33,7 +33,7 @@ export async function registerModel(ctx: RequestContext, input: RegisterModelInp
     problems.add("model_name", "required: letters, digits, '.', '_', ':' and '-', at most 128");
   if (!modelVersionPattern.test(version))
     problems.add("model_version", "letters, digits, '.', '_' and '-', at most 64");
-  if (!(engineIds as readonly string[]).includes(input.backend)) {
+  if (!isOneOf(engineIds, input.backend)) {
     problems.add("backend", `required, one of ${engineIds.join(", ")}`);
   }
   const artifact = input.artifact_uri?.trim() || undefined;

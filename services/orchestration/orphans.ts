@@ -2,8 +2,7 @@
 // every worker when the platform is asked to (tests, and a stop with stopWorkers).
 
 import { eq } from "drizzle-orm";
-import type { ProviderId } from "#core/domain.ts";
-import { type DeploymentRow, deployments, replicas } from "#db/schema/index.ts";
+import { deployments, replicas } from "#db/schema/index.ts";
 import type { AppContext, Logger } from "../context.ts";
 import { isRunningReplica, shouldRun } from "./deployment-pass.ts";
 
@@ -15,18 +14,17 @@ export async function stopOrphans(ctx: AppContext, log: Logger): Promise<void> {
     .from(replicas)
     .innerJoin(deployments, eq(deployments.id, replicas.deploymentId));
   for (const { replica, deployment } of rows) {
-    if (shouldRun(deployment as DeploymentRow) && isRunningReplica(replica)) {
-      wanted.set(replica.id, replica.providerInstanceId as string);
+    if (shouldRun(deployment) && isRunningReplica(replica) && replica.providerInstanceId !== null) {
+      wanted.set(replica.id, replica.providerInstanceId);
     }
   }
   const { providers } = ctx.orchestration;
-  for (const id of Object.keys(providers) as ProviderId[]) {
-    const provider = providers[id];
+  for (const provider of Object.values(providers)) {
     if (!provider?.listInstances) continue;
     for (const instance of await provider.listInstances()) {
       if (wanted.get(instance.replicaId) === instance.providerInstanceId) continue;
       log.warn("stopping an orphaned worker", {
-        provider: id,
+        provider: provider.id,
         replica_id: instance.replicaId,
         instance: instance.providerInstanceId,
       });
@@ -38,8 +36,7 @@ export async function stopOrphans(ctx: AppContext, log: Logger): Promise<void> {
 /** Stops every worker the providers list, wanted or not. */
 export async function stopAllWorkers(ctx: AppContext): Promise<void> {
   const { providers } = ctx.orchestration;
-  for (const id of Object.keys(providers) as ProviderId[]) {
-    const provider = providers[id];
+  for (const provider of Object.values(providers)) {
     for (const instance of (await provider?.listInstances?.()) ?? []) {
       await provider?.stopReplica({ ...instance, endpoint: null });
     }

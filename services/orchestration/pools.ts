@@ -5,7 +5,7 @@ import { and, asc, count, eq, inArray, isNotNull, isNull, notInArray, sql, sum }
 import type { PoolState } from "#core/domain.ts";
 import { AppError, notFound } from "#core/errors.ts";
 import { uuidOr404 } from "#core/ids.ts";
-import { Problems } from "#core/validation.ts";
+import { isOneOf, Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
 import { deployments, nodes, type PoolRow, pools } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
@@ -34,12 +34,17 @@ export const maxPoolSize = 1024;
 export const ownerTypes = ["org", "user"] as const;
 const poolNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
-function schedulingPolicyOf(raw: string | undefined, problems: Problems): Record<string, unknown> {
+type SchedulingPolicy = PoolRow["schedulingPolicy"];
+
+/** A JSON object (not an array, not null): what scheduling_policy_json must hold. */
+const isJsonObject = (value: unknown): value is SchedulingPolicy =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function schedulingPolicyOf(raw: string | undefined, problems: Problems): SchedulingPolicy {
   if (raw === undefined || raw.trim() === "") return {};
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
+    if (isJsonObject(parsed)) return parsed;
   } catch {}
   problems.add("scheduling_policy_json", "must be the JSON text of an object");
   return {};
@@ -60,7 +65,7 @@ async function createPoolNow(
     );
   }
   const ownerType = input.owner_type || "org";
-  if (!(ownerTypes as readonly string[]).includes(ownerType)) {
+  if (!isOneOf(ownerTypes, ownerType)) {
     problems.add("owner_type", `must be one of ${ownerTypes.join(", ")}`);
   }
   const ownOwner = ownerType === "user" ? actor.userId : actor.orgId;

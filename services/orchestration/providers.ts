@@ -2,6 +2,7 @@
 import type { ComputeProvider, ProviderResources } from "#adapters/providers/provider.ts";
 import { type ProviderId, providerIds } from "#core/domain.ts";
 import { invalid } from "#core/errors.ts";
+import { isOneOf } from "#core/validation.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { hasProviderCredentials, providerAccess } from "../provider-configs/access.ts";
 
@@ -29,8 +30,7 @@ export async function providerOrDefault(
   );
 }
 
-export const isProviderId = (value: string): value is ProviderId =>
-  (providerIds as readonly string[]).includes(value);
+export const isProviderId = (value: string): value is ProviderId => isOneOf(providerIds, value);
 
 /** The provider named, or 400 naming `field`. */
 export function providerNamed(ctx: AppContext, id: string, field = "provider"): ComputeProvider {

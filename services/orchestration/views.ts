@@ -99,7 +99,7 @@ export interface ModelView {
   backend: string;
   artifact_uri: string | null;
   shared: boolean;
-  config_json: Record<string, unknown>;
+  config_json: ModelRow["config"];
   created_at: string;
 }
 
@@ -201,15 +201,15 @@ export function deploymentView(
       started_at: r.startedAt?.toISOString() ?? null,
       updated_at: r.updatedAt.toISOString(),
     })),
-    endpoints: observed.filter((r) => r.state === "READY" && r.endpoint).map((r) => r.endpoint as string),
+    endpoints: observed.flatMap((r) => (r.state === "READY" && r.endpoint ? [r.endpoint] : [])),
     // The latest 200: an autoscaled deployment records a transition per decision.
     transitions: [...transitionRows]
       .sort((a, b) => a.at.getTime() - b.at.getTime())
       .slice(-200)
       .map((t) => ({
         at: t.at.toISOString(),
-        from: t.fromState as DeploymentState | null,
-        to: t.toState as DeploymentState,
+        from: t.fromState,
+        to: t.toState,
         reason: t.reason,
         ...(t.fromReplicas !== null && t.toReplicas !== null
           ? { replicas: { from: t.fromReplicas, to: t.toReplicas } }

@@ -14,7 +14,7 @@ import {
   storedConfig,
   storedPolicy,
 } from "#core/policies.ts";
-import { Problems } from "#core/validation.ts";
+import { isOneOf, Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
 import {
   apiKeys,
@@ -71,8 +71,7 @@ function scopeProblems(type: PolicyType, scope: PolicyScope): void {
   problems.throwIfAny();
 }
 
-const isPolicyType = (value: string): value is PolicyType =>
-  (policyTypes as readonly string[]).includes(value);
+const isPolicyType = (value: string): value is PolicyType => isOneOf(policyTypes, value);
 
 export function policyTypeOf(value: string): PolicyType {
   if (!isPolicyType(value)) {

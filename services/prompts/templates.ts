@@ -5,6 +5,7 @@ import { AppError, notFound } from "#core/errors.ts";
 import { uuidOr404 } from "#core/ids.ts";
 import { Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
+import { oneRow } from "#db/one-row.ts";
 import {
   type PromptTemplateRow,
   type PromptTemplateVersionRow,
@@ -14,7 +15,7 @@ import {
 import { isUniqueViolation } from "#db/unique-violation.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
-import { refuseIfReferenced } from "../policies/references.ts";
+import { refuseIfReferenced } from "../policy-references.ts";
 
 export const inputPlaceholder = "{{input}}";
 export const contextPlaceholder = "{{context}}";
@@ -94,17 +95,17 @@ export async function createTemplate(
   checkContent(name, systemPrompt, userTemplate);
   try {
     return await mutate(ctx, "prompt_template.create", { type: "prompt_template" }, async (tx) => {
-      const [template] = await tx
-        .insert(promptTemplates)
-        .values({ orgId: actor.orgId, name, latestVersion: 1 })
-        .returning();
-      const t = template as PromptTemplateRow;
-      const [version] = await tx
-        .insert(promptTemplateVersions)
-        .values({ templateId: t.id, version: 1, name, systemPrompt, userTemplate, createdBy: actor.userId })
-        .returning();
+      const t = oneRow(
+        await tx.insert(promptTemplates).values({ orgId: actor.orgId, name, latestVersion: 1 }).returning(),
+      );
+      const version = oneRow(
+        await tx
+          .insert(promptTemplateVersions)
+          .values({ templateId: t.id, version: 1, name, systemPrompt, userTemplate, createdBy: actor.userId })
+          .returning(),
+      );
       return {
-        result: viewOf(t, version as PromptTemplateVersionRow),
+        result: viewOf(t, version),
         target: { type: "prompt_template", id: t.id },
       };
     });
@@ -160,30 +161,35 @@ export async function updateTemplate(
       async (tx) => {
         // The row lock orders concurrent updates, so each gets the next version number.
         const template = await templateOfOrg(tx, actor.orgId, templateId, true);
-        const latest = (await versionOf(tx, template.id, template.latestVersion)) as PromptTemplateVersionRow;
+        const latest = await versionOf(tx, template.id, template.latestVersion);
+        if (!latest) throw notFound("prompt template version");
         const name = input.name === undefined || input.name === null ? latest.name : input.name.trim();
         const systemPrompt = keepOr(input.system_prompt, latest.systemPrompt);
         const userTemplate = keepOr(input.user_template, latest.userTemplate);
         checkContent(name, systemPrompt, userTemplate);
         const next = template.latestVersion + 1;
-        const [updated] = await tx
-          .update(promptTemplates)
-          .set({ name, latestVersion: next, updatedAt: ctx.clock() })
-          .where(eq(promptTemplates.id, template.id))
-          .returning();
-        const [version] = await tx
-          .insert(promptTemplateVersions)
-          .values({
-            templateId: template.id,
-            version: next,
-            name,
-            systemPrompt,
-            userTemplate,
-            createdBy: actor.userId,
-          })
-          .returning();
+        const updated = oneRow(
+          await tx
+            .update(promptTemplates)
+            .set({ name, latestVersion: next, updatedAt: ctx.clock() })
+            .where(eq(promptTemplates.id, template.id))
+            .returning(),
+        );
+        const version = oneRow(
+          await tx
+            .insert(promptTemplateVersions)
+            .values({
+              templateId: template.id,
+              version: next,
+              name,
+              systemPrompt,
+              userTemplate,
+              createdBy: actor.userId,
+            })
+            .returning(),
+        );
         return {
-          result: viewOf(updated as PromptTemplateRow, version as PromptTemplateVersionRow),
+          result: viewOf(updated, version),
           details: { version: next },
         };
       },

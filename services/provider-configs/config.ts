@@ -5,6 +5,7 @@
 import { and, eq } from "drizzle-orm";
 import { type ProviderId, providerIds } from "#core/domain.ts";
 import { invalid } from "#core/errors.ts";
+import { isOneOf } from "#core/validation.ts";
 import { type ProviderConfigRow, providerConfigs } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
@@ -13,12 +14,14 @@ import { checkExternalSettings } from "../spend/hosted-prices.ts";
 import { checkProviderUrls } from "./urls.ts";
 
 export type Credentials = Record<string, string>;
+/** A provider's settings: free-form per provider (docs/providers.md), checked where they are read. */
+export type ProviderSettings = ProviderConfigRow["settings"];
 
 export interface ProviderConfigView {
   provider: ProviderId;
   /** False while nothing was ever saved for this provider. */
   configured: boolean;
-  settings: Record<string, unknown>;
+  settings: ProviderSettings;
   /** Each credential masked: `****` and, for values of 12 characters or more, their last 4. */
   credentials: Record<string, string>;
   updated_at: string | null;
@@ -26,7 +29,7 @@ export interface ProviderConfigView {
 
 export interface SetProviderConfigInput {
   provider: string;
-  settings?: Record<string, unknown> | undefined;
+  settings?: ProviderSettings | undefined;
   /** Replaces every stored credential; left out, the stored ones stay. `{}` removes them all. */
   credentials?: Credentials | undefined;
 }
@@ -38,10 +41,8 @@ export function maskSecret(value: string): string {
 }
 
 const providerOf = (value: string): ProviderId => {
-  if (!(providerIds as readonly string[]).includes(value)) {
-    throw invalid("provider", `unknown provider; known: ${providerIds.join(", ")}`);
-  }
-  return value as ProviderId;
+  if (isOneOf(providerIds, value)) return value;
+  throw invalid("provider", `unknown provider; known: ${providerIds.join(", ")}`);
 };
 
 function unseal(ctx: Pick<AppContext, "config">, row: ProviderConfigRow): Credentials {
@@ -159,7 +160,7 @@ export async function providerSettings(
   ctx: Pick<AppContext, "db">,
   orgId: string,
   provider: ProviderId,
-): Promise<Record<string, unknown>> {
+): Promise<ProviderSettings> {
   const [row] = await ctx.db
     .select({ settings: providerConfigs.settings })
     .from(providerConfigs)

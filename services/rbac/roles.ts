@@ -6,7 +6,7 @@ import { AppError, type FieldProblem, notFound } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { memberships, type RoleRow, roles } from "#db/schema/index.ts";
 import { isUniqueViolation } from "#db/unique-violation.ts";
-import { mutate } from "../audit/mutate.ts";
+import { type AuditDetails, mutate } from "../audit/mutate.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { isPermission, type Permission, permissionCatalog } from "../permissions.ts";
 
@@ -159,7 +159,7 @@ export async function updateRole(
       throw isUniqueViolation(error) ? nameTaken(input.name ?? name) : error;
     }
     if (!updated) throw notFound("role");
-    const details: Record<string, unknown> = {};
+    const details: AuditDetails = {};
     if (input.name !== undefined && input.name !== name) details.renamed_to = input.name;
     if (permissions !== undefined) details.permissions = permissions;
     return { result: view(updated, await usersOf(tx, row.id)), details };

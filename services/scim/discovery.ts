@@ -49,7 +49,21 @@ export const resourceTypes = (baseUrl: string) => [
   },
 ];
 
-const attribute = (name: string, extra: Record<string, unknown> = {}) => ({
+/** A SCIM attribute definition (RFC 7643 section 7). */
+interface ScimAttribute {
+  name: string;
+  type: "string" | "boolean" | "complex";
+  multiValued: boolean;
+  required: boolean;
+  caseExact: boolean;
+  mutability: "readOnly" | "readWrite" | "immutable";
+  returned: "default";
+  uniqueness: "none" | "server";
+  description?: string;
+  subAttributes?: ScimAttribute[];
+}
+
+const attribute = (name: string, extra: Partial<Omit<ScimAttribute, "name">> = {}): ScimAttribute => ({
   name,
   type: "string",
   multiValued: false,

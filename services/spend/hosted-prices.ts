@@ -6,6 +6,7 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError, type FieldProblem } from "#core/errors.ts";
+import type { ProviderConfigRow } from "#db/schema/index.ts";
 import { type DeploymentPrice, maxPricePerMillion } from "./prices.ts";
 
 const Price = T.Number({ minimum: 0, maximum: maxPricePerMillion });
@@ -107,17 +108,17 @@ export function priceKeysOf(model: string): string[] {
 
 const checkPrices = TypeCompiler.Compile(ModelPrices);
 
+/** The `external` provider configuration's settings, where an organization's table lives. */
+type Settings = Readonly<ProviderConfigRow["settings"]>;
+
 /** An organization's table from its settings; entries that do not fit are ignored (checked when saved). */
-function organizationPrices(settings: Readonly<Record<string, unknown>>): ModelPrices {
+function organizationPrices(settings: Settings): ModelPrices {
   const table = settings.model_prices;
   return checkPrices.Check(table) ? table : {};
 }
 
 /** The price of an upstream model: the organization's table, else the shipped list; undefined if neither has it. */
-export function hostedModelPrice(
-  model: string,
-  settings: Readonly<Record<string, unknown>>,
-): DeploymentPrice | undefined {
+export function hostedModelPrice(model: string, settings: Settings): DeploymentPrice | undefined {
   const own = organizationPrices(settings);
   for (const key of priceKeysOf(model)) {
     const found = own[key] ?? listPrices[key];
@@ -134,7 +135,7 @@ export function hostedModelPrice(
 }
 
 /** Refuses an `external` configuration whose `model_prices` or `credential_options` do not fit: 400 naming each. */
-export function checkExternalSettings(settings: Readonly<Record<string, unknown>>): void {
+export function checkExternalSettings(settings: Settings): void {
   const problems: FieldProblem[] = [];
   if (settings.model_prices !== undefined && !checkPrices.Check(settings.model_prices)) {
     for (const error of checkPrices.Errors(settings.model_prices)) {
@@ -169,7 +170,7 @@ export interface HostedPriceRow extends ModelPrice {
 }
 
 /** The table as it applies to an organization: its own prices over the shipped list, by model name. */
-export function effectiveHostedPrices(settings: Readonly<Record<string, unknown>>): {
+export function effectiveHostedPrices(settings: Settings): {
   list_prices_as_of: string;
   prices: HostedPriceRow[];
 } {

@@ -116,7 +116,8 @@ export class WorkerPool<In, Out> {
     while (this.#queue.length > 0) {
       const slot = this.#slots.find((s) => !s.job) ?? this.#spawn();
       if (!slot) return;
-      const job = this.#queue.shift() as Job<In, Out>;
+      const job = this.#queue.shift();
+      if (!job) return;
       slot.job = job;
       job.slot = slot;
       keepAlive(slot.worker, true);

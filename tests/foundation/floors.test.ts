@@ -61,14 +61,9 @@ function knots(edges: Map<string, Set<string>>): string[][] {
 // struck off: both lists may only shrink, and the issue is done when they are empty.
 // No upward import is left (the wire shapes moved to contracts/, a floor beside core/).
 const knownUpward: string[] = [];
-// - Three small knots of services/ folders are left: knowledge-base <-> policies, guardrails <->
-//   inference, and orchestration <-> provider-configs <-> spend (inference-logs left the last one when the
-//   log entry's contract moved to contracts/internal/inference-log.ts).
-const knownKnots = [
-  ["services/knowledge-base", "services/policies"],
-  ["services/guardrails", "services/inference"],
-  ["services/orchestration", "services/provider-configs", "services/spend"],
-];
+// - One small knot of services/ folders is left: guardrails <-> inference (inference-logs left it when
+//   the log entry's contract moved to contracts/internal/inference-log.ts).
+const knownKnots = [["services/guardrails", "services/inference"]];
 
 const graph = await madge(
   floors.filter((folder) => existsSync(join(root, folder))),

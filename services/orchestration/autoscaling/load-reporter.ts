@@ -2,6 +2,7 @@
 // those waiting for a replica and the completion tokens, and sends them to the shared store every
 // interval (and at once when a request starts waiting: that is the demand that scales from zero).
 
+import type { LogFields } from "#core/logger.ts";
 import type { DeploymentLoad, LoadStore } from "#core/ports/load-store.ts";
 import type { Logger } from "../../context.ts";
 import { throttledWarning } from "../../observability/throttled-log.ts";
@@ -35,7 +36,7 @@ export class LoadReporter {
   private readonly timer: ReturnType<typeof setInterval>;
   private lastFlush = performance.now();
   private flushing: Promise<void> | undefined;
-  private readonly warn: (fields: Record<string, unknown>) => void;
+  private readonly warn: (fields: LogFields) => void;
 
   constructor(private readonly options: LoadReporterOptions) {
     this.intervalMs = options.intervalMs ?? 1000;

@@ -1,7 +1,7 @@
 // A static sibling of [policy_type].ts: /management/config/hosted-prices is matched before the parameter.
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
-import { hostedPriceTable } from "#services/spend/hosted-price-table.ts";
+import { hostedPriceTable } from "#services/provider-configs/hosted-price-table.ts";
 
 const Row = t.Object({
   model: t.String({ description: "The upstream model name (a deployment's inference_model)" }),

@@ -1,13 +1,14 @@
 import { bestPerType, type Hit, toFindings } from "../../hits.ts";
 import { normalize, originalSpan } from "../../normalize.ts";
-import { type Prefilter, prefilterFor, sharedTrigrams, type Trigrams } from "../../prefilter.ts";
+import { prefilterFor, sharedTrigrams, type Trigrams } from "../../prefilter.ts";
 import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
 import { gramsOfLiteral } from "../../trigrams.ts";
-import { type AbuseSignal, abuseSignals } from "./phrases.ts";
+import { abuseSignals } from "./phrases.ts";
 import { findProfanity } from "./profanity.ts";
 
 const DEFAULT_THRESHOLD = 0.5;
-const abuseFilters = abuseSignals.map((s) => prefilterFor(s.re));
+/** Each abuse signal with its prefilter. */
+const abuse = abuseSignals.map((signal) => ({ signal, filter: prefilterFor(signal.re) }));
 
 // obscenity's terms by how much a single occurrence says. Slurs are hate on their own; swearing is
 // rude; sexual and anatomical words are often clinical ("sex", "penis", "anal fissure") and count
@@ -99,8 +100,8 @@ export function speltOutFrom(text: string): number {
 
 // The grams of a single letter between non-letters, and of two such letters one non-letter apart.
 const LETTERS = [..."abcdefghijklmnopqrstuvwxyz"];
-const ALONE = LETTERS.map((x) => gramsOfLiteral(` ${x} `)[0] as number);
-const APART = LETTERS.map((x) => LETTERS.map((y) => gramsOfLiteral(`${x} ${y}`)[0] as number));
+const ALONE = LETTERS.map((x) => gramsOfLiteral(` ${x} `)[0] ?? -1);
+const APART = LETTERS.map((x) => LETTERS.map((y) => gramsOfLiteral(`${x} ${y}`)[0] ?? -1));
 
 /**
  * Whether the indexed text can hold SPELT_OUT: two single letters one run of non-letters apart.
@@ -108,10 +109,9 @@ const APART = LETTERS.map((x) => LETTERS.map((y) => gramsOfLiteral(`${x} ${y}`)[
  */
 export function mayHoldSpeltOut(grams: Trigrams): boolean {
   for (let x = 0; x < 26; x++) {
-    if (!grams.has(ALONE[x] as number)) continue;
-    const apart = APART[x] as number[];
-    for (let y = 0; y < 26; y++)
-      if (grams.has(ALONE[y] as number) && grams.has(apart[y] as number)) return true;
+    const apart = APART[x];
+    if (apart === undefined || !grams.has(ALONE[x] ?? -1)) continue;
+    for (let y = 0; y < 26; y++) if (grams.has(ALONE[y] ?? -1) && grams.has(apart[y] ?? -1)) return true;
   }
   return false;
 }
@@ -130,9 +130,8 @@ function analyse(text: string, hits: Hit[]): number {
       hits.push({ ...profanityKind(p.word), start, end });
   }
   const grams = sharedTrigrams.of(norm.text);
-  for (let i = 0; i < abuseSignals.length; i++) {
-    if (!(abuseFilters[i] as Prefilter).mayMatch(grams)) continue; // none of its literals occur
-    const s = abuseSignals[i] as AbuseSignal;
+  for (const { signal: s, filter } of abuse) {
+    if (!filter.mayMatch(grams)) continue; // none of its literals occur
     s.re.lastIndex = 0;
     for (let m = s.re.exec(norm.text); m !== null; m = s.re.exec(norm.text)) {
       const [start, end] = originalSpan(text, norm, m.index, m.index + m[0].length);

@@ -1,4 +1,13 @@
-import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from "obscenity";
+import {
+  englishDataset,
+  englishRecommendedTransformers,
+  RegExpMatcher,
+  type SimpleTransformerContainer,
+  type StatefulTransformer,
+  type StatefulTransformerContainer,
+  type TransformerContainer,
+} from "obscenity";
+import { stringOfCodes } from "../../normalize.ts";
 import { PrefilterSet, Trigrams } from "../../prefilter.ts";
 
 // Profanity, slurs and sexual terms come from obscenity's English dataset, which already resolves
@@ -22,41 +31,62 @@ export interface ProfanityMatch {
   end: number;
 }
 
-type SimpleTransformer = { type: 0; transform: (c: number) => number | undefined };
-type StatefulTransformer = {
-  type: 1;
-  factory: () => { transform: (c: number) => number | undefined; reset(): void };
-};
-type AnyTransformer = SimpleTransformer | StatefulTransformer;
+/** The regular expressions of obscenity's terms (a private field, read as it is); null if they are not there. */
+function termRegExps(m: object): RegExp[] | null {
+  if (!("blacklistedTerms" in m)) return null;
+  const terms: unknown = m.blacklistedTerms;
+  if (!Array.isArray(terms)) return null;
+  const items: readonly unknown[] = terms;
+  const out: RegExp[] = [];
+  for (const t of items) {
+    if (typeof t !== "object" || t === null || !("regExp" in t) || !(t.regExp instanceof RegExp)) return null;
+    out.push(t.regExp);
+  }
+  return out;
+}
 
-function buildGate(): ((text: string) => boolean) | null {
-  const terms = (matcher as unknown as { blacklistedTerms?: { regExp?: RegExp }[] }).blacklistedTerms;
-  const transformers =
-    englishRecommendedTransformers.blacklistMatcherTransformers as unknown as AnyTransformer[];
-  if (!Array.isArray(terms) || terms.some((t) => !(t.regExp instanceof RegExp))) return null;
-  // The table below folds the simple transformers; it is only valid when they all come first.
-  const firstStateful = transformers.findIndex((t) => t.type === 1);
-  const simple = transformers.slice(0, firstStateful < 0 ? transformers.length : firstStateful);
-  const rest = firstStateful < 0 ? [] : transformers.slice(firstStateful);
-  if (simple.some((t) => t.type !== 0) || rest.some((t) => t.type !== 1)) return null;
-  const stateful = (rest as StatefulTransformer[]).map((t) => t.factory());
-  const collapse = collapseTable(stateful);
+const isStateful = (t: TransformerContainer): t is StatefulTransformerContainer => "factory" in t;
+const isSimple = (t: TransformerContainer): t is SimpleTransformerContainer => !isStateful(t);
 
-  const NONE = -1;
-  const ascii = new Int32Array(128);
-  const others = new Map<number, number>();
-  const fold = (cp: number): number => {
+/** obscenity's transformers, the simple ones first (the table below folds them); null if not in that order. */
+function splitTransformers(
+  all: readonly TransformerContainer[],
+): { simple: SimpleTransformerContainer[]; stateful: StatefulTransformer[] } | null {
+  const firstStateful = all.findIndex(isStateful);
+  const split = firstStateful < 0 ? all.length : firstStateful;
+  const simple = all.slice(0, split).filter(isSimple);
+  const rest = all.slice(split).filter(isStateful);
+  if (simple.length + rest.length !== all.length) return null;
+  return { simple, stateful: rest.map((t) => t.factory()) };
+}
+
+const NONE = -1;
+
+/** The simple transformers folded into one function of a code point (NONE: the character is dropped). */
+function foldOf(simple: readonly SimpleTransformerContainer[]): (cp: number) => number {
+  return (cp) => {
     let c: number | undefined = cp;
-    for (const t of simple as SimpleTransformer[]) {
+    for (const t of simple) {
       c = t.transform(c);
       if (c === undefined) return NONE;
     }
     return c;
   };
+}
+
+function buildGate(): ((text: string) => boolean) | null {
+  const regExps = termRegExps(matcher);
+  const transformers = splitTransformers(englishRecommendedTransformers.blacklistMatcherTransformers ?? []);
+  if (!regExps || !transformers) return null;
+  const { stateful } = transformers;
+  const collapse = collapseTable(stateful);
+  const fold = foldOf(transformers.simple);
+  const ascii = new Int32Array(128);
+  const others = new Map<number, number>();
   for (let c = 0; c < 128; c++) ascii[c] = fold(c);
 
   // The union matches when one of its patterns does; a pattern none of whose literals occur cannot.
-  const patterns = terms.map((t) => new RegExp((t.regExp as RegExp).source, "s"));
+  const patterns = regExps.map((re) => new RegExp(re.source, "s"));
   const prefilters = new PrefilterSet(patterns);
   const candidates = new Int32Array(patterns.length);
   const grams = new Trigrams();
@@ -79,7 +109,7 @@ function buildGate(): ((text: string) => boolean) | null {
       // text.codePointAt(i), read as char codes (most characters are ASCII).
       let cp = text.charCodeAt(i++);
       let c: number;
-      if (cp < 128) c = ascii[cp] as number;
+      if (cp < 128) c = ascii[cp] ?? NONE;
       else {
         if (cp >= 0xd800 && cp <= 0xdbff && i < len) {
           const low = text.charCodeAt(i);
@@ -100,7 +130,9 @@ function buildGate(): ((text: string) => boolean) | null {
           if (remaining-- <= 0) continue;
         } else {
           const threshold =
-            c < 128 ? (collapse.ascii[c] as number) : (collapse.custom.get(c) ?? collapse.otherwise);
+            c < 128
+              ? (collapse.ascii[c] ?? collapse.otherwise)
+              : (collapse.custom.get(c) ?? collapse.otherwise);
           remaining = threshold - 1;
           lastChar = c;
           if (threshold <= 0) continue;
@@ -126,14 +158,13 @@ function buildGate(): ((text: string) => boolean) | null {
     let transformed: string | null = null;
     if (wide < 128) grams.ofBytes(bytes, n);
     else {
-      transformed = decode(buf, n);
+      transformed = stringOfCodes(buf, n);
       grams.of(transformed);
     }
     const count = prefilters.candidates(grams, candidates);
     if (count === 0) return false;
     transformed ??= ascii7.decode(bytes.subarray(0, n));
-    for (let k = 0; k < count; k++)
-      if ((patterns[candidates[k] as number] as RegExp).test(transformed)) return true;
+    for (let k = 0; k < count; k++) if (patterns[candidates[k] ?? -1]?.test(transformed)) return true;
     return false;
   };
 }
@@ -147,35 +178,33 @@ interface CollapseTable {
   otherwise: number;
 }
 
+/** A map of numbers to numbers, copied; null when anything in it is not one. */
+function numberMap(value: unknown): Map<number, number> | null {
+  if (!(value instanceof Map)) return null;
+  const entries: Map<unknown, unknown> = value;
+  const out = new Map<number, number>();
+  for (const [k, v] of entries) {
+    if (typeof k !== "number" || typeof v !== "number") return null;
+    out.set(k, v);
+  }
+  return out;
+}
+
 /**
  * The thresholds of obscenity's one stateful transformer, collapseDuplicates, when that is what
  * `stateful` is (read from its instance's fields); null otherwise (they are then called as they are).
  */
-function collapseTable(stateful: object[]): CollapseTable | null {
-  if (stateful.length !== 1) return null;
-  const t = stateful[0] as {
-    constructor: { name: string };
-    defaultThreshold?: unknown;
-    customThresholds?: unknown;
-  };
-  if (
-    t.constructor.name !== "CollapseDuplicatesTransformer" ||
-    typeof t.defaultThreshold !== "number" ||
-    !(t.customThresholds instanceof Map)
-  )
+function collapseTable(stateful: readonly StatefulTransformer[]): CollapseTable | null {
+  const t = stateful[0];
+  if (stateful.length !== 1 || t === undefined || t.constructor.name !== "CollapseDuplicatesTransformer")
     return null;
-  const custom = t.customThresholds as Map<number, number>;
+  if (!("defaultThreshold" in t) || typeof t.defaultThreshold !== "number" || !("customThresholds" in t))
+    return null;
+  const custom = numberMap(t.customThresholds);
+  if (!custom) return null;
   const ascii = new Int32Array(128);
   for (let c = 0; c < 128; c++) ascii[c] = custom.get(c) ?? t.defaultThreshold;
   return { ascii, custom, otherwise: t.defaultThreshold };
-}
-
-function decode(codes: Uint16Array, n: number): string {
-  let s = "";
-  for (let i = 0; i < n; i += 8192) {
-    s += String.fromCharCode.apply(null, codes.subarray(i, Math.min(n, i + 8192)) as unknown as number[]);
-  }
-  return s;
 }
 
 const gate = buildGate();
@@ -203,9 +232,9 @@ const hexOrDash = /[0-9a-fA-F-]/;
 function insideHexIdentifier(text: string, start: number, end: number): boolean {
   let from = start;
   let to = end;
-  while (from > 0 && hexOrDash.test(text[from - 1] as string)) from--;
-  while (to < text.length && hexOrDash.test(text[to] as string)) to++;
-  for (let i = start; i < end; i++) if (!hexOrDash.test(text[i] as string)) return false;
+  while (from > 0 && hexOrDash.test(text.charAt(from - 1))) from--;
+  while (to < text.length && hexOrDash.test(text.charAt(to))) to++;
+  for (let i = start; i < end; i++) if (!hexOrDash.test(text.charAt(i))) return false;
   // The run must end at a word boundary on both sides, or it is part of a longer word.
   if (/\w/.test(text[from - 1] ?? "") || /\w/.test(text[to] ?? "")) return false;
   const run = text.slice(from, to);
@@ -214,7 +243,7 @@ function insideHexIdentifier(text: string, start: number, end: number): boolean 
 
 const letter = /\p{L}/u;
 function hasLetter(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (letter.test(text[i] as string)) return true;
+  for (let i = start; i < end; i++) if (letter.test(text.charAt(i))) return true;
   return false;
 }
 
