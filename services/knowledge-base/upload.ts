@@ -122,9 +122,8 @@ async function checkAll(files: readonly UploadedFile[]): Promise<Checked[]> {
 }
 
 /** Each distinct content read and cut, before the transaction, on a worker (chunk-store.ts). */
-async function chunkAll(checked: readonly Checked[]): Promise<Map<string, ChunkBatches>> {
+async function chunkAll(checked: readonly Checked[], deadlineMs: number): Promise<Map<string, ChunkBatches>> {
   const chunksOf = new Map<string, ChunkBatches>();
-  const deadlineMs = ctx.knowledge.chunkDeadlineMs;
   for (const c of checked) {
     if (!chunksOf.has(c.sha))
       chunksOf.set(c.sha, await chunkDocument(c.content, c.contentType, c.place, deadlineMs));
@@ -204,7 +203,7 @@ export async function uploadDocuments(
   // The collection first: a request for another organization's collection learns nothing more.
   const collection = await collectionOfOrg(ctx.db, orgId, input.collection_id);
   const checked = await checkAll(input.files);
-  const chunksOf = await chunkAll(checked);
+  const chunksOf = await chunkAll(checked, ctx.knowledge.chunkDeadlineMs);
   return mutate(
     ctx,
     "knowledge_document.upload",
