@@ -11,6 +11,7 @@ import { AppError, answeredCode } from "#core/errors.ts";
 import type { RateLimits } from "#core/ports/rate-limiter.ts";
 import { endpointForLog } from "../inference-logs/endpoint.ts";
 import { costOf } from "../spend/prices.ts";
+import type { AnswerMeta } from "./answer-meta.ts";
 import { allowanceLines, type Held, reserveAllowances } from "./allowances.ts";
 import { maximumTokens } from "./call-maximum.ts";
 import type { GenAiOperation } from "./metrics.ts";
@@ -79,7 +80,7 @@ export interface InferenceRequest {
   send(request: Omit<UpstreamRequest, "headers">): Promise<UpstreamResponse>;
   /**
    * The deployment that answered (routing.ts) and the replica's base URL it was sent to: the log
-   * records both, and the response names the deployment in `x-served-by` when a fallback answered for
+   * records both, and the answer names the deployment (`servedBy`) when a fallback answered for
    * the deployment asked for; the request then costs the fallback's prices (a hosted model's list
    * price, a self-hosted one's own), not the asked one's.
    */
@@ -103,7 +104,8 @@ export interface RequestMeta {
   /** gen_ai.operation.name: the metrics' `operation` label and the span's name. */
   operation: GenAiOperation;
   stream: boolean;
-  headers: Record<string, string | number>;
+  /** Filled with what the answer says beside its body (a refusal's too): answer-meta.ts. */
+  answer: AnswerMeta;
   /** The caller's request headers: an incoming `traceparent` continues the caller's trace. */
   incoming?: Headers | undefined;
 }
@@ -139,7 +141,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
   let leaveLoad: (() => void) | undefined;
   /** Set when a fallback answered: its prices, which may be none. */
   let servedPrice: { price: RouteTarget["price"] } | undefined;
-  const headers = meta.headers;
+  const answer = meta.answer;
 
   return {
     entry,
@@ -152,6 +154,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
     send: observer.send,
     cache(outcome, saved) {
       entry.cache = outcome;
+      answer.cache = outcome;
       if (outcome === "hit") entry.cache_saved_tokens = saved?.total_tokens ?? 0;
     },
     served(deployment, endpoint, price) {
@@ -160,7 +163,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
       entry.served_by_endpoint = endpointForLog(endpoint);
       if (!context || deployment.id === context.deployment.id) return;
       servedPrice = { price };
-      headers["x-served-by"] = deployment.name;
+      answer.servedBy = deployment.name;
       runtime.metrics.fallbacks.inc({
         deployment: context.deployment.name,
         deployment_id: context.deployment.id,
@@ -224,23 +227,16 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
           charged = 0;
           // The policy's stated choice (docs/failure-modes.md); Redis is retried at most once a second.
           if (context.rateLimit?.on_store_error === "closed") {
-            headers["retry-after"] = 1;
+            answer.retryAfterS = 1;
             throw new AppError("unavailable", "the rate-limit counters are unreachable; retry shortly", {
               openai_code: "deployment_unavailable",
             });
           }
         }
-        if (decision.requests) {
-          headers["x-ratelimit-limit-requests"] = decision.requests.limit;
-          headers["x-ratelimit-remaining-requests"] = decision.requests.remaining;
-        }
-        if (decision.tokens) {
-          headers["x-ratelimit-limit-tokens"] = decision.tokens.limit;
-          headers["x-ratelimit-remaining-tokens"] = decision.tokens.remaining;
-        }
+        answer.rateLimit = decision;
         if (!decision.allowed) {
           charged = 0;
-          headers["retry-after"] = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+          answer.retryAfterS = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
           const who = context.apiKeyId ? "key" : "user";
           throw new AppError("rate_limited", `rate limit reached for this ${who} and model`, {
             openai_code: "rate_limit_exceeded",
@@ -281,7 +277,7 @@ export function startRequest(runtime: InferenceRuntime, meta: RequestMeta): Infe
           context,
           input.apiKey,
           meta.model,
-          headers,
+          answer,
           observer,
           input.signal,
         );
@@ -350,7 +346,7 @@ async function waitForReplica(
   context: InferenceContext,
   apiKey: string,
   model: string,
-  headers: Record<string, string | number>,
+  answer: AnswerMeta,
   observer: RequestObserver,
   signal: AbortSignal | undefined,
 ): Promise<InferenceContext> {
@@ -368,7 +364,7 @@ async function waitForReplica(
     ),
   );
   if (!outcome.ok) {
-    headers["retry-after"] = outcome.retryAfterS;
+    answer.retryAfterS = outcome.retryAfterS;
     throw new AppError("unavailable", outcome.message, { openai_code: "deployment_unavailable" });
   }
   return { ...context, endpoints: outcome.endpoints };

@@ -9,6 +9,7 @@ import { relaySse, type StreamChunk } from "#adapters/upstream/sse-relay.ts";
 import type { ChatMessage, ChatCompletionRequest as ChatRequestBody, Usage } from "#contracts/openai/chat.ts";
 import { AppError } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
+import type { AnswerMeta } from "./answer-meta.ts";
 import { answerAttributes, requestAttributes, responseAttributes } from "./chat-attributes.ts";
 import { classify } from "./classifier.ts";
 import { mergeInputParts, type RequestGuard } from "./guard.ts";
@@ -32,8 +33,8 @@ export interface ChatInput {
   requestId: string;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
-  /** Response headers to fill (rate-limit headers go on errors too). */
-  headers: Record<string, string | number>;
+  /** Filled with what the answer says beside its body (a refusal's too): answer-meta.ts. */
+  meta: AnswerMeta;
   /**
    * The request field a guardrail's refusal names: `messages` for chat; the translators around this
    * core (completions.ts, responses/) name their own (`prompt`, `input`).
@@ -67,7 +68,7 @@ export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput
     model: body.model,
     operation: input.operation ?? "chat",
     stream: body.stream === true,
-    headers: input.headers,
+    answer: input.meta,
     incoming: input.incoming,
   });
   const { entry, finish } = request;

@@ -9,6 +9,7 @@
 import { replicaError } from "#adapters/upstream/refusal.ts";
 import type { Usage } from "#contracts/openai/chat.ts";
 import { AppError, invalid } from "#core/errors.ts";
+import type { AnswerMeta } from "./answer-meta.ts";
 import { startRequest } from "./admission.ts";
 import { estimateTokens } from "./messages.ts";
 import { sendRouted } from "./routing.ts";
@@ -42,7 +43,8 @@ export async function createEmbeddings(
     body: EmbeddingsBody;
     requestId: string;
     signal: AbortSignal;
-    headers: Record<string, string | number>;
+    /** Filled with what the answer says beside its body (a refusal's too): answer-meta.ts. */
+    meta: AnswerMeta;
     incoming?: Headers | undefined;
   },
 ): Promise<EmbeddingList> {
@@ -54,7 +56,7 @@ export async function createEmbeddings(
     model: body.model,
     operation: "embeddings",
     stream: false,
-    headers: input.headers,
+    answer: input.meta,
     incoming: input.incoming,
   });
   try {

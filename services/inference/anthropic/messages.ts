@@ -86,7 +86,7 @@ export async function countTokens(
     model: input.body.model,
     operation: "chat",
     stream: false,
-    headers: input.headers,
+    answer: input.meta,
     incoming: input.incoming,
   });
   try {
