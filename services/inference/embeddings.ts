@@ -9,8 +9,8 @@
 import { replicaError } from "#adapters/upstream/refusal.ts";
 import type { Usage } from "#contracts/openai/chat.ts";
 import { AppError, invalid } from "#core/errors.ts";
-import type { AnswerMeta } from "./answer-meta.ts";
 import { startRequest } from "./admission.ts";
+import type { AnswerMeta } from "./answer-meta.ts";
 import { estimateTokens } from "./messages.ts";
 import { sendRouted } from "./routing.ts";
 import type { InferenceRuntime } from "./runtime.ts";

@@ -6,8 +6,8 @@ import { ChatCompletionRequest, ChatMessage } from "#contracts/openai/chat.ts";
 import { AppError } from "#core/errors.ts";
 import { sseHeaders, withAnswerMeta } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
-import type { AnswerMeta } from "#services/inference/answer-meta.ts";
 import { actorOf } from "#services/context.ts";
+import type { AnswerMeta } from "#services/inference/answer-meta.ts";
 import { chatCompletion } from "#services/inference/chat.ts";
 import { resolveUserContext } from "#services/inference-context/resolve.ts";
 

@@ -8,14 +8,14 @@ import type { CacheDirective } from "#services/inference/response-cache/cache.ts
 export function lifecycleInput(ctx: RequestContext, request: Request) {
   const meta: AnswerMeta = {};
   return {
-  apiKey: bearerOf(request),
-  requestId: ctx.requestId,
-  signal: request.signal,
-  // Filled by the lifecycle; server/http/inference-answer.ts renders it into the response's headers.
+    apiKey: bearerOf(request),
+    requestId: ctx.requestId,
+    signal: request.signal,
+    // Filled by the lifecycle; server/http/inference-answer.ts renders it into the response's headers.
     meta,
-  // An incoming `traceparent` continues the caller's trace.
-  incoming: request.headers,
-  cacheDirective: cacheDirectiveOf(request.headers.get("cache-control")),
+    // An incoming `traceparent` continues the caller's trace.
+    incoming: request.headers,
+    cacheDirective: cacheDirectiveOf(request.headers.get("cache-control")),
   };
 }
 
