@@ -2,7 +2,7 @@
 // question at request time, passages while indexing. Vectors come back at unit length, so cosine
 // similarity is their dot product.
 import { InFlightBalancer } from "./balancer.ts";
-import { sendUpstream } from "./send.ts";
+import { sendUpstream, type UpstreamRequest, type UpstreamResponse } from "./send.ts";
 
 export interface EmbedRequest {
   endpoints: readonly string[];
@@ -13,19 +13,27 @@ export interface EmbedRequest {
   signal?: AbortSignal | undefined;
   /** Spreads the requests of a process over the replicas (the knowledge runtime's); default: this call's own. */
   balancer?: InFlightBalancer | undefined;
+  /**
+   * How the call is sent: the inference runtime's upstream client (traced and measured) where there
+   * is one; default sendUpstream over `balancer`.
+   */
+  send?: ((request: UpstreamRequest) => Promise<UpstreamResponse>) | undefined;
 }
 
 export async function embedTexts(request: EmbedRequest): Promise<Float32Array[]> {
   const deadline = AbortSignal.timeout(request.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
-  const upstream = await sendUpstream(request.balancer ?? new InFlightBalancer(), {
+  const call: UpstreamRequest = {
     endpoints: request.endpoints,
     path: "/embeddings",
     body: JSON.stringify({ model: request.model, input: request.texts }),
     signal,
     connectTimeoutMs: request.timeoutMs,
     firstByteTimeoutMs: request.timeoutMs,
-  });
+  };
+  const upstream = request.send
+    ? await request.send(call)
+    : await sendUpstream(request.balancer ?? new InFlightBalancer(), call);
   try {
     if (!upstream.response.ok) throw new Error(`the replica answered ${upstream.response.status}`);
     const body = (await upstream.response.json()) as { data?: { index?: number; embedding?: unknown }[] };

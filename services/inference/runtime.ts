@@ -39,6 +39,7 @@ import { ResponseCache } from "./response-cache/cache.ts";
 import { MemoryResponseCacheStore, type ResponseCacheStore } from "./response-cache/store.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
 import { spill, takeSpilled } from "./spill.ts";
+import { UpstreamClient } from "./upstream-client.ts";
 
 export interface InferenceRuntime {
   port: FiltrationPort;
@@ -48,6 +49,8 @@ export interface InferenceRuntime {
   coldStart: ColdStartGate;
   limiter: RateLimiter;
   balancer: InFlightBalancer;
+  /** Every call to a replica: sends, retries, traces and measures it (upstream-client.ts). */
+  upstream: UpstreamClient;
   resolve(apiKey: string, model: string): Promise<Resolution>;
   /** The organization's use today, as the database counts it: a standing at most a second old. */
   quotaStanding(orgId: string, deploymentId: string): Promise<QuotaStanding>;
@@ -262,12 +265,15 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
           warnCacheStore({ error: (error as Error).message ?? String(error) }),
         )
       : new MemoryResponseCacheStore(options.now));
-  return {
+  const balancer = new InFlightBalancer(health, prefixes);
+  const upstream = new UpstreamClient(balancer, metrics, () => runtime.tracing?.tracer);
+  const runtime: InferenceRuntime = {
     port,
     load,
     coldStart: new ColdStartGate(load),
     limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
-    balancer: new InFlightBalancer(health, prefixes),
+    balancer,
+    upstream,
     resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
     quotaStanding: (orgId, deploymentId) => standings.get(`${orgId}\n${deploymentId}`),
     budgetStanding: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
@@ -291,12 +297,13 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
       warn({ deployment: deployment.name, deployment_id: deployment.id, status });
     },
     tracing: options.tracing,
-    responseCache: new ResponseCache(responseCacheStore, metrics, options.now),
+    responseCache: new ResponseCache(responseCacheStore, metrics, options.now, upstream),
     async close() {
       health.close();
       await Promise.all([closeAndSpill(logs, "logs"), closeAndSpill(usage, "usage"), load.close()]);
     },
   };
+  return runtime;
 }
 
 export const rateLimitStoreErrors = counter(
