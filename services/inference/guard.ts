@@ -4,14 +4,14 @@
 import type { StreamChunk } from "#adapters/upstream/sse-relay.ts";
 import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { type Evaluation, stageConfigs } from "../guardrails/evaluate.ts";
+import { isDataMessage, textOf } from "../guardrails/message-text.ts";
 import { evaluateOffLoop } from "../guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { Finding } from "../guardrails/scanner.ts";
 import { createStreamScanner } from "../guardrails/stream-scan.ts";
 import type { InputScanCache } from "./input-scan-cache.ts";
-import { textOf } from "./messages.ts";
 import { scanToolCalls, ToolCallHoldback } from "./tool-calls.ts";
-import { isDataMessage, treatData } from "./tool-data.ts";
+import { treatData } from "./tool-data.ts";
 
 export interface GuardDecision {
   action: string;
