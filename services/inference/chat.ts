@@ -58,7 +58,10 @@ export type ChatResult = {
   context: InferenceContext;
   /** Where a cache policy applies: the answer came from the response cache (hit) or the model (miss). */
   cache?: "hit" | "miss" | undefined;
-} & ({ kind: "json"; body: ChatAnswer } | { kind: "stream"; stream: ReadableStream<Uint8Array> });
+} & (
+  | { kind: "json"; body: Record<string, unknown> }
+  | { kind: "stream"; stream: ReadableStream<Uint8Array> }
+);
 
 /**
  * A replica's chat.completion as the lifecycle reads it: the fields it names or counts; the rest
@@ -68,7 +71,7 @@ export interface ChatAnswer {
   [field: string]: unknown;
   model?: string;
   usage?: Usage | undefined;
-  choices?: { message?: { content?: string | null } }[];
+  choices?: { message?: { content?: string | null; tool_calls?: unknown }; logprobs?: unknown }[];
 }
 
 export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput): Promise<ChatResult> {
