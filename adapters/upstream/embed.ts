@@ -36,7 +36,7 @@ export async function embedTexts(request: EmbedRequest): Promise<Float32Array[]>
     : await sendUpstream(request.balancer ?? new InFlightBalancer(), call);
   try {
     if (!upstream.response.ok) throw new Error(`the replica answered ${upstream.response.status}`);
-    const body = (await upstream.response.json()) as { data?: { index?: number; embedding?: unknown }[] };
+    const body: { data?: { index?: number; embedding?: unknown }[] } = await upstream.response.json();
     const data = body.data ?? [];
     if (data.length !== request.texts.length)
       throw new Error("the replica sent a different number of vectors");
@@ -44,7 +44,7 @@ export async function embedTexts(request: EmbedRequest): Promise<Float32Array[]>
     for (const [position, item] of data.entries()) {
       if (!Array.isArray(item.embedding) || item.embedding.length === 0)
         throw new Error("the replica sent an embedding that is not a list of numbers");
-      vectors[item.index ?? position] = unitLength(item.embedding as number[]);
+      vectors[item.index ?? position] = unitLength(item.embedding);
     }
     return vectors;
   } finally {

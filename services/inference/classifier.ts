@@ -71,7 +71,9 @@ export async function classify(
     return failed(
       deadline.aborted
         ? `the classifier did not answer within ${timeoutMs} ms`
-        : String((error as Error).message ?? error),
+        : error instanceof Error
+          ? error.message
+          : String(error),
     );
   }
 }

@@ -72,7 +72,7 @@ export async function createEmbeddings(
     let answer: ReplicaEmbeddings;
     try {
       if (!upstream.response.ok) throw await replicaError(upstream.response);
-      answer = (await upstream.response.json()) as ReplicaEmbeddings;
+      answer = await upstream.response.json();
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw new AppError("upstream_error", "the model's server sent an answer that is not JSON");
