@@ -71,7 +71,11 @@ export interface ChatAnswer {
   [field: string]: unknown;
   model?: string;
   usage?: Usage | undefined;
-  choices?: { message?: { content?: string | null; tool_calls?: unknown }; logprobs?: unknown }[];
+  choices?: {
+    message?: { content?: string | null; tool_calls?: unknown };
+    logprobs?: unknown;
+    finish_reason?: string | null;
+  }[];
 }
 
 export async function chatCompletion(runtime: InferenceRuntime, input: ChatInput): Promise<ChatResult> {

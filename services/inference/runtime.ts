@@ -14,6 +14,7 @@ import {
   type ReplicaHealthOptions,
 } from "#adapters/upstream/replica-health.ts";
 import type { AppError } from "#core/errors.ts";
+import type { GuardrailsPolicyConfig } from "#core/policies.ts";
 import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
 import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "#core/ports/rate-limiter.ts";
 import { InProcessReservations, type ReservationStore } from "#core/ports/reservations.ts";
@@ -63,7 +64,7 @@ export interface InferenceRuntime {
   reservations: ReservationStore;
   logs: Batcher<InferenceLogEntry>;
   usage: Batcher<UsageRecord>;
-  guard(policy: Record<string, unknown>): RequestGuard | undefined;
+  guard(policy: GuardrailsPolicyConfig): RequestGuard | undefined;
   timeouts: { connectMs: number; firstByteMs: number; firstByteStreamMs: number };
   statusOf(error: AppError): number;
   /** The LLM series this process's inference gateway shows on /metrics. */
