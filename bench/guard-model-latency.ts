@@ -17,6 +17,8 @@ import { at } from "#scripts/checked.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { classify } from "#services/inference/classifier.ts";
 import type { GuardFormat } from "#services/inference/guard-formats.ts";
+import { InferenceMetrics } from "#services/inference/metrics.ts";
+import { UpstreamClient } from "#services/inference/upstream-client.ts";
 import { startLlamaWorker } from "../tests/fakes/support/tiny-worker.ts";
 
 const { values } = parseArgs({
@@ -29,7 +31,9 @@ const { values } = parseArgs({
   },
 });
 const calls = Number(values.calls);
-const runtime = { balancer: new InFlightBalancer() };
+const runtime = {
+  upstream: new UpstreamClient(new InFlightBalancer(), new InferenceMetrics(), () => undefined),
+};
 const signal = new AbortController().signal;
 const text = "Summarise the notes from our planning meeting in three bullet points, please.";
 

@@ -2,7 +2,7 @@
 // question at request time, passages while indexing. Vectors come back at unit length, so cosine
 // similarity is their dot product.
 import { InFlightBalancer } from "./balancer.ts";
-import { sendUpstream } from "./send.ts";
+import { sendUpstream, type UpstreamRequest, type UpstreamResponse } from "./send.ts";
 
 export interface EmbedRequest {
   endpoints: readonly string[];
@@ -13,22 +13,30 @@ export interface EmbedRequest {
   signal?: AbortSignal | undefined;
   /** Spreads the requests of a process over the replicas (the knowledge runtime's); default: this call's own. */
   balancer?: InFlightBalancer | undefined;
+  /**
+   * How the call is sent: the inference runtime's upstream client (traced and measured) where there
+   * is one; default sendUpstream over `balancer`.
+   */
+  send?: ((request: UpstreamRequest) => Promise<UpstreamResponse>) | undefined;
 }
 
 export async function embedTexts(request: EmbedRequest): Promise<Float32Array[]> {
   const deadline = AbortSignal.timeout(request.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
-  const upstream = await sendUpstream(request.balancer ?? new InFlightBalancer(), {
+  const call: UpstreamRequest = {
     endpoints: request.endpoints,
     path: "/embeddings",
     body: JSON.stringify({ model: request.model, input: request.texts }),
     signal,
     connectTimeoutMs: request.timeoutMs,
     firstByteTimeoutMs: request.timeoutMs,
-  });
+  };
+  const upstream = request.send
+    ? await request.send(call)
+    : await sendUpstream(request.balancer ?? new InFlightBalancer(), call);
   try {
     if (!upstream.response.ok) throw new Error(`the replica answered ${upstream.response.status}`);
-    const body = (await upstream.response.json()) as { data?: { index?: number; embedding?: unknown }[] };
+    const body: { data?: { index?: number; embedding?: unknown }[] } = await upstream.response.json();
     const data = body.data ?? [];
     if (data.length !== request.texts.length)
       throw new Error("the replica sent a different number of vectors");
@@ -36,7 +44,7 @@ export async function embedTexts(request: EmbedRequest): Promise<Float32Array[]>
     for (const [position, item] of data.entries()) {
       if (!Array.isArray(item.embedding) || item.embedding.length === 0)
         throw new Error("the replica sent an embedding that is not a list of numbers");
-      vectors[item.index ?? position] = unitLength(item.embedding as number[]);
+      vectors[item.index ?? position] = unitLength(item.embedding);
     }
     return vectors;
   } finally {

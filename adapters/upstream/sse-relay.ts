@@ -49,42 +49,91 @@ export function relaySse(
   upstream: ReadableStream<Uint8Array>,
   options: RelayOptions,
 ): ReadableStream<Uint8Array> {
-  const reader = upstream.getReader();
-  const decoder = new TextDecoder();
-  const outcome: RelayOutcome = {
+  const relay = new SseRelay(upstream.getReader(), options);
+  return new ReadableStream<Uint8Array>({
+    // Pull-driven: we read upstream only as fast as the client takes, so a slow client slows the model
+    // instead of filling our memory.
+    pull: (controller) => relay.pull(controller),
+    cancel: (reason) => relay.cancel(reason),
+  });
+}
+
+type Controller = ReadableStreamDefaultController<Uint8Array>;
+
+/** One stream's relay: the upstream's reader, the events parsed and waiting, and what the outcome says. */
+class SseRelay {
+  private readonly decoder = new TextDecoder();
+  readonly outcome: RelayOutcome = {
     usage: undefined,
     content: "",
     finishReason: undefined,
     error: undefined,
     cancelled: false,
   };
-  let sawDone = false;
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    options.onEnd(outcome);
-  };
+  private sawDone = false;
+  private ended = false;
+  /** Events parsed from the upstream bytes fed so far, in order, waiting to be relayed. */
+  private out: Uint8Array[] = [];
+  private failure: { error: unknown } | undefined;
+  // SSE framing (CR, LF or CRLF line ends, one optional space after the colon, comments, multi-line
+  // data) is eventsource-parser's; keep-alive comments are not relayed.
+  private readonly parser = createParser({
+    onEvent: (event) => {
+      if (this.failure) return;
+      try {
+        this.handleEvent(event);
+      } catch (error) {
+        this.failure = { error };
+      }
+    },
+  });
 
-  // Events parsed from the upstream bytes fed so far, in order, waiting to be relayed.
-  let out: Uint8Array[] = [];
-  let failure: { error: unknown } | undefined;
-  const handleEvent = (event: EventSourceMessage) => {
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly options: RelayOptions,
+  ) {}
+
+  async pull(controller: Controller): Promise<void> {
+    for (;;) {
+      let result: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>;
+      try {
+        result = await this.reader.read();
+      } catch {
+        return this.fail(controller, "the model's server stopped in the middle of the answer");
+      }
+      if (result.done) return this.finish(controller);
+      this.parser.feed(this.decoder.decode(result.value, { stream: true }));
+      if (this.failure) return this.stop(controller, this.failure.error);
+      if (this.out.length > 0) {
+        this.flush(controller);
+        return;
+      }
+    }
+  }
+
+  async cancel(reason: unknown): Promise<void> {
+    this.outcome.cancelled = true;
+    this.end();
+    await this.reader.cancel(reason).catch(() => {});
+  }
+
+  private handleEvent(event: EventSourceMessage): void {
     const { data } = event;
     if (data === "") return;
     if (data === "[DONE]") {
-      sawDone = true;
+      this.sawDone = true;
       return;
     }
     let chunk: ReceivedChunk;
     try {
-      chunk = JSON.parse(data) as ReceivedChunk;
+      chunk = JSON.parse(data);
     } catch {
       // Not JSON (a provider's own event): passed on as it came, line by line.
       const named = event.event ? `event: ${event.event}\n` : "";
-      out.push(encoder.encode(`${named}data: ${data.replaceAll("\n", "\ndata: ")}\n\n`));
+      this.out.push(encoder.encode(`${named}data: ${data.replaceAll("\n", "\ndata: ")}\n\n`));
       return;
     }
+    const { outcome, options } = this;
     if (chunk.usage) outcome.usage = chunk.usage;
     for (const choice of chunk.choices ?? []) {
       if (choice.delta?.content) outcome.content += choice.delta.content;
@@ -94,78 +143,55 @@ export function relaySse(
     if (usageOnly && !options.includeUsage) return;
     if (!options.includeUsage && chunk.usage) chunk.usage = undefined;
     const mapped = options.mapChunk ? options.mapChunk(chunk) : chunk;
-    if (mapped) out.push(encoder.encode(`data: ${JSON.stringify(mapped)}\n\n`));
-  };
-  // SSE framing (CR, LF or CRLF line ends, one optional space after the colon, comments, multi-line
-  // data) is eventsource-parser's; keep-alive comments are not relayed.
-  const parser = createParser({
-    onEvent(event) {
-      if (failure) return;
-      try {
-        handleEvent(event);
-      } catch (error) {
-        failure = { error };
-      }
-    },
-  });
-  const take = () => {
-    const taken = out;
-    out = [];
-    return taken;
-  };
+    if (mapped) this.out.push(encoder.encode(`data: ${JSON.stringify(mapped)}\n\n`));
+  }
+
+  /** The upstream's end: the last event, then [DONE] or, when it never came, an error event. */
+  private async finish(controller: Controller): Promise<void> {
+    // An event the upstream did not end with a blank line still counts: end its line and the event.
+    this.parser.feed(`${this.decoder.decode()}\n\n`);
+    if (this.failure) return this.stop(controller, this.failure.error);
+    this.flush(controller);
+    if (!this.sawDone) return this.fail(controller, "the model's server ended the answer early");
+    controller.enqueue(done);
+    controller.close();
+    this.end();
+  }
+
+  private fail(controller: Controller, message: string): void {
+    this.outcome.error = message;
+    controller.enqueue(errorEvent(message));
+    controller.close();
+    this.end();
+  }
 
   /** mapChunk may throw to stop the stream (a guardrail blocked it): the client gets an error event. */
-  const stop = async (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
-    for (const piece of take()) controller.enqueue(piece);
-    const code = (error as { openaiCode?: string }).openaiCode ?? "content_policy_violation";
-    outcome.error = error instanceof Error ? error.message : String(error);
-    controller.enqueue(errorEvent(outcome.error, code));
+  private async stop(controller: Controller, error: unknown): Promise<void> {
+    this.flush(controller);
+    const code = openaiCodeOf(error) ?? "content_policy_violation";
+    const message = error instanceof Error ? error.message : String(error);
+    this.outcome.error = message;
+    controller.enqueue(errorEvent(message, code));
     controller.close();
-    end();
-    await reader.cancel(outcome.error).catch(() => {});
-  };
+    this.end();
+    await this.reader.cancel(message).catch(() => {});
+  }
 
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      // Pull-driven: we read upstream only as fast as the client takes, so a slow client slows the model
-      // instead of filling our memory.
-      for (;;) {
-        let result: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          result = await reader.read();
-        } catch {
-          outcome.error = "the model's server stopped in the middle of the answer";
-          controller.enqueue(errorEvent(outcome.error));
-          controller.close();
-          end();
-          return;
-        }
-        if (result.done) {
-          // An event the upstream did not end with a blank line still counts: end its line and the event.
-          parser.feed(`${decoder.decode()}\n\n`);
-          if (failure) return stop(controller, failure.error);
-          for (const piece of take()) controller.enqueue(piece);
-          if (sawDone) controller.enqueue(done);
-          else {
-            outcome.error = "the model's server ended the answer early";
-            controller.enqueue(errorEvent(outcome.error));
-          }
-          controller.close();
-          end();
-          return;
-        }
-        parser.feed(decoder.decode(result.value, { stream: true }));
-        if (failure) return stop(controller, failure.error);
-        if (out.length > 0) {
-          for (const piece of take()) controller.enqueue(piece);
-          return;
-        }
-      }
-    },
-    async cancel(reason) {
-      outcome.cancelled = true;
-      end();
-      await reader.cancel(reason).catch(() => {});
-    },
-  });
+  private flush(controller: Controller): void {
+    const taken = this.out;
+    this.out = [];
+    for (const piece of taken) controller.enqueue(piece);
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.options.onEnd(this.outcome);
+  }
+}
+
+/** The OpenAI error code an error names for the client's error event (a guardrail's refusal). */
+function openaiCodeOf(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("openaiCode" in error)) return undefined;
+  return typeof error.openaiCode === "string" ? error.openaiCode : undefined;
 }

@@ -1,6 +1,6 @@
 // What an inference service (chat, completions, responses, Anthropic messages) hands its route: a JSON
 // body or a server-sent event stream, and where the response cache stood. Written once here; the routes
-// render it (routes/inference/v1/_lifecycle.ts answer()).
+// render it (server/http/inference-answer.ts).
 
 export type InferenceAnswer<Body> = (
   | { kind: "json"; body: Body }

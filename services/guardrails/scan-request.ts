@@ -5,11 +5,10 @@
 import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { invalid } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
-import { textOf } from "../inference/messages.ts";
-import { isDataMessage } from "../inference/tool-data.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import type { Decision } from "./evaluate.ts";
+import { isDataMessage, textOf } from "./message-text.ts";
 import { evaluateOffLoop } from "./off-loop.ts";
 import type { GuardrailsPolicy, Stage } from "./policy.ts";
 import type { Finding } from "./scanner.ts";

@@ -9,8 +9,8 @@ import type { Executor } from "#db/client.ts";
 import { executePrepared } from "#db/prepared.ts";
 import { auditLogs, deployments, type InferenceLogRow, inferenceLogs, replicas } from "#db/schema/index.ts";
 import { actorOf, type RequestContext } from "../context.ts";
+import { endpointForLog } from "../inference/log-endpoint.ts";
 import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
-import { endpointForLog } from "./endpoint.ts";
 import { logAndRollUp } from "./rollup-sql.ts";
 
 export const logPageSize = { default: 50, max: 500 } as const;

@@ -39,9 +39,14 @@ export function responseAttributes(runtime: InferenceRuntime, outcome: RelayOutc
   return attributes;
 }
 
-export function answerAttributes(runtime: InferenceRuntime, answer: Record<string, unknown>): Attributes {
-  const choices =
-    (answer.choices as { message?: unknown; finish_reason?: string | null }[] | undefined) ?? [];
+/** What the span reads of a chat.completion. */
+export interface AnsweredChoices {
+  id?: unknown;
+  choices?: { message?: unknown; finish_reason?: string | null }[] | undefined;
+}
+
+export function answerAttributes(runtime: InferenceRuntime, answer: AnsweredChoices): Attributes {
+  const choices = answer.choices ?? [];
   const attributes: Attributes = {
     [ATTR_GEN_AI_RESPONSE_ID]: typeof answer.id === "string" ? answer.id : undefined,
     [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: choices.map((c) => c.finish_reason ?? "").filter(Boolean),

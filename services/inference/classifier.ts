@@ -4,10 +4,10 @@
 // "unsafe" scores 1, "safe" 0, a number in 0..1 is the score itself. When it
 // cannot answer (no ready replica, an error, the time-out, an answer it cannot read) the policy's
 // `on_error` decides: `allow` (fail open, the default) or `block` (fail closed).
-import { sendUpstream } from "#adapters/upstream/send.ts";
 import type { ClassifierConfig } from "#core/policies.ts";
 import { guardRequest, readVerdict } from "./guard-formats.ts";
 import type { InferenceRuntime } from "./runtime.ts";
+import { seriesKeyOf, type UpstreamCallee } from "./upstream-client.ts";
 
 export interface ClassifierVerdict {
   action: "allow" | "log" | "block";
@@ -22,11 +22,13 @@ export interface ClassifierVerdict {
 export { scoreOf } from "./guard-formats.ts";
 
 export async function classify(
-  runtime: Pick<InferenceRuntime, "balancer">,
+  runtime: Pick<InferenceRuntime, "upstream">,
   config: ClassifierConfig,
   endpoints: readonly string[] | undefined,
   text: string,
   signal: AbortSignal,
+  /** Whom the call is for (default: the classifier's deployment, outside any request's span). */
+  callee: UpstreamCallee = classifierCallee(config),
 ): Promise<ClassifierVerdict> {
   const failed = (error: string): ClassifierVerdict => ({
     action: config.on_error === "block" ? "block" : "log",
@@ -39,14 +41,17 @@ export async function classify(
   try {
     const format = config.format ?? "label";
     const request = guardRequest(format, config.deployment, text, { policy: config.policy });
-    const upstream = await sendUpstream(runtime.balancer, {
-      endpoints: request.atRoot ? endpoints.map((e) => e.replace(/\/v1\/?$/, "")) : endpoints,
-      path: request.path,
-      body: JSON.stringify(request.body),
-      signal: deadline,
-      connectTimeoutMs: timeoutMs,
-      firstByteTimeoutMs: timeoutMs,
-    });
+    const upstream = await runtime.upstream.send(
+      {
+        endpoints: request.atRoot ? endpoints.map((e) => e.replace(/\/v1\/?$/, "")) : endpoints,
+        path: request.path,
+        body: JSON.stringify(request.body),
+        signal: deadline,
+        connectTimeoutMs: timeoutMs,
+        firstByteTimeoutMs: timeoutMs,
+      },
+      callee,
+    );
     try {
       if (!upstream.response.ok) return failed(`the classifier answered ${upstream.response.status}`);
       const reading = readVerdict(format, await upstream.response.json().catch(() => null));
@@ -66,7 +71,21 @@ export async function classify(
     return failed(
       deadline.aborted
         ? `the classifier did not answer within ${timeoutMs} ms`
-        : String((error as Error).message ?? error),
+        : error instanceof Error
+          ? error.message
+          : String(error),
     );
   }
+}
+
+/**
+ * The classifier's deployment as the upstream series name it: by its name (the request's context
+ * carries its replicas, not its id).
+ */
+export function classifierCallee(
+  config: ClassifierConfig,
+  parent?: UpstreamCallee["parent"],
+): UpstreamCallee {
+  const labels = { deployment: config.deployment, deployment_id: "" };
+  return { operation: "chat", labels, key: seriesKeyOf(labels), parent };
 }

@@ -11,6 +11,7 @@ import type { Usage } from "#contracts/openai/chat.ts";
 import type { EmbeddingsRequest, EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
 import { AppError, invalid } from "#core/errors.ts";
 import { startRequest } from "./admission.ts";
+import type { AnswerMeta } from "./answer-meta.ts";
 import { estimateTokens } from "./messages.ts";
 import { sendRouted } from "./routing.ts";
 import type { InferenceRuntime } from "./runtime.ts";
@@ -28,7 +29,8 @@ export async function createEmbeddings(
     body: EmbeddingsRequest;
     requestId: string;
     signal: AbortSignal;
-    headers: Record<string, string | number>;
+    /** Filled with what the answer says beside its body (a refusal's too): answer-meta.ts. */
+    meta: AnswerMeta;
     incoming?: Headers | undefined;
   },
 ): Promise<EmbeddingsResponse> {
@@ -40,7 +42,7 @@ export async function createEmbeddings(
     model: body.model,
     operation: "embeddings",
     stream: false,
-    headers: input.headers,
+    answer: input.meta,
     incoming: input.incoming,
   });
   try {
@@ -56,7 +58,7 @@ export async function createEmbeddings(
     let answer: ReplicaEmbeddings;
     try {
       if (!upstream.response.ok) throw await replicaError(upstream.response);
-      answer = (await upstream.response.json()) as ReplicaEmbeddings;
+      answer = await upstream.response.json();
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw new AppError("upstream_error", "the model's server sent an answer that is not JSON");

@@ -3,14 +3,14 @@
 // mode. Findings carry offsets and types only, never the matched text.
 import type { ChatMessage, ReceivedChunk } from "#contracts/openai/chat.ts";
 import { type Evaluation, stageConfigs } from "../guardrails/evaluate.ts";
+import { isDataMessage, textOf } from "../guardrails/message-text.ts";
 import { evaluateOffLoop } from "../guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "../guardrails/policy.ts";
 import type { Finding } from "../guardrails/scanner.ts";
 import { createStreamScanner } from "../guardrails/stream-scan.ts";
 import type { InputScanCache } from "./input-scan-cache.ts";
-import { textOf } from "./messages.ts";
 import { scanToolCalls, ToolCallHoldback } from "./tool-calls.ts";
-import { isDataMessage, treatData } from "./tool-data.ts";
+import { treatData } from "./tool-data.ts";
 
 export interface GuardDecision {
   action: string;
@@ -49,9 +49,7 @@ export interface RequestGuard {
   parallelInput: boolean;
   output(stream: boolean): OutputGuard | undefined;
   /** Non-streaming answers: checks (and in blocking mode redacts) the message content in place. */
-  outputText(
-    answer: Record<string, unknown>,
-  ): Promise<{ blockedBy?: string | undefined; decision: GuardDecision }>;
+  outputText(answer: OutputAnswer): Promise<{ blockedBy?: string | undefined; decision: GuardDecision }>;
 }
 
 /** Raised inside the stream relay to end a stream whose content a guardrail blocked. */
@@ -59,6 +57,11 @@ export class StreamBlocked extends Error {
   constructor(readonly scanner: string) {
     super(`the answer was blocked by the ${scanner} guardrail`);
   }
+}
+
+/** An answer's choices as the output guardrails check them (in place); the rest is not read. */
+export interface OutputAnswer {
+  choices?: { message?: { content?: string | null; tool_calls?: unknown }; logprobs?: unknown }[] | undefined;
 }
 
 /** `inputScans`: the inference runtime's cache of recent input evaluations; without it each is scanned. */
@@ -72,114 +75,131 @@ export function requestGuard(
   if (!inputOn && !outputOn) return undefined;
   const blocking = (policy.output?.mode ?? "blocking") === "blocking";
   const parts = inputParts(policy);
-
   return {
     parallelInput: policy.input?.mode === "parallel" && parts.rest !== undefined,
     async input(messages, part = "all") {
-      const decision: GuardDecision = { action: "allow", findings: [] };
       const partPolicy = part === "all" ? policy : parts[part];
-      if (!inputOn || !partPolicy) return { messages, decision };
-      let blockedBy: string | undefined;
-      // The conversation so far comes again with every turn: its messages are evaluated once. Long
-      // ones are scanned off the request loop, all at once.
-      const results = await Promise.all(
-        messages.map((message) => {
-          if (message.role === "assistant") return undefined;
-          const text = textOf(message);
-          // A tool's result is data: an instruction in it is aimed at the assistant by someone else.
-          const stage = isDataMessage(message) ? "data" : "input";
-          return inputScans
-            ? inputScans.evaluate(text, partPolicy, stage)
-            : evaluateOffLoop(text, partPolicy, stage);
-        }),
-      );
-      const checked = messages.map((message, index) => {
-        const result = results[index];
-        if (result === undefined) return message;
-        for (const f of result.findings) decision.findings.push({ ...f, message: index });
-        if (rank(result.action) > rank(decision.action)) decision.action = result.action;
-        if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
-        const redacted =
-          result.action === "redact" && result.redacted !== undefined
-            ? { ...message, content: result.redacted }
-            : message;
-        return isDataMessage(message)
-          ? treatData(redacted, result, policy.input?.indirect_injection?.action)
-          : redacted;
-      });
-      return { messages: checked, blockedBy, decision };
+      if (!inputOn || !partPolicy) return { messages, decision: { action: "allow", findings: [] } };
+      return scanInput(messages, policy, partPolicy, inputScans);
     },
-
     output(stream) {
       if (!outputOn) return undefined;
-      if (!blocking || !stream) {
-        return {
-          blockedBy: () => undefined,
-          finish: async (content) => summarize(await evaluateOffLoop(content, policy, "output")),
-        };
-      }
-      const scanner = createStreamScanner(policy.output ?? {});
-      const toolCalls = new ToolCallHoldback(policy);
-      let blocked: string | undefined;
-      const findings: GuardDecision["findings"] = [];
-      const take = (result: ReturnType<typeof scanner.push>) => {
-        for (const f of result.findings ?? []) findings.push(f);
-        if (result.blocked) {
-          blocked = result.blocked.scanner;
-          findings.push(result.blocked);
-          throw new StreamBlocked(blocked);
-        }
-        return result.emit;
-      };
+      if (blocking && stream) return blockingStreamGuard(policy);
       return {
-        chunk(chunk) {
-          for (const choice of chunk.choices ?? []) {
-            // The scanner holds text back and may redact it; the tokens' logprobs would spell it out before
-            // (or instead of) the checked text, so they do not pass a blocking output guardrail.
-            if (choice.logprobs) choice.logprobs = null;
-            // Tool-call arguments are held until the choice ends, then checked whole.
-            toolCalls.hold(choice);
-            if (choice.finish_reason) take(toolCalls.release(choice));
-            let text = choice.delta?.content ? take(scanner.push(choice.delta.content)) : "";
-            if (choice.finish_reason) text += take(scanner.end());
-            if (choice.delta && (choice.delta.content || text)) choice.delta.content = text;
-          }
-          return chunk;
-        },
-        blockedBy: () => blocked,
-        finish: async () => ({ action: blocked ? "block" : findings.length ? "redact" : "allow", findings }),
+        blockedBy: () => undefined,
+        finish: async (content) => summarize(await evaluateOffLoop(content, policy, "output")),
       };
     },
-
     async outputText(answer) {
-      const decision: GuardDecision = { action: "allow", findings: [] };
-      if (!outputOn) return { decision };
-      const choices =
-        (answer.choices as
-          | { message?: { content?: string | null; tool_calls?: unknown }; logprobs?: unknown }[]
-          | undefined) ?? [];
-      let blockedBy: string | undefined;
-      for (const choice of choices) {
-        const calls = await scanToolCalls(choice.message?.tool_calls, policy, blocking);
-        decision.findings.push(...calls.findings);
-        if (rank(calls.action) > rank(decision.action)) decision.action = calls.action;
-        if (blocking && calls.blockedBy) blockedBy ??= calls.blockedBy;
-        const content = choice.message?.content;
-        if (!content) continue;
-        const result = await evaluateOffLoop(content, policy, "output");
-        decision.findings.push(...result.findings);
-        if (rank(result.action) > rank(decision.action)) decision.action = result.action;
-        if (!blocking) continue;
-        if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
-        if (result.action === "redact" && result.redacted !== undefined && choice.message) {
-          choice.message.content = result.redacted;
-          // The logprobs hold the tokens of the text as written: they would undo the redaction.
-          choice.logprobs = null;
-        }
-      }
-      return { blockedBy, decision };
+      if (!outputOn) return { decision: { action: "allow", findings: [] } };
+      return checkOutputText(answer, policy, blocking);
     },
   };
+}
+
+/**
+ * The input scan: each message but the assistant's evaluated (the conversation so far comes again with
+ * every turn: `inputScans` evaluates its messages once; long ones are scanned off the request loop, all
+ * at once), redacted or treated as data, and the decision over all of them.
+ */
+async function scanInput(
+  messages: ChatMessage[],
+  policy: GuardrailsPolicy,
+  partPolicy: GuardrailsPolicy,
+  inputScans: InputScanCache | undefined,
+): Promise<InputChecked> {
+  const decision: GuardDecision = { action: "allow", findings: [] };
+  let blockedBy: string | undefined;
+  const results = await Promise.all(
+    messages.map((message) => {
+      if (message.role === "assistant") return undefined;
+      const text = textOf(message);
+      // A tool's result is data: an instruction in it is aimed at the assistant by someone else.
+      const stage = isDataMessage(message) ? "data" : "input";
+      return inputScans
+        ? inputScans.evaluate(text, partPolicy, stage)
+        : evaluateOffLoop(text, partPolicy, stage);
+    }),
+  );
+  const checked = messages.map((message, index) => {
+    const result = results[index];
+    if (result === undefined) return message;
+    for (const f of result.findings) decision.findings.push({ ...f, message: index });
+    if (rank(result.action) > rank(decision.action)) decision.action = result.action;
+    if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
+    const redacted =
+      result.action === "redact" && result.redacted !== undefined
+        ? { ...message, content: result.redacted }
+        : message;
+    return isDataMessage(message)
+      ? treatData(redacted, result, policy.input?.indirect_injection?.action)
+      : redacted;
+  });
+  return { messages: checked, blockedBy, decision };
+}
+
+/** A streamed answer under a blocking output policy: each chunk checked (and redacted) as it passes. */
+function blockingStreamGuard(policy: GuardrailsPolicy): OutputGuard {
+  const scanner = createStreamScanner(policy.output ?? {});
+  const toolCalls = new ToolCallHoldback(policy);
+  let blocked: string | undefined;
+  const findings: GuardDecision["findings"] = [];
+  const take = (result: ReturnType<typeof scanner.push>) => {
+    for (const f of result.findings ?? []) findings.push(f);
+    if (result.blocked) {
+      blocked = result.blocked.scanner;
+      findings.push(result.blocked);
+      throw new StreamBlocked(blocked);
+    }
+    return result.emit;
+  };
+  return {
+    chunk(chunk) {
+      for (const choice of chunk.choices ?? []) {
+        // The scanner holds text back and may redact it; the tokens' logprobs would spell it out before
+        // (or instead of) the checked text, so they do not pass a blocking output guardrail.
+        if (choice.logprobs) choice.logprobs = null;
+        // Tool-call arguments are held until the choice ends, then checked whole.
+        toolCalls.hold(choice);
+        if (choice.finish_reason) take(toolCalls.release(choice));
+        let text = choice.delta?.content ? take(scanner.push(choice.delta.content)) : "";
+        if (choice.finish_reason) text += take(scanner.end());
+        if (choice.delta && (choice.delta.content || text)) choice.delta.content = text;
+      }
+      return chunk;
+    },
+    blockedBy: () => blocked,
+    finish: async () => ({ action: blocked ? "block" : findings.length ? "redact" : "allow", findings }),
+  };
+}
+
+/** A whole answer's choices checked: tool calls and content; in blocking mode redacted in place. */
+async function checkOutputText(
+  answer: OutputAnswer,
+  policy: GuardrailsPolicy,
+  blocking: boolean,
+): Promise<{ blockedBy?: string | undefined; decision: GuardDecision }> {
+  const decision: GuardDecision = { action: "allow", findings: [] };
+  let blockedBy: string | undefined;
+  for (const choice of answer.choices ?? []) {
+    const calls = await scanToolCalls(choice.message?.tool_calls, policy, blocking);
+    decision.findings.push(...calls.findings);
+    if (rank(calls.action) > rank(decision.action)) decision.action = calls.action;
+    if (blocking && calls.blockedBy) blockedBy ??= calls.blockedBy;
+    const content = choice.message?.content;
+    if (!content) continue;
+    const result = await evaluateOffLoop(content, policy, "output");
+    decision.findings.push(...result.findings);
+    if (rank(result.action) > rank(decision.action)) decision.action = result.action;
+    if (!blocking) continue;
+    if (result.action === "block") blockedBy ??= result.blockedBy?.[0] ?? "guardrail";
+    if (result.action === "redact" && result.redacted !== undefined && choice.message) {
+      choice.message.content = result.redacted;
+      // The logprobs hold the tokens of the text as written: they would undo the redaction.
+      choice.logprobs = null;
+    }
+  }
+  return { blockedBy, decision };
 }
 
 // The two parts of an input policy, built once per policy object (a deployment's context keeps its

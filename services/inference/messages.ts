@@ -1,13 +1,7 @@
+// The up-front token estimate that rate limits charge before the model has counted (corrected with the
+// real usage afterwards); the text of a message is read as the scanners read it.
 import type { ChatMessage } from "#contracts/openai/chat.ts";
-
-// The text of chat messages (the contract is contracts/openai/chat.ts), and the up-front token estimate
-// that rate limits charge before the model has counted (corrected with the real usage afterwards).
-
-export function textOf(message: ChatMessage): string {
-  if (typeof message.content === "string") return message.content;
-  if (Array.isArray(message.content)) return message.content.map((p) => p.text ?? "").join("");
-  return "";
-}
+import { textOf } from "../guardrails/message-text.ts";
 
 /** About four characters a token for English text, plus the few tokens each message's framing costs. */
 export function estimatePromptTokens(messages: readonly ChatMessage[]): number {

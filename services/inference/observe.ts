@@ -4,7 +4,6 @@
 // on the upstream request. admission.ts makes one per request, so every endpoint gets all of it.
 
 import type { Attributes } from "@opentelemetry/api";
-import { ATTR_ERROR_TYPE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from "@opentelemetry/semantic-conventions";
 import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
@@ -13,14 +12,15 @@ import {
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "@opentelemetry/semantic-conventions/incubating";
-import { sendUpstream, type UpstreamRequest, type UpstreamResponse } from "#adapters/upstream/send.ts";
+import type { UpstreamResponse } from "#adapters/upstream/send.ts";
 import { cachedTokensOf } from "#adapters/upstream/sse-relay.ts";
 import type { Usage } from "#contracts/openai/chat.ts";
 import { type AppError, answeredCode } from "#core/errors.ts";
-import { contextOf, endFailed, parentOf, type Span, SpanKind, traceHeadersOf } from "../telemetry/tracing.ts";
-import { type DeploymentLabels, type GenAiOperation, replicaLabel } from "./metrics.ts";
+import { contextOf, endFailed, parentOf, type Span, SpanKind, type Tracer } from "../telemetry/tracing.ts";
+import type { DeploymentLabels, GenAiOperation } from "./metrics.ts";
 import type { InferenceContext, InferenceLogEntry } from "./port.ts";
 import type { InferenceRuntime } from "./runtime.ts";
+import { type OutgoingRequest, seriesKeyOf, type UpstreamCallee } from "./upstream-client.ts";
 
 export interface ObservedMeta {
   model: string;
@@ -53,22 +53,24 @@ export interface RequestObserver {
   admission(check: "rate_limit" | "quota" | "budget", allowed: boolean): void;
   /** The first token is ready to go out. */
   firstToken(): void;
-  send(request: Omit<UpstreamRequest, "headers">): Promise<UpstreamResponse>;
+  /** Calls a replica of the admitted deployment through the runtime's upstream client. */
+  send(request: OutgoingRequest): Promise<UpstreamResponse>;
+  /** The request's SERVER span: other calls made for it (the classifier's) go under it. */
+  readonly span: Span | undefined;
   finish(entry: InferenceLogEntry, usage: Usage | undefined, error: AppError | undefined): void;
 }
 
 const unknownDeployment: DeploymentLabels = { deployment: "", deployment_id: "" };
 
+/** A request's own call (upstream-client.ts), with what its series need beside. */
+interface ObservedCall extends UpstreamCallee {
+  started: number;
+  firstTokenMs: number | undefined;
+  admitted: boolean;
+}
+
 export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): RequestObserver {
-  const metrics = runtime.metrics;
   const tracer = runtime.tracing?.tracer;
-  const started = performance.now();
-  let firstTokenMs: number | undefined;
-  let labels = unknownDeployment;
-  // The series cache's key of the deployment's labels: both values, as either may repeat.
-  let deploymentKey = "\u0000";
-  const series = metrics.series;
-  let admitted = false;
   const span: Span | undefined = tracer?.startSpan(
     `${meta.operation} ${meta.model}`,
     {
@@ -82,42 +84,28 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
     },
     parentOf(meta.incoming),
   );
-
+  const call: ObservedCall = {
+    operation: meta.operation,
+    labels: unknownDeployment,
+    key: "\u0000",
+    parent: span,
+    started: performance.now(),
+    firstTokenMs: undefined,
+    admitted: false,
+  };
+  const series = runtime.metrics.series;
   return {
     tracing: span?.isRecording() ?? false,
-    step<T>(name: Step, fn: () => T): T {
-      if (!span || !tracer) return fn();
-      const child = tracer.startSpan(name, {}, contextOf(span));
-      try {
-        const result = fn();
-        if (result instanceof Promise) {
-          return result.then(
-            (value) => {
-              child.end();
-              return value;
-            },
-            (error: unknown) => {
-              endFailed(child, error);
-              throw error;
-            },
-          ) as T;
-        }
-        child.end();
-        return result;
-      } catch (error) {
-        endFailed(child, error);
-        throw error;
-      }
-    },
+    step: (name, fn) => (span && tracer ? stepInSpan(tracer, span, name, fn) : fn()),
     annotate(attributes) {
       span?.setAttributes(attributes);
     },
     resolved(context) {
-      labels = { deployment: context.deployment.name, deployment_id: context.deployment.id };
-      deploymentKey = `${labels.deployment_id}\u0000${labels.deployment}`;
-      const deployment = labels;
-      series.inFlight.get(deploymentKey, () => deployment).inc();
-      admitted = true;
+      const labels = { deployment: context.deployment.name, deployment_id: context.deployment.id };
+      call.labels = labels;
+      call.key = seriesKeyOf(labels);
+      series.inFlight.get(call.key, () => labels).inc();
+      call.admitted = true;
       span?.setAttributes({
         "llm.deployment.id": context.deployment.id,
         "llm.organization.id": context.orgId,
@@ -126,122 +114,109 @@ export function observeRequest(runtime: InferenceRuntime, meta: ObservedMeta): R
     admission(check, allowed) {
       const decision = allowed ? "allow" : "reject";
       series.admission
-        .get(`${deploymentKey}\u0000${check}\u0000${decision}`, () => ({ ...labels, check, decision }))
+        .get(`${call.key}\u0000${check}\u0000${decision}`, () => ({ ...call.labels, check, decision }))
         .inc();
     },
     firstToken() {
-      firstTokenMs ??= performance.now();
+      call.firstTokenMs ??= performance.now();
     },
-    async send(request) {
-      const client = tracer?.startSpan(
-        `${meta.operation} ${labels.deployment}`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: {
-            [ATTR_GEN_AI_OPERATION_NAME]: meta.operation,
-            [ATTR_GEN_AI_REQUEST_MODEL]: labels.deployment,
-          },
-        },
-        span ? contextOf(span) : undefined,
-      );
-      const sent = performance.now();
-      let upstream: UpstreamResponse;
-      try {
-        upstream = await sendUpstream(runtime.balancer, {
-          ...request,
-          headers: client ? traceHeadersOf(client) : undefined,
-        });
-      } catch (error) {
-        if (client) endFailed(client, error);
-        throw error;
-      }
-      const routing = upstream.routing;
-      if (routing) {
-        series.prefixRouting
-          .get(`${deploymentKey}\u0000${routing}`, () => ({ ...labels, outcome: routing }))
-          .inc();
-      }
-      if (client) {
-        // Parsed only for a span: an untraced request does not pay for the URL.
-        const { hostname, port } = urlOf(upstream.endpoint);
-        client.setAttributes({
-          [ATTR_SERVER_ADDRESS]: hostname,
-          [ATTR_SERVER_PORT]: port,
-          "http.response.status_code": upstream.response.status,
-        });
-      }
-      const release = upstream.release;
-      let released = false;
-      return {
-        ...upstream,
-        release() {
-          if (released) return;
-          released = true;
-          release();
-          const ok = upstream.response.ok;
-          const outcome = ok ? "ok" : "error";
-          series.upstream
-            .get(`${deploymentKey}\u0000${upstream.endpoint}\u0000${outcome}`, () => ({
-              ...labels,
-              replica: replicaLabel(upstream.endpoint),
-              outcome,
-            }))
-            .observe((performance.now() - sent) / 1000);
-          if (!client) return;
-          if (!ok) client.setAttribute(ATTR_ERROR_TYPE, String(upstream.response.status));
-          client.end();
-        },
-      };
-    },
+    send: (request) => runtime.upstream.send(request, call),
+    span,
     finish(entry, usage, error) {
-      const now = performance.now();
-      const outcome = error ? "error" : "ok";
-      const errorCode = error ? answeredCode(error) : "";
-      const operation = meta.operation;
-      const key = `${deploymentKey}\u0000${operation}`;
-      series.requests
-        .get(`${key}\u0000${outcome}\u0000${errorCode}`, () => ({
-          ...labels,
-          operation,
-          outcome,
-          error_code: errorCode,
-        }))
-        .inc();
-      series.duration
-        .get(`${key}\u0000${outcome}`, () => ({ ...labels, operation, outcome }))
-        .observe((now - started) / 1000);
-      if (admitted) series.inFlight.get(deploymentKey, () => labels).dec();
-      if (!error && operation !== "embeddings") {
-        series.timeToFirstToken
-          .get(key, () => ({ ...labels, operation }))
-          .observe(((firstTokenMs ?? now) - started) / 1000);
-      }
-      if (usage) {
-        series.tokens
-          .get(`${key}\u0000input`, () => ({ ...labels, operation, type: "input" }))
-          .observe(usage.prompt_tokens);
-        if (operation !== "embeddings") {
-          series.tokens
-            .get(`${key}\u0000output`, () => ({ ...labels, operation, type: "output" }))
-            .observe(usage.completion_tokens);
-          series.cachedTokens.get(key, () => ({ ...labels, operation })).inc(cachedTokensOf(usage));
-        }
-      }
-      recordGuardrails(runtime, labels, deploymentKey, entry);
-      if (!span) return;
-      span.setAttributes({ [ATTR_GEN_AI_RESPONSE_MODEL]: labels.deployment || meta.model });
-      if (usage) {
-        span.setAttributes({
-          [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: usage.prompt_tokens,
-          [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: usage.completion_tokens,
-        });
-      }
-      if (firstTokenMs !== undefined)
-        span.setAttribute("gen_ai.response.time_to_first_chunk", (firstTokenMs - started) / 1000);
-      if (error) endFailed(span, Object.assign(new Error(error.message), { code: errorCode }));
-      else span.end();
+      recordFinish(runtime, call, entry, usage, error);
+      if (span) endRequestSpan(span, call, meta.model, usage, error);
     },
   };
+}
+
+/** One lifecycle step in its own span, ended when its promise settles. */
+function stepInSpan<T>(tracer: Tracer, span: Span, name: Step, fn: () => T): T {
+  const child = tracer.startSpan(name, {}, contextOf(span));
+  try {
+    const result = fn();
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => {
+          child.end();
+          return value;
+        },
+        (error: unknown) => {
+          endFailed(child, error);
+          throw error;
+        },
+      ) as T;
+    }
+    child.end();
+    return result;
+  } catch (error) {
+    endFailed(child, error);
+    throw error;
+  }
+}
+
+/** The request's series: its count, duration, time to first token, tokens and guardrail decisions. */
+function recordFinish(
+  runtime: InferenceRuntime,
+  call: ObservedCall,
+  entry: InferenceLogEntry,
+  usage: Usage | undefined,
+  error: AppError | undefined,
+): void {
+  const series = runtime.metrics.series;
+  const { labels, operation, started } = call;
+  const now = performance.now();
+  const outcome = error ? "error" : "ok";
+  const errorCode = error ? answeredCode(error) : "";
+  const key = `${call.key}\u0000${operation}`;
+  series.requests
+    .get(`${key}\u0000${outcome}\u0000${errorCode}`, () => ({
+      ...labels,
+      operation,
+      outcome,
+      error_code: errorCode,
+    }))
+    .inc();
+  series.duration
+    .get(`${key}\u0000${outcome}`, () => ({ ...labels, operation, outcome }))
+    .observe((now - started) / 1000);
+  if (call.admitted) series.inFlight.get(call.key, () => labels).dec();
+  if (!error && operation !== "embeddings") {
+    series.timeToFirstToken
+      .get(key, () => ({ ...labels, operation }))
+      .observe(((call.firstTokenMs ?? now) - started) / 1000);
+  }
+  if (usage) {
+    series.tokens
+      .get(`${key}\u0000input`, () => ({ ...labels, operation, type: "input" }))
+      .observe(usage.prompt_tokens);
+    if (operation !== "embeddings") {
+      series.tokens
+        .get(`${key}\u0000output`, () => ({ ...labels, operation, type: "output" }))
+        .observe(usage.completion_tokens);
+      series.cachedTokens.get(key, () => ({ ...labels, operation })).inc(cachedTokensOf(usage));
+    }
+  }
+  recordGuardrails(runtime, labels, call.key, entry);
+}
+
+function endRequestSpan(
+  span: Span,
+  call: ObservedCall,
+  model: string,
+  usage: Usage | undefined,
+  error: AppError | undefined,
+): void {
+  span.setAttributes({ [ATTR_GEN_AI_RESPONSE_MODEL]: call.labels.deployment || model });
+  if (usage) {
+    span.setAttributes({
+      [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: usage.prompt_tokens,
+      [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: usage.completion_tokens,
+    });
+  }
+  if (call.firstTokenMs !== undefined)
+    span.setAttribute("gen_ai.response.time_to_first_chunk", (call.firstTokenMs - call.started) / 1000);
+  if (error) endFailed(span, Object.assign(new Error(error.message), { code: answeredCode(error) }));
+  else span.end();
 }
 
 /** The scanners' decisions the log entry holds, one count per stage and scanner. */
@@ -270,13 +245,4 @@ function recordGuardrails(
   }
   const classifier = guardrails.classifier as { action: string } | undefined;
   if (classifier) count("input", "classifier", classifier.action);
-}
-
-function urlOf(endpoint: string): { hostname: string; port: number } {
-  try {
-    const url = new URL(endpoint);
-    return { hostname: url.hostname, port: Number(url.port) || (url.protocol === "https:" ? 443 : 80) };
-  } catch {
-    return { hostname: "unknown", port: 0 };
-  }
 }

@@ -153,7 +153,7 @@ export interface InferenceLogEntry {
   cache?: "hit" | "miss" | undefined;
   /** A hit's answer's tokens that no model computed again. */
   cache_saved_tokens?: number | undefined;
-  /** The base URL of the replica that answered, without credentials (inference-logs/endpoint.ts). */
+  /** The base URL of the replica that answered, without credentials (log-endpoint.ts). */
   served_by_endpoint?: string | undefined;
 }
 

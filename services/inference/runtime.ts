@@ -14,6 +14,7 @@ import {
   type ReplicaHealthOptions,
 } from "#adapters/upstream/replica-health.ts";
 import type { AppError } from "#core/errors.ts";
+import type { GuardrailsPolicyConfig } from "#core/policies.ts";
 import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
 import { InProcessLimiter, type RateLimiter, StoreFailureGuard } from "#core/ports/rate-limiter.ts";
 import { InProcessReservations, type ReservationStore } from "#core/ports/reservations.ts";
@@ -39,6 +40,7 @@ import { ResponseCache } from "./response-cache/cache.ts";
 import { MemoryResponseCacheStore, type ResponseCacheStore } from "./response-cache/store.ts";
 import { RevalidatingCache } from "./revalidating-cache.ts";
 import { spill, takeSpilled } from "./spill.ts";
+import { UpstreamClient } from "./upstream-client.ts";
 
 export interface InferenceRuntime {
   port: FiltrationPort;
@@ -48,6 +50,8 @@ export interface InferenceRuntime {
   coldStart: ColdStartGate;
   limiter: RateLimiter;
   balancer: InFlightBalancer;
+  /** Every call to a replica: sends, retries, traces and measures it (upstream-client.ts). */
+  upstream: UpstreamClient;
   resolve(apiKey: string, model: string): Promise<Resolution>;
   /** The organization's use today, as the database counts it: a standing at most a second old. */
   quotaStanding(orgId: string, deploymentId: string): Promise<QuotaStanding>;
@@ -60,7 +64,7 @@ export interface InferenceRuntime {
   reservations: ReservationStore;
   logs: Batcher<InferenceLogEntry>;
   usage: Batcher<UsageRecord>;
-  guard(policy: Record<string, unknown>): RequestGuard | undefined;
+  guard(policy: GuardrailsPolicyConfig): RequestGuard | undefined;
   timeouts: { connectMs: number; firstByteMs: number; firstByteStreamMs: number };
   statusOf(error: AppError): number;
   /** The LLM series this process's inference gateway shows on /metrics. */
@@ -135,34 +139,91 @@ export type ReplicaHealthSettings = Pick<
 
 export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntime {
   const { port, log } = options;
-  const contexts = new RevalidatingCache<Resolution>(
-    (key) => {
-      const split = key.indexOf("\n");
-      return port.resolve(key.slice(0, split), key.slice(split + 1));
+  const lookups = filtrationLookups(port, options.now);
+  const { logs, usage } = recordBatchers(options);
+  const metrics = new InferenceMetrics();
+  // A conversation's earlier messages come again with every turn: their input scans are kept.
+  const inputScans = new InputScanCache();
+  const timeouts = { connectMs: 3000, firstByteMs: 300_000, firstByteStreamMs: 60_000 };
+  const replicas = replicaRouting(options, metrics, timeouts.connectMs);
+  registerBatchCounters(metrics.registry, { logs, usage });
+  const load = new LoadReporter({
+    store: options.load ?? new InProcessLoadStore(),
+    log,
+    intervalMs: options.loadReportIntervalMs,
+    onDemand: options.onDemand,
+  });
+  const balancer = new InFlightBalancer(replicas.health, replicas.prefixes);
+  const upstream = new UpstreamClient(balancer, metrics, () => runtime.tracing?.tracer);
+  const runtime: InferenceRuntime = {
+    port,
+    load,
+    coldStart: new ColdStartGate(load),
+    limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
+    balancer,
+    upstream,
+    ...lookups,
+    reservations: options.redis ? guardedRedisReservations(options.redis, log) : new InProcessReservations(),
+    logs,
+    usage,
+    guard: (policy) => requestGuard(policy, inputScans),
+    timeouts,
+    statusOf: options.statusOf,
+    metrics,
+    upstreamAuthFailed: authFailureCounter(metrics, log),
+    tracing: options.tracing,
+    responseCache: new ResponseCache(responseCacheStoreOf(options), metrics, options.now, upstream),
+    async close() {
+      replicas.health.close();
+      const deadlineMs = options.closeDeadlineMs ?? 3000;
+      await Promise.all([
+        closeAndSpill(logs, "logs", deadlineMs, options.spillDir, log),
+        closeAndSpill(usage, "usage", deadlineMs, options.spillDir, log),
+        load.close(),
+      ]);
     },
-    // Revoked keys and stopped deployments are seen within a second; an unreachable filtration side
-    // leaves known contexts serving for 30 s.
-    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000, now: options.now },
-  );
-  // The day's standing of an organization, read at most once a second rather than per request: usage
-  // reaches the counters in batches a second apart anyway, so the quota was never finer than that.
-  const standings = new RevalidatingCache<QuotaStanding>(
-    (key) => {
-      const [orgId, deploymentId] = key.split("\n") as [string, string];
-      return port.checkQuota(orgId, deploymentId, 0);
-    },
-    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000, now: options.now },
-  );
-  // Budgets likewise: spend reaches spend_daily with the usage batches, so a second-old standing is as
-  // fresh as the counters it reads.
-  const budgets = new RevalidatingCache<BudgetStanding>(
-    (key) => {
-      const [orgId, apiKeyId] = key.split("\n") as [string, string];
-      return port.checkBudget(orgId, apiKeyId || undefined);
-    },
-    { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000, now: options.now },
-  );
-  const { spillDir } = options;
+  };
+  return runtime;
+}
+
+/**
+ * What the gateway asks the filtration side per request, cached: a key's context (revoked keys and
+ * stopped deployments are seen within a second; an unreachable filtration side leaves known contexts
+ * serving for 30 s), and the organization's quota and budget standings, read at most once a second
+ * rather than per request: usage reaches the counters in batches a second apart anyway, so the quota
+ * was never finer than that.
+ */
+function filtrationLookups(
+  port: FiltrationPort,
+  now: (() => number) | undefined,
+): Pick<InferenceRuntime, "resolve" | "quotaStanding" | "budgetStanding"> {
+  const settings = { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100_000, now };
+  const split = (key: string): [string, string] => {
+    const at = key.indexOf("\n");
+    return [key.slice(0, at), key.slice(at + 1)];
+  };
+  const contexts = new RevalidatingCache<Resolution>((key) => port.resolve(...split(key)), settings);
+  const standings = new RevalidatingCache<QuotaStanding>((key) => {
+    const [orgId, deploymentId] = split(key);
+    return port.checkQuota(orgId, deploymentId, 0);
+  }, settings);
+  const budgets = new RevalidatingCache<BudgetStanding>((key) => {
+    const [orgId, apiKeyId] = split(key);
+    return port.checkBudget(orgId, apiKeyId || undefined);
+  }, settings);
+  return {
+    resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
+    quotaStanding: (orgId, deploymentId) => standings.get(`${orgId}\n${deploymentId}`),
+    budgetStanding: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
+  };
+}
+
+/** The batchers that carry logs and usage off the hot path; what an earlier stop spilled goes first. */
+function recordBatchers(options: RuntimeOptions): {
+  logs: Batcher<InferenceLogEntry>;
+  usage: Batcher<UsageRecord>;
+} {
+  const { port, log, spillDir } = options;
   const batcher = <T>(what: string, sink: (batch: T[]) => Promise<void>, kind: "logs" | "usage") =>
     new Batcher<T>({
       // The database (or the filtration side) away for longer than this: queued records go to
@@ -188,10 +249,27 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
     });
   const logs = batcher<InferenceLogEntry>("inference logs", (batch) => port.writeLogs(batch), "logs");
   const usage = batcher<UsageRecord>("usage records", (batch) => port.trackUsage(batch), "usage");
-  const metrics = new InferenceMetrics();
-  // A conversation's earlier messages come again with every turn: their input scans are kept.
-  const inputScans = new InputScanCache();
-  const timeouts = { connectMs: 3000, firstByteMs: 300_000, firstByteStreamMs: 60_000 };
+  if (spillDir) {
+    // What an earlier stop could not send goes out first.
+    const [oldLogs, oldUsage] = [
+      takeSpilled<InferenceLogEntry>(spillDir, "logs"),
+      takeSpilled<UsageRecord>(spillDir, "usage"),
+    ];
+    for (const entry of oldLogs) logs.add(entry);
+    for (const record of oldUsage) usage.add(record);
+    if (oldLogs.length + oldUsage.length > 0)
+      log.info("queued again what the last stop spilled", { logs: oldLogs.length, usage: oldUsage.length });
+  }
+  return { logs, usage };
+}
+
+/** The replicas' passive health and the prefix-routing table the balancer chooses by. */
+function replicaRouting(
+  options: RuntimeOptions,
+  metrics: InferenceMetrics,
+  connectMs: number,
+): { health: ReplicaHealth; prefixes: PrefixTable } {
+  const { log } = options;
   const warnPrefixStore = throttledWarning(
     log,
     "prefix-routing table in Redis unreachable: routing by this process's own table",
@@ -199,15 +277,13 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
   const prefixes = new PrefixTable({
     ...options.prefixTable,
     shared: options.redis
-      ? new RedisPrefixStore(options.redis, (error) =>
-          warnPrefixStore({ error: (error as Error).message ?? String(error) }),
-        )
+      ? new RedisPrefixStore(options.redis, (error) => warnPrefixStore({ error: messageOf(error) }))
       : undefined,
   });
   const health = new ReplicaHealth({
     ...defaultReplicaHealth,
     ...options.replicaHealth,
-    probe: (endpoint) => probeReplica(endpoint, timeouts.connectMs),
+    probe: (endpoint) => probeReplica(endpoint, connectMs),
     onChange(endpoint, out) {
       const replica = { replica: replicaLabel(endpoint) };
       if (out) {
@@ -223,81 +299,59 @@ export function createInferenceRuntime(options: RuntimeOptions): InferenceRuntim
       prefixes.forget(endpoint);
     },
   });
-  registerBatchCounters(metrics.registry, { logs, usage });
-  const load = new LoadReporter({
-    store: options.load ?? new InProcessLoadStore(),
-    log,
-    intervalMs: options.loadReportIntervalMs,
-    onDemand: options.onDemand,
-  });
-  if (spillDir) {
-    // What an earlier stop could not send goes out first.
-    const [oldLogs, oldUsage] = [
-      takeSpilled<InferenceLogEntry>(spillDir, "logs"),
-      takeSpilled<UsageRecord>(spillDir, "usage"),
-    ];
-    for (const entry of oldLogs) logs.add(entry);
-    for (const record of oldUsage) usage.add(record);
-    if (oldLogs.length + oldUsage.length > 0)
-      log.info("queued again what the last stop spilled", { logs: oldLogs.length, usage: oldUsage.length });
-  }
-  const closeAndSpill = async (batcher: Batcher<unknown>, kind: "logs" | "usage") => {
-    const left = await batcher.close(options.closeDeadlineMs ?? 3000);
-    if (left.length === 0) return;
-    try {
-      const path = spillDir ? spill(spillDir, kind, left) : undefined;
-      if (path)
-        log.warn(`${kind} not sent before stopping; kept for the next start`, { records: left.length, path });
-      else log.error(`${kind} not sent before stopping; lost`, { records: left.length });
-    } catch (error) {
-      log.error(`${kind} not sent before stopping and not spilled; lost`, { records: left.length, error });
+  return { health, prefixes };
+}
+
+/**
+ * Where the response cache keeps answers: the store given, else Redis when `redis` is set, else this
+ * process's memory.
+ */
+function responseCacheStoreOf(options: RuntimeOptions): ResponseCacheStore {
+  if (options.responseCacheStore) return options.responseCacheStore;
+  if (!options.redis) return new MemoryResponseCacheStore(options.now);
+  const warn = throttledWarning(options.log, "response cache store unreachable: requests go to the model");
+  return new RedisResponseCacheStore(options.redis, (error) => warn({ error: messageOf(error) }));
+}
+
+/** A hosted upstream refusing the platform's credential: counted, and warned of once per 30 s per deployment. */
+function authFailureCounter(metrics: InferenceMetrics, log: Logger): InferenceRuntime["upstreamAuthFailed"] {
+  const warnings = new Map<string, ReturnType<typeof throttledWarning>>();
+  return (deployment, status) => {
+    metrics.upstreamAuthFailures.inc({ deployment: deployment.name, deployment_id: deployment.id });
+    let warn = warnings.get(deployment.id);
+    if (!warn) {
+      warn = throttledWarning(
+        log,
+        "a hosted upstream refused the platform's credential; check the deployment's configuration.credential",
+      );
+      warnings.set(deployment.id, warn);
     }
-  };
-  const authWarnings = new Map<string, ReturnType<typeof throttledWarning>>();
-  const warnCacheStore = throttledWarning(log, "response cache store unreachable: requests go to the model");
-  const responseCacheStore =
-    options.responseCacheStore ??
-    (options.redis
-      ? new RedisResponseCacheStore(options.redis, (error) =>
-          warnCacheStore({ error: (error as Error).message ?? String(error) }),
-        )
-      : new MemoryResponseCacheStore(options.now));
-  return {
-    port,
-    load,
-    coldStart: new ColdStartGate(load),
-    limiter: options.redis ? guardedRedisLimiter(options.redis, log) : new InProcessLimiter(),
-    balancer: new InFlightBalancer(health, prefixes),
-    resolve: (apiKey, model) => contexts.get(`${apiKey}\n${model}`),
-    quotaStanding: (orgId, deploymentId) => standings.get(`${orgId}\n${deploymentId}`),
-    budgetStanding: (orgId, apiKeyId) => budgets.get(`${orgId}\n${apiKeyId ?? ""}`),
-    reservations: options.redis ? guardedRedisReservations(options.redis, log) : new InProcessReservations(),
-    logs,
-    usage,
-    guard: (policy) => requestGuard(policy, inputScans),
-    timeouts,
-    statusOf: options.statusOf,
-    metrics,
-    upstreamAuthFailed(deployment, status) {
-      metrics.upstreamAuthFailures.inc({ deployment: deployment.name, deployment_id: deployment.id });
-      let warn = authWarnings.get(deployment.id);
-      if (!warn) {
-        warn = throttledWarning(
-          log,
-          "a hosted upstream refused the platform's credential; check the deployment's configuration.credential",
-        );
-        authWarnings.set(deployment.id, warn);
-      }
-      warn({ deployment: deployment.name, deployment_id: deployment.id, status });
-    },
-    tracing: options.tracing,
-    responseCache: new ResponseCache(responseCacheStore, metrics, options.now),
-    async close() {
-      health.close();
-      await Promise.all([closeAndSpill(logs, "logs"), closeAndSpill(usage, "usage"), load.close()]);
-    },
+    warn({ deployment: deployment.name, deployment_id: deployment.id, status });
   };
 }
+
+/** At shutdown: what a batcher could not send in time is spilled for the next start, or reported lost. */
+async function closeAndSpill<T>(
+  batcher: Batcher<T>,
+  kind: "logs" | "usage",
+  deadlineMs: number,
+  spillDir: string | undefined,
+  log: Logger,
+): Promise<void> {
+  const left = await batcher.close(deadlineMs);
+  if (left.length === 0) return;
+  try {
+    const path = spillDir ? spill(spillDir, kind, left) : undefined;
+    if (path)
+      log.warn(`${kind} not sent before stopping; kept for the next start`, { records: left.length, path });
+    else log.error(`${kind} not sent before stopping; lost`, { records: left.length });
+  } catch (error) {
+    log.error(`${kind} not sent before stopping and not spilled; lost`, { records: left.length, error });
+  }
+}
+
+/** What a store's failure says, for a warning. */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export const rateLimitStoreErrors = counter(
   "rate_limit_store_errors_total",
@@ -312,7 +366,7 @@ function guardedRedisLimiter(redis: RedisCommands, log: Logger): RateLimiter {
   );
   return new StoreFailureGuard(new RedisLimiter(redis), (error) => {
     rateLimitStoreErrors.inc({ store: "redis" });
-    warn({ error: (error as Error).message ?? String(error) });
+    warn({ error: messageOf(error) });
   });
 }
 
@@ -329,7 +383,7 @@ function guardedRedisReservations(redis: RedisCommands, log: Logger): Reservatio
   );
   return new RedisReservationsWithFallback(new RedisReservations(redis), (error) => {
     reservationStoreErrors.inc({ store: "redis" });
-    warn({ error: (error as Error).message ?? String(error) });
+    warn({ error: messageOf(error) });
   });
 }
 

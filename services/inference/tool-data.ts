@@ -1,15 +1,10 @@
-// Messages that carry data rather than the caller's words: a tool's result (OpenAI `tool`; the
-// Messages API's tool_result blocks and the Responses API's function_call_output items
-// arrive here translated into `tool` messages). The indirect-injection policy decides what becomes of
+// Messages that carry data rather than the caller's words (guardrails/message-text.ts isDataMessage).
+// The indirect-injection policy decides what becomes of
 // one that holds an instruction for the assistant: block (decided by evaluate), strip or wrap (here).
 
 import type { ChatMessage } from "#contracts/openai/chat.ts";
 import type { Evaluation } from "../guardrails/evaluate.ts";
-import { textOf } from "./messages.ts";
-
-export function isDataMessage(message: ChatMessage): boolean {
-  return message.role === "tool";
-}
+import { textOf } from "../guardrails/message-text.ts";
 
 /** What the model reads instead of a stripped tool result. */
 export const STRIPPED_NOTICE =

@@ -3,7 +3,7 @@
 // in {{context}}. The placeholders are filled in one pass, so text the caller sends that looks like
 // a placeholder stays as it is.
 import type { ChatMessage } from "#contracts/openai/chat.ts";
-import { textOf } from "../inference/messages.ts";
+import { textOf } from "../guardrails/message-text.ts";
 
 export interface TemplateContent {
   systemPrompt: string | null;

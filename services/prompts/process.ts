@@ -10,7 +10,7 @@ import { notFound } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
 import type { IndirectInjectionSettings, RagPolicy } from "#core/policies.ts";
 import type { AppContext } from "../context.ts";
-import { textOf } from "../inference/messages.ts";
+import { textOf } from "../guardrails/message-text.ts";
 import { type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
 import { formatPassages } from "../knowledge-base/search.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";

@@ -18,9 +18,13 @@ import {
   readVerdict,
   shieldGemmaPrompt,
 } from "#services/inference/guard-formats.ts";
+import { InferenceMetrics } from "#services/inference/metrics.ts";
+import { UpstreamClient } from "#services/inference/upstream-client.ts";
 import { startLlamaWorker, type TinyWorker } from "../fakes/support/tiny-worker.ts";
 
-const runtime = { balancer: new InFlightBalancer() };
+const runtime = {
+  upstream: new UpstreamClient(new InFlightBalancer(), new InferenceMetrics(), () => undefined),
+};
 const signal = new AbortController().signal;
 let received: { path: string; body: Record<string, unknown> }[] = [];
 let answer: unknown = {};

@@ -4,8 +4,10 @@
 import { t } from "elysia";
 import { ChatCompletionRequest, ChatMessage } from "#contracts/openai/chat.ts";
 import { AppError } from "#core/errors.ts";
+import { sseHeaders, withAnswerMeta } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
 import { actorOf } from "#services/context.ts";
+import type { AnswerMeta } from "#services/inference/answer-meta.ts";
 import { chatCompletion } from "#services/inference/chat.ts";
 import { resolveUserContext } from "#services/inference-context/resolve.ts";
 
@@ -34,7 +36,8 @@ export const POST = route({
     const messages = body.system
       ? [{ role: "system" as const, content: body.system }, ...body.messages]
       : body.messages;
-    const result = await chatCompletion(ctx.inference, {
+    const meta: AnswerMeta = {};
+    const pending = chatCompletion(ctx.inference, {
       apiKey: undefined,
       resolved: await resolveUserContext(ctx, actorOf(ctx), body.deployment),
       body: {
@@ -46,11 +49,13 @@ export const POST = route({
       },
       requestId: ctx.requestId,
       signal: request.signal,
-      headers: set.headers,
+      meta,
     });
-    const headers = new Headers({ "content-type": "text/event-stream", "cache-control": "no-store" });
-    for (const [name, value] of Object.entries(set.headers)) headers.set(name, String(value));
+    const result = await withAnswerMeta(pending, meta, set.headers);
+    const headers = sseHeaders(set.headers, playgroundStream);
     if (result.kind === "json") return new Response(JSON.stringify(result.body), { headers });
     return new Response(result.stream, { headers });
   },
 });
+
+const playgroundStream = { "content-type": "text/event-stream", "cache-control": "no-store" };

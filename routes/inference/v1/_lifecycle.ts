@@ -1,23 +1,23 @@
 // What the routes that run the inference lifecycle share: the request's part of the lifecycle's
-// input, and the answer as JSON or as Server-Sent Events with the headers the lifecycle set.
-import type { InferenceAnswer } from "#contracts/internal/inference-answer.ts";
+// input (the answer is rendered by server/http/inference-answer.ts).
 import { bearerOf } from "#server/http/gateway.ts";
 import type { RequestContext } from "#services/context.ts";
+import type { AnswerMeta } from "#services/inference/answer-meta.ts";
 import type { CacheDirective } from "#services/inference/response-cache/cache.ts";
 
-export const lifecycleInput = (
-  ctx: RequestContext,
-  request: Request,
-  set: { headers: Record<string, string | number> },
-) => ({
-  apiKey: bearerOf(request),
-  requestId: ctx.requestId,
-  signal: request.signal,
-  headers: set.headers,
-  // An incoming `traceparent` continues the caller's trace.
-  incoming: request.headers,
-  cacheDirective: cacheDirectiveOf(request.headers.get("cache-control")),
-});
+export function lifecycleInput(ctx: RequestContext, request: Request) {
+  const meta: AnswerMeta = {};
+  return {
+    apiKey: bearerOf(request),
+    requestId: ctx.requestId,
+    signal: request.signal,
+    // Filled by the lifecycle; server/http/inference-answer.ts renders it into the response's headers.
+    meta,
+    // An incoming `traceparent` continues the caller's trace.
+    incoming: request.headers,
+    cacheDirective: cacheDirectiveOf(request.headers.get("cache-control")),
+  };
+}
 
 /**
  * The caller's Cache-Control as the response cache reads it (RFC 9111 request directives): `no-cache`
@@ -40,19 +40,3 @@ export function cacheDirectiveOf(header: string | null): CacheDirective | undefi
 /** Anthropic's clients send the key as x-api-key; Claude Code with ANTHROPIC_AUTH_TOKEN as a bearer token. */
 export const anthropicKeyOf = (request: Request, bearer: string | undefined) =>
   request.headers.get("x-api-key")?.trim() || bearer;
-
-export function answer<Body>(
-  result: InferenceAnswer<Body>,
-  headers: Record<string, string | number>,
-): Body | Response {
-  // Where a cache policy applies: whether the answer came from the response cache.
-  if (result.cache) headers["x-cache"] = result.cache;
-  if (result.kind === "json") return result.body;
-  const responseHeaders = new Headers({
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  });
-  for (const [name, value] of Object.entries(headers)) responseHeaders.set(name, String(value));
-  return new Response(result.stream, { headers: responseHeaders });
-}

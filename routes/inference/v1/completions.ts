@@ -3,10 +3,11 @@
 // first step, answered in the OpenAI error shape.
 
 import { Completion, CompletionChunk, CompletionRequest } from "#contracts/openai/completions.ts";
+import { answerWith } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
 import { createCompletion } from "#services/inference/completions/completions.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
-import { answer, lifecycleInput } from "./_lifecycle.ts";
+import { lifecycleInput } from "./_lifecycle.ts";
 import { lifecycleErrors } from "./_schemas/errors.ts";
 
 export const POST = route({
@@ -19,9 +20,8 @@ export const POST = route({
   response: Completion,
   stream: CompletionChunk,
   errors: lifecycleErrors,
-  handler: async ({ ctx, body, request, set }) =>
-    answer(
-      await createCompletion(inferenceRuntimeOf(ctx), { ...lifecycleInput(ctx, request, set), body }),
-      set.headers,
-    ),
+  handler: ({ ctx, body, request, set }) => {
+    const input = lifecycleInput(ctx, request);
+    return answerWith(createCompletion(inferenceRuntimeOf(ctx), { ...input, body }), input.meta, set.headers);
+  },
 });

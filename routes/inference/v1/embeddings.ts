@@ -3,7 +3,9 @@
 
 import { EmbeddingsRequest, EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
 import { bearerOf } from "#server/http/gateway.ts";
+import { withAnswerMeta } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
+import type { AnswerMeta } from "#services/inference/answer-meta.ts";
 import { createEmbeddings } from "#services/inference/embeddings.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
 import { lifecycleErrors } from "./_schemas/errors.ts";
@@ -19,13 +21,16 @@ export const POST = route({
   body: EmbeddingsRequest,
   relayed: EmbeddingsResponse,
   errors: lifecycleErrors,
-  handler: ({ ctx, body, request, set }) =>
-    createEmbeddings(inferenceRuntimeOf(ctx), {
+  handler: ({ ctx, body, request, set }) => {
+    const meta: AnswerMeta = {};
+    const pending = createEmbeddings(inferenceRuntimeOf(ctx), {
       apiKey: bearerOf(request),
       body,
       requestId: ctx.requestId,
       signal: request.signal,
-      headers: set.headers,
+      meta,
       incoming: request.headers,
-    }),
+    });
+    return withAnswerMeta(pending, meta, set.headers);
+  },
 });

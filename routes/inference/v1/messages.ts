@@ -1,12 +1,12 @@
 // POST /v1/messages (Anthropic's Messages API), translated to the deployment's chat endpoint by
 // services/inference/anthropic/. Access is "public" at the guard: the API key (x-api-key, or
 // Authorization: Bearer) is the lifecycle's first step; errors are answered in Anthropic's shape.
-
 import { Message, MessageCreateParams, MessageStreamEvent } from "#contracts/anthropic/messages.ts";
+import { answerWith } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
 import { createMessage } from "#services/inference/anthropic/messages.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
-import { answer, anthropicKeyOf, lifecycleInput } from "./_lifecycle.ts";
+import { anthropicKeyOf, lifecycleInput } from "./_lifecycle.ts";
 import { lifecycleErrors } from "./_schemas/errors.ts";
 
 export const POST = route({
@@ -22,14 +22,12 @@ export const POST = route({
   response: Message,
   stream: MessageStreamEvent,
   errors: lifecycleErrors,
-  handler: async ({ ctx, body, request, set }) => {
-    const input = lifecycleInput(ctx, request, set);
-    return answer(
-      await createMessage(inferenceRuntimeOf(ctx), {
-        ...input,
-        apiKey: anthropicKeyOf(request, input.apiKey),
-        body,
-      }),
+  handler: ({ ctx, body, request, set }) => {
+    const input = lifecycleInput(ctx, request);
+    const apiKey = anthropicKeyOf(request, input.apiKey);
+    return answerWith(
+      createMessage(inferenceRuntimeOf(ctx), { ...input, apiKey, body }),
+      input.meta,
       set.headers,
     );
   },

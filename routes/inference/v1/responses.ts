@@ -1,12 +1,12 @@
 // POST /v1/responses (OpenAI's Responses API), translated to the deployment's chat endpoint by
 // services/inference/responses/. Access is "public" at the guard: the API key is the lifecycle's
 // first step, answered in the OpenAI error shape.
-
 import { ResponseObject, ResponseStreamEvent, ResponsesRequest } from "#contracts/openai/responses.ts";
+import { answerWith } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
 import { createResponse } from "#services/inference/responses/responses.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
-import { answer, lifecycleInput } from "./_lifecycle.ts";
+import { lifecycleInput } from "./_lifecycle.ts";
 import { lifecycleErrors } from "./_schemas/errors.ts";
 
 export const POST = route({
@@ -20,9 +20,8 @@ export const POST = route({
   response: ResponseObject,
   stream: ResponseStreamEvent,
   errors: lifecycleErrors,
-  handler: async ({ ctx, body, request, set }) =>
-    answer(
-      await createResponse(inferenceRuntimeOf(ctx), { ...lifecycleInput(ctx, request, set), body }),
-      set.headers,
-    ),
+  handler: ({ ctx, body, request, set }) => {
+    const input = lifecycleInput(ctx, request);
+    return answerWith(createResponse(inferenceRuntimeOf(ctx), { ...input, body }), input.meta, set.headers);
+  },
 });

@@ -82,7 +82,7 @@ export async function countTokens(
     model: input.body.model,
     operation: "chat",
     stream: false,
-    headers: input.headers,
+    answer: input.meta,
     incoming: input.incoming,
   });
   try {

@@ -8,6 +8,7 @@ import { embedTexts } from "#adapters/upstream/embed.ts";
 import { AppError } from "#core/errors.ts";
 import type { CachePolicy } from "#core/policies.ts";
 import type { InferenceMetrics } from "../metrics.ts";
+import { type OutgoingRequest, seriesKeyOf, type UpstreamClient } from "../upstream-client.ts";
 import { contextKey, exactKey, type KeyParts } from "./key.ts";
 import type { CachedAnswer } from "./replay.ts";
 import { SemanticIndex } from "./semantic-index.ts";
@@ -83,6 +84,8 @@ export class ResponseCache {
     readonly store: ResponseCacheStore,
     private readonly metrics: InferenceMetrics,
     private readonly now: () => number = Date.now,
+    /** The runtime's client: the question's embedding is traced and measured as any replica call. */
+    private readonly upstream?: UpstreamClient | undefined,
   ) {}
 
   plan(request: CacheRequest): CachePlan | undefined {
@@ -256,6 +259,7 @@ export class ResponseCache {
 
   /** The question's vector; undefined when the embedding deployment cannot answer (then exact only). */
   private async embed(semantic: NonNullable<CachePlan["semantic"]>, signal: AbortSignal) {
+    const upstream = this.upstream;
     try {
       const [vector] = await embedTexts({
         endpoints: semantic.endpoints,
@@ -263,6 +267,7 @@ export class ResponseCache {
         texts: [semantic.question],
         timeoutMs: embedTimeoutMs,
         signal,
+        send: upstream ? (request) => sendEmbedding(upstream, request, semantic.model) : undefined,
       });
       return vector;
     } catch {
@@ -354,4 +359,10 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/** The semantic cache's question embedded by its embedding deployment, named by its name in the series. */
+function sendEmbedding(upstream: UpstreamClient, request: OutgoingRequest, model: string) {
+  const labels = { deployment: model, deployment_id: "" };
+  return upstream.send(request, { operation: "embeddings", labels, key: seriesKeyOf(labels) });
 }

@@ -2,10 +2,11 @@
 // own first step (services/inference/chat.ts), answered in the OpenAI error shape.
 
 import { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from "#contracts/openai/chat.ts";
+import { answerWith } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
 import { chatCompletion } from "#services/inference/chat.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
-import { answer, lifecycleInput } from "../_lifecycle.ts";
+import { lifecycleInput } from "../_lifecycle.ts";
 import { lifecycleErrors } from "../_schemas/errors.ts";
 
 export const POST = route({
@@ -22,9 +23,8 @@ export const POST = route({
   relayed: ChatCompletion,
   stream: ChatCompletionChunk,
   errors: lifecycleErrors,
-  handler: async ({ ctx, body, request, set }) =>
-    answer(
-      await chatCompletion(inferenceRuntimeOf(ctx), { ...lifecycleInput(ctx, request, set), body }),
-      set.headers,
-    ),
+  handler: ({ ctx, body, request, set }) => {
+    const input = lifecycleInput(ctx, request);
+    return answerWith(chatCompletion(inferenceRuntimeOf(ctx), { ...input, body }), input.meta, set.headers);
+  },
 });

@@ -1,7 +1,7 @@
 // POST /v1/messages/count_tokens (Anthropic's Messages API): the prompt's tokens as the deployment's
 // own tokenizer and chat template count them (services/inference/anthropic/messages.ts).
-
 import { MessageCountTokensParams, MessageTokensCount } from "#contracts/anthropic/messages.ts";
+import { withAnswerMeta } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
 import { countTokens } from "#services/inference/anthropic/messages.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
@@ -19,12 +19,13 @@ export const POST = route({
   body: MessageCountTokensParams,
   response: MessageTokensCount,
   errors: lifecycleErrors,
-  handler: async ({ ctx, body, request, set }) => {
-    const input = lifecycleInput(ctx, request, set);
-    return countTokens(inferenceRuntimeOf(ctx), {
-      ...input,
-      apiKey: anthropicKeyOf(request, input.apiKey),
-      body,
-    });
+  handler: ({ ctx, body, request, set }) => {
+    const input = lifecycleInput(ctx, request);
+    const apiKey = anthropicKeyOf(request, input.apiKey);
+    return withAnswerMeta(
+      countTokens(inferenceRuntimeOf(ctx), { ...input, apiKey, body }),
+      input.meta,
+      set.headers,
+    );
   },
 });
