@@ -7,6 +7,7 @@ import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { type HostedAccess, hostedTargetOf } from "#adapters/upstream/wire/hosted.ts";
 import type { DeploymentState } from "#core/domain.ts";
 import { isWireId } from "#core/domain.ts";
+import type { DeploymentConfiguration } from "#core/options.ts";
 import type { Executor } from "#db/client.ts";
 import { deployments } from "#db/schema/index.ts";
 import { refusedKeyOwner, verifyApiKey } from "../api-keys/verify.ts";
@@ -173,7 +174,7 @@ interface DeploymentUpstream {
   name: string;
   engine: string;
   inferenceModel: string | null;
-  configuration: Record<string, unknown>;
+  configuration: DeploymentConfiguration;
 }
 
 /**

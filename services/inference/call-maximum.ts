@@ -10,6 +10,7 @@
 // for a call without max_tokens.
 import { DEFAULT_CONTEXT_SIZE } from "#adapters/engines/llama.cpp/config.ts";
 import type { EngineId } from "#core/domain.ts";
+import type { DeploymentConfiguration } from "#core/options.ts";
 
 /** Completion tokens reserved for a call without max_tokens on a deployment of unknown context. */
 export const defaultCompletionReservation = 4096;
@@ -24,7 +25,7 @@ const positiveInt = (v: unknown) => (typeof v === "number" && Number.isInteger(v
  */
 export function contextTokensOf(
   engine: EngineId,
-  configuration: Record<string, unknown>,
+  configuration: DeploymentConfiguration,
 ): number | undefined {
   const stated = positiveInt(configuration.context_size) ?? positiveInt(configuration.max_model_len);
   if (stated !== undefined) return stated;

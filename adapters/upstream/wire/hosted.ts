@@ -7,6 +7,7 @@
 // - the credential's non-secret options (Azure's `api_version`, OpenAI's `project`, a `flavor`):
 //   that configuration's `settings.credential_options.<name>`, an object of strings;
 // - which credential: the deployment's `configuration.credential`.
+import type { DeploymentConfiguration, ProviderSettings } from "#core/options.ts";
 import type { UpstreamTarget } from "./wire.ts";
 
 /** The upstream target less its endpoint (the balancer picks the replica per request). */
@@ -14,23 +15,23 @@ export type HostedTarget = Omit<UpstreamTarget, "endpoint">;
 
 export interface HostedAccess {
   credentials: Readonly<Record<string, string>> | undefined;
-  settings: Readonly<Record<string, unknown>>;
+  settings: Readonly<ProviderSettings>;
 }
 
 export interface HostedDeployment {
   /** The deployment's name: the upstream's model when `inference_model` is not set. */
   name: string;
   inferenceModel: string | null;
-  configuration: Readonly<Record<string, unknown>>;
+  configuration: Readonly<DeploymentConfiguration>;
 }
 
 /** The credential a deployment names in `configuration.credential`, if any. */
-export function credentialNameOf(configuration: Readonly<Record<string, unknown>>): string | undefined {
+export function credentialNameOf(configuration: Readonly<DeploymentConfiguration>): string | undefined {
   const name = configuration.credential;
   return typeof name === "string" && name !== "" ? name : undefined;
 }
 
-function optionsOf(settings: Readonly<Record<string, unknown>>, credential: string | undefined) {
+function optionsOf(settings: Readonly<ProviderSettings>, credential: string | undefined) {
   const all = settings.credential_options;
   if (!credential || typeof all !== "object" || all === null) return undefined;
   const mine: unknown = (all as { readonly [name: string]: unknown })[credential];
