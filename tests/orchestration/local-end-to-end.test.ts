@@ -5,15 +5,32 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Static } from "@sinclair/typebox";
 import OpenAI from "openai";
 import { isAlive, pidOf } from "#adapters/providers/local/processes.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { Deployment } from "#routes/orchestration/_schemas/deployment.ts";
+import type { DELETE as deleteDeployment } from "#routes/orchestration/deployment/delete/[deployment_id].ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as poolInventory } from "#routes/orchestration/deployment/list/pool/[pool_id]/inventory.ts";
+import type { GET as listPools } from "#routes/orchestration/deployment/listPools/[owner_id].ts";
+import type { GET as deploymentLogs } from "#routes/orchestration/deployment/logs/[deployment_id]/index.ts";
+import type { POST as registerModel } from "#routes/orchestration/deployment/registerModel.ts";
+import type { POST as startDeployment } from "#routes/orchestration/deployment/start.ts";
+import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
+import type { POST as terminate } from "#routes/orchestration/deployment/terminate.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/start/platform.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { call } from "../support/app.ts";
-import { createPool, eventually, type OrchestrationTest, startOrchestrationTest } from "./support.ts";
+import {
+  createPool,
+  eventually,
+  firstReplica,
+  type OrchestrationTest,
+  startOrchestrationTest,
+} from "./support.ts";
 
 let o: OrchestrationTest;
 let reconciler: Reconciler;
@@ -21,9 +38,6 @@ let listener: Listener;
 let poolId: string;
 let nodeToken: string;
 let modelPath: string;
-
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-type Any = any;
 
 beforeAll(async () => {
   o = await startOrchestrationTest({ HEARTBEAT_INTERVAL_MS: "1000" });
@@ -46,8 +60,12 @@ afterAll(async () => {
   await o.t.close();
 });
 
-const status = async (id: string): Promise<Any> =>
-  (await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).body;
+const status = async (id: string) =>
+  (
+    await call<typeof deploymentStatus>(o.orchestration, "GET", `/deployment/status/${id}`, {
+      token: o.token,
+    })
+  ).body;
 const until = (id: string, state: string, timeoutMs = 30_000) =>
   eventually(
     async () => {
@@ -58,14 +76,21 @@ const until = (id: string, state: string, timeoutMs = 30_000) =>
     `status ${state}`,
   );
 const deploy = async (body: Record<string, unknown>) => {
-  const res = await call(o.orchestration, "POST", "/deployment/deploy", {
+  const res = await call<typeof deployRoute>(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
     body: { pool_id: poolId, image: "llama.cpp", engine: "llama.cpp", ...body },
   });
   if (res.status !== 201) throw new Error(`deploy: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.deployment_id as string;
+  return res.body.deployment_id;
 };
-const pidsOf = (d: Any) => d.observed_replicas.map((r: Any) => pidOf(r.provider_instance_id ?? "") as number);
+const pidsOf = (d: Static<typeof Deployment>) =>
+  d.observed_replicas.map((r) => pidOf(r.provider_instance_id ?? "") as number);
+/** The worker pid of a deployment's first replica (the test deployed one). */
+const firstPid = (d: Static<typeof Deployment>) => {
+  const [pid] = pidsOf(d);
+  if (pid === undefined) throw new Error(`deployment ${d.deployment_id} has no worker`);
+  return pid;
+};
 
 describe("from pool to tokens", () => {
   let id: string;
@@ -73,15 +98,20 @@ describe("from pool to tokens", () => {
   test("pool Active; registered model; deploy -> DEPLOYING -> RUNNING; tokens from the replica's endpoint", async () => {
     await eventually(
       async () => {
-        const list = await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, {
-          token: o.token,
-        });
-        return list.body.pools.find((p: Any) => p.pool_id === poolId)?.state === "Active";
+        const list = await call<typeof listPools>(
+          o.orchestration,
+          "GET",
+          `/deployment/listPools/${o.orgId}`,
+          {
+            token: o.token,
+          },
+        );
+        return list.body.pools.find((p) => p.pool_id === poolId)?.state === "Active";
       },
       5000,
       "the pool to be Active",
     );
-    const model = await call(o.orchestration, "POST", "/deployment/registerModel", {
+    const model = await call<typeof registerModel>(o.orchestration, "POST", "/deployment/registerModel", {
       token: o.token,
       body: { model_name: "tiny", model_version: "1", backend: "llama.cpp", artifact_uri: modelPath },
     });
@@ -93,11 +123,11 @@ describe("from pool to tokens", () => {
     const running = await until(id, "RUNNING");
     console.log(`deploy -> RUNNING: ${((Date.now() - started) / 1000).toFixed(2)} s`);
     expect(running.observed_replicas).toHaveLength(1);
-    const replica = running.observed_replicas[0];
+    const replica = firstReplica(running);
     expect(replica.state).toBe("READY");
     expect(replica.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
-    expect(running.endpoints).toEqual([replica.endpoint]);
-    expect(running.transitions.map((t: Any) => t.to)).toEqual(["DEPLOYING", "RUNNING"]);
+    expect<(string | null)[]>(running.endpoints).toEqual([replica.endpoint]);
+    expect(running.transitions.map((t) => t.to)).toEqual(["DEPLOYING", "RUNNING"]);
 
     const client = new OpenAI({ baseURL: replica.endpoint, apiKey: "unused" });
     const completion = await client.chat.completions.create({
@@ -122,13 +152,18 @@ describe("from pool to tokens", () => {
 
   test("the worker reports heartbeats (a READY node) and its output is in the deployment's logs", async () => {
     const d = await status(id);
-    const instance = d.observed_replicas[0].provider_instance_id;
+    const instance = firstReplica(d).provider_instance_id;
     const node = await eventually(
       async () => {
-        const inv = await call(o.orchestration, "GET", `/deployment/list/pool/${poolId}/inventory`, {
-          token: o.token,
-        });
-        return inv.body.nodes.find((n: Any) => n.provider_instance_id === instance);
+        const inv = await call<typeof poolInventory>(
+          o.orchestration,
+          "GET",
+          `/deployment/list/pool/${poolId}/inventory`,
+          {
+            token: o.token,
+          },
+        );
+        return inv.body.nodes.find((n) => n.provider_instance_id === instance);
       },
       10_000,
       "the worker's heartbeat",
@@ -137,72 +172,82 @@ describe("from pool to tokens", () => {
     expect(nodeToken).toMatch(/^nt_/);
     const logs = await eventually(
       async () => {
-        const res = await call(o.orchestration, "GET", `/deployment/logs/${id}`, { token: o.token });
-        return res.body.lines.some((l: Any) => l.stream === "stdout" && l.line.includes('"ready"'))
+        const res = await call<typeof deploymentLogs>(o.orchestration, "GET", `/deployment/logs/${id}`, {
+          token: o.token,
+        });
+        return res.body.lines.some((l) => l.stream === "stdout" && l.line.includes('"ready"'))
           ? res.body.lines
           : undefined;
       },
       5000,
       "the worker's ready line in the logs",
     );
-    expect(logs.some((l: Any) => l.stream === "system" && l.line.startsWith("replica 0 started"))).toBe(true);
+    expect(logs.some((l) => l.stream === "system" && l.line.startsWith("replica 0 started"))).toBe(true);
   }, 60_000);
 
   test("a killed worker is restarted with backoff, and the replica shows it", async () => {
     const before = await status(id);
-    const [pid] = pidsOf(before);
+    const pid = firstPid(before);
     process.kill(pid, "SIGKILL");
     const restarted = await eventually(
       async () => {
         const d = await status(id);
-        const r = d.observed_replicas[0];
+        const r = firstReplica(d);
         return r.restarts === 1 && r.state === "READY" ? d : undefined;
       },
       30_000,
       "the replica to be restarted",
     );
-    const replica = restarted.observed_replicas[0];
-    expect(pidOf(replica.provider_instance_id)).not.toBe(pid);
+    const replica = firstReplica(restarted);
+    expect(pidOf(replica.provider_instance_id ?? "")).not.toBe(pid);
     expect(replica.last_error).toBeNull();
     expect(restarted.status).toBe("RUNNING");
-    const logs = await call(o.orchestration, "GET", `/deployment/logs/${id}`, { token: o.token });
-    expect(logs.body.lines.some((l: Any) => l.stream === "system" && /restarting in/.test(l.line))).toBe(
-      true,
-    );
+    const logs = await call<typeof deploymentLogs>(o.orchestration, "GET", `/deployment/logs/${id}`, {
+      token: o.token,
+    });
+    expect(logs.body.lines.some((l) => l.stream === "system" && /restarting in/.test(l.line))).toBe(true);
   }, 60_000);
 
   test("terminate -> STOPPED with the worker gone; start -> RUNNING; delete -> 404", async () => {
-    const [pid] = pidsOf(await status(id));
-    const terminated = await call(o.orchestration, "POST", "/deployment/terminate", {
+    const pid = firstPid(await status(id));
+    const terminated = await call<typeof terminate>(o.orchestration, "POST", "/deployment/terminate", {
       token: o.token,
       body: { deployment_id: id },
     });
     expect(terminated.body.status).toBe("STOPPING");
     const stopped = await until(id, "STOPPED");
-    expect(stopped.observed_replicas[0].state).toBe("STOPPED");
+    expect(firstReplica(stopped).state).toBe("STOPPED");
     expect(isAlive(pid)).toBe(false);
 
-    const started = await call(o.orchestration, "POST", "/deployment/start", {
+    const started = await call<typeof startDeployment>(o.orchestration, "POST", "/deployment/start", {
       token: o.token,
       body: { deployment_id: id },
     });
     expect(started.body.status).toBe("DEPLOYING");
     const again = await until(id, "RUNNING");
-    const [newPid] = pidsOf(again);
+    const newPid = firstPid(again);
     expect(isAlive(newPid)).toBe(true);
 
-    await call(o.orchestration, "POST", "/deployment/terminate", {
+    await call<typeof terminate>(o.orchestration, "POST", "/deployment/terminate", {
       token: o.token,
       body: { deployment_id: id },
     });
     await until(id, "STOPPED");
     expect(isAlive(newPid)).toBe(false);
     expect(
-      (await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status,
+      (
+        await call<typeof deleteDeployment>(o.orchestration, "DELETE", `/deployment/delete/${id}`, {
+          token: o.token,
+        })
+      ).status,
     ).toBe(200);
-    expect((await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).status).toBe(
-      404,
-    );
+    expect(
+      (
+        await call<typeof deploymentStatus>(o.orchestration, "GET", `/deployment/status/${id}`, {
+          token: o.token,
+        })
+      ).status,
+    ).toBe(404);
   }, 60_000);
 });
 
@@ -213,11 +258,15 @@ describe("failures", () => {
     const id = await deploy({ model_name: "broken", inference_model: corrupt });
     const failed = await until(id, "FAILED");
     expect(failed.failure_reason).toContain("replica 0 cannot start");
-    expect(failed.failure_reason.length).toBeGreaterThan("replica 0 cannot start: ".length);
-    expect(failed.observed_replicas[0].state).toBe("FAILED");
+    expect((failed.failure_reason ?? "").length).toBeGreaterThan("replica 0 cannot start: ".length);
+    expect(firstReplica(failed).state).toBe("FAILED");
     expect(failed.transitions.at(-1)).toMatchObject({ from: "DEPLOYING", to: "FAILED" });
     expect(
-      (await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status,
+      (
+        await call<typeof deleteDeployment>(o.orchestration, "DELETE", `/deployment/delete/${id}`, {
+          token: o.token,
+        })
+      ).status,
     ).toBe(200);
   }, 60_000);
 });
@@ -243,7 +292,7 @@ describe("replicas", () => {
       ),
     );
     expect(answers.every((a) => a.choices.length === 1)).toBe(true);
-    await call(o.orchestration, "POST", "/deployment/terminate", {
+    await call<typeof terminate>(o.orchestration, "POST", "/deployment/terminate", {
       token: o.token,
       body: { deployment_id: id },
     });

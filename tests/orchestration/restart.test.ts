@@ -15,18 +15,21 @@ import {
   REPLICA_ENV,
   taggedProcesses,
 } from "#adapters/providers/local/processes.ts";
+import type { POST as signIn } from "#routes/filtration/auth/login.ts";
+import type { POST as createPool } from "#routes/orchestration/deployment/createpool.ts";
+import type { POST as deploy } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
+import type { POST as terminate } from "#routes/orchestration/deployment/terminate.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import type { BodyOf, CallResult } from "../support/app.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
-import { eventually } from "./support.ts";
+import { eventually, firstReplica } from "./support.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "llmp-restart-"));
 const admin = { ADMIN_EMAIL: "ops@example.com", ADMIN_PASSWORD: "a long enough password" };
 let platform: RunningPlatform | undefined;
 let dropDatabase: (() => Promise<void>) | undefined;
-
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-type Any = any;
 
 afterAll(async () => {
   await platform?.stop();
@@ -35,19 +38,22 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function api(
+/** `call` over a real port: `api<typeof POST>(...)` types the body as that route's success answer. */
+async function api<R>(
   port: number,
   token: string | undefined,
   method: string,
   path: string,
   body?: unknown,
-): Promise<Any> {
+): Promise<CallResult<BodyOf<R>>> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
     headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json().catch(() => undefined) };
+  // The body is the server's JSON, checked by the server against the route's response schema.
+  const parsed: unknown = await res.json().catch(() => undefined);
+  return { status: res.status, body: parsed as BodyOf<R>, headers: res.headers };
 }
 
 test("a restart adopts running workers, recovers state and stops orphans", async () => {
@@ -67,13 +73,15 @@ test("a restart adopts running workers, recovers state and stops orphans", async
 
   platform = await runPlatform(env);
   let { orchestration, filtration } = platform.ports as { orchestration: number; filtration: number };
-  const login = await api(filtration, undefined, "POST", "/auth/login", {
+  const login = await api<typeof signIn>(filtration, undefined, "POST", "/auth/login", {
     email: admin.ADMIN_EMAIL,
     password: admin.ADMIN_PASSWORD,
   });
-  const token = login.body.access_token as string;
-  const pool = await api(orchestration, token, "POST", "/deployment/createpool", { pool_name: "here" });
-  const deployed = await api(orchestration, token, "POST", "/deployment/deploy", {
+  const token = login.body.access_token;
+  const pool = await api<typeof createPool>(orchestration, token, "POST", "/deployment/createpool", {
+    pool_name: "here",
+  });
+  const deployed = await api<typeof deploy>(orchestration, token, "POST", "/deployment/deploy", {
     model_name: "survivor",
     pool_id: pool.body.pool_id,
     image: "llama.cpp",
@@ -81,7 +89,7 @@ test("a restart adopts running workers, recovers state and stops orphans", async
   });
   expect(deployed.status).toBe(201);
   const id = deployed.body.deployment_id;
-  const second = await api(orchestration, token, "POST", "/deployment/deploy", {
+  const second = await api<typeof deploy>(orchestration, token, "POST", "/deployment/deploy", {
     model_name: "dies-meanwhile",
     pool_id: pool.body.pool_id,
     image: "llama.cpp",
@@ -89,7 +97,7 @@ test("a restart adopts running workers, recovers state and stops orphans", async
   });
   const secondId = second.body.deployment_id;
   const statusOf = async (which: string) =>
-    (await api(orchestration, token, "GET", `/deployment/status/${which}`)).body;
+    (await api<typeof deploymentStatus>(orchestration, token, "GET", `/deployment/status/${which}`)).body;
   const status = () => statusOf(id);
   const runningOf = (which: string) =>
     eventually(
@@ -101,8 +109,8 @@ test("a restart adopts running workers, recovers state and stops orphans", async
       "RUNNING",
     );
   const before = await runningOf(id);
-  const pid = pidOf(before.observed_replicas[0].provider_instance_id) as number;
-  const secondPid = pidOf((await runningOf(secondId)).observed_replicas[0].provider_instance_id) as number;
+  const pid = pidOf(firstReplica(before).provider_instance_id ?? "") as number;
+  const secondPid = pidOf(firstReplica(await runningOf(secondId)).provider_instance_id ?? "") as number;
 
   // The orchestration process goes away; its worker does not.
   expect(await platform.stop()).toBe(0);
@@ -128,31 +136,27 @@ test("a restart adopts running workers, recovers state and stops orphans", async
   ({ orchestration, filtration } = platform.ports as { orchestration: number; filtration: number });
   const after = await status();
   expect(after.status).toBe("RUNNING");
-  expect(after.observed_replicas[0].provider_instance_id).toBe(
-    before.observed_replicas[0].provider_instance_id,
-  );
-  expect(after.observed_replicas[0].restarts).toBe(0);
+  expect(firstReplica(after).provider_instance_id).toBe(firstReplica(before).provider_instance_id);
+  expect(firstReplica(after).restarts).toBe(0);
   await eventually(async () => !isAlive(orphan.pid), 15_000, "the orphan to be stopped");
   // Adopted, not restarted: the same worker still answers.
-  const client = new OpenAI({ baseURL: after.observed_replicas[0].endpoint, apiKey: "unused" });
+  const client = new OpenAI({ baseURL: firstReplica(after).endpoint, apiKey: "unused" });
   const answer = await client.chat.completions.create({
     model: "survivor",
     messages: [{ role: "user", content: "Hi" }],
     max_tokens: 4,
   });
   expect(answer.choices).toHaveLength(1);
-  expect((await status()).observed_replicas[0].restarts).toBe(0);
+  expect(firstReplica(await status()).restarts).toBe(0);
   const restarted = await eventually(
     async () => {
       const d = await statusOf(secondId);
-      return d.observed_replicas[0].state === "READY" && d.observed_replicas[0].restarts === 1
-        ? d
-        : undefined;
+      return firstReplica(d).state === "READY" && firstReplica(d).restarts === 1 ? d : undefined;
     },
     30_000,
     "the dead worker to be restarted",
   );
-  const newSecondPid = pidOf(restarted.observed_replicas[0].provider_instance_id) as number;
+  const newSecondPid = pidOf(firstReplica(restarted).provider_instance_id ?? "") as number;
   expect(newSecondPid).not.toBe(secondPid);
   expect(
     taggedProcesses(installationTag(dataDir))
@@ -161,7 +165,9 @@ test("a restart adopts running workers, recovers state and stops orphans", async
   ).toEqual([pid, newSecondPid].sort());
 
   for (const which of [id, secondId]) {
-    await api(orchestration, token, "POST", "/deployment/terminate", { deployment_id: which });
+    await api<typeof terminate>(orchestration, token, "POST", "/deployment/terminate", {
+      deployment_id: which,
+    });
     await eventually(async () => (await statusOf(which)).status === "STOPPED", 20_000, "STOPPED");
   }
   expect(isAlive(pid)).toBe(false);

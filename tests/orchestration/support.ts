@@ -1,5 +1,7 @@
 // Shared set-up of the orchestration tests: a test platform, its filtration and orchestration
 // gateways in process, and an administrator's token.
+import type { Static } from "@sinclair/typebox";
+import type { Deployment } from "#routes/orchestration/_schemas/deployment.ts";
 import { startOpenAiStub } from "#scripts/openai-stub.ts";
 import { call, type Handler, loginAsAdmin, type startTestApp, type TestApp } from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
@@ -85,4 +87,11 @@ export function fakeOpenAIServer(model = "fake") {
     },
     stop: stub.stop,
   };
+}
+
+/** A deployment's first replica; the tests that read it deploy exactly one. */
+export function firstReplica(d: Static<typeof Deployment>) {
+  const replica = d.observed_replicas[0];
+  if (!replica) throw new Error(`deployment ${d.deployment_id} has no replica`);
+  return replica;
 }
