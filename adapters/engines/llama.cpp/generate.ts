@@ -481,7 +481,7 @@ async function respond(
   common: ReturnType<typeof samplingOptions>,
   calls: GeneratedCall[],
   onToolCall: GenerationEvents["onToolCall"],
-): Promise<{ response: string; stopReason: string; stopSequence: string | undefined }> {
+): Promise<Responded> {
   const output = input.output;
   if (output.kind === "tools") {
     const started = new Set<number>();
@@ -502,22 +502,31 @@ async function respond(
     });
     for (const call of result.functionCalls ?? [])
       calls.push({ name: call.functionName, arguments: JSON.stringify(call.params ?? {}) });
-    const { metadata } = result;
-    return {
-      response: result.response,
-      stopReason: metadata.stopReason,
-      stopSequence:
-        metadata.stopReason === "customStopTrigger" ? stopString(metadata.customStopTrigger) : undefined,
-    };
+    return outcomeOf(result);
   }
   const grammar = output.kind === "text" ? undefined : output.grammar;
-  const result = await chat.generateResponse(input.history, { ...common, ...(grammar ? { grammar } : {}) });
+  return outcomeOf(
+    await chat.generateResponse(input.history, { ...common, ...(grammar ? { grammar } : {}) }),
+  );
+}
+
+interface Responded {
+  response: string;
+  stopReason: string;
+  stopSequence: string | undefined;
+}
+
+/** What LlamaChat's answer says of itself, whichever way it was asked for (tools, grammar, text). */
+function outcomeOf(result: {
+  response: string;
+  metadata: { stopReason: string; customStopTrigger?: readonly (string | Token)[] | undefined };
+}): Responded {
   const { metadata } = result;
   return {
     response: result.response,
     stopReason: metadata.stopReason,
     stopSequence:
-      metadata.stopReason === "customStopTrigger" ? stopString(metadata.customStopTrigger) : undefined,
+      metadata.stopReason === "customStopTrigger" ? stopString(metadata.customStopTrigger ?? []) : undefined,
   };
 }
 
