@@ -5,7 +5,7 @@ import type { ServiceName } from "#server/config.ts";
 import type { GatewayDescription } from "#server/http/gateway-description.ts";
 import type { GatewayOptions } from "#server/http/gateway-options.ts";
 import { buildHttpGateway as buildFrom } from "#server/http/listen.ts";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import { dashboardGateway } from "./dashboard/_gateway.ts";
 import { filtrationGateway } from "./filtration/_gateway.ts";
 import { inferenceGateway } from "./inference/_gateway.ts";
@@ -26,7 +26,7 @@ export function gatewayNamed(name: ServiceName): GatewayDescription {
 
 /** One gateway's app by its name, without its companions (tests, benches). */
 export const buildHttpGateway = (
-  app: AppContext,
+  app: PlatformContext,
   name: ServiceName,
   readinessChecks: GatewayOptions["readinessChecks"] = {},
   registries: readonly Registry[] = [],

@@ -14,6 +14,7 @@ import { messageOf } from "#core/error-chain.ts";
 import { InProcessLoadStore, type LoadStore } from "#core/ports/load-store.ts";
 import type { Database } from "#db/client.ts";
 import { httpFiltration } from "#server/filtration-http-port.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import { LastUsedTracker } from "#services/api-keys/last-used.ts";
 import type { AppContext, Logger } from "#services/context.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
@@ -38,7 +39,7 @@ export interface AppParts {
 }
 
 /** What every service receives, without the inference runtime (scripts, tests, the filtration side). */
-export function createAppContext({ db, config, log, tracer, load }: AppParts): AppContext {
+export function createAppContext({ db, config, log, tracer, load }: AppParts): PlatformContext {
   return {
     db,
     config,
@@ -61,7 +62,7 @@ export interface Infrastructure {
 
 export interface Composition {
   /** Carries the orchestration runtime, whose load store is where the gateways' reports meet the autoscaler. */
-  app: AppContext;
+  app: PlatformContext;
 }
 
 /** The whole process: the AppContext, with the inference runtime when this process runs inference. */
@@ -106,12 +107,12 @@ function loadStoreOf({ redis, config, database }: Infrastructure): LoadStore {
  * 922 µs a request, against 548 µs for the single process; bench/gateway.ts --apart) and failed
  * those requests whenever filtration was down; reads stay behind the runtime's caches either way.
  */
-function filtrationPortOf({ config, database }: Infrastructure, app: AppContext): FiltrationPort {
+function filtrationPortOf({ config, database }: Infrastructure, app: PlatformContext): FiltrationPort {
   if (config.services.has("filtration") || database.kind === "postgres") return inProcessFiltration(app);
   return httpFiltration({ baseUrl: config.filtrationUrl, internalApiKey: config.internalApiKey });
 }
 
 /** The same context with an inference runtime (tests compose their own). */
-export function withInference(app: AppContext, inference: InferenceRuntime): AppContext {
+export function withInference(app: PlatformContext, inference: InferenceRuntime): PlatformContext {
   return { ...app, inference };
 }

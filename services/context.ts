@@ -17,9 +17,10 @@ export interface AppContext {
   lastUsed: LastUsedRecorder;
   /** OpenTelemetry tracer when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set (server/telemetry.ts); else none. */
   tracer?: import("@opentelemetry/api").Tracer | undefined;
-  // `orchestration` and `inference`, the orchestration services' and the inference gateway's process-wide
-  // state, are added by services/orchestration/runtime.ts and services/inference/runtime.ts: this module
-  // is the base every service imports, so it names nothing above it. server/compose.ts builds them.
+  // The runtimes (orchestration, knowledge, inference) are not fields here: this module is the base every
+  // service imports, the runtimes' own parts included, so it names nothing above it. A service that needs
+  // one asks for it in its parameter type (`AppContext & WithOrchestration`, from the runtime's module);
+  // server/platform-context.ts names the whole, which server/compose.ts builds.
 }
 
 /**

@@ -5,7 +5,7 @@ import { GrpcMetrics } from "#server/grpc/metrics-interceptor.ts";
 import { startGrpc } from "#server/grpc/start.ts";
 import type { Companions, GatewayDescription } from "#server/http/gateway-description.ts";
 import { bound } from "#server/listener.ts";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import { replicaGauges } from "#services/orchestration/metrics.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 
@@ -18,7 +18,7 @@ export const orchestrationGateway: GatewayDescription = {
   companions: grpcAndReconciler,
 };
 
-function grpcAndReconciler(app: AppContext): Companions {
+function grpcAndReconciler(app: PlatformContext): Companions {
   const grpcMetrics = new GrpcMetrics();
   let reconciler: Reconciler | undefined;
   return {

@@ -3,8 +3,9 @@
 import { Code, ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
 import { AppError } from "#core/errors.ts";
 import { isDatabaseUnreachable } from "#db/unreachable.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import { authorize } from "#services/access/authorize.ts";
-import type { Actor, AppContext } from "#services/context.ts";
+import type { Actor } from "#services/context.ts";
 import type { Access } from "#services/permissions.ts";
 import { errorTable } from "../error-table.ts";
 import { checkJsonValue } from "../http/input.ts";
@@ -25,7 +26,7 @@ export function toConnectError(error: unknown): ConnectError {
   return new ConnectError("internal error", Code.Internal);
 }
 
-export function accessInterceptor(app: AppContext, access: MethodAccess): Interceptor {
+export function accessInterceptor(app: PlatformContext, access: MethodAccess): Interceptor {
   return (next) => async (req) => {
     const required = access.get(`${req.service.typeName}/${req.method.name}`);
     if (!required) throw new ConnectError("this method declares no access", Code.PermissionDenied);

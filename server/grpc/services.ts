@@ -6,7 +6,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { ModelDeploymentService } from "#proto/gen/llmplatform/orchestration/v1/deployments_pb.ts";
 import { ModelRegistryService } from "#proto/gen/llmplatform/orchestration/v1/models_pb.ts";
 import { ComputePoolManagerService } from "#proto/gen/llmplatform/orchestration/v1/pools_pb.ts";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import type { Access } from "#services/permissions.ts";
 import type { MethodAccess } from "./access-interceptor.ts";
 import { deploymentService } from "./orchestration/deployments.ts";
@@ -49,7 +49,7 @@ export const grpcMethodAccess: MethodAccess = new Map([
   ...entries(ModelDeploymentService, deploymentAccess),
 ]);
 
-export function registerGrpcServices(router: ConnectRouter, app: AppContext): void {
+export function registerGrpcServices(router: ConnectRouter, app: PlatformContext): void {
   router.service(ComputePoolManagerService, poolService(app));
   router.service(ModelRegistryService, modelService(app));
   router.service(ModelDeploymentService, deploymentService(app));

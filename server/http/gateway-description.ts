@@ -1,7 +1,7 @@
 // What a gateway says of itself, next to its routes (routes/<gateway>/_gateway.ts): the platform starts
 // every gateway the same way from it, so server/ names no gateway and imports nothing of routes/.
 import type { Registry } from "prom-client";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import type { ServiceName } from "../config.ts";
 import type { Listener } from "../listener.ts";
 import type { GatewayOptions } from "./gateway-options.ts";
@@ -23,13 +23,13 @@ export interface GatewayDescription {
   title: string;
   description: string;
   /** Error style, credentials, problem rendering, security headers (the dashboard's, SCIM's problems). */
-  extras?: (app: AppContext) => GatewayExtras;
+  extras?: (app: PlatformContext) => GatewayExtras;
   /** Which of the routes every gateway shares (routes/_common) it serves; all unless it says. */
   sharedRoutes?: (route: LoadedRoute) => boolean;
   /** Metric registries of its own on its /metrics (the inference runtime's, the replica gauges). */
-  registries?: (app: AppContext) => Registry[];
+  registries?: (app: PlatformContext) => Registry[];
   /** What runs beside it and starts once it is bound (orchestration: the gRPC server, the reconciler). */
-  companions?: (app: AppContext) => Companions;
+  companions?: (app: PlatformContext) => Companions;
 }
 
 export interface Companions {

@@ -4,8 +4,9 @@
 
 import { AppError } from "#core/errors.ts";
 import { isDatabaseUnreachable } from "#db/unreachable.ts";
+import type { PlatformContext, PlatformRequestContext } from "#server/platform-context.ts";
 import { type Authorization, authorize, type Credentials } from "#services/access/authorize.ts";
-import type { AppContext, Logger, RequestContext } from "#services/context.ts";
+import type { Logger } from "#services/context.ts";
 import { counter } from "#services/observability/counters.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";
 import type { Access } from "#services/permissions.ts";
@@ -143,7 +144,7 @@ export function errorHandler(name: string, log: Logger, book: RequestBook, rende
 
 /** The `access` macro: authorizes the request for the route's access and builds its RequestContext. */
 export function accessMacro(
-  app: AppContext,
+  app: PlatformContext,
   readCredentials: (request: Request) => Credentials,
   book: RequestBook,
   serverOf: () => import("bun").Server<unknown> | undefined,
@@ -151,7 +152,7 @@ export function accessMacro(
   const trustedProxies = parseTrustedProxies(app.config.trustedProxies);
   return (access: Access) => ({
     async transform(context: unknown) {
-      const c = context as { request: Request; ctx?: RequestContext };
+      const c = context as { request: Request; ctx?: PlatformRequestContext };
       const request = c.request;
       const auth: Authorization = await authorize(app, access, readCredentials(request));
       c.ctx = {

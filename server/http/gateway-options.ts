@@ -1,8 +1,8 @@
 // What a gateway is built from (server/http/gateway.ts): its routes, how it reads credentials and
 // renders problems, its limits, checks, headers and metric registries.
 
+import type { PlatformContext } from "#server/platform-context.ts";
 import type { Credentials } from "#services/access/authorize.ts";
-import type { AppContext } from "#services/context.ts";
 import type { LoadedRoute, LoadedWsRoute } from "./loader.ts";
 import type { RegistrySource } from "./metrics.ts";
 import type { Problem } from "./problems.ts";
@@ -12,7 +12,7 @@ export interface GatewayOptions {
   name: GatewayName;
   title: string;
   description: string;
-  app: AppContext;
+  app: PlatformContext;
   routes: LoadedRoute[];
   /** WebSocket routes (a route file's `WS` export). */
   sockets?: LoadedWsRoute[];

@@ -4,8 +4,8 @@
 import { type AnyElysia, ParseError } from "elysia";
 import { propertyOf } from "#core/error-chain.ts";
 import { AppError } from "#core/errors.ts";
+import type { PlatformRequestContext } from "#server/platform-context.ts";
 import { watchSession } from "#services/auth/session.ts";
-import type { RequestContext } from "#services/context.ts";
 import type { Access } from "#services/permissions.ts";
 import type { GatewayOptions } from "./gateway-options.ts";
 import type { LoadedRoute, LoadedWsRoute } from "./loader.ts";
@@ -113,7 +113,7 @@ export function mountSocket(
   const closed = new WeakSet<object>();
   interface SocketContext {
     params: unknown;
-    ctx: RequestContext;
+    ctx: PlatformRequestContext;
     request: Request;
     accepted?: unknown;
   }

@@ -1,5 +1,5 @@
 import type { Registry } from "prom-client";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import type { ServiceName } from "../config.ts";
 import type { Listener } from "../listener.ts";
 import { createGateway, type GatewayOptions } from "./gateway.ts";
@@ -8,7 +8,7 @@ import { loadRouteFiles, loadRoutes } from "./loader.ts";
 
 /** A gateway's Elysia app, built from its description and its folder's route files. */
 export async function buildHttpGateway(
-  app: AppContext,
+  app: PlatformContext,
   gateway: GatewayDescription,
   readinessChecks: GatewayOptions["readinessChecks"] = {},
   /** Registries of what runs beside it (the gRPC server beside orchestration). */
@@ -31,7 +31,7 @@ export async function buildHttpGateway(
 }
 
 export async function startHttpGateway(
-  app: AppContext,
+  app: PlatformContext,
   gateway: GatewayDescription,
   readinessChecks: GatewayOptions["readinessChecks"] = {},
   registries: readonly Registry[] = [],
@@ -45,7 +45,7 @@ export async function startHttpGateway(
 }
 
 export function listen(
-  app: AppContext,
+  app: PlatformContext,
   name: ServiceName,
   port: number,
   gateway: Awaited<ReturnType<typeof buildHttpGateway>>,

@@ -2,12 +2,12 @@
 // start being over), each within two seconds.
 
 import { messageOf } from "#core/error-chain.ts";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 
 export type ReadinessChecks = Record<string, () => Promise<void>>;
 
 export async function readinessOf(
-  app: AppContext,
+  app: PlatformContext,
   extra: ReadinessChecks | undefined,
 ): Promise<Record<string, string>> {
   const checks: ReadinessChecks = {

@@ -1,7 +1,7 @@
 // What a route file exports: one `route({...})` per HTTP method (GET, POST, PUT, PATCH, DELETE).
 // The loader mounts it; the guard enforces `access`; TypeBox schemas validate and document it.
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { RequestContext } from "#services/context.ts";
+import type { PlatformRequestContext } from "#server/platform-context.ts";
 import type { Access } from "#services/permissions.ts";
 import type { HttpMetrics } from "./metrics.ts";
 
@@ -25,7 +25,7 @@ export interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  ctx: RequestContext;
+  ctx: PlatformRequestContext;
   request: Request;
   headers: Record<string, string | undefined>;
   /** Response headers to add (and cookies, as Set-Cookie values). */
@@ -112,7 +112,7 @@ export interface WsRouteDefinition<P extends TSchema = TSchema, S = unknown> {
   access: Access;
   summary: string;
   params?: P;
-  accept(input: { params: Static<P>; ctx: RequestContext; request: Request }): Promise<S> | S;
+  accept(input: { params: Static<P>; ctx: PlatformRequestContext; request: Request }): Promise<S> | S;
   open(state: S, socket: WsSocket): (() => void) | Promise<() => void>;
 }
 

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { RedisStore } from "#adapters/redis/client.ts";
 import { openDatabase } from "#db/client.ts";
 import { migrate } from "#db/migrate.ts";
-import type { AppContext, Logger } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
+import type { Logger } from "#services/context.ts";
 import { bootstrap, createFirstAdmin } from "#services/orgs/bootstrap.ts";
 import { composeApp } from "../compose.ts";
 import type { Config } from "../config.ts";
@@ -18,7 +19,7 @@ import { type Tracing, tracingSettingsFromEnv } from "../telemetry.ts";
 export type { Listener };
 
 export interface Platform {
-  app: AppContext;
+  app: PlatformContext;
   listeners: Listener[];
   portOf(name: Listener["name"]): number;
   stop(deadlineMs?: number): Promise<void>;
@@ -152,7 +153,7 @@ async function connectRedis(url: string, log: Logger): Promise<RedisStore> {
  * empty to 100,000 audit records would still be planned as empty (a filtered audit page took 80 ms
  * instead of 8 in bench/dashboard-render.ts). ANALYZE once at start and every hour does it.
  */
-function keepStatistics(app: AppContext): ReturnType<typeof setInterval> {
+function keepStatistics(app: PlatformContext): ReturnType<typeof setInterval> {
   const analyze = () =>
     app.db.execute("analyze").catch((error: unknown) => app.log.warn("analyze failed", { error }));
   void analyze();

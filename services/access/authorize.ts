@@ -5,6 +5,7 @@ import { AppError } from "#core/errors.ts";
 import { secretsEqual } from "../auth/constant-time.ts";
 import { actorFromAccessToken } from "../auth/session.ts";
 import type { Actor, AppContext } from "../context.ts";
+import type { WithOrchestration } from "../orchestration/runtime.ts";
 import type { Access } from "../permissions.ts";
 import { actorFromScimToken } from "../scim/tokens.ts";
 import { actorFromServiceToken, isPlatformToken } from "../sso/service-accounts.ts";
@@ -26,7 +27,7 @@ const internalKeyMatches = (ctx: AppContext, key: string | undefined) =>
   key !== undefined && secretsEqual(key, ctx.config.internalApiKey);
 
 export async function authorize(
-  ctx: AppContext,
+  ctx: AppContext & WithOrchestration,
   access: Access,
   credentials: Credentials,
 ): Promise<Authorization> {

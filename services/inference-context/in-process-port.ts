@@ -4,6 +4,7 @@ import type { AppContext } from "../context.ts";
 import type { FiltrationPort } from "../inference/port.ts";
 import { RevalidatingCache } from "../inference/revalidating-cache.ts";
 import { writeInferenceLogs } from "../inference-logs/logs.ts";
+import type { WithKnowledge } from "../knowledge-base/runtime.ts";
 import type { TemplateContent } from "../prompts/apply.ts";
 import { processPrompt, type TemplateLoader } from "../prompts/process.ts";
 import { latestTemplateContent } from "../prompts/templates.ts";
@@ -13,7 +14,7 @@ import { checkQuota, trackUsage } from "../usage/quota.ts";
 import { modelsForApiKey, resolveInferenceContext } from "./resolve.ts";
 
 export function inProcessFiltration(
-  ctx: AppContext,
+  ctx: AppContext & WithKnowledge,
   /** The template cache's clock (default Date.now): tests move it a second on instead of waiting. */
   options: { now?: (() => number) | undefined } = {},
 ): FiltrationPort {

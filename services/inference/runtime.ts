@@ -83,11 +83,13 @@ export interface InferenceRuntime {
 
 // The inference runtime adds itself to what every service receives, so that services/context.ts (which
 // the runtime's own parts import) does not import it back.
-declare module "../context.ts" {
-  interface AppContext {
-    /** The inference gateway's process-wide state, when this process runs it. */
-    readonly inference?: InferenceRuntime;
-  }
+
+/**
+ * What the inference gateway's routes receive beside the RequestContext (server/platform-context.ts):
+ * the runtime when this process runs the gateway; inferenceRuntimeOf below says when it does not.
+ */
+export interface WithInference {
+  readonly inference?: InferenceRuntime | undefined;
 }
 
 export interface InferenceTracing {
@@ -387,7 +389,7 @@ function guardedRedisReservations(redis: RedisCommands, log: Logger): Reservatio
   });
 }
 
-export function inferenceRuntimeOf(ctx: { inference?: InferenceRuntime | undefined }): InferenceRuntime {
+export function inferenceRuntimeOf(ctx: WithInference): InferenceRuntime {
   if (!ctx.inference) throw new Error("the inference runtime is not started in this process");
   return ctx.inference;
 }

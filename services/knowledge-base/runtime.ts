@@ -11,11 +11,14 @@ import { VectorSearch } from "./vector-search.ts";
 
 // The knowledge runtime adds itself to what every service receives, as the orchestration and
 // inference runtimes do, so that services/context.ts does not import it back.
-declare module "../context.ts" {
-  interface AppContext {
-    /** The knowledge base's process-wide state (vector ranking, embedding runs). */
-    readonly knowledge: KnowledgeRuntime;
-  }
+
+/**
+ * What a service that reaches the knowledge runtime receives beside the AppContext; carried by every
+ * context the composition root builds (server/platform-context.ts).
+ */
+export interface WithKnowledge {
+  /** The knowledge base's process-wide state (vector ranking, embedding runs). */
+  readonly knowledge: KnowledgeRuntime;
 }
 
 export interface KnowledgeRuntime {

@@ -13,6 +13,7 @@ import { type ChunkBatches, chunkDocument, storeChunks } from "./chunk-store.ts"
 import { collectionOfOrg } from "./collections.ts";
 import { type DocumentType, documentTypeOf } from "./document-types.ts";
 import { type DocumentView, documentView } from "./documents.ts";
+import type { WithKnowledge } from "./runtime.ts";
 
 export const uploadLimits = {
   fileBytes: 10 * 1024 * 1024,
@@ -195,7 +196,7 @@ async function documentsOf(
 }
 
 export async function uploadDocuments(
-  ctx: RequestContext,
+  ctx: RequestContext & WithKnowledge,
   input: { collection_id: string; files: UploadedFile[] },
 ): Promise<UploadResult> {
   const orgId = actorOf(ctx).orgId;

@@ -18,6 +18,7 @@ import { deploymentOfOrg, viewOf } from "./deployment-queries.ts";
 import { assertPoolHasRoom } from "./pool-size.ts";
 import { assertPoolAcceptsDeployments } from "./pools.ts";
 import { providerNamed } from "./providers.ts";
+import type { WithOrchestration } from "./runtime.ts";
 import { assertDeploymentRemovable, moveDeployment, recordDeploymentCreated } from "./state-machine.ts";
 import type { DeploymentView } from "./views.ts";
 
@@ -30,7 +31,7 @@ export interface PriceInput {
   cached_input_price_per_million?: number | null | undefined;
 }
 
-async function deployNow(ctx: RequestContext, raw: DeployInput): Promise<DeployAnswer> {
+async function deployNow(ctx: RequestContext & WithOrchestration, raw: DeployInput): Promise<DeployAnswer> {
   const actor = actorOf(ctx);
   const { input, name, workloadType } = checkRequest(actor, raw);
   const { pool, provider } = await targetPool(ctx, actor, input.pool_id);
@@ -82,7 +83,10 @@ async function deployNow(ctx: RequestContext, raw: DeployInput): Promise<DeployA
 }
 
 /** STOPPED or FAILED -> DEPLOYING; the reconciler starts the replicas. */
-async function startDeploymentNow(ctx: RequestContext, deploymentId: string): Promise<DeploymentView> {
+async function startDeploymentNow(
+  ctx: RequestContext & WithOrchestration,
+  deploymentId: string,
+): Promise<DeploymentView> {
   const actor = actorOf(ctx);
   const view = await mutate(ctx, "deployment.start", { type: "deployment", id: deploymentId }, async (tx) => {
     const row = await deploymentOfOrg(tx, actor.orgId, deploymentId);
@@ -103,7 +107,7 @@ async function startDeploymentNow(ctx: RequestContext, deploymentId: string): Pr
  * deployment starts with the new count.
  */
 async function scaleDeploymentNow(
-  ctx: RequestContext,
+  ctx: RequestContext & WithOrchestration,
   deploymentId: string,
   replicas: number,
 ): Promise<DeploymentView> {
@@ -198,7 +202,10 @@ export async function setDeploymentPrice(ctx: RequestContext, input: PriceInput)
 }
 
 /** RUNNING -> STOPPING; the reconciler stops the replicas, then STOPPED. The record stays. */
-async function terminateDeploymentNow(ctx: RequestContext, deploymentId: string): Promise<DeploymentView> {
+async function terminateDeploymentNow(
+  ctx: RequestContext & WithOrchestration,
+  deploymentId: string,
+): Promise<DeploymentView> {
   const actor = actorOf(ctx);
   const view = await mutate(
     ctx,
@@ -217,7 +224,7 @@ async function terminateDeploymentNow(ctx: RequestContext, deploymentId: string)
 
 /** Removes a STOPPED or FAILED deployment for good: afterwards it is 404 and its name is free. */
 async function deleteDeploymentNow(
-  ctx: RequestContext,
+  ctx: RequestContext & WithOrchestration,
   deploymentId: string,
 ): Promise<{ deployment_id: string; deleted: true }> {
   const orgId = actorOf(ctx).orgId;

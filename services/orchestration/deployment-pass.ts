@@ -19,7 +19,7 @@ import { providerAccess } from "../provider-configs/access.ts";
 import { markInstanceOffline } from "./inventory.ts";
 import { resolveModelFile } from "./model-source.ts";
 import { nodeTokenFor } from "./node-token.ts";
-import type { OrchestrationRuntime } from "./runtime.ts";
+import type { OrchestrationRuntime, WithOrchestration } from "./runtime.ts";
 import { moveDeployment } from "./state-machine.ts";
 
 export interface PassSettings {
@@ -46,7 +46,7 @@ export interface Tracked {
 }
 
 export interface PassDeps {
-  ctx: AppContext;
+  ctx: AppContext & WithOrchestration;
   runtime: OrchestrationRuntime;
   settings: PassSettings;
   tracked: Map<string, Tracked>;

@@ -16,6 +16,7 @@ import { checkDeployRequest, type DeployInput, workloadTypes } from "./deploy-re
 import { checkContainerSource, checkModelSource, normalizeModelSource } from "./model-source.ts";
 import { assertPoolAcceptsDeployments } from "./pools.ts";
 import { providerNamed } from "./providers.ts";
+import type { WithOrchestration } from "./runtime.ts";
 import { upstreamEndpointProblems } from "./upstream-endpoints.ts";
 
 /** CONTRACTS: the deployment name, the `model` of inference calls. */
@@ -56,7 +57,7 @@ export function checkRequest(actor: Actor, input: DeployInput): CheckedRequest {
 }
 
 /** Step 2: the organization's pool it names (404 otherwise), open to deployments, and its provider. */
-export async function targetPool(ctx: RequestContext, actor: Actor, poolId: string) {
+export async function targetPool(ctx: RequestContext & WithOrchestration, actor: Actor, poolId: string) {
   const pool = await ctx.db
     .select()
     .from(pools)

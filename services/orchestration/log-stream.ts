@@ -2,6 +2,7 @@
 // WebSocket sends the last lines, then each new line as it comes, one JSON object a message.
 import type { RequestContext } from "../context.ts";
 import { type LogEntry, lastLines, visibleDeploymentId } from "./logs.ts";
+import type { WithOrchestration } from "./runtime.ts";
 
 export { visibleDeploymentId };
 
@@ -23,7 +24,7 @@ export async function logStreamInfo(
 
 /** Sends the backlog, then every new line; returns the unsubscribe. */
 export async function openLogStream(
-  ctx: RequestContext,
+  ctx: RequestContext & WithOrchestration,
   deploymentId: string,
   send: (entry: LogEntry) => void,
 ): Promise<() => void> {

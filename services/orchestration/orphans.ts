@@ -5,9 +5,10 @@ import { eq } from "drizzle-orm";
 import { deployments, replicas } from "#db/schema/index.ts";
 import type { AppContext, Logger } from "../context.ts";
 import { isRunningReplica, shouldRun } from "./deployment-pass.ts";
+import type { WithOrchestration } from "./runtime.ts";
 
 /** Stops the workers no running replica of a deployment that should run wants. */
-export async function stopOrphans(ctx: AppContext, log: Logger): Promise<void> {
+export async function stopOrphans(ctx: AppContext & WithOrchestration, log: Logger): Promise<void> {
   const wanted = new Map<string, string>();
   const rows = await ctx.db
     .select({ replica: replicas, deployment: deployments })
@@ -34,7 +35,7 @@ export async function stopOrphans(ctx: AppContext, log: Logger): Promise<void> {
 }
 
 /** Stops every worker the providers list, wanted or not. */
-export async function stopAllWorkers(ctx: AppContext): Promise<void> {
+export async function stopAllWorkers(ctx: AppContext & WithOrchestration): Promise<void> {
   const { providers } = ctx.orchestration;
   for (const provider of Object.values(providers)) {
     for (const instance of (await provider?.listInstances?.()) ?? []) {

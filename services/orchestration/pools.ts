@@ -13,6 +13,7 @@ import { actorOf, type RequestContext } from "../context.ts";
 import { traced } from "../telemetry/tracing.ts";
 import { nodeTokenFor, nodeTokenHash } from "./node-token.ts";
 import { providerOrDefault } from "./providers.ts";
+import type { WithOrchestration } from "./runtime.ts";
 import { assertPoolRemovable, movePool } from "./state-machine.ts";
 import { type NodeView, nodeView, type PoolFigures, type PoolView, poolView } from "./views.ts";
 
@@ -51,7 +52,7 @@ function schedulingPolicyOf(raw: string | undefined, problems: Problems): Schedu
 }
 
 async function createPoolNow(
-  ctx: RequestContext,
+  ctx: RequestContext & WithOrchestration,
   input: CreatePoolInput,
 ): Promise<PoolView & { node_token: string }> {
   const actor = actorOf(ctx);
@@ -191,7 +192,7 @@ export async function getPool(ctx: RequestContext, poolId: string): Promise<Pool
 }
 
 /** Starts deleting a pool (Deleting; the reconciler removes it). 409 while deployments on it are not stopped. */
-async function deletePoolNow(ctx: RequestContext, poolId: string): Promise<PoolView> {
+async function deletePoolNow(ctx: RequestContext & WithOrchestration, poolId: string): Promise<PoolView> {
   const orgId = actorOf(ctx).orgId;
   const view = await mutate(ctx, "pool.delete", { type: "pool", id: poolId }, async (tx) => {
     const pool = await poolOfOrg(tx, orgId, poolId);

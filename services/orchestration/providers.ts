@@ -5,12 +5,16 @@ import { invalid } from "#core/errors.ts";
 import { isOneOf } from "#core/validation.ts";
 import { type AppContext, actorOf, type RequestContext } from "../context.ts";
 import { hasProviderCredentials, providerAccess } from "../provider-configs/access.ts";
+import type { WithOrchestration } from "./runtime.ts";
 
 /**
  * CONTRACTS: `nosana` when its credentials are configured (the organization's provider
  * configuration holds credentials for nosana, and this installation has the adapter), else `local`.
  */
-export async function defaultProviderId(ctx: AppContext, orgId: string): Promise<ProviderId> {
+export async function defaultProviderId(
+  ctx: AppContext & WithOrchestration,
+  orgId: string,
+): Promise<ProviderId> {
   if (ctx.orchestration.providers.nosana && (await hasProviderCredentials(ctx, orgId, "nosana")))
     return "nosana";
   return "local";
@@ -18,7 +22,7 @@ export async function defaultProviderId(ctx: AppContext, orgId: string): Promise
 
 /** The provider asked for, or the organization's default when the parameter is left out. */
 export async function providerOrDefault(
-  ctx: AppContext,
+  ctx: AppContext & WithOrchestration,
   orgId: string,
   name: string | undefined,
   field = "provider",
@@ -33,7 +37,11 @@ export async function providerOrDefault(
 export const isProviderId = (value: string): value is ProviderId => isOneOf(providerIds, value);
 
 /** The provider named, or 400 naming `field`. */
-export function providerNamed(ctx: AppContext, id: string, field = "provider"): ComputeProvider {
+export function providerNamed(
+  ctx: AppContext & WithOrchestration,
+  id: string,
+  field = "provider",
+): ComputeProvider {
   if (!isProviderId(id)) throw invalid(field, `unknown provider "${id}" (known: ${providerIds.join(", ")})`);
   const provider = ctx.orchestration.providers[id];
   if (!provider) {
@@ -47,7 +55,7 @@ export function providerNamed(ctx: AppContext, id: string, field = "provider"): 
 }
 
 export async function providerResources(
-  ctx: RequestContext,
+  ctx: RequestContext & WithOrchestration,
   name: string | undefined,
 ): Promise<ProviderResources> {
   const orgId = actorOf(ctx).orgId;

@@ -9,11 +9,12 @@ import type { AppContext, Logger } from "../context.ts";
 import { providerAccess } from "../provider-configs/access.ts";
 import { inSpan, type Span } from "../telemetry/tracing.ts";
 import { isRunningReplica, shouldRun } from "./deployment-pass.ts";
+import type { WithOrchestration } from "./runtime.ts";
 import { movePool } from "./state-machine.ts";
 
 /** Returns whether a pool is in motion: look again sooner. */
 export async function reconcilePools(
-  ctx: AppContext,
+  ctx: AppContext & WithOrchestration,
   log: Logger,
   passSpan: Span | undefined,
 ): Promise<boolean> {
@@ -52,7 +53,7 @@ async function poolSpecOf(ctx: AppContext, pool: PoolRow): Promise<PoolSpec> {
   };
 }
 
-async function provisionPool(ctx: AppContext, pool: PoolRow): Promise<void> {
+async function provisionPool(ctx: AppContext & WithOrchestration, pool: PoolRow): Promise<void> {
   const provider = ctx.orchestration.providers[pool.provider];
   const spec = await poolSpecOf(ctx, pool);
   if (!provider) {
@@ -72,7 +73,7 @@ async function provisionPool(ctx: AppContext, pool: PoolRow): Promise<void> {
   }
 }
 
-async function releasePool(ctx: AppContext, log: Logger, pool: PoolRow): Promise<void> {
+async function releasePool(ctx: AppContext & WithOrchestration, log: Logger, pool: PoolRow): Promise<void> {
   const provider = ctx.orchestration.providers[pool.provider];
   const spec = await poolSpecOf(ctx, pool);
   const held = await ctx.db.select().from(deployments).where(eq(deployments.poolId, pool.id));

@@ -17,6 +17,7 @@ import { createLogPump } from "./log-pump.ts";
 import { stopAllWorkers, stopOrphans } from "./orphans.ts";
 import { reconcileDeployments } from "./reconcile-deployments.ts";
 import { reconcilePools } from "./reconcile-pools.ts";
+import type { WithOrchestration } from "./runtime.ts";
 
 export interface ReconcilerOptions {
   intervalMs?: number;
@@ -58,7 +59,10 @@ function passSettingsOf(options: ReconcilerOptions): PassSettings {
   };
 }
 
-export function startReconciler(ctx: AppContext, options: ReconcilerOptions = {}): Reconciler {
+export function startReconciler(
+  ctx: AppContext & WithOrchestration,
+  options: ReconcilerOptions = {},
+): Reconciler {
   const log = ctx.log.child({ component: "reconciler" });
   const runtime = ctx.orchestration;
   const intervalMs = options.intervalMs ?? 1000;

@@ -13,11 +13,15 @@ import { poolOfNodeToken } from "./node-token.ts";
 
 // The orchestration runtime adds itself to what every service receives, as the inference runtime
 // does, so that services/context.ts (which the runtime's own parts import) does not import it back.
-declare module "../context.ts" {
-  interface AppContext {
-    /** The orchestration services' process-wide state (providers, log hub, model downloads). */
-    readonly orchestration: OrchestrationRuntime;
-  }
+
+/**
+ * What a service that reaches the orchestration runtime receives beside the AppContext. The composition
+ * root (server/platform-context.ts) carries it on every context it builds; services/context.ts names no
+ * runtime, since the runtime's own parts import it.
+ */
+export interface WithOrchestration {
+  /** The orchestration services' process-wide state (providers, log hub, model downloads). */
+  readonly orchestration: OrchestrationRuntime;
 }
 
 export class OrchestrationRuntime {

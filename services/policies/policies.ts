@@ -28,7 +28,9 @@ import {
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { locateEmbeddingDeployment } from "../knowledge-base/retrieve.ts";
+import type { WithKnowledge } from "../knowledge-base/runtime.ts";
 import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
+import type { WithOrchestration } from "../orchestration/runtime.ts";
 
 export type PolicySource = "deployment" | "organization" | "default";
 
@@ -173,7 +175,7 @@ function defaultView(policyType: PolicyType, scoped: ResolvedScope): PolicyView 
 
 /** Ids a config refers to must be the organization's own. */
 async function referenceProblems(
-  ctx: RequestContext,
+  ctx: RequestContext & WithOrchestration,
   db: Executor,
   orgId: string,
   deploymentId: string | null,
@@ -251,7 +253,7 @@ function throwProblems(list: FieldProblem[]): void {
  * max_replicas of it (the same check as the owner's scale).
  */
 async function autoscalingProblems(
-  ctx: RequestContext,
+  ctx: RequestContext & WithOrchestration,
   db: Executor,
   deploymentId: string | null,
   config: PolicyConfigs["autoscaling"],
@@ -277,7 +279,7 @@ async function autoscalingProblems(
 }
 
 export async function setPolicy(
-  ctx: RequestContext,
+  ctx: RequestContext & WithKnowledge & WithOrchestration,
   type: string,
   input: SetPolicyInput,
 ): Promise<PolicyView> {
@@ -343,7 +345,7 @@ export async function setPolicy(
 }
 
 /** A rag policy naming an embedding deployment: its collections start being embedded now, not at the first question. */
-async function startEmbedding(ctx: RequestContext, orgId: string, rag: PolicyConfigs["rag"]) {
+async function startEmbedding(ctx: RequestContext & WithKnowledge, orgId: string, rag: PolicyConfigs["rag"]) {
   if (!rag.embedding_deployment || rag.collection_ids.length === 0) return;
   const located = await locateEmbeddingDeployment(ctx.db, orgId, rag.embedding_deployment);
   if (located.ok)

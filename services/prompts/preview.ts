@@ -7,6 +7,7 @@ import type { RetrievalNote } from "#contracts/internal/inference-log.ts";
 import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { actorOf, type RequestContext } from "../context.ts";
 import { type GuardDecision, requestGuard } from "../inference/guard.ts";
+import type { WithKnowledge } from "../knowledge-base/runtime.ts";
 import { deploymentOfOrg } from "../orchestration/deployment-queries.ts";
 import { effectivePolicies } from "../policies/effective.ts";
 import { processPrompt } from "./process.ts";
@@ -21,7 +22,7 @@ export interface PromptPreview {
 }
 
 export async function previewPrompt(
-  ctx: RequestContext,
+  ctx: RequestContext & WithKnowledge,
   deploymentId: string,
   messages: ChatMessage[],
 ): Promise<PromptPreview> {

@@ -9,9 +9,8 @@ import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { notFound } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
 import type { IndirectInjectionSettings, RagPolicy } from "#core/policies.ts";
-import type { AppContext } from "../context.ts";
 import { textOf } from "../guardrails/message-text.ts";
-import { type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
+import { type RetrievalContext, type RetrievalOptions, retrieve } from "../knowledge-base/retrieve.ts";
 import { formatPassages } from "../knowledge-base/search.ts";
 import { liveDeploymentOrg } from "../orchestration/live-deployment.ts";
 import { effectivePolicies } from "../policies/effective.ts";
@@ -66,7 +65,7 @@ const contextInstruction =
   "Answer from the numbered passages below when they are relevant, and cite them by number and document name.";
 
 export async function processPrompt(
-  ctx: Pick<AppContext, "db" | "knowledge"> & Partial<Pick<AppContext, "log">>,
+  ctx: RetrievalContext,
   input: ProcessPromptInput,
   loadTemplate: TemplateLoader = (id, org) => latestTemplateContent(ctx.db, id, org),
 ): Promise<ProcessedPrompt> {

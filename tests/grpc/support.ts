@@ -8,7 +8,7 @@ import { accessInterceptor } from "#server/grpc/access-interceptor.ts";
 import { registerUnimplemented } from "#server/grpc/orchestration-stubs.ts";
 import { type GrpcServer, startGrpcServer } from "#server/grpc/server.ts";
 import { grpcMethodAccess, registerGrpcServices } from "#server/grpc/services.ts";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 
 export const ORCHESTRATION_SERVICE_NAMES = [
   "llmplatform.orchestration.v1.ComputePoolManagerService",
@@ -53,7 +53,7 @@ export function startTestServer(
 }
 
 /** The platform's gRPC services on a free port behind its access interceptor (after `first`, if given). */
-export function startPlatformGrpc(app: AppContext, first: Interceptor[] = []): Promise<GrpcServer> {
+export function startPlatformGrpc(app: PlatformContext, first: Interceptor[] = []): Promise<GrpcServer> {
   return startTestServer(
     (router) => registerGrpcServices(router, app),
     [...first, accessInterceptor(app, grpcMethodAccess)],
@@ -62,7 +62,7 @@ export function startPlatformGrpc(app: AppContext, first: Interceptor[] = []): P
 
 /** startPlatformGrpc and a client of it; `close` ends both. */
 export async function connectPlatformGrpc(
-  app: AppContext,
+  app: PlatformContext,
   first: Interceptor[] = [],
 ): Promise<{ client: TestClient; close(): Promise<void> }> {
   const server = await startPlatformGrpc(app, first);

@@ -9,6 +9,7 @@ import { buildHttpGateway } from "#routes/gateways.ts";
 import { createAppContext } from "#server/compose.ts";
 import { type Config, loadConfig } from "#server/config.ts";
 import { createLogger } from "#server/log.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import type { AppContext } from "#services/context.ts";
 import { bootstrap } from "#services/orgs/bootstrap.ts";
 import { freshDatabase, type TestDatabase } from "./database.ts";
@@ -17,7 +18,7 @@ export const adminEmail = "admin@example.com";
 export const adminPassword = "correct horse battery staple";
 
 export interface TestApp {
-  app: AppContext;
+  app: PlatformContext;
   database: TestDatabase;
   config: Config;
   close(): Promise<void>;
@@ -66,7 +67,7 @@ export async function startTestApp(
 export type Handler = (request: Request) => Promise<Response>;
 
 export async function gatewayHandler(
-  app: AppContext,
+  app: PlatformContext,
   name: "inference" | "filtration" | "orchestration" | "dashboard",
 ) {
   const gateway = await buildHttpGateway(app, name);

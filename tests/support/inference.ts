@@ -2,7 +2,7 @@
 // side: plain calls into the filtration services, no Redis, the error table's statuses. The test
 // composes it into its context with withInference (server/compose.ts).
 import { errorTable } from "#server/error-table.ts";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import {
   createInferenceRuntime,
   type InferenceRuntime,
@@ -10,7 +10,10 @@ import {
 } from "#services/inference/runtime.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 
-export function inProcessInference(app: AppContext, options: Partial<RuntimeOptions> = {}): InferenceRuntime {
+export function inProcessInference(
+  app: PlatformContext,
+  options: Partial<RuntimeOptions> = {},
+): InferenceRuntime {
   return createInferenceRuntime({
     port: inProcessFiltration(app),
     redis: undefined,

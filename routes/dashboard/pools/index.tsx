@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { route } from "#server/http/route.ts";
-import { actorOf, type RequestContext } from "#services/context.ts";
+import type { PlatformRequestContext } from "#server/platform-context.ts";
+import { actorOf } from "#services/context.ts";
 import { createPool, listPools } from "#services/orchestration/pools.ts";
 import { CreatePoolBody } from "#services/orchestration/requests.ts";
 import { attempt, type FormValues, parseForm } from "../_shared/form.ts";
@@ -8,7 +9,7 @@ import { type PageInfo, pageInfo } from "../_shared/page.ts";
 import { providerChoices } from "./_providers.ts";
 import { PoolsPage, type PoolsPageProps } from "./_view.tsx";
 
-async function render(ctx: RequestContext, page: PageInfo, extra: Partial<PoolsPageProps> = {}) {
+async function render(ctx: PlatformRequestContext, page: PageInfo, extra: Partial<PoolsPageProps> = {}) {
   const [{ pools }, choices] = await Promise.all([listPools(ctx, actorOf(ctx).orgId), providerChoices(ctx)]);
   return <PoolsPage page={page} pools={pools} {...choices} {...extra} />;
 }

@@ -1,12 +1,12 @@
 // The per-call context a gRPC method hands to the services: the same RequestContext the HTTP guard
 // builds, with the caller the access interceptor put in the context values.
 import type { HandlerContext } from "@connectrpc/connect";
-import type { AppContext, RequestContext } from "#services/context.ts";
+import type { PlatformContext, PlatformRequestContext } from "#server/platform-context.ts";
 import { actorKey } from "../access-interceptor.ts";
 
 let sequence = 0;
 
-export function requestContextOf(app: AppContext, call: HandlerContext): RequestContext {
+export function requestContextOf(app: PlatformContext, call: HandlerContext): PlatformRequestContext {
   return {
     ...app,
     requestId:

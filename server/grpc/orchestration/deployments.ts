@@ -3,7 +3,7 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { ModelDeploymentService } from "#proto/gen/llmplatform/orchestration/v1/deployments_pb.ts";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import {
   deleteDeployment,
   deploy,
@@ -48,7 +48,7 @@ const deploymentMessage = (d: DeploymentView) => ({
   updatedAt: timestampFromDate(new Date(d.updated_at)),
 });
 
-export function deploymentService(app: AppContext): ServiceImpl<typeof ModelDeploymentService> {
+export function deploymentService(app: PlatformContext): ServiceImpl<typeof ModelDeploymentService> {
   return {
     async deployModel(req, call) {
       const result = await deploy(requestContextOf(app, call), {

@@ -3,7 +3,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { ModelRegistryService } from "#proto/gen/llmplatform/orchestration/v1/models_pb.ts";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import { deleteModel, getModel, listModelVersions, registerModel } from "#services/orchestration/models.ts";
 import type { ModelView } from "#services/orchestration/views.ts";
 import { given, requestContextOf } from "./context.ts";
@@ -17,7 +17,7 @@ const modelMessage = (m: ModelView) => ({
   createdAt: timestampFromDate(new Date(m.created_at)),
 });
 
-export function modelService(app: AppContext): ServiceImpl<typeof ModelRegistryService> {
+export function modelService(app: PlatformContext): ServiceImpl<typeof ModelRegistryService> {
   return {
     async registerModel(req, call) {
       const model = await registerModel(requestContextOf(app, call), {

@@ -2,7 +2,7 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { ComputePoolManagerService } from "#proto/gen/llmplatform/orchestration/v1/pools_pb.ts";
-import type { AppContext } from "#services/context.ts";
+import type { PlatformContext } from "#server/platform-context.ts";
 import { createPool, deletePool, listPools, poolInventory } from "#services/orchestration/pools.ts";
 import type { NodeView, PoolView } from "#services/orchestration/views.ts";
 import { given, requestContextOf } from "./context.ts";
@@ -40,7 +40,7 @@ const nodeMessage = (n: NodeView) => ({
   lastHeartbeatAt: timestampFromDate(new Date(n.last_heartbeat_at)),
 });
 
-export function poolService(app: AppContext): ServiceImpl<typeof ComputePoolManagerService> {
+export function poolService(app: PlatformContext): ServiceImpl<typeof ComputePoolManagerService> {
   return {
     async registerPool(req, call) {
       const { node_token, ...pool } = await createPool(requestContextOf(app, call), {
