@@ -8,9 +8,17 @@ import { expect, test } from "bun:test";
 import { createSkyPilotProvider } from "#adapters/providers/skypilot/index.ts";
 import { type FakeSkyPilot, startFakeSkyPilot } from "../fakes/skypilot/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
-import { createPool, eventually } from "../orchestration/support.ts";
+import { createPool, eventually, firstReplica } from "../orchestration/support.ts";
 import { providerConformance } from "./conformance.ts";
-import { activePool, configureProvider, deploy, deployFailing, terminate, until } from "./support.ts";
+import {
+  activePool,
+  configureProvider,
+  deploy,
+  deployFailing,
+  providerInstanceIdOf,
+  terminate,
+  until,
+} from "./support.ts";
 
 providerConformance<FakeSkyPilot>({
   provider: "skypilot",
@@ -31,7 +39,7 @@ providerConformance<FakeSkyPilot>({
     title:
       "deploy -> RUNNING: a cluster per replica with any of the allowed accelerators, its endpoint and cost",
     check({ fake, id }, replica) {
-      const cluster = fake.clusters.get(replica.provider_instance_id);
+      const cluster = fake.clusters.get(providerInstanceIdOf(replica));
       expect(cluster?.status).toBe("UP");
       expect(cluster?.task.resources.any_of).toEqual([
         { accelerators: { A100: 1 } },
@@ -129,7 +137,7 @@ providerConformance<FakeSkyPilot>({
         configuration: { use_spot: true },
       });
       const running = await until(p, spot, "RUNNING");
-      const cluster = fake.clusters.get(running.observed_replicas[0].provider_instance_id);
+      const cluster = fake.clusters.get(providerInstanceIdOf(firstReplica(running)));
       expect(cluster?.task.resources.use_spot).toBe(true);
       expect(cluster?.hourly).toBe(1.101);
       await terminate(p, spot);
