@@ -56,12 +56,13 @@ providerConformance<FakeKubernetes>({
     check({ p, fake, id }, replica) {
       const name = providerInstanceIdOf(replica);
       const d = fake.deployments.get(name);
-      expect(d.metadata.labels["llmp.io/deployment"]).toBe(id);
-      expect(d.metadata.labels["llmp.io/installation"]).toBe(providerAccounts(p.o.t.app).installation);
-      expect(d.spec.replicas).toBe(1);
-      const pod = d.spec.template.spec;
+      const labels = d?.metadata?.labels;
+      expect(labels?.["llmp.io/deployment"]).toBe(id);
+      expect(labels?.["llmp.io/installation"]).toBe(providerAccounts(p.o.t.app).installation);
+      expect(d?.spec?.replicas).toBe(1);
+      const pod = d?.spec?.template?.spec;
       expect(
-        pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms,
+        pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
       ).toEqual([
         {
           matchExpressions: [
@@ -69,18 +70,16 @@ providerConformance<FakeKubernetes>({
           ],
         },
       ]);
-      const container = pod.containers[0];
-      expect(container.image).toBe("ghcr.io/ggml-org/llama.cpp:server-cuda");
-      expect(container.command).toEqual(["/app/llama-server"]);
-      expect(container.args).toContain("--alias");
-      expect(container.resources.limits).toEqual({ "nvidia.com/gpu": "1" });
-      expect(container.readinessProbe.httpGet).toEqual({ path: "/health", port: 8080 });
-      expect(container.env).toContainEqual({ name: "PROVIDER_INSTANCE_ID", value: name });
-      expect(fake.services.get(name)?.spec.ports[0].port).toBe(8080);
-      expect(fake.services.get(name)?.spec.selector).toEqual(d.metadata.labels);
-      expect(name).toBe(
-        `llmp-${d.metadata.labels["llmp.io/installation"]}-${d.metadata.labels["llmp.io/replica"]}`,
-      );
+      const container = pod?.containers[0];
+      expect(container?.image).toBe("ghcr.io/ggml-org/llama.cpp:server-cuda");
+      expect(container?.command).toEqual(["/app/llama-server"]);
+      expect(container?.args).toContain("--alias");
+      expect(container?.resources?.limits).toEqual({ "nvidia.com/gpu": "1" });
+      expect(container?.readinessProbe?.httpGet).toEqual({ path: "/health", port: 8080 });
+      expect(container?.env).toContainEqual({ name: "PROVIDER_INSTANCE_ID", value: name });
+      expect(fake.services.get(name)?.spec?.ports?.[0]?.port).toBe(8080);
+      expect(fake.services.get(name)?.spec?.selector).toEqual(labels);
+      expect(name).toBe(`llmp-${labels?.["llmp.io/installation"]}-${labels?.["llmp.io/replica"]}`);
     },
   },
   logs: {
