@@ -43,12 +43,52 @@ const auth = () => {
   return metadata;
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: responses are plain objects decoded by proto-loader.
-type Any = any;
+// The answers as @grpc/proto-loader decodes them (keepCase, enums as strings, defaults filled in):
+// the fields of proto/llmplatform/orchestration/v1/*.proto these tests read.
+interface PoolMessage {
+  id: string;
+  name: string;
+  state: string;
+  owner_id: string;
+  node_count: number;
+  ready_node_count: number;
+  size?: number;
+}
+interface PoolAnswer {
+  pool: PoolMessage;
+  node_token: string;
+}
+interface NodeMessage {
+  pool_id: string;
+  provider_instance_id: string;
+  vcpu_allocated: number;
+  state: string;
+}
+interface ModelMessage {
+  model_name: string;
+  model_version: string;
+  backend: string;
+  artifact_uri: string;
+}
+interface DeploymentMessage {
+  deployment_id: string;
+  name: string;
+  status: string;
+  engine: string;
+  replicas: number;
+  org_id: string;
+  observed_replicas: { index: number; state: string; endpoint: string }[];
+  transitions: { to: string }[];
+  input_price_per_million?: number;
+  output_price_per_million?: number;
+}
+interface DeploymentAnswer {
+  deployment: DeploymentMessage;
+}
 
 describe("ComputePoolManagerService", () => {
   test("RegisterPool returns the pool and its node token; ListPools and ListPoolInventory show it", async () => {
-    const created: Any = await client.unary(
+    const created = await client.unary<PoolAnswer>(
       pools,
       "RegisterPool",
       { pool_name: "grpc-pool", provider: "local", size: 4 },
@@ -67,14 +107,24 @@ describe("ComputePoolManagerService", () => {
     });
     expect(beat.status).toBe(200);
 
-    const listed: Any = await eventually(async () => {
-      const res: Any = await client.unary(pools, "ListPools", { owner_id: o.orgId }, auth());
-      const pool = res.pools.find((p: Any) => p.id === id);
+    const listed = await eventually(async () => {
+      const res = await client.unary<{ pools: PoolMessage[] }>(
+        pools,
+        "ListPools",
+        { owner_id: o.orgId },
+        auth(),
+      );
+      const pool = res.pools.find((p) => p.id === id);
       return pool?.state === "Active" ? pool : undefined;
     }, 5000);
     expect(listed.node_count).toBe(1);
     expect(listed.ready_node_count).toBe(1);
-    const inventory: Any = await client.unary(pools, "ListPoolInventory", { pool_id: id }, auth());
+    const inventory = await client.unary<{ nodes: NodeMessage[] }>(
+      pools,
+      "ListPoolInventory",
+      { pool_id: id },
+      auth(),
+    );
     expect(inventory.nodes[0]).toMatchObject({
       pool_id: id,
       provider_instance_id: "grpc-node",
@@ -82,7 +132,7 @@ describe("ComputePoolManagerService", () => {
       state: "READY",
     });
 
-    const deleting: Any = await client.unary(pools, "DeletePool", { pool_id: id }, auth());
+    const deleting = await client.unary<PoolAnswer>(pools, "DeletePool", { pool_id: id }, auth());
     expect(deleting.pool.state).toBe("Deleting");
   }, 30_000);
 
@@ -111,19 +161,24 @@ describe("ModelRegistryService", () => {
       backend: "llama.cpp",
       artifact_uri: "/models/g.gguf",
     };
-    const registered: Any = await client.unary(registry, "RegisterModel", model, auth());
+    const registered = await client.unary<{ model: ModelMessage }>(registry, "RegisterModel", model, auth());
     expect(registered.model).toMatchObject(model);
     expect((await failureOf(client.unary(registry, "RegisterModel", model, auth()))).code).toBe(
       grpc.status.ALREADY_EXISTS,
     );
-    const got: Any = await client.unary(
+    const got = await client.unary<{ model: ModelMessage }>(
       registry,
       "GetModel",
       { model_name: "g", model_version: "1" },
       auth(),
     );
     expect(got.model.backend).toBe("llama.cpp");
-    const list: Any = await client.unary(registry, "ListModels", { model_name: "g" }, auth());
+    const list = await client.unary<{ models: ModelMessage[] }>(
+      registry,
+      "ListModels",
+      { model_name: "g" },
+      auth(),
+    );
     expect(list.models).toHaveLength(1);
     await client.unary(registry, "DeleteModel", { model_name: "g", model_version: "1" }, auth());
     expect(
@@ -138,7 +193,7 @@ describe("ModelRegistryService", () => {
 
 describe("ModelDeploymentService", () => {
   test("DeployModel -> RUNNING; DeleteDeployment terminates; StartDeployment; RemoveDeployment", async () => {
-    const pool: Any = await client.unary(
+    const pool = await client.unary<PoolAnswer>(
       pools,
       "RegisterPool",
       { pool_name: "grpc-ext", provider: "external" },
@@ -153,15 +208,25 @@ describe("ModelDeploymentService", () => {
       input_price_per_million: 0.15,
       output_price_per_million: 0.6,
     };
-    const deployed: Any = await client.unary(deployments, "DeployModel", request, auth());
+    const deployed = await client.unary<{ deployment_id: string; status: string }>(
+      deployments,
+      "DeployModel",
+      request,
+      auth(),
+    );
     expect(deployed.status).toBe("DEPLOYING");
     const id = deployed.deployment_id;
     expect((await failureOf(client.unary(deployments, "DeployModel", request, auth()))).code).toBe(
       grpc.status.ALREADY_EXISTS,
     );
 
-    const running: Any = await eventually(async () => {
-      const res: Any = await client.unary(deployments, "GetDeployment", { deployment_id: id }, auth());
+    const running = await eventually(async () => {
+      const res = await client.unary<DeploymentAnswer>(
+        deployments,
+        "GetDeployment",
+        { deployment_id: id },
+        auth(),
+      );
       return res.deployment.status === "RUNNING" ? res.deployment : undefined;
     }, 10_000);
     expect(running).toMatchObject({
@@ -177,10 +242,15 @@ describe("ModelDeploymentService", () => {
       state: "READY",
       endpoint: `${upstream.url}/v1`,
     });
-    expect(running.transitions.map((t: Any) => t.to)).toEqual(["DEPLOYING", "RUNNING"]);
+    expect(running.transitions.map((t) => t.to)).toEqual(["DEPLOYING", "RUNNING"]);
 
-    const list: Any = await client.unary(deployments, "ListDeployments", {}, auth());
-    expect(list.deployments.map((d: Any) => d.deployment_id)).toContain(id);
+    const list = await client.unary<{ deployments: DeploymentMessage[] }>(
+      deployments,
+      "ListDeployments",
+      {},
+      auth(),
+    );
+    expect(list.deployments.map((d) => d.deployment_id)).toContain(id);
 
     // Start of a running deployment: FAILED_PRECONDITION; so is removing it.
     expect(
@@ -190,7 +260,7 @@ describe("ModelDeploymentService", () => {
       (await failureOf(client.unary(deployments, "RemoveDeployment", { deployment_id: id }, auth()))).code,
     ).toBe(grpc.status.FAILED_PRECONDITION);
 
-    const terminated: Any = await client.unary(
+    const terminated = await client.unary<DeploymentAnswer>(
       deployments,
       "DeleteDeployment",
       { deployment_id: id },
@@ -198,18 +268,38 @@ describe("ModelDeploymentService", () => {
     );
     expect(terminated.deployment.status).toBe("STOPPING");
     await eventually(async () => {
-      const res: Any = await client.unary(deployments, "GetDeployment", { deployment_id: id }, auth());
+      const res = await client.unary<DeploymentAnswer>(
+        deployments,
+        "GetDeployment",
+        { deployment_id: id },
+        auth(),
+      );
       return res.deployment.status === "STOPPED";
     }, 10_000);
-    const started: Any = await client.unary(deployments, "StartDeployment", { deployment_id: id }, auth());
+    const started = await client.unary<DeploymentAnswer>(
+      deployments,
+      "StartDeployment",
+      { deployment_id: id },
+      auth(),
+    );
     expect(started.deployment.status).toBe("DEPLOYING");
     await eventually(async () => {
-      const res: Any = await client.unary(deployments, "GetDeployment", { deployment_id: id }, auth());
+      const res = await client.unary<DeploymentAnswer>(
+        deployments,
+        "GetDeployment",
+        { deployment_id: id },
+        auth(),
+      );
       return res.deployment.status === "RUNNING";
     }, 10_000);
     await client.unary(deployments, "DeleteDeployment", { deployment_id: id }, auth());
     await eventually(async () => {
-      const res: Any = await client.unary(deployments, "GetDeployment", { deployment_id: id }, auth());
+      const res = await client.unary<DeploymentAnswer>(
+        deployments,
+        "GetDeployment",
+        { deployment_id: id },
+        auth(),
+      );
       return res.deployment.status === "STOPPED";
     }, 10_000);
     await client.unary(deployments, "RemoveDeployment", { deployment_id: id }, auth());

@@ -2,12 +2,16 @@
 // WebSocket itself, on a listening gateway. Replica output of real workers is covered in the
 // end-to-end test; here the reconciler's own notes are the lines.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { POST as login } from "#routes/filtration/auth/login.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as logsRoute } from "#routes/orchestration/deployment/logs/[deployment_id]/index.ts";
+import type { GET as statusRoute } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/start/platform.ts";
 import { keepLines } from "#services/orchestration/logs.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
-import { adminEmail, adminPassword, call } from "../support/app.ts";
+import { adminEmail, adminPassword, call, type ErrorBody } from "../support/app.ts";
 import {
   createPool,
   eventually,
@@ -28,7 +32,7 @@ beforeAll(async () => {
   upstream = fakeOpenAIServer();
   listener = listen(o.t.app, "orchestration", 0, await buildHttpGateway(o.t.app, "orchestration"));
   const pool = await createPool(o, { provider: "external" });
-  const res = await call(o.orchestration, "POST", "/deployment/deploy", {
+  const res = await call<typeof deployRoute>(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
     body: {
       model_name: "logged",
@@ -40,8 +44,11 @@ beforeAll(async () => {
   deploymentId = res.body.deployment_id;
   await eventually(
     async () =>
-      (await call(o.orchestration, "GET", `/deployment/status/${deploymentId}`, { token: o.token })).body
-        .status === "RUNNING",
+      (
+        await call<typeof statusRoute>(o.orchestration, "GET", `/deployment/status/${deploymentId}`, {
+          token: o.token,
+        })
+      ).body.status === "RUNNING",
   );
 }, 60_000);
 afterAll(async () => {
@@ -55,8 +62,10 @@ describe("GET /deployment/logs/{deployment_id}", () => {
   test("returns the persisted lines, oldest first, as {ts, replica, stream, line}", async () => {
     const res = await eventually(
       async () => {
-        const r = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}`, { token: o.token });
-        return r.body.lines?.some((l: { line: string }) => l.line.includes("ready at")) ? r : undefined;
+        const r = await call<typeof logsRoute>(o.orchestration, "GET", `/deployment/logs/${deploymentId}`, {
+          token: o.token,
+        });
+        return r.body.lines?.some((l) => l.line.includes("ready at")) ? r : undefined;
       },
       5000,
       "the ready note",
@@ -68,10 +77,15 @@ describe("GET /deployment/logs/{deployment_id}", () => {
       stream: "system",
       line: `replica 0 started (${upstream.url}/v1)`,
     });
-    expect(Number.isNaN(Date.parse(first.ts))).toBe(false);
-    const limited = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}?limit=1`, {
-      token: o.token,
-    });
+    expect(Number.isNaN(Date.parse(first?.ts ?? ""))).toBe(false);
+    const limited = await call<typeof logsRoute>(
+      o.orchestration,
+      "GET",
+      `/deployment/logs/${deploymentId}?limit=1`,
+      {
+        token: o.token,
+      },
+    );
     expect(limited.body.lines).toHaveLength(1);
   }, 30_000);
 
@@ -84,18 +98,26 @@ describe("GET /deployment/logs/{deployment_id}", () => {
       Array.from({ length: keepLines + 50 }, (_, i) => `line ${i}`),
     );
     await hub.flush(o.t.app.db);
-    const res = await call(o.orchestration, "GET", `/deployment/logs/${deploymentId}?limit=1000`, {
-      token: o.token,
-    });
+    const res = await call<typeof logsRoute>(
+      o.orchestration,
+      "GET",
+      `/deployment/logs/${deploymentId}?limit=1000`,
+      {
+        token: o.token,
+      },
+    );
     expect(res.body.lines).toHaveLength(keepLines);
-    expect(res.body.lines.at(-1).line).toBe(`line ${keepLines + 49}`);
-    expect(res.body.lines[0].line).toBe("line 50");
+    expect(res.body.lines.at(-1)?.line).toBe(`line ${keepLines + 49}`);
+    expect(res.body.lines[0]?.line).toBe("line 50");
   }, 30_000);
 
   test("404 for an unknown deployment", async () => {
     expect(
-      (await call(o.orchestration, "GET", `/deployment/logs/${crypto.randomUUID()}`, { token: o.token }))
-        .status,
+      (
+        await call<ErrorBody>(o.orchestration, "GET", `/deployment/logs/${crypto.randomUUID()}`, {
+          token: o.token,
+        })
+      ).status,
     ).toBe(404);
   }, 30_000);
 });
@@ -182,10 +204,10 @@ describe("a log socket lives as long as its session", () => {
     };
     const signIn = async () =>
       (
-        await call(o.filtration, "POST", "/auth/login", {
+        await call<typeof login>(o.filtration, "POST", "/auth/login", {
           body: { email: adminEmail, password: adminPassword },
         })
-      ).body.access_token as string;
+      ).body.access_token;
     const leaving = await signIn();
     const staying = await signIn();
     const first = await open(leaving);

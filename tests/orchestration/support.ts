@@ -2,6 +2,7 @@
 // gateways in process, and an administrator's token.
 import type { Static } from "@sinclair/typebox";
 import type { Deployment } from "#routes/orchestration/_schemas/deployment.ts";
+import type { POST as createPoolRoute } from "#routes/orchestration/deployment/createpool.ts";
 import { startOpenAiStub } from "#scripts/openai-stub.ts";
 import { call, type Handler, loginAsAdmin, type startTestApp, type TestApp } from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
@@ -34,12 +35,12 @@ export async function startOrchestrationTest(
 
 /** Creates a pool (local unless said otherwise) and returns its view with the node token. */
 export async function createPool(o: OrchestrationTest, body: Record<string, unknown> = {}) {
-  const res = await call(o.orchestration, "POST", "/deployment/createpool", {
+  const res = await call<typeof createPoolRoute>(o.orchestration, "POST", "/deployment/createpool", {
     token: o.token,
     body: { pool_name: `pool-${crypto.randomUUID().slice(0, 6)}`, ...body },
   });
   if (res.status !== 201) throw new Error(`createpool: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { pool_id: string; state: string; node_token: string; provider: string };
+  return res.body;
 }
 
 /** Polls `check` until it returns a value, or fails after `timeoutMs`. */

@@ -9,7 +9,7 @@ import { type FakeAkash, startFakeAkash } from "../fakes/akash/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
 import { createPool } from "../orchestration/support.ts";
 import { providerConformance } from "./conformance.ts";
-import { activePool, configureProvider, deployFailing } from "./support.ts";
+import { activePool, configureProvider, deployFailing, providerInstanceIdOf } from "./support.ts";
 
 providerConformance<FakeAkash>({
   provider: "akash",
@@ -37,7 +37,7 @@ providerConformance<FakeAkash>({
       "deploy -> RUNNING: SDL with the allowed GPU model, the cheapest bid under the ceiling, the lease's URI",
     check({ fake, id }, replica) {
       const [d] = fake.active();
-      expect(d?.dseq).toBe(replica.provider_instance_id);
+      expect(d?.dseq).toBe(providerInstanceIdOf(replica));
       expect(d?.sdl).toContain('model: "rtx4090"');
       expect(d?.sdl).toContain('image: "ghcr.io/ggml-org/llama.cpp:server-cuda"');
       expect(d?.sdl).toContain("port: 8080");

@@ -12,17 +12,21 @@ import type { ComputeProvider, ReplicaSpec } from "#adapters/providers/provider.
 import { type AccountDirectory, noAccounts } from "#adapters/providers/remote-accounts.ts";
 import type { ProviderId } from "#core/domain.ts";
 import { replicas } from "#db/schema/replicas.ts";
+import type { GET as deploymentLogs } from "#routes/orchestration/deployment/logs/[deployment_id]/index.ts";
 import { providerAccounts } from "#services/provider-configs/access.ts";
-import { eventually } from "../orchestration/support.ts";
+import { eventually, firstReplica } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 import {
-  type Any,
   chat,
+  type DeploymentView,
   deploy,
+  endpointOf,
   freshProviders,
   modelName,
   type ProviderTest,
   poolActive,
+  providerInstanceIdOf,
+  type ReplicaView,
   scale,
   startProviderTest,
   startTestReconciler,
@@ -65,9 +69,9 @@ export interface ProviderFixture<F extends { stop(): void }> {
   deployed: {
     title: string;
     /** The replica's endpoint, or its form when the provider picks it (default: the tiny worker's). */
-    endpoint?(run: ConformanceRun<F>, replica: Any): string | RegExp;
+    endpoint?(run: ConformanceRun<F>, replica: ReplicaView): string | RegExp;
     /** What the provider was asked to create for the replica. */
-    check(run: ConformanceRun<F>, replica: Any): void | Promise<void>;
+    check(run: ConformanceRun<F>, replica: ReplicaView): void | Promise<void>;
   };
   /**
    * What a fresh adapter reads for the running replica: its price, or "none" for a provider without
@@ -105,7 +109,7 @@ export interface ProviderFixture<F extends { stop(): void }> {
 const each = (held: Record<string, number>, n: number) =>
   Object.fromEntries(Object.keys(held).map((kind) => [kind, n]));
 
-const instanceIds = (d: Any): string[] => d.observed_replicas.map((r: Any) => r.provider_instance_id);
+const instanceIds = (d: DeploymentView) => d.observed_replicas.map((r) => r.provider_instance_id);
 
 /**
  * Registers the shared tests (and the platform's start and stop around the file's tests) and returns
@@ -114,7 +118,7 @@ const instanceIds = (d: Any): string[] => d.observed_replicas.map((r: Any) => r.
 export function providerConformance<F extends { stop(): void }>(f: ProviderFixture<F>): ConformanceRun<F> {
   const run = {} as ConformanceRun<F>;
   const create = (accounts: AccountDirectory) => f.create(accounts, run.p);
-  const endpoint = (replica: Any) => {
+  const endpoint = (replica: ReplicaView) => {
     const expected = f.deployed.endpoint?.(run, replica) ?? `${run.p.worker.url}/v1`;
     return typeof expected === "string" ? expected : expect.stringMatching(expected);
   };
@@ -143,7 +147,7 @@ export function providerConformance<F extends { stop(): void }>(f: ProviderFixtu
       });
       const running = await untilExplained(p, run.id, "RUNNING");
       console.log(`${f.provider} deploy -> RUNNING: ${((Date.now() - started) / 1000).toFixed(2)} s`);
-      const replica = running.observed_replicas[0];
+      const replica = firstReplica(running);
       expect(replica.endpoint).toEqual(endpoint(replica));
       expect(f.held(run.fake)).toEqual(each(f.held(run.fake), 1));
       await f.deployed.check(run, replica);
@@ -154,8 +158,8 @@ export function providerConformance<F extends { stop(): void }>(f: ProviderFixtu
       test(price.title, async () => {
         // A fresh adapter, as after a restart: what it reads comes from the provider's API alone.
         const provider = create(noAccounts);
-        const replica = (await status(run.p, run.id)).observed_replicas[0];
-        const providerInstanceId = replica.provider_instance_id;
+        const replica = firstReplica(await status(run.p, run.id));
+        const providerInstanceId = providerInstanceIdOf(replica);
         // The replica's id, as the reconciler gives it (the local provider checks it is its worker's).
         const [row] = await run.p.o.t.app.db
           .select({ id: replicas.id })
@@ -169,12 +173,12 @@ export function providerConformance<F extends { stop(): void }>(f: ProviderFixtu
         expect(replica.endpoint).toEqual(endpoint(replica));
         expect(provider.capabilities.pricing).toBe(price.costPerHour !== "none");
         if (price.costPerHour === "none") {
-          expect(seen).toEqual({ phase: "ready", endpoint: replica.endpoint });
+          expect(seen).toEqual({ phase: "ready", endpoint: endpointOf(replica) });
           expect("costPerHour" in seen).toBe(false);
         } else {
           expect(seen).toEqual({
             phase: "ready",
-            endpoint: replica.endpoint,
+            endpoint: endpointOf(replica),
             costPerHour: price.costPerHour,
           });
         }
@@ -194,10 +198,15 @@ export function providerConformance<F extends { stop(): void }>(f: ProviderFixtu
       const { p } = run;
       await eventually(
         async () => {
-          const res = await call(p.o.orchestration, "GET", `/deployment/logs/${run.id}`, {
-            token: p.o.token,
-          });
-          return res.body.lines.some((l: Any) => String(l.line).includes(f.logs.line));
+          const res = await call<typeof deploymentLogs>(
+            p.o.orchestration,
+            "GET",
+            `/deployment/logs/${run.id}`,
+            {
+              token: p.o.token,
+            },
+          );
+          return res.body.lines.some((l) => l.line.includes(f.logs.line));
         },
         10_000,
         f.logs.waitingFor,
@@ -210,9 +219,7 @@ export function providerConformance<F extends { stop(): void }>(f: ProviderFixtu
       await eventually(
         async () => {
           const d = await status(p, run.id);
-          return (
-            d.observed_replicas.length === 2 && d.observed_replicas.every((r: Any) => r.state === "READY")
-          );
+          return d.observed_replicas.length === 2 && d.observed_replicas.every((r) => r.state === "READY");
         },
         20_000,
         "two READY replicas",

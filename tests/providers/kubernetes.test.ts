@@ -7,6 +7,7 @@
 // failure and unsatisfiable allowed_gpu_types turning FAILED, and prices from the settings.
 import { expect, test } from "bun:test";
 import { createKubernetesProvider } from "#adapters/providers/kubernetes/index.ts";
+import type { GET as providerResources } from "#routes/orchestration/deployment/provider/resources.ts";
 import { providerAccounts } from "#services/provider-configs/access.ts";
 import { type FakeKubernetes, startFakeKubernetes } from "../fakes/kubernetes/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
@@ -14,11 +15,11 @@ import { createPool, eventually } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 import { type ConformanceRun, providerConformance } from "./conformance.ts";
 import {
-  type Any,
   activePool,
   configureProvider,
   deploy,
   deployFailing,
+  providerInstanceIdOf,
   terminate,
   until,
 } from "./support.ts";
@@ -51,16 +52,17 @@ providerConformance<FakeKubernetes>({
     title:
       "deploy -> RUNNING: a Deployment and a Service per replica, GPU limits, the allowed GPU products, the engine's container; the endpoint through the service proxy",
     endpoint: ({ fake }, replica) =>
-      `${fake.proxyUrl}/api/v1/namespaces/llm/services/${replica.provider_instance_id}:8080/proxy/v1`,
+      `${fake.proxyUrl}/api/v1/namespaces/llm/services/${providerInstanceIdOf(replica)}:8080/proxy/v1`,
     check({ p, fake, id }, replica) {
-      const name = replica.provider_instance_id;
+      const name = providerInstanceIdOf(replica);
       const d = fake.deployments.get(name);
-      expect(d.metadata.labels["llmp.io/deployment"]).toBe(id);
-      expect(d.metadata.labels["llmp.io/installation"]).toBe(providerAccounts(p.o.t.app).installation);
-      expect(d.spec.replicas).toBe(1);
-      const pod = d.spec.template.spec;
+      const labels = d?.metadata?.labels;
+      expect(labels?.["llmp.io/deployment"]).toBe(id);
+      expect(labels?.["llmp.io/installation"]).toBe(providerAccounts(p.o.t.app).installation);
+      expect(d?.spec?.replicas).toBe(1);
+      const pod = d?.spec?.template?.spec;
       expect(
-        pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms,
+        pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
       ).toEqual([
         {
           matchExpressions: [
@@ -68,18 +70,16 @@ providerConformance<FakeKubernetes>({
           ],
         },
       ]);
-      const container = pod.containers[0];
-      expect(container.image).toBe("ghcr.io/ggml-org/llama.cpp:server-cuda");
-      expect(container.command).toEqual(["/app/llama-server"]);
-      expect(container.args).toContain("--alias");
-      expect(container.resources.limits).toEqual({ "nvidia.com/gpu": "1" });
-      expect(container.readinessProbe.httpGet).toEqual({ path: "/health", port: 8080 });
-      expect(container.env).toContainEqual({ name: "PROVIDER_INSTANCE_ID", value: name });
-      expect(fake.services.get(name)?.spec.ports[0].port).toBe(8080);
-      expect(fake.services.get(name)?.spec.selector).toEqual(d.metadata.labels);
-      expect(name).toBe(
-        `llmp-${d.metadata.labels["llmp.io/installation"]}-${d.metadata.labels["llmp.io/replica"]}`,
-      );
+      const container = pod?.containers[0];
+      expect(container?.image).toBe("ghcr.io/ggml-org/llama.cpp:server-cuda");
+      expect(container?.command).toEqual(["/app/llama-server"]);
+      expect(container?.args).toContain("--alias");
+      expect(container?.resources?.limits).toEqual({ "nvidia.com/gpu": "1" });
+      expect(container?.readinessProbe?.httpGet).toEqual({ path: "/health", port: 8080 });
+      expect(container?.env).toContainEqual({ name: "PROVIDER_INSTANCE_ID", value: name });
+      expect(fake.services.get(name)?.spec?.ports?.[0]?.port).toBe(8080);
+      expect(fake.services.get(name)?.spec?.selector).toEqual(labels);
+      expect(name).toBe(`llmp-${labels?.["llmp.io/installation"]}-${labels?.["llmp.io/replica"]}`);
     },
   },
   logs: {
@@ -172,7 +172,7 @@ providerConformance<FakeKubernetes>({
     test("with settings.gpu_prices_per_hour: the cost in status and resources, and max_cost_per_hour enforced", async () => {
       const { p, fake } = run;
       await configureCluster(run, { "NVIDIA-L4": 0.8, "NVIDIA-A100-SXM4-80GB": 3.5 });
-      const resources = await call(
+      const resources = await call<typeof providerResources>(
         p.o.orchestration,
         "GET",
         "/deployment/provider/resources?provider=kubernetes",
@@ -180,7 +180,7 @@ providerConformance<FakeKubernetes>({
           token: p.o.token,
         },
       );
-      expect(resources.body.gpus.map((g: Any) => [g.name, g.price_per_hour])).toEqual([
+      expect(resources.body.gpus.map((g) => [g.name, g.price_per_hour])).toEqual([
         ["NVIDIA-L4", 0.8],
         ["NVIDIA-A100-SXM4-80GB", 3.5],
       ]);

@@ -21,7 +21,7 @@ import {
 } from "#adapters/providers/local/processes.ts";
 import { call } from "../support/app.ts";
 import { providerConformance } from "./conformance.ts";
-import { type Any, activePool, modelName, type ProviderTest, status } from "./support.ts";
+import { activePool, modelName, type ProviderTest, providerInstanceIdOf, status } from "./support.ts";
 
 /** This installation's worker processes on the machine, and the stand-ins a test started. */
 interface LocalMachine {
@@ -87,7 +87,7 @@ providerConformance<LocalMachine>({
     endpoint: () => /^http:\/\/127\.0\.0\.1:\d+\/v1$/,
     check({ fake }, replica) {
       const [worker] = taggedProcesses(fake.installation);
-      expect(instanceIdOf(worker?.pid ?? 0)).toBe(replica.provider_instance_id);
+      expect(instanceIdOf(worker?.pid ?? 0)).toBe(providerInstanceIdOf(replica));
       expect(isAlive(worker?.pid ?? 0)).toBe(true);
     },
   },
@@ -123,7 +123,7 @@ providerConformance<LocalMachine>({
     async atTwo({ p, fake, id }) {
       const workers = taggedProcesses(fake.installation);
       expect(new Set(workers.map((w) => w.replicaId)).size).toBe(2);
-      const endpoints = (await status(p, id)).observed_replicas.map((r: Any) => r.endpoint);
+      const endpoints = (await status(p, id)).observed_replicas.map((r) => r.endpoint);
       expect(new Set(endpoints).size).toBe(2);
     },
   },

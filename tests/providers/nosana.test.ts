@@ -6,14 +6,24 @@
 // allowed_gpu_types and max_cost_per_hour, the worker's heartbeats, an image pull failure and an
 // unaffordable pool turning the deployment FAILED, and a start made twice.
 import { expect, test } from "bun:test";
+import type { NosanaDeployment } from "#adapters/providers/nosana/client.ts";
 import { createNosanaProvider } from "#adapters/providers/nosana/index.ts";
 import { noAccounts } from "#adapters/providers/remote-accounts.ts";
+import type { GET as listPools } from "#routes/orchestration/deployment/listPools/[owner_id].ts";
+import type { GET as providerResources } from "#routes/orchestration/deployment/provider/resources.ts";
 import { type FakeNosana, startFakeNosana } from "../fakes/nosana/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
-import { createPool, eventually } from "../orchestration/support.ts";
+import { createPool, eventually, firstReplica } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
 import { providerConformance } from "./conformance.ts";
-import { type Any, activePool, configureProvider, deployFailing, poolActive, status } from "./support.ts";
+import {
+  activePool,
+  configureProvider,
+  deployFailing,
+  poolActive,
+  providerInstanceIdOf,
+  status,
+} from "./support.ts";
 
 let nodeToken: string;
 
@@ -55,11 +65,16 @@ const run = providerConformance<FakeNosana>({
       run.poolId = pool.pool_id;
       nodeToken = pool.node_token;
       await poolActive(p, run.poolId);
-      const resources = await call(p.o.orchestration, "GET", "/deployment/provider/resources", {
-        token: p.o.token,
-      });
+      const resources = await call<typeof providerResources>(
+        p.o.orchestration,
+        "GET",
+        "/deployment/provider/resources",
+        {
+          token: p.o.token,
+        },
+      );
       expect(resources.body.provider).toBe("nosana");
-      expect(resources.body.gpus.map((g: Any) => g.price_per_hour)).toEqual([0.048, 0.32, 1.1]);
+      expect(resources.body.gpus.map((g) => g.price_per_hour)).toEqual([0.048, 0.32, 1.1]);
     }, 30_000);
 
     test("a pool with a wrong key fails with Nosana's 401", async () => {
@@ -68,10 +83,15 @@ const run = providerConformance<FakeNosana>({
       const bad = await createPool(p.o, { provider: "nosana" });
       const failed = await eventually(
         async () => {
-          const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
-            token: p.o.token,
-          });
-          const pool = list.body.pools.find((x: Any) => x.pool_id === bad.pool_id);
+          const list = await call<typeof listPools>(
+            p.o.orchestration,
+            "GET",
+            `/deployment/listPools/${p.o.orgId}`,
+            {
+              token: p.o.token,
+            },
+          );
+          const pool = list.body.pools.find((x) => x.pool_id === bad.pool_id);
           return pool?.state === "Failed" ? pool : undefined;
         },
         10_000,
@@ -86,7 +106,7 @@ const run = providerConformance<FakeNosana>({
     check({ p, fake, id }, replica) {
       const [held] = fake.held();
       // The instance id is the name at Nosana, which the worker's heartbeats carry too.
-      expect(held?.name).toBe(replica.provider_instance_id);
+      expect(held?.name).toBe(providerInstanceIdOf(replica));
       expect(held?.market).toBe("mkt-3060");
       expect(held?.name).toContain(id);
       const op = held?.job_definition.ops[0]?.args;
@@ -113,16 +133,21 @@ const run = providerConformance<FakeNosana>({
         "cost 0.048",
       );
       // And the pool's, in listPools over HTTP and gRPC alike (the same view).
-      const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
-        token: p.o.token,
-      });
-      expect(list.body.pools.find((x: Any) => x.pool_id === poolId)?.estimated_cost_per_hour).toBe(0.048);
+      const list = await call<typeof listPools>(
+        p.o.orchestration,
+        "GET",
+        `/deployment/listPools/${p.o.orgId}`,
+        {
+          token: p.o.token,
+        },
+      );
+      expect(list.body.pools.find((x) => x.pool_id === poolId)?.estimated_cost_per_hour).toBe(0.048);
     },
   },
   whileRunning(run) {
     test("the worker's heartbeats (its instance id, the node token) make its node; silence turns the replica UNHEALTHY", async () => {
       const { p, id } = run;
-      const instance = (await status(p, id)).observed_replicas[0].provider_instance_id;
+      const instance = firstReplica(await status(p, id)).provider_instance_id;
       const beat = (state?: string) =>
         fetch(p.heartbeatUrl, {
           method: "POST",
@@ -136,13 +161,13 @@ const run = providerConformance<FakeNosana>({
         });
       expect((await beat()).status).toBe(200);
       await eventually(
-        async () => (await status(p, id)).observed_replicas[0].state === "UNHEALTHY",
+        async () => firstReplica(await status(p, id)).state === "UNHEALTHY",
         10_000,
         "the silent replica UNHEALTHY",
       );
       await beat();
       await eventually(
-        async () => (await status(p, id)).observed_replicas[0].state === "READY",
+        async () => firstReplica(await status(p, id)).state === "READY",
         10_000,
         "READY again",
       );
@@ -171,7 +196,7 @@ const run = providerConformance<FakeNosana>({
       async plant({ fake }, installation) {
         // Something of this installation's that no replica wants (e.g. launched just before a crash).
         const ours = `llmp-${installation}-${crypto.randomUUID()}-${crypto.randomUUID()}`;
-        const created = (await (await createAtNosana(fake, ours)).json()) as Any;
+        const created = (await (await createAtNosana(fake, ours)).json()) as NosanaDeployment;
         await fetch(`${fake.baseUrl}/deployments/${created.id}/start`, {
           method: "POST",
           headers: { authorization: `Bearer ${fake.apiKey}` },
@@ -222,10 +247,15 @@ const run = providerConformance<FakeNosana>({
       expect(res.status).toBe(200);
       await eventually(
         async () => {
-          const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
-            token: p.o.token,
-          });
-          return !list.body.pools.some((x: Any) => x.pool_id === run.poolId);
+          const list = await call<typeof listPools>(
+            p.o.orchestration,
+            "GET",
+            `/deployment/listPools/${p.o.orgId}`,
+            {
+              token: p.o.token,
+            },
+          );
+          return !list.body.pools.some((x) => x.pool_id === run.poolId);
         },
         10_000,
         "the pool gone",

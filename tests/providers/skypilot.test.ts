@@ -8,9 +8,17 @@ import { expect, test } from "bun:test";
 import { createSkyPilotProvider } from "#adapters/providers/skypilot/index.ts";
 import { type FakeSkyPilot, startFakeSkyPilot } from "../fakes/skypilot/server.ts";
 import { testEngines } from "../fakes/support/engines.ts";
-import { createPool, eventually } from "../orchestration/support.ts";
+import { createPool, eventually, firstReplica } from "../orchestration/support.ts";
 import { providerConformance } from "./conformance.ts";
-import { activePool, configureProvider, deploy, deployFailing, terminate, until } from "./support.ts";
+import {
+  activePool,
+  configureProvider,
+  deploy,
+  deployFailing,
+  providerInstanceIdOf,
+  terminate,
+  until,
+} from "./support.ts";
 
 providerConformance<FakeSkyPilot>({
   provider: "skypilot",
@@ -31,18 +39,18 @@ providerConformance<FakeSkyPilot>({
     title:
       "deploy -> RUNNING: a cluster per replica with any of the allowed accelerators, its endpoint and cost",
     check({ fake, id }, replica) {
-      const cluster = fake.clusters.get(replica.provider_instance_id);
+      const cluster = fake.clusters.get(providerInstanceIdOf(replica));
       expect(cluster?.status).toBe("UP");
-      expect(cluster?.task.resources.any_of).toEqual([
+      expect(cluster?.task?.resources.any_of).toEqual([
         { accelerators: { A100: 1 } },
         { accelerators: { L4: 1 } },
       ]);
-      expect(cluster?.task.resources.use_spot).toBe(false);
-      expect(cluster?.task.resources.max_hourly_cost).toBe(1);
-      expect(cluster?.task.resources.ports).toEqual([8080]);
-      expect(cluster?.task.resources.image_id).toBe("docker:ghcr.io/ggml-org/llama.cpp:server-cuda");
-      expect(cluster?.task.resources.labels["llmp-deployment"]).toBe(id);
-      expect(cluster?.task.run).toMatch(
+      expect(cluster?.task?.resources.use_spot).toBe(false);
+      expect(cluster?.task?.resources.max_hourly_cost).toBe(1);
+      expect(cluster?.task?.resources.ports).toEqual([8080]);
+      expect(cluster?.task?.resources.image_id).toBe("docker:ghcr.io/ggml-org/llama.cpp:server-cuda");
+      expect(cluster?.task?.resources.labels["llmp-deployment"]).toBe(id);
+      expect(cluster?.task?.run).toMatch(
         /^\/app\/llama-server --model-url https:.* --n-gpu-layers 999 --jinja --host 0.0.0.0 --port 8080$/,
       );
       // Every operation went through a request id.
@@ -77,7 +85,7 @@ providerConformance<FakeSkyPilot>({
         const ours = `llmp-${installation}-${crypto.randomUUID()}`;
         const theirs = `llmp-ffffffff-${crypto.randomUUID()}`; // another installation on the same server
         for (const name of [ours, theirs])
-          fake.clusters.set(name, { name, status: "UP", task: {}, launchedAt: Date.now(), hourly: 0.71 });
+          fake.clusters.set(name, { name, status: "UP", task: null, launchedAt: Date.now(), hourly: 0.71 });
         return { ours, theirs };
       },
       has: (fake, name) => fake.clusters.has(name),
@@ -129,8 +137,8 @@ providerConformance<FakeSkyPilot>({
         configuration: { use_spot: true },
       });
       const running = await until(p, spot, "RUNNING");
-      const cluster = fake.clusters.get(running.observed_replicas[0].provider_instance_id);
-      expect(cluster?.task.resources.use_spot).toBe(true);
+      const cluster = fake.clusters.get(providerInstanceIdOf(firstReplica(running)));
+      expect(cluster?.task?.resources.use_spot).toBe(true);
       expect(cluster?.hourly).toBe(1.101);
       await terminate(p, spot);
       expect(fake.clusters.size).toBe(0);

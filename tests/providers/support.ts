@@ -5,11 +5,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Static } from "@sinclair/typebox";
 import OpenAI from "openai";
 import { createProviders } from "#adapters/providers/index.ts";
 import type { ComputeProvider } from "#adapters/providers/provider.ts";
 import type { ProviderId } from "#core/domain.ts";
+import type { POST as createApiKey } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { Deployment } from "#routes/orchestration/_schemas/deployment.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as listPools } from "#routes/orchestration/deployment/listPools/[owner_id].ts";
+import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/start/platform.ts";
@@ -22,11 +28,28 @@ import {
   type OrchestrationTest,
   startOrchestrationTest,
 } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { type BodyOf, call } from "../support/app.ts";
 import { inProcessInference } from "../support/inference.ts";
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-export type Any = any;
+/** A deployment as GET /deployment/status answers it. */
+export type DeploymentView = Static<typeof Deployment>;
+/** One of its observed replicas. */
+export type ReplicaView = DeploymentView["observed_replicas"][number];
+/** A pool as GET /deployment/listPools lists it. */
+export type PoolView = BodyOf<typeof listPools>["pools"][number];
+
+/** A replica's id at the provider; the tests read it of replicas the provider placed. */
+export function providerInstanceIdOf(replica: ReplicaView): string {
+  if (replica.provider_instance_id === null)
+    throw new Error(`replica ${replica.index} has no provider instance`);
+  return replica.provider_instance_id;
+}
+
+/** A replica's endpoint; the tests read it of READY replicas, which have one. */
+export function endpointOf(replica: ReplicaView): string {
+  if (replica.endpoint === null) throw new Error(`replica ${replica.index} has no endpoint`);
+  return replica.endpoint;
+}
 
 export const modelName = "tiny-chat";
 
@@ -58,7 +81,7 @@ export async function startProviderTest(): Promise<ProviderTest> {
   const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
   const heartbeatUrl = `http://127.0.0.1:${orchestration.port}/inventory/heartbeat`;
   const reconciler = startTestReconciler({ o, heartbeatUrl });
-  const key = await call(o.filtration, "POST", "/management/api-keys", {
+  const key = await call<typeof createApiKey>(o.filtration, "POST", "/management/api-keys", {
     token: o.token,
     body: { name: "p" },
   });
@@ -115,8 +138,12 @@ export async function configureProvider(
   if (res.status !== 200) throw new Error(`provider config: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-export const status = async (p: ProviderTest, id: string): Promise<Any> =>
-  (await call(p.o.orchestration, "GET", `/deployment/status/${id}`, { token: p.o.token })).body;
+export const status = async (p: ProviderTest, id: string) =>
+  (
+    await call<typeof deploymentStatus>(p.o.orchestration, "GET", `/deployment/status/${id}`, {
+      token: p.o.token,
+    })
+  ).body;
 
 export const until = (p: ProviderTest, id: string, state: string, timeoutMs = 30_000) =>
   eventually(
@@ -130,7 +157,7 @@ export const until = (p: ProviderTest, id: string, state: string, timeoutMs = 30
   );
 
 export async function deploy(p: ProviderTest, body: Record<string, unknown>): Promise<string> {
-  const res = await call(p.o.orchestration, "POST", "/deployment/deploy", {
+  const res = await call<typeof deployRoute>(p.o.orchestration, "POST", "/deployment/deploy", {
     token: p.o.token,
     body: {
       engine: "llama.cpp",
@@ -140,7 +167,7 @@ export async function deploy(p: ProviderTest, body: Record<string, unknown>): Pr
     },
   });
   if (res.status !== 201) throw new Error(`deploy: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.deployment_id as string;
+  return res.body.deployment_id;
 }
 
 export async function terminate(p: ProviderTest, id: string) {
@@ -153,7 +180,7 @@ export async function terminate(p: ProviderTest, id: string) {
 }
 
 /** `until`, failing with the deployment's status and logs (what went wrong on the way). */
-export async function untilExplained(p: ProviderTest, id: string, state: string): Promise<Any> {
+export async function untilExplained(p: ProviderTest, id: string, state: string): Promise<DeploymentView> {
   try {
     return await until(p, id, state);
   } catch (error) {
@@ -191,10 +218,15 @@ export async function chat(p: ProviderTest, model = modelName) {
 export const poolActive = (p: ProviderTest, poolId: string) =>
   eventually(
     async () => {
-      const list = await call(p.o.orchestration, "GET", `/deployment/listPools/${p.o.orgId}`, {
-        token: p.o.token,
-      });
-      return list.body.pools.find((x: Any) => x.pool_id === poolId)?.state === "Active";
+      const list = await call<typeof listPools>(
+        p.o.orchestration,
+        "GET",
+        `/deployment/listPools/${p.o.orgId}`,
+        {
+          token: p.o.token,
+        },
+      );
+      return list.body.pools.find((x) => x.pool_id === poolId)?.state === "Active";
     },
     10_000,
     "pool Active",
@@ -208,6 +240,6 @@ export async function activePool(p: ProviderTest, body: Record<string, unknown>)
 }
 
 /** A deployment the provider cannot place: its status once FAILED (failure_reason says why). */
-export async function deployFailing(p: ProviderTest, body: Record<string, unknown>): Promise<Any> {
+export async function deployFailing(p: ProviderTest, body: Record<string, unknown>): Promise<DeploymentView> {
   return until(p, await deploy(p, body), "FAILED");
 }

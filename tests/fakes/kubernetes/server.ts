@@ -6,8 +6,16 @@
 // the gateway reaches the replicas through. A Deployment makes one pod, Pending then (after
 // `podDelayMs`) Running and Ready, whose Service proxies to a real llama.cpp worker; an image in
 // `unpullable` leaves the pod Pending with ErrImagePull.
-// biome-ignore lint/suspicious/noExplicitAny: manifests are whatever the client sent.
-type Any = any;
+import type { V1Deployment, V1DeploymentSpec, V1Service } from "@kubernetes/client-node";
+
+/** A Deployment as the client sent it, or one a test planted (its metadata and replica count only). */
+export type FakeDeployment = Omit<V1Deployment, "spec"> & { spec?: Partial<V1DeploymentSpec> };
+
+/** A field the provider always sends; a manifest without it is answered with a 500. */
+function sent<T>(value: T | undefined, field: string): T {
+  if (value === undefined) throw new Error(`the manifest has no ${field}`);
+  return value;
+}
 
 export interface FakePod {
   name: string;
@@ -32,8 +40,8 @@ export interface FakeKubernetes {
   proxyUrl: string;
   token: string;
   namespace: string;
-  deployments: Map<string, Any>;
-  services: Map<string, Any>;
+  deployments: Map<string, FakeDeployment>;
+  services: Map<string, V1Service>;
   pods: Map<string, FakePod>;
   nodes: FakeNode[];
   /** Images the kubelet cannot pull. */
@@ -101,17 +109,18 @@ export function startFakeKubernetes(options: { workerUrl: string; podDelayMs?: n
     };
   }
 
-  function createPod(deployment: Any) {
-    const name = `${deployment.metadata.name}-${crypto.randomUUID().slice(0, 5)}`;
-    const container = deployment.spec.template.spec.containers[0];
+  function createPod(deployment: V1Deployment, deploymentName: string) {
+    const name = `${deploymentName}-${crypto.randomUUID().slice(0, 5)}`;
+    const template = sent(deployment.spec?.template, "spec.template");
+    const container = sent(template.spec?.containers[0], "container");
     const pod: FakePod = {
       name,
-      labels: deployment.spec.template.metadata.labels,
-      deployment: deployment.metadata.name,
+      labels: sent(template.metadata?.labels, "spec.template.metadata.labels"),
+      deployment: deploymentName,
       phase: "Pending",
       ready: false,
       waiting: { reason: "ContainerCreating", message: "" },
-      image: container.image,
+      image: sent(container.image, "container image"),
       log: [],
     };
     fake.pods.set(name, pod);
@@ -128,7 +137,10 @@ export function startFakeKubernetes(options: { workerUrl: string; podDelayMs?: n
       pod.phase = "Running";
       pod.ready = true;
       pod.log.push(
-        { ts: new Date().toISOString(), line: `${container.command?.join(" ")} ${container.args.join(" ")}` },
+        {
+          ts: new Date().toISOString(),
+          line: `${container.command?.join(" ")} ${container.args?.join(" ")}`,
+        },
         {
           ts: new Date(Date.now() + 1).toISOString(),
           line: "main: server is listening on http://0.0.0.0:8080",
@@ -167,19 +179,20 @@ export function startFakeKubernetes(options: { workerUrl: string; podDelayMs?: n
       const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
       if (path === deployments && req.method === "GET") {
         const items = [...fake.deployments.values()].filter((d) =>
-          matches(d.metadata.labels ?? {}, selector),
+          matches(d.metadata?.labels ?? {}, selector),
         );
         return Response.json({ kind: "DeploymentList", apiVersion: "apps/v1", metadata: {}, items });
       }
       if (path === deployments && req.method === "POST") {
-        const body = (await req.json()) as Any;
-        const name = body.metadata.name;
+        const body = (await req.json()) as V1Deployment;
+        const metadata = sent(body.metadata, "metadata");
+        const name = sent(metadata.name, "metadata.name");
         if (fake.deployments.has(name))
           return status(409, "AlreadyExists", `deployments.apps "${name}" already exists`);
-        body.metadata.namespace = ns;
-        body.metadata.uid = crypto.randomUUID();
+        metadata.namespace = ns;
+        metadata.uid = crypto.randomUUID();
         fake.deployments.set(name, body);
-        createPod(body);
+        createPod(body, name);
         return Response.json(body, { status: 201 });
       }
       const oneDeployment = new RegExp(`^${deployments}/([^/]+)$`).exec(path);
@@ -197,8 +210,8 @@ export function startFakeKubernetes(options: { workerUrl: string; podDelayMs?: n
 
       const services = `/api/v1/namespaces/${ns}/services`;
       if (path === services && req.method === "POST") {
-        const body = (await req.json()) as Any;
-        const name = body.metadata.name;
+        const body = (await req.json()) as V1Service;
+        const name = sent(body.metadata?.name, "metadata.name");
         if (fake.services.has(name)) return status(409, "AlreadyExists", `services "${name}" already exists`);
         fake.services.set(name, body);
         return Response.json(body, { status: 201 });

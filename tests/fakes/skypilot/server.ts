@@ -16,13 +16,40 @@ interface FakeRequest {
 export interface FakeCluster {
   name: string;
   status: "INIT" | "UP" | "STOPPED";
-  task: Record<string, Any>;
+  /** What launch was given; null for a cluster a test planted (made behind the platform's back). */
+  task: FakeTask | null;
   launchedAt: number;
   hourly: number;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the task is whatever the client sent.
-type Any = any;
+/** The launched task, as the adapter writes it (adapters/providers/skypilot/task.ts): what is read of it. */
+export interface FakeTask {
+  name: string;
+  resources: {
+    accelerators?: Record<string, number>;
+    any_of?: { accelerators: Record<string, number> }[];
+    cpus?: string | number;
+    use_spot: boolean;
+    max_hourly_cost?: number;
+    ports: number[];
+    image_id: string;
+    labels: Record<string, string>;
+  };
+  envs: Record<string, string>;
+  run: string;
+}
+
+/**
+ * A POST's body: /launch sends task and cluster_name, /status cluster_names, /endpoints cluster and
+ * port, /down cluster_name; each path reads only its own fields.
+ */
+interface RequestBody {
+  task: string;
+  cluster_name: string;
+  cluster_names?: string[];
+  cluster: string;
+  port: number;
+}
 
 export interface FakeSkyPilot {
   baseUrl: string;
@@ -82,18 +109,18 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
     r.return_value = JSON.stringify(value);
   };
 
-  function cheapest(task: Any): { hourly: number; accelerator: string } {
-    const res = task.resources ?? {};
+  function cheapest(task: FakeTask): { hourly: number; accelerator: string } {
+    const res = task.resources;
     const options = res.any_of
-      ? (res.any_of as Any[]).map((o) => o.accelerators)
+      ? res.any_of.map((o) => o.accelerators)
       : res.accelerators
         ? [res.accelerators]
         : [];
     const priced = options
-      .flatMap((acc: Record<string, number>) =>
+      .flatMap((acc) =>
         Object.entries(acc).map(([name, count]) => ({ name, hourly: (fake.prices[name] ?? 99) * count })),
       )
-      .sort((a: Any, b: Any) => a.hourly - b.hourly);
+      .sort((a, b) => a.hourly - b.hourly);
     const best = priced[0] ?? { name: "cpu", hourly: 0.1 };
     return {
       hourly: res.use_spot ? Math.round(best.hourly * 0.3 * 1e4) / 1e4 : best.hourly,
@@ -127,12 +154,12 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
         return new Response(r.output.map((l) => `${l}\n`).join(""));
       }
       if (req.method !== "POST") return Response.json({ detail: "Not Found" }, { status: 404 });
-      const body = (await req.json()) as Any;
+      const body = (await req.json()) as RequestBody;
       switch (path) {
         case "/launch": {
-          const task = JSON.parse(body.task);
+          const task: FakeTask = JSON.parse(body.task);
           const { hourly, accelerator } = cheapest(task);
-          const ceiling = task.resources?.max_hourly_cost;
+          const ceiling = task.resources.max_hourly_cost;
           const failure =
             fake.failNextLaunch ??
             (fake.honorMaxHourlyCost && typeof ceiling === "number" && hourly > ceiling
@@ -155,7 +182,7 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
             "launch",
             (r) => {
               r.output.push(
-                `Launching ${body.cluster_name}: ${accelerator}${task.resources?.use_spot ? " [spot]" : ""}`,
+                `Launching ${body.cluster_name}: ${accelerator}${task.resources.use_spot ? " [spot]" : ""}`,
               );
               if (failure) {
                 r.output.push(`Failed to provision ${accelerator}: ${failure.message}`);
