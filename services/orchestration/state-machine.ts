@@ -174,28 +174,32 @@ export async function recordScaleDecision(
   reason: string,
   at: Date,
 ): Promise<boolean> {
-  if (to !== deployment.replicas) {
-    const [row] = await db
-      .update(deployments)
-      .set({ replicas: to, updatedAt: at })
-      .where(
-        and(
-          eq(deployments.id, deployment.id),
-          eq(deployments.status, deployment.status),
-          eq(deployments.replicas, deployment.replicas),
-        ),
-      )
-      .returning({ id: deployments.id });
-    if (!row) return false;
-  }
-  await db.insert(deploymentTransitions).values({
-    deploymentId: deployment.id,
-    fromState: deployment.status,
-    toState: deployment.status,
-    reason,
-    fromReplicas: deployment.replicas,
-    toReplicas: to,
-    at,
+  // One transaction: a reader must never see the new replica count without the decision that set it
+  // (the API's view and the autoscaling tests read both together).
+  return db.transaction(async (tx) => {
+    if (to !== deployment.replicas) {
+      const [row] = await tx
+        .update(deployments)
+        .set({ replicas: to, updatedAt: at })
+        .where(
+          and(
+            eq(deployments.id, deployment.id),
+            eq(deployments.status, deployment.status),
+            eq(deployments.replicas, deployment.replicas),
+          ),
+        )
+        .returning({ id: deployments.id });
+      if (!row) return false;
+    }
+    await tx.insert(deploymentTransitions).values({
+      deploymentId: deployment.id,
+      fromState: deployment.status,
+      toState: deployment.status,
+      reason,
+      fromReplicas: deployment.replicas,
+      toReplicas: to,
+      at,
+    });
+    return true;
   });
-  return true;
 }
