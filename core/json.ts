@@ -9,3 +9,8 @@ export interface JsonObject {
 export function objectIn(value: JsonValue | undefined): JsonObject | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
 }
+
+/** An object that is neither an array nor null (parsed JSON, a schema, a body): its members still to be checked. */
+export function isObjectLike(value: unknown): value is { [key: string]: unknown } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

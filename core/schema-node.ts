@@ -1,6 +1,8 @@
 // A JSON Schema as the platform reads one it did not write itself (TypeBox's, Elysia's, a client's): the
 // keywords it looks at, each still to be checked (a client may write `"minimum": "5"`).
 
+import { isObjectLike } from "./json.ts";
+
 export interface SchemaNode {
   readonly type?: unknown;
   readonly format?: unknown;
@@ -23,7 +25,7 @@ export interface SchemaNode {
 
 /** Any object but an array is a schema node: every keyword is optional and each is checked where read. */
 export function isSchemaNode(value: unknown): value is SchemaNode {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return isObjectLike(value);
 }
 
 /** A numeric keyword's value, or undefined when it is absent or not a number. */

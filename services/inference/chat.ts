@@ -14,6 +14,7 @@ import type {
   Usage,
 } from "#contracts/openai/chat.ts";
 import { AppError } from "#core/errors.ts";
+import { isObjectLike } from "#core/json.ts";
 import type { ClassifierConfig } from "#core/policies.ts";
 import { textOf } from "../guardrails/message-text.ts";
 import { type InferenceRequest, startRequest } from "./admission.ts";
@@ -479,8 +480,6 @@ function maxTokensOf(body: ChatInput["body"]): number | undefined {
   return typeof bound === "number" ? bound : undefined;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
-
 /**
  * The JSON Schemas of a request that an engine turns into grammars (response_format's, each tool's
  * parameters), by their parameter names.
@@ -488,11 +487,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 function grammarSchemas(body: ChatRequestBody): [string, unknown][] {
   const found: [string, unknown][] = [];
   const format = body.response_format;
-  if (isRecord(format) && format.type === "json_schema" && isRecord(format.json_schema))
+  if (isObjectLike(format) && format.type === "json_schema" && isObjectLike(format.json_schema))
     found.push(["response_format.json_schema.schema", format.json_schema.schema]);
   if (Array.isArray(body.tools))
     body.tools.forEach((tool: unknown, i) => {
-      if (isRecord(tool) && isRecord(tool.function))
+      if (isObjectLike(tool) && isObjectLike(tool.function))
         found.push([`tools.${i}.function.parameters`, tool.function.parameters]);
     });
   return found;

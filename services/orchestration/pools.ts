@@ -5,6 +5,7 @@ import { and, asc, count, eq, inArray, isNotNull, isNull, notInArray, sql, sum }
 import type { PoolState } from "#core/domain.ts";
 import { AppError, notFound } from "#core/errors.ts";
 import { uuidOr404 } from "#core/ids.ts";
+import { isObjectLike } from "#core/json.ts";
 import { isOneOf, Problems } from "#core/validation.ts";
 import type { Executor } from "#db/client.ts";
 import { deployments, nodes, type PoolRow, pools } from "#db/schema/index.ts";
@@ -37,15 +38,11 @@ const poolNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 type SchedulingPolicy = PoolRow["schedulingPolicy"];
 
-/** A JSON object (not an array, not null): what scheduling_policy_json must hold. */
-const isJsonObject = (value: unknown): value is SchedulingPolicy =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 function schedulingPolicyOf(raw: string | undefined, problems: Problems): SchedulingPolicy {
   if (raw === undefined || raw.trim() === "") return {};
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (isJsonObject(parsed)) return parsed;
+    if (isObjectLike(parsed)) return parsed;
   } catch {}
   problems.add("scheduling_policy_json", "must be the JSON text of an object");
   return {};

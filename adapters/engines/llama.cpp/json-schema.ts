@@ -8,11 +8,13 @@
 // tool_choice "auto" leaves the arguments' grammar to node-llama-cpp's function calling, which reads a subset of
 // JSON Schema: toGrammarSchema() rewrites a schema into that subset, leaving out what it cannot read (the check
 // after generation still applies the whole schema).
+
 import type { ErrorObject, ValidateFunction } from "ajv";
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { GbnfJsonSchema, Llama, LlamaGrammar } from "node-llama-cpp";
+import { isObjectLike } from "#core/json.ts";
 import { jsonSchemaToGbnf, SchemaGrammarError } from "./schema-to-gbnf.ts";
 
 /** Keywords that only describe (no constraint to enforce). */
@@ -96,9 +98,9 @@ export function toGrammarSchema(schema: unknown): GbnfJsonSchema {
 /** Every name under any `$defs` or `definitions` of the schema, where `$ref`s may point. */
 function definitionNames(schema: unknown, names = new Set<string>()): Set<string> {
   if (Array.isArray(schema)) for (const item of schema) definitionNames(item, names);
-  else if (isObject(schema)) {
+  else if (isObjectLike(schema)) {
     for (const [key, value] of Object.entries(schema)) {
-      if ((key === "$defs" || key === "definitions") && isObject(value))
+      if ((key === "$defs" || key === "definitions") && isObjectLike(value))
         for (const name of Object.keys(value)) names.add(name);
       definitionNames(value, names);
     }
@@ -116,7 +118,7 @@ type ConvertedNode = {
 
 function convert(schema: unknown, at: string, definitions: Set<string>): GbnfJsonSchema {
   if (schema === true) return ANY_VALUE;
-  if (!isObject(schema)) throw new UnsupportedSchemaError(`${String(schema)} as a schema`, at);
+  if (!isObjectLike(schema)) throw new UnsupportedSchemaError(`${String(schema)} as a schema`, at);
   const out: ConvertedNode = {};
   for (const [key, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(key)) {
@@ -204,7 +206,7 @@ function convertKeyword(
 function checkConverted(out: ConvertedNode, at: string): void {
   if (out.oneOf && out.type) throw new UnsupportedSchemaError("type beside anyOf/oneOf", at);
   // The grammar writes exactly the listed properties: a required one that is not listed could never appear.
-  const listed = isObject(out.properties) ? out.properties : {};
+  const listed = isObjectLike(out.properties) ? out.properties : {};
   const missing = Array.isArray(out.required)
     ? out.required.find((name) => !(String(name) in listed))
     : undefined;
@@ -297,14 +299,14 @@ function validatorFor(schema: unknown): ValidateFunction {
     return cached;
   }
   const draft2020 =
-    isObject(schema) && typeof schema.$schema === "string" && /2019-09|2020-12/.test(schema.$schema);
+    isObjectLike(schema) && typeof schema.$schema === "string" && /2019-09|2020-12/.test(schema.$schema);
   const ajv = draft2020 ? ajvFor("draft2020") : ajvFor("draft7");
-  const { $schema: _, ...rest } = isObject(schema) ? schema : {};
-  const body = isObject(schema) ? rest : schema === true || schema === false ? schema : undefined;
+  const { $schema: _, ...rest } = isObjectLike(schema) ? schema : {};
+  const body = isObjectLike(schema) ? rest : schema === true || schema === false ? schema : undefined;
   if (body === undefined) throw new Error("schema must be object or boolean"); // as ajv says it
   const validate = ajv.compile(body);
   // The function keeps working; the instance forgets the schema (and any $id, which a later schema may reuse).
-  if (isObject(body)) ajv.removeSchema(body);
+  if (isObjectLike(body)) ajv.removeSchema(body);
   recent.set(key, validate);
   const oldest = recent.keys().next();
   if (recent.size > RECENT_SCHEMAS && !oldest.done) recent.delete(oldest.value);
@@ -334,16 +336,12 @@ export function createJsonGrammar(llama: Llama, gbnf: string): Promise<LlamaGram
   return llama.createGrammar({ grammar: gbnf });
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function listOf(value: unknown, key: string, at: string): unknown[] {
   if (!Array.isArray(value)) throw new UnsupportedSchemaError(`${key} (not a list)`, at);
   return value;
 }
 
 function mapOf(value: unknown, key: string, at: string): Record<string, unknown> {
-  if (!isObject(value)) throw new UnsupportedSchemaError(`${key} (not an object)`, at);
+  if (!isObjectLike(value)) throw new UnsupportedSchemaError(`${key} (not an object)`, at);
   return value;
 }

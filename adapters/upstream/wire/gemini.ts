@@ -1,6 +1,7 @@
 // Google's Gemini API behind the platform's OpenAI-shaped inside: chat becomes
 // models/{model}:generateContent or :streamGenerateContent?alt=sse, embeddings :batchEmbedContents; answers, streams and errors come back as OpenAI's. What Gemini cannot do here
 // (several choices, logprobs, logit_bias, images by URL) is refused with a 400 naming the field.
+
 import {
   type BatchEmbedContentsRequest,
   type Candidate,
@@ -26,6 +27,7 @@ import type {
 } from "#contracts/openai/chat.ts";
 import type { EmbeddingsRequest, EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
 import type { OpenAIError } from "#contracts/openai/error.ts";
+import { isObjectLike } from "#core/json.ts";
 import {
   baseUrlOf,
   errorResponse,
@@ -207,7 +209,7 @@ function argsOf(text: string, param: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch {}
-  if (!isObject(parsed))
+  if (!isObjectLike(parsed))
     throw new WireRefusal("a tool call's arguments must be a JSON object for Gemini", param);
   return parsed;
 }
@@ -216,13 +218,10 @@ function argsOf(text: string, param: string): Record<string, unknown> {
 function responseOf(text: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isObject(parsed)) return parsed;
+    if (isObjectLike(parsed)) return parsed;
   } catch {}
   return { result: text };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 export function toBatchEmbed(body: EmbeddingsRequest, model: string): BatchEmbedContentsRequest {
   const inputs = typeof body.input === "string" ? [body.input] : body.input;
