@@ -74,7 +74,7 @@ test("an unknown e-mail and another organization's account are answered alike", 
   // Without a password, both are the same 400.
   const noPassword = await Promise.all(
     ["nobody-either@example.com", "b-user@example.com"].map((email) =>
-      call(api, "POST", "/admin/users", { token: adminA, body: { email, role: "viewer" } }),
+      call<ErrorBody>(api, "POST", "/admin/users", { token: adminA, body: { email, role: "viewer" } }),
     ),
   );
   expect(noPassword.map((r) => r.status)).toEqual([400, 400]);

@@ -7,6 +7,7 @@ import {
   call,
   createOrganization,
   createUser,
+  type ErrorBody,
   type Handler,
   type TestApp,
 } from "../support/app.ts";
@@ -65,11 +66,11 @@ describe("POST /auth/switch-org", () => {
   });
 
   test("an organization the user does not belong to and one that does not exist get the same 404", async () => {
-    const foreign = await call(handle, "POST", "/auth/switch-org", {
+    const foreign = await call<ErrorBody>(handle, "POST", "/auth/switch-org", {
       token: user.access_token,
       body: { org_id: stranger },
     });
-    const missing = await call(handle, "POST", "/auth/switch-org", {
+    const missing = await call<ErrorBody>(handle, "POST", "/auth/switch-org", {
       token: user.access_token,
       body: { org_id: crypto.randomUUID() },
     });

@@ -8,6 +8,7 @@ import {
   call,
   createOrganization,
   createUser,
+  type ErrorBody,
   type Handler,
   loginAsAdmin,
   type TestApp,
@@ -52,7 +53,7 @@ test("bad input: no password (for anyone), an unknown role, not an e-mail", asyn
     [{ email: "x@example.com", password: "a long first password", role: "boss" }, "role"],
     [{ email: "not-an-email", password: "a long first password", role: "viewer" }, "email"],
   ] as const) {
-    const res = await call(api, "POST", "/admin/users", { token: admin, body });
+    const res = await call<ErrorBody>(api, "POST", "/admin/users", { token: admin, body });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toContain(field);
   }
