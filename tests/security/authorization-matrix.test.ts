@@ -7,6 +7,7 @@
 // expected to get 400 or 404 (never 401, 403, or a 500 from an unchecked input). The guard runs before
 // the body is validated, so 401 and 403 come whatever the body.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { POST as login } from "#routes/filtration/auth/login.ts";
 import { type LoadedRoute, loadRoutes } from "#server/http/loader.ts";
 import { type Access, type BuiltinRole, builtinRoles, isPermission } from "#services/permissions.ts";
 import {
@@ -74,10 +75,10 @@ const personaEmails: Record<Exclude<Persona, "anonymous">, string> = {
 };
 
 async function signIn(persona: Exclude<Persona, "anonymous">): Promise<string> {
-  const res = await call(handlers.filtration, "POST", "/auth/login", {
+  const res = await call<typeof login>(handlers.filtration, "POST", "/auth/login", {
     body: { email: personaEmails[persona], password: adminPassword },
   });
-  return res.body.access_token as string;
+  return res.body.access_token;
 }
 
 function request(route: LoadedRoute, persona: Persona): Request {

@@ -4,11 +4,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { auditLogs, memberships, orgInvitations } from "#db/schema/index.ts";
+import type { POST as addUserRoute, GET as listUsersRoute } from "#routes/filtration/admin/users/index.ts";
+import type { POST as acceptRoute } from "#routes/filtration/auth/invitations/[id]/accept.ts";
+import type { GET as invitationsRoute } from "#routes/filtration/auth/invitations/index.ts";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
+import type { POST as switchOrgRoute } from "#routes/filtration/auth/switch-org.ts";
 import {
   adminPassword,
   call,
   createOrganization,
   createUser,
+  type ErrorBody,
   type Handler,
   loginAsAdmin,
   type TestApp,
@@ -33,11 +39,14 @@ afterAll(() => t.close());
 const password = "a long first password";
 
 async function add(email: string, role = "developer") {
-  return call(api, "POST", "/admin/users", { token: adminA, body: { email, password, role } });
+  return call<typeof addUserRoute>(api, "POST", "/admin/users", {
+    token: adminA,
+    body: { email, password, role },
+  });
 }
 
 async function membersOfA(): Promise<string[]> {
-  const res = await call(api, "GET", "/admin/users", { token: adminA });
+  const res = await call<typeof listUsersRoute>(api, "GET", "/admin/users", { token: adminA });
   return res.body.users.map((u: { email: string }) => u.email);
 }
 
@@ -48,8 +57,11 @@ test("an unknown e-mail and another organization's account are answered alike", 
   expect(existing.status).toBe(unknown.status);
   expect(existing.status).toBe(201);
   expect(Object.keys(existing.body).sort()).toEqual(Object.keys(unknown.body).sort());
+  // Read field by field, by name.
+  const existingFields: Record<string, unknown> = existing.body;
+  const unknownFields: Record<string, unknown> = unknown.body;
   for (const key of Object.keys(unknown.body))
-    expect(typeof existing.body[key]).toBe(typeof unknown.body[key]);
+    expect(typeof existingFields[key]).toBe(typeof unknownFields[key]);
   expect(existing.body).toMatchObject({
     email: "b-user@example.com",
     role: "developer",
@@ -62,7 +74,7 @@ test("an unknown e-mail and another organization's account are answered alike", 
   // Without a password, both are the same 400.
   const noPassword = await Promise.all(
     ["nobody-either@example.com", "b-user@example.com"].map((email) =>
-      call(api, "POST", "/admin/users", { token: adminA, body: { email, role: "viewer" } }),
+      call<ErrorBody>(api, "POST", "/admin/users", { token: adminA, body: { email, role: "viewer" } }),
     ),
   );
   expect(noPassword.map((r) => r.status)).toEqual([400, 400]);
@@ -70,7 +82,8 @@ test("an unknown e-mail and another organization's account are answered alike", 
 });
 
 /** GET /admin/users as A's admin sees it. */
-const listOfA = async () => (await call(api, "GET", "/admin/users", { token: adminA })).body;
+const listOfA = async () =>
+  (await call<typeof listUsersRoute>(api, "GET", "/admin/users", { token: adminA })).body;
 
 test("the user list afterwards tells nothing either: both are pending invitations, listed alike, until each person joins", async () => {
   await createUser(t, api, "b-other@example.com", "viewer", orgB);
@@ -105,13 +118,13 @@ test("the user list afterwards tells nothing either: both are pending invitation
   expect(twice.map((r) => r.status)).toEqual([201, 201]);
 
   // The new account joins at its first sign-in, with the first password given.
-  const first = await call(api, "POST", "/auth/login", {
+  const first = await call<typeof loginRoute>(api, "POST", "/auth/login", {
     body: { email: "brand-new@example.com", password },
   });
   expect(first.status).toBe(200);
   expect(first.body.user).toMatchObject({ org_id: orgA, role: "viewer" });
   // The existing account joins when it accepts.
-  const b2 = await call(api, "POST", "/auth/login", {
+  const b2 = await call<typeof loginRoute>(api, "POST", "/auth/login", {
     body: { email: "b-other@example.com", password: adminPassword },
   });
   expect(b2.body.user.org_id).toBe(orgB);
@@ -152,27 +165,31 @@ test("the invitee lists and accepts, then switches into the organization with th
     body: { org_id: orgA },
   });
   expect(switchBefore.status).toBe(404);
-  const listed = await call(api, "GET", "/auth/invitations", { token: b.access_token });
+  const listed = await call<typeof invitationsRoute>(api, "GET", "/auth/invitations", {
+    token: b.access_token,
+  });
   expect(listed.status).toBe(200);
   expect(listed.body.invitations).toHaveLength(1);
   const invitation = listed.body.invitations[0];
+  if (!invitation) throw new Error("no invitation listed");
   expect(invitation).toMatchObject({ org_id: orgA, org_name: "default", role: "developer" });
-  const accepted = await call(api, "POST", `/auth/invitations/${invitation.id}/accept`, {
+  const accepted = await call<typeof acceptRoute>(api, "POST", `/auth/invitations/${invitation.id}/accept`, {
     token: b.access_token,
   });
   expect(accepted.status).toBe(200);
   expect(accepted.body).toMatchObject({ id: orgA, role: "developer", active: false });
   expect(await membersOfA()).toContain("joiner@example.com");
-  const switched = await call(api, "POST", "/auth/switch-org", {
+  const switched = await call<typeof switchOrgRoute>(api, "POST", "/auth/switch-org", {
     token: b.access_token,
     body: { org_id: orgA },
   });
   expect(switched.status).toBe(200);
   expect(switched.body.user).toMatchObject({ org_id: orgA, role: "developer" });
   // Answered once: it is no longer pending, and accepting again is 404.
-  expect((await call(api, "GET", "/auth/invitations", { token: b.access_token })).body.invitations).toEqual(
-    [],
-  );
+  expect(
+    (await call<typeof invitationsRoute>(api, "GET", "/auth/invitations", { token: b.access_token })).body
+      .invitations,
+  ).toEqual([]);
   const again = await call(api, "POST", `/auth/invitations/${invitation.id}/accept`, {
     token: b.access_token,
   });
@@ -184,15 +201,18 @@ test("the invitee lists and accepts, then switches into the organization with th
 test("declining deletes the invitation and makes no membership", async () => {
   const b = await createUser(t, api, "decliner@example.com", "viewer", orgB);
   await add("decliner@example.com");
-  const [invitation] = (await call(api, "GET", "/auth/invitations", { token: b.access_token })).body
-    .invitations;
+  const [invitation] = (
+    await call<typeof invitationsRoute>(api, "GET", "/auth/invitations", { token: b.access_token })
+  ).body.invitations;
+  if (!invitation) throw new Error("no invitation listed");
   const declined = await call(api, "POST", `/auth/invitations/${invitation.id}/decline`, {
     token: b.access_token,
   });
   expect(declined.status).toBe(200);
-  expect((await call(api, "GET", "/auth/invitations", { token: b.access_token })).body.invitations).toEqual(
-    [],
-  );
+  expect(
+    (await call<typeof invitationsRoute>(api, "GET", "/auth/invitations", { token: b.access_token })).body
+      .invitations,
+  ).toEqual([]);
   expect(await t.app.db.select().from(orgInvitations).where(eq(orgInvitations.id, invitation.id))).toEqual(
     [],
   );
@@ -209,13 +229,16 @@ test("another user cannot see, accept or decline someone else's invitation", asy
   const invitee = await createUser(t, api, "invitee@example.com", "viewer", orgB);
   const intruder = await createUser(t, api, "intruder@example.com", "admin", orgB);
   await add("invitee@example.com");
-  const [invitation] = (await call(api, "GET", "/auth/invitations", { token: invitee.access_token })).body
-    .invitations;
+  const [invitation] = (
+    await call<typeof invitationsRoute>(api, "GET", "/auth/invitations", { token: invitee.access_token })
+  ).body.invitations;
+  if (!invitation) throw new Error("no invitation listed");
   expect(
-    (await call(api, "GET", "/auth/invitations", { token: intruder.access_token })).body.invitations,
+    (await call<typeof invitationsRoute>(api, "GET", "/auth/invitations", { token: intruder.access_token }))
+      .body.invitations,
   ).toEqual([]);
   for (const action of ["accept", "decline"]) {
-    const res = await call(api, "POST", `/auth/invitations/${invitation.id}/${action}`, {
+    const res = await call<ErrorBody>(api, "POST", `/auth/invitations/${invitation.id}/${action}`, {
       token: intruder.access_token,
     });
     expect(res.status).toBe(404);
@@ -228,15 +251,18 @@ test("another user cannot see, accept or decline someone else's invitation", asy
 test("an expired invitation is not listed and cannot be accepted", async () => {
   const b = await createUser(t, api, "late@example.com", "viewer", orgB);
   await add("late@example.com");
-  const [invitation] = (await call(api, "GET", "/auth/invitations", { token: b.access_token })).body
-    .invitations;
+  const [invitation] = (
+    await call<typeof invitationsRoute>(api, "GET", "/auth/invitations", { token: b.access_token })
+  ).body.invitations;
+  if (!invitation) throw new Error("no invitation listed");
   await t.app.db
     .update(orgInvitations)
     .set({ expiresAt: new Date(Date.now() - 1000) })
     .where(eq(orgInvitations.id, invitation.id));
-  expect((await call(api, "GET", "/auth/invitations", { token: b.access_token })).body.invitations).toEqual(
-    [],
-  );
+  expect(
+    (await call<typeof invitationsRoute>(api, "GET", "/auth/invitations", { token: b.access_token })).body
+      .invitations,
+  ).toEqual([]);
   const accept = await call(api, "POST", `/auth/invitations/${invitation.id}/accept`, {
     token: b.access_token,
   });
@@ -244,6 +270,8 @@ test("an expired invitation is not listed and cannot be accepted", async () => {
   expect(await membersOfA()).not.toContain("late@example.com");
   // Inviting again renews it.
   await add("late@example.com", "viewer");
-  const renewed = (await call(api, "GET", "/auth/invitations", { token: b.access_token })).body.invitations;
+  const renewed = (
+    await call<typeof invitationsRoute>(api, "GET", "/auth/invitations", { token: b.access_token })
+  ).body.invitations;
   expect(renewed).toMatchObject([{ id: invitation.id, role: "viewer" }]);
 });

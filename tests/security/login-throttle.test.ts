@@ -19,6 +19,11 @@ import {
 } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 
+/** A throttled sign-in's answer: the error envelope, whose details say how long to wait. */
+interface ThrottledBody {
+  error: { code: string; details: { retry_after_s: number } };
+}
+
 describe("the policy", () => {
   const t0 = new Date("2030-01-01T00:00:00Z");
   const at = (ms: number) => new Date(t0.getTime() + ms);
@@ -68,8 +73,8 @@ describe("POST /auth/login under repeated failures", () => {
   }, 60_000);
   afterAll(() => t.close());
 
-  const attempt = (email: string, password: string) =>
-    call(handle, "POST", "/auth/login", { body: { email, password } });
+  const attempt = <R = unknown>(email: string, password: string) =>
+    call<R>(handle, "POST", "/auth/login", { body: { email, password } });
 
   /** Wrong passwords, each after its wait, until the e-mail is locked: nine 401s, then the lock. */
   async function lockOut(email: string, before = 0) {
@@ -83,7 +88,7 @@ describe("POST /auth/login under repeated failures", () => {
   test("a locked account refuses even the right password: 429 with Retry-After, nothing checked", async () => {
     await createUser(t, handle, "locked@example.com", "developer");
     await lockOut("locked@example.com");
-    const right = await attempt("locked@example.com", adminPassword);
+    const right = await attempt<ThrottledBody>("locked@example.com", adminPassword);
     expect(right.status).toBe(429);
     expect(right.body.error.code).toBe("rate_limit_exceeded");
     const retryAfter = Number(right.headers.get("retry-after"));

@@ -6,10 +6,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { storedResponses } from "#db/schema/index.ts";
+import type { POST as saveResponseRoute } from "#routes/filtration/internal/responses/save.ts";
 import { type GatewayTest, startGatewayTest } from "../inference/support.ts";
 import { defaultOrgId } from "../management/support.ts";
 import { createPool } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 
 let g: GatewayTest;
 beforeAll(async () => {
@@ -41,13 +42,13 @@ describe("an unpaired surrogate is 400, never 500", () => {
   });
 
   test("a low surrogate alone, and one in a key, on the platform API", async () => {
-    const res = await call(g.o.filtration, "POST", "/management/api-keys", {
+    const res = await call<ErrorBody>(g.o.filtration, "POST", "/management/api-keys", {
       token: g.o.token,
       body: { name: "b\udc00" },
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("validation_error");
-    expect(res.body.error.details.fields[0].field).toBe("name");
+    expect(res.body.error.details?.fields?.[0]?.field).toBe("name");
     const key = await call(g.o.filtration, "POST", "/management/api-keys", {
       token: g.o.token,
       body: { name: "ok", [lone]: 1 },
@@ -64,14 +65,14 @@ describe("an unpaired surrogate is 400, never 500", () => {
 describe("integers", () => {
   test("gpu_allocated beyond 2^53, or past a PostgreSQL integer, on /inventory/heartbeat is 400", async () => {
     const pool = await createPool(g.o, { provider: "external" });
-    const beat = (raw: string) =>
-      call(g.o.orchestration, "POST", "/inventory/heartbeat", {
+    const beat = <R = unknown>(raw: string) =>
+      call<R>(g.o.orchestration, "POST", "/inventory/heartbeat", {
         headers: { authorization: `Bearer ${pool.node_token}` },
         raw,
       });
-    const inexact = await beat('{"provider_instance_id":"n1","gpu_allocated":9007199254740993}');
+    const inexact = await beat<ErrorBody>('{"provider_instance_id":"n1","gpu_allocated":9007199254740993}');
     expect(inexact.status).toBe(400);
-    expect(inexact.body.error.details.fields[0].field).toBe("gpu_allocated");
+    expect(inexact.body.error.details?.fields?.[0]?.field).toBe("gpu_allocated");
     expect((await beat('{"provider_instance_id":"n1","gpu_allocated":3000000000}')).status).toBe(400);
     expect((await beat('{"provider_instance_id":"n1","vcpu_allocated":1e300}')).status).toBe(400);
     expect((await beat('{"provider_instance_id":"n1","gpu_allocated":8}')).status).toBe(200);
@@ -79,8 +80,8 @@ describe("integers", () => {
 });
 
 describe("/internal/responses/save", () => {
-  const save = (body: Record<string, unknown>) =>
-    call(g.o.filtration, "POST", "/internal/responses/save", {
+  const save = <R = unknown>(body: Record<string, unknown>) =>
+    call<R>(g.o.filtration, "POST", "/internal/responses/save", {
       headers: { "x-internal-api-key": g.o.t.config.internalApiKey },
       body,
     });
@@ -100,12 +101,12 @@ describe("/internal/responses/save", () => {
     });
     const orgId = await defaultOrgId(g.o.t.app.db);
     const first = record(orgId);
-    const stored = await save(first);
+    const stored = await save<typeof saveResponseRoute>(first);
     expect(stored.body).toEqual({ stored: true });
     expect((await save(first)).status).toBe(409);
-    const unknown = await save(record(crypto.randomUUID()));
+    const unknown = await save<ErrorBody>(record(crypto.randomUUID()));
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.details.fields[0].field).toBe("org_id");
+    expect(unknown.body.error.details?.fields?.[0]?.field).toBe("org_id");
     const bad = record(orgId);
     expect((await save({ ...bad, conversation: [{ role: "user", content: lone }] })).status).toBe(400);
   });

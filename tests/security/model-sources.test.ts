@@ -8,6 +8,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { isInternalAddress } from "#adapters/net/addresses.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { POST as registerModelRoute } from "#routes/orchestration/deployment/registerModel.ts";
+import type { GET as statusRoute } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import {
   ModelFetcher,
   noModelFile,
@@ -47,8 +50,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const deploy = (inference_model: string, token = o.token) =>
-  call(o.orchestration, "POST", "/deployment/deploy", {
+const deploy = <R = unknown>(inference_model: string, token = o.token) =>
+  call<R>(o.orchestration, "POST", "/deployment/deploy", {
     token,
     body: {
       model_name: `m-${crypto.randomUUID().slice(0, 8)}`,
@@ -100,13 +103,18 @@ describe("local paths", () => {
   test("a file that is not GGUF fails the deployment without quoting its bytes", async () => {
     const path = join(modelsDir, "not-gguf.gguf");
     writeFileSync(path, "RvEt this is not a model");
-    const res = await deploy(path);
+    const res = await deploy<typeof deployRoute>(path);
     expect(res.status).toBe(201);
     const failed = await eventually(
       async () => {
-        const s = await call(o.orchestration, "GET", `/deployment/status/${res.body.deployment_id}`, {
-          token: o.token,
-        });
+        const s = await call<typeof statusRoute>(
+          o.orchestration,
+          "GET",
+          `/deployment/status/${res.body.deployment_id}`,
+          {
+            token: o.token,
+          },
+        );
         return s.body.status === "FAILED" ? s.body : undefined;
       },
       30_000,
@@ -137,12 +145,12 @@ describe("URLs", () => {
   });
 
   test("registering an artifact_uri follows the same URL rules", async () => {
-    const res = await call(o.orchestration, "POST", "/deployment/registerModel", {
+    const res = await call<ErrorBody>(o.orchestration, "POST", "/deployment/registerModel", {
       token: o.token,
       body: { model_name: "meta", backend: "llama.cpp", artifact_uri: "https://169.254.169.254/x" },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.fields[0].field).toBe("artifact_uri");
+    expect(res.body.error.details?.fields?.[0]?.field).toBe("artifact_uri");
   });
 });
 
@@ -222,22 +230,27 @@ describe("organizations", () => {
   test("another organization's registered model: the same answers as a missing one, by registry or by path", async () => {
     const path = join(modelsDir, "a-private.gguf");
     writeFileSync(path, "GGUF private to A");
-    const registered = await call(o.orchestration, "POST", "/deployment/registerModel", {
-      token: o.token,
-      body: { model_name: "private", model_version: "1", backend: "llama.cpp", artifact_uri: path },
-    });
+    const registered = await call<typeof registerModelRoute>(
+      o.orchestration,
+      "POST",
+      "/deployment/registerModel",
+      {
+        token: o.token,
+        body: { model_name: "private", model_version: "1", backend: "llama.cpp", artifact_uri: path },
+      },
+    );
     expect(registered.status).toBe(201);
     expect(registered.body.shared).toBe(false);
 
     const b = await otherTenant(o, "b-admin@b.example");
     const bPool = (await createPool({ ...o, token: b.access_token }, { provider: "local" })).pool_id;
-    const deployB = (source: string) =>
-      call(o.orchestration, "POST", "/deployment/deploy", {
+    const deployB = <R = unknown>(source: string) =>
+      call<R>(o.orchestration, "POST", "/deployment/deploy", {
         token: b.access_token,
         body: { model_name: "stolen", pool_id: bPool, image: "llama.cpp", inference_model: source },
       });
-    const byRegistry = await deployB("registry://private/1");
-    const missing = await deployB("registry://nothing/1");
+    const byRegistry = await deployB<ErrorBody>("registry://private/1");
+    const missing = await deployB<ErrorBody>("registry://nothing/1");
     expect(byRegistry.status).toBe(400);
     expect(byRegistry.body.error.message).toBe(missing.body.error.message.replace("nothing", "private"));
     expect(refusal(await deployB(path))).toBe(noModelFile);
@@ -276,7 +289,7 @@ describe("external endpoints", () => {
     };
     const { createUser } = await import("../support/app.ts");
     const developer = await createUser(o.t, o.filtration, "dev@sources.example", "developer");
-    const byDeveloper = await call(o.orchestration, "POST", "/deployment/deploy", {
+    const byDeveloper = await call<ErrorBody>(o.orchestration, "POST", "/deployment/deploy", {
       token: developer.access_token,
       body,
     });

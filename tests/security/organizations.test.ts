@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { GET as meRoute } from "#routes/filtration/auth/me.ts";
+import type { GET as organizationsRoute } from "#routes/filtration/auth/organizations.ts";
+import type { POST as switchOrgRoute } from "#routes/filtration/auth/switch-org.ts";
 import {
   addMembership,
   call,
   createOrganization,
   createUser,
+  type ErrorBody,
   type Handler,
   type TestApp,
 } from "../support/app.ts";
@@ -26,7 +30,9 @@ afterAll(() => t.close());
 
 describe("GET /auth/organizations", () => {
   test("lists the user's organizations with the role in each and which is active", async () => {
-    const res = await call(handle, "GET", "/auth/organizations", { token: user.access_token });
+    const res = await call<typeof organizationsRoute>(handle, "GET", "/auth/organizations", {
+      token: user.access_token,
+    });
     expect(res.status).toBe(200);
     expect(res.body.organizations).toEqual([
       expect.objectContaining({ id: user.user.org_id, name: "default", role: "viewer", active: true }),
@@ -42,27 +48,29 @@ describe("GET /auth/organizations", () => {
 
 describe("POST /auth/switch-org", () => {
   test("gives tokens for the other organization, with the role held there", async () => {
-    const res = await call(handle, "POST", "/auth/switch-org", {
+    const res = await call<typeof switchOrgRoute>(handle, "POST", "/auth/switch-org", {
       token: user.access_token,
       body: { org_id: other },
     });
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ org_id: other, role: "admin", email: "member@example.com" });
-    const me = await call(handle, "GET", "/auth/me", { token: res.body.access_token });
+    const me = await call<typeof meRoute>(handle, "GET", "/auth/me", { token: res.body.access_token });
     expect(me.body).toMatchObject({ org_id: other, role: "admin" });
-    const list = await call(handle, "GET", "/auth/organizations", { token: res.body.access_token });
-    expect(list.body.organizations.find((o: { active: boolean }) => o.active).id).toBe(other);
+    const list = await call<typeof organizationsRoute>(handle, "GET", "/auth/organizations", {
+      token: res.body.access_token,
+    });
+    expect(list.body.organizations.find((o) => o.active)?.id).toBe(other);
     // Permissions follow: an admin there may read its audit log; the viewer token may not.
     expect((await call(handle, "GET", "/audit/logs", { token: res.body.access_token })).status).toBe(200);
     expect((await call(handle, "GET", "/audit/logs", { token: user.access_token })).status).toBe(403);
   });
 
   test("an organization the user does not belong to and one that does not exist get the same 404", async () => {
-    const foreign = await call(handle, "POST", "/auth/switch-org", {
+    const foreign = await call<ErrorBody>(handle, "POST", "/auth/switch-org", {
       token: user.access_token,
       body: { org_id: stranger },
     });
-    const missing = await call(handle, "POST", "/auth/switch-org", {
+    const missing = await call<ErrorBody>(handle, "POST", "/auth/switch-org", {
       token: user.access_token,
       body: { org_id: crypto.randomUUID() },
     });
@@ -82,7 +90,7 @@ describe("POST /auth/switch-org", () => {
   test("a membership removed after the switch takes effect at once", async () => {
     const member = await createUser(t, handle, "leaving@example.com", "viewer");
     await addMembership(t, member.user.id, other, "developer");
-    const switched = await call(handle, "POST", "/auth/switch-org", {
+    const switched = await call<typeof switchOrgRoute>(handle, "POST", "/auth/switch-org", {
       token: member.access_token,
       body: { org_id: other },
     });

@@ -3,7 +3,14 @@
 // change and ADMIN_PASSWORD all follow it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "#server/config.ts";
-import { adminPassword, call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import {
+  adminPassword,
+  call,
+  type ErrorBody,
+  type Handler,
+  loginAsAdmin,
+  type TestApp,
+} from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 import { tempDirs } from "../support/temp.ts";
 
@@ -38,11 +45,12 @@ describe.each([
   const short = "x".repeat(min - 1);
   const enough = "y".repeat(min);
   const email = () => `pw-${crypto.randomUUID().slice(0, 8)}@example.com`;
-  const fieldOf = (res: { body: { error: { details: { fields: { field: string; message: string }[] } } } }) =>
-    res.body.error.details.fields[0];
+  const fieldOf = (res: { body: ErrorBody }) => res.body.error.details?.fields?.[0];
 
   test("registration", async () => {
-    const refused = await call(api, "POST", "/auth/register", { body: { email: email(), password: short } });
+    const refused = await call<ErrorBody>(api, "POST", "/auth/register", {
+      body: { email: email(), password: short },
+    });
     expect(refused.status).toBe(400);
     expect(fieldOf(refused)?.field).toBe("password");
     expect(
@@ -51,16 +59,19 @@ describe.each([
   });
 
   test("a new account added by an administrator", async () => {
-    const add = (password: string) =>
-      call(api, "POST", "/admin/users", { token: admin, body: { email: email(), password, role: "viewer" } });
-    const refused = await add(short);
+    const add = <R = unknown>(password: string) =>
+      call<R>(api, "POST", "/admin/users", {
+        token: admin,
+        body: { email: email(), password, role: "viewer" },
+      });
+    const refused = await add<ErrorBody>(short);
     expect(refused.status).toBe(400);
     expect(fieldOf(refused)).toEqual({ field: "password", message: `must be at least ${min} characters` });
     expect((await add(enough)).status).toBe(201);
   });
 
   test("a password change", async () => {
-    const refused = await call(api, "POST", "/auth/password", {
+    const refused = await call<ErrorBody>(api, "POST", "/auth/password", {
       token: admin,
       body: { current_password: adminPassword, new_password: short },
     });

@@ -6,11 +6,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { providerConfigs } from "#db/schema/index.ts";
+import type { POST as saveProviderRoute } from "#routes/filtration/management/config/providers.ts";
 import { type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 
-const save = (o: OrchestrationTest, provider: string, settings: Record<string, unknown>) =>
-  call(o.filtration, "POST", "/management/config/providers", {
+const save = <R = unknown>(o: OrchestrationTest, provider: string, settings: Record<string, unknown>) =>
+  call<R>(o.filtration, "POST", "/management/config/providers", {
     token: o.token,
     body: { provider, settings, credentials: { api_key: "k-0123456789", token: "t-0123456789" } },
   });
@@ -46,13 +47,16 @@ describe("by default", () => {
     ["nosana", "base_url", "ftp://example.com"],
     ["nosana", "base_url", 42],
   ])("%s settings.%s = %p is refused", async (provider, name, value) => {
-    const res = await save(o, provider, { [name]: value });
+    const res = await save<ErrorBody>(o, provider, { [name]: value });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.fields[0].field).toBe(`settings.${name}`);
+    expect(res.body.error.details?.fields?.[0]?.field).toBe(`settings.${name}`);
   });
 
   test("a public https base URL is kept", async () => {
-    const res = await save(o, "akash", { base_url: "https://1.1.1.1/v1", bid_wait_s: 0 });
+    const res = await save<typeof saveProviderRoute>(o, "akash", {
+      base_url: "https://1.1.1.1/v1",
+      bid_wait_s: 0,
+    });
     expect(res.status).toBe(200);
     expect(res.body.settings.base_url).toBe("https://1.1.1.1/v1");
   });
@@ -63,9 +67,14 @@ describe("by default", () => {
       .update(providerConfigs)
       .set({ settings: { base_url: `http://127.0.0.1:${local.port}/api` } })
       .where(and(eq(providerConfigs.orgId, o.orgId), eq(providerConfigs.provider, "nosana")));
-    const res = await call(o.orchestration, "GET", "/deployment/provider/resources?provider=nosana", {
-      token: o.token,
-    });
+    const res = await call<ErrorBody>(
+      o.orchestration,
+      "GET",
+      "/deployment/provider/resources?provider=nosana",
+      {
+        token: o.token,
+      },
+    );
     expect(res.status).toBe(409);
     expect(res.body.error.message).toContain("settings.base_url");
     expect(hits).toBe(0);

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { auditLogs, roles } from "#db/schema/index.ts";
-import { adminPassword, call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import type { GET as listUsersRoute } from "#routes/filtration/admin/users/index.ts";
+import type { GET as meRoute } from "#routes/filtration/auth/me.ts";
+import type { POST as registerRoute } from "#routes/filtration/auth/register.ts";
+import {
+  adminPassword,
+  call,
+  type ErrorBody,
+  type Handler,
+  loginAsAdmin,
+  type TestApp,
+} from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
@@ -12,13 +22,14 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const register = (body: Record<string, unknown>) => call(handle, "POST", "/auth/register", { body });
+const register = <R = unknown>(body: Record<string, unknown>) =>
+  call<R>(handle, "POST", "/auth/register", { body });
 
 describe("POST /auth/register", () => {
   test("is 403 while ALLOW_REGISTRATION is false", async () => {
     t.app.config.allowRegistration = false;
     try {
-      const res = await register({ email: "closed@example.com", password: adminPassword });
+      const res = await register<ErrorBody>({ email: "closed@example.com", password: adminPassword });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe("forbidden");
       expect(
@@ -35,7 +46,10 @@ describe("POST /auth/register", () => {
 
   test("without an organization: a session as a viewer of the default organization, never more", async () => {
     const admin = await loginAsAdmin(handle);
-    const res = await register({ email: "New.User@Example.com", password: adminPassword });
+    const res = await register<typeof registerRoute>({
+      email: "New.User@Example.com",
+      password: adminPassword,
+    });
     expect(res.status).toBe(201);
     expect(res.body.token_type).toBe("bearer");
     expect(res.body.user).toMatchObject({
@@ -43,7 +57,7 @@ describe("POST /auth/register", () => {
       role: "viewer",
       org_id: admin.user.org_id,
     });
-    const me = await call(handle, "GET", "/auth/me", { token: res.body.access_token });
+    const me = await call<typeof meRoute>(handle, "GET", "/auth/me", { token: res.body.access_token });
     expect(me.body).toMatchObject({ role: "viewer", totp_enabled: false });
     // A viewer cannot change roles (its own included) nor read the audit log.
     const promote = await call(handle, "PUT", `/admin/users/${res.body.user.id}/role`, {
@@ -60,7 +74,7 @@ describe("POST /auth/register", () => {
 
   test("with an organization name: a new organization with its built-in roles, and the user is its admin", async () => {
     const admin = await loginAsAdmin(handle);
-    const res = await register({
+    const res = await register<typeof registerRoute>({
       email: "founder@example.com",
       password: adminPassword,
       organization_name: "Acme",
@@ -73,13 +87,15 @@ describe("POST /auth/register", () => {
     );
     expect(names.sort()).toEqual(["admin", "developer", "viewer"]);
     // A tenant of its own: it sees only itself.
-    const users = await call(handle, "GET", "/admin/users", { token: res.body.access_token });
+    const users = await call<typeof listUsersRoute>(handle, "GET", "/admin/users", {
+      token: res.body.access_token,
+    });
     expect(users.body.users.map((u: { email: string }) => u.email)).toEqual(["founder@example.com"]);
   });
 
   test("a taken e-mail is 409 conflict, whatever its case", async () => {
     await register({ email: "taken@example.com", password: adminPassword });
-    const res = await register({ email: "TAKEN@example.com", password: "another password" });
+    const res = await register<ErrorBody>({ email: "TAKEN@example.com", password: "another password" });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("conflict");
   });
@@ -98,12 +114,12 @@ describe("POST /auth/register", () => {
   });
 
   test("a short password or a bad e-mail is 400 naming the field", async () => {
-    const short = await register({ email: "short@example.com", password: "1234567" });
+    const short = await register<ErrorBody>({ email: "short@example.com", password: "1234567" });
     expect(short.status).toBe(400);
-    expect(short.body.error.details.fields.map((f: { field: string }) => f.field)).toContain("password");
-    const bad = await register({ email: "not-an-email", password: adminPassword });
+    expect(short.body.error.details?.fields?.map((f) => f.field)).toContain("password");
+    const bad = await register<ErrorBody>({ email: "not-an-email", password: adminPassword });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.fields.map((f: { field: string }) => f.field)).toContain("email");
+    expect(bad.body.error.details?.fields?.map((f) => f.field)).toContain("email");
     const blank = await register({
       email: "blank@example.com",
       password: adminPassword,
@@ -113,7 +129,7 @@ describe("POST /auth/register", () => {
   });
 
   test("is audited as auth.register in the organization joined, without the password", async () => {
-    const res = await register({
+    const res = await register<typeof registerRoute>({
       email: "audited-reg@example.com",
       password: adminPassword,
       organization_name: "Audited",

@@ -1,8 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, memberships, roles } from "#db/schema/index.ts";
+import type {
+  DELETE as deleteRoleRoute,
+  PUT as updateRoleRoute,
+} from "#routes/filtration/admin/roles/[name].ts";
+import type { POST as createRoleRoute, GET as listRolesRoute } from "#routes/filtration/admin/roles/index.ts";
+import type { GET as permissionsRoute } from "#routes/filtration/admin/roles/permissions/list.ts";
 import { allPermissions, permissionCatalog } from "#services/permissions.ts";
-import { call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import {
+  call,
+  createUser,
+  type ErrorBody,
+  type Handler,
+  loginAsAdmin,
+  type TestApp,
+} from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
@@ -15,16 +28,17 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
+// Each takes the type of the answer it is read as (the route's, or ErrorBody); unread, it is unknown.
 const as = (token: string) => ({
-  get: (path: string) => call(handle, "GET", path, { token }),
-  post: (path: string, body: unknown) => call(handle, "POST", path, { token, body }),
-  put: (path: string, body: unknown) => call(handle, "PUT", path, { token, body }),
-  del: (path: string) => call(handle, "DELETE", path, { token }),
+  get: <R = unknown>(path: string) => call<R>(handle, "GET", path, { token }),
+  post: <R = unknown>(path: string, body: unknown) => call<R>(handle, "POST", path, { token, body }),
+  put: <R = unknown>(path: string, body: unknown) => call<R>(handle, "PUT", path, { token, body }),
+  del: <R = unknown>(path: string) => call<R>(handle, "DELETE", path, { token }),
 });
 
 describe("GET /admin/roles/permissions/list", () => {
   test("is the catalog, each permission with its description", async () => {
-    const res = await as(admin).get("/admin/roles/permissions/list");
+    const res = await as(admin).get<typeof permissionsRoute>("/admin/roles/permissions/list");
     expect(res.status).toBe(200);
     expect(res.body.permissions).toHaveLength(allPermissions.length);
     expect(res.body.permissions).toContainEqual({
@@ -36,19 +50,19 @@ describe("GET /admin/roles/permissions/list", () => {
 
 describe("GET /admin/roles", () => {
   test("lists the built-in roles first, with permissions and how many hold them", async () => {
-    const res = await as(admin).get("/admin/roles");
+    const res = await as(admin).get<typeof listRolesRoute>("/admin/roles");
     expect(res.status).toBe(200);
     const [first, second, third] = res.body.roles;
-    expect([first.name, second.name, third.name]).toEqual(["admin", "developer", "viewer"]);
+    expect([first?.name, second?.name, third?.name]).toEqual(["admin", "developer", "viewer"]);
     expect(first).toMatchObject({ builtin: true, user_count: 1 });
-    expect(first.permissions).toEqual(expect.arrayContaining(["audit:read", "roles:write"]));
-    expect(third.permissions).not.toContain("audit:read");
+    expect(first?.permissions).toEqual(expect.arrayContaining(["audit:read", "roles:write"]));
+    expect(third?.permissions).not.toContain("audit:read");
   });
 });
 
 describe("POST /admin/roles", () => {
   test("creates a custom role", async () => {
-    const res = await as(admin).post("/admin/roles", {
+    const res = await as(admin).post<typeof createRoleRoute>("/admin/roles", {
       name: "auditor",
       description: "Reads the audit log",
       permissions: ["audit:read", "users:read", "audit:read"],
@@ -61,25 +75,25 @@ describe("POST /admin/roles", () => {
       description: "Reads the audit log",
     });
     expect(res.body.permissions.sort()).toEqual(["audit:read", "users:read"]);
-    const list = await as(admin).get("/admin/roles");
-    expect(list.body.roles.map((r: { name: string }) => r.name)).toContain("auditor");
+    const list = await as(admin).get<typeof listRolesRoute>("/admin/roles");
+    expect(list.body.roles.map((r) => r.name)).toContain("auditor");
   });
 
   test("a taken name is 409, a built-in one included", async () => {
     await as(admin).post("/admin/roles", { name: "dup", permissions: [] });
     expect((await as(admin).post("/admin/roles", { name: "dup", permissions: [] })).status).toBe(409);
-    const builtin = await as(admin).post("/admin/roles", { name: "admin", permissions: [] });
+    const builtin = await as(admin).post<ErrorBody>("/admin/roles", { name: "admin", permissions: [] });
     expect(builtin.status).toBe(409);
     expect(builtin.body.error.code).toBe("conflict");
   });
 
   test("an unknown permission is 400 naming it; a bad name is 400", async () => {
-    const res = await as(admin).post("/admin/roles", {
+    const res = await as(admin).post<ErrorBody>("/admin/roles", {
       name: "typo",
       permissions: ["deployments:read", "deployments:nuke"],
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.fields).toEqual([
+    expect(res.body.error.details?.fields).toEqual([
       { field: "permissions.1", message: 'unknown permission "deployments:nuke"' },
     ]);
     expect((await as(admin).post("/admin/roles", { name: "Has Spaces", permissions: [] })).status).toBe(400);
@@ -100,7 +114,7 @@ describe("POST /admin/roles", () => {
     });
     const manager = await createUser(t, handle, "manager@example.com", "viewer");
     await as(admin).put(`/admin/users/${manager.user.id}/role`, { role: "role-manager" });
-    const res = await as(manager.access_token).post("/admin/roles", {
+    const res = await as(manager.access_token).post<ErrorBody>("/admin/roles", {
       name: "sneaky",
       permissions: ["audit:read"],
     });
@@ -125,7 +139,7 @@ describe("PUT /admin/roles/{name}", () => {
     const holder = await createUser(t, handle, "ops@example.com", "viewer");
     await as(admin).put(`/admin/users/${holder.user.id}/role`, { role: "ops" });
     expect((await as(holder.access_token).get("/admin/users")).status).toBe(403);
-    const res = await as(admin).put("/admin/roles/ops", {
+    const res = await as(admin).put<typeof updateRoleRoute>("/admin/roles/ops", {
       description: "Operations",
       permissions: ["deployments:read", "users:read"],
     });
@@ -136,7 +150,7 @@ describe("PUT /admin/roles/{name}", () => {
 
   test("renames a custom role; a rename onto a taken name is 409", async () => {
     await as(admin).post("/admin/roles", { name: "old-name", permissions: [] });
-    const res = await as(admin).put("/admin/roles/old-name", { name: "new-name" });
+    const res = await as(admin).put<typeof updateRoleRoute>("/admin/roles/old-name", { name: "new-name" });
     expect(res.status).toBe(200);
     expect(res.body.name).toBe("new-name");
     expect((await as(admin).put("/admin/roles/old-name", { description: "x" })).status).toBe(404);
@@ -149,7 +163,7 @@ describe("PUT /admin/roles/{name}", () => {
       { name: "superuser" },
       { description: "mine now" },
     ]) {
-      const res = await as(admin).put("/admin/roles/viewer", body);
+      const res = await as(admin).put<ErrorBody>("/admin/roles/viewer", body);
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe("conflict");
     }
@@ -165,7 +179,7 @@ describe("PUT /admin/roles/{name}", () => {
 describe("DELETE /admin/roles/{name}", () => {
   test("deletes a custom role nobody holds", async () => {
     await as(admin).post("/admin/roles", { name: "temp", permissions: [] });
-    const res = await as(admin).del("/admin/roles/temp");
+    const res = await as(admin).del<typeof deleteRoleRoute>("/admin/roles/temp");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ name: "temp", deleted: true });
     expect((await as(admin).del("/admin/roles/temp")).status).toBe(404);
@@ -182,7 +196,7 @@ describe("DELETE /admin/roles/{name}", () => {
     await as(admin).post("/admin/roles", { name: "held", permissions: [] });
     const holder = await createUser(t, handle, "holder@example.com", "viewer");
     await as(admin).put(`/admin/users/${holder.user.id}/role`, { role: "held" });
-    const res = await as(admin).del("/admin/roles/held");
+    const res = await as(admin).del<ErrorBody>("/admin/roles/held");
     expect(res.status).toBe(409);
     expect(res.body.error.message).toContain("held by 1 user");
     const still = await t.app.db

@@ -6,6 +6,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
 import { csrfCookie } from "#routes/dashboard/_shared/csrf.ts";
+import type { DELETE as removeUserRoute } from "#routes/filtration/admin/users/[id]/index.ts";
+import type { GET as listUsersRoute } from "#routes/filtration/admin/users/index.ts";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
+import type { POST as logoutRoute } from "#routes/filtration/auth/logout.ts";
+import type { GET as meRoute } from "#routes/filtration/auth/me.ts";
+import type { POST as passwordRoute } from "#routes/filtration/auth/password.ts";
+import type { POST as refreshRoute } from "#routes/filtration/auth/refresh.ts";
 import { accessTokenSeconds, signToken } from "#services/auth/tokens.ts";
 import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
 import { adminPassword, call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
@@ -58,9 +65,9 @@ async function expectRefusedWithinASecond(token: string, orgId: string, revokedA
 }
 
 const login = async (email: string, password = adminPassword) => {
-  const res = await call(filtration, "POST", "/auth/login", { body: { email, password } });
+  const res = await call<typeof loginRoute>(filtration, "POST", "/auth/login", { body: { email, password } });
   expect(res.status).toBe(200);
-  return res.body as { access_token: string; refresh_token: string; user: { id: string; org_id: string } };
+  return res.body;
 };
 
 describe("each cause ends the session's access tokens at once", () => {
@@ -68,7 +75,7 @@ describe("each cause ends the session's access tokens at once", () => {
     const first = await createUser(t, filtration, "reused@example.com", "developer");
     const orgId = first.user.org_id;
     expect(await answers(first.access_token, orgId)).toEqual(served);
-    const rotated = await call(filtration, "POST", "/auth/refresh", {
+    const rotated = await call<typeof refreshRoute>(filtration, "POST", "/auth/refresh", {
       body: { refresh_token: first.refresh_token },
     });
     expect(rotated.status).toBe(200);
@@ -85,7 +92,9 @@ describe("each cause ends the session's access tokens at once", () => {
     const session = await createUser(t, filtration, "leaving@example.com", "viewer");
     const other = await login("leaving@example.com");
     const orgId = session.user.org_id;
-    const out = await call(filtration, "POST", "/auth/logout", { token: session.access_token });
+    const out = await call<typeof logoutRoute>(filtration, "POST", "/auth/logout", {
+      token: session.access_token,
+    });
     const revokedAt = performance.now();
     expect(out).toMatchObject({ status: 200, body: { signed_out: true } });
     await expectRefusedWithinASecond(session.access_token, orgId, revokedAt);
@@ -125,7 +134,7 @@ describe("each cause ends the session's access tokens at once", () => {
     });
     expect(wrong.status).toBe(400);
     expect(await answers(first.access_token, orgId)).toEqual(served);
-    const changed = await call(filtration, "POST", "/auth/password", {
+    const changed = await call<typeof passwordRoute>(filtration, "POST", "/auth/password", {
       token: first.access_token,
       body: { current_password: adminPassword, new_password: "a brand new passphrase" },
     });
@@ -143,11 +152,18 @@ describe("each cause ends the session's access tokens at once", () => {
 
   test("removal from the organization", async () => {
     const session = await createUser(t, filtration, "removed@example.com", "developer");
-    const removed = await call(filtration, "DELETE", `/admin/users/${session.user.id}`, { token: admin });
+    const removed = await call<typeof removeUserRoute>(
+      filtration,
+      "DELETE",
+      `/admin/users/${session.user.id}`,
+      {
+        token: admin,
+      },
+    );
     const revokedAt = performance.now();
     expect(removed).toMatchObject({ status: 200, body: { id: session.user.id, deleted: true } });
     await expectRefusedWithinASecond(session.access_token, session.user.org_id, revokedAt);
-    const users = await call(filtration, "GET", "/admin/users", { token: admin });
+    const users = await call<typeof listUsersRoute>(filtration, "GET", "/admin/users", { token: admin });
     expect(users.body.users.map((u: { email: string }) => u.email)).not.toContain("removed@example.com");
     const again = await call(filtration, "DELETE", `/admin/users/${session.user.id}`, { token: admin });
     expect(again.status).toBe(404);
@@ -170,13 +186,13 @@ describe("each cause ends the session's access tokens at once", () => {
 });
 
 test("the last admin cannot be removed", async () => {
-  const me = await call(filtration, "GET", "/auth/me", { token: admin });
+  const me = await call<typeof meRoute>(filtration, "GET", "/auth/me", { token: admin });
   const res = await call(filtration, "DELETE", `/admin/users/${me.body.id}`, { token: admin });
   expect(res.status).toBe(409);
 }, 30_000);
 
 test("an access token without a session (signed before sessions were carried) is refused", async () => {
-  const me = await call(filtration, "GET", "/auth/me", { token: admin });
+  const me = await call<typeof meRoute>(filtration, "GET", "/auth/me", { token: admin });
   const legacy = await signToken(
     t.app.config.jwtSecret,
     { sub: me.body.id, org: me.body.org_id, typ: "access" },
@@ -187,7 +203,7 @@ test("an access token without a session (signed before sessions were carried) is
 }, 30_000);
 
 test("a token signed with the real secret naming a session that was never opened is refused", async () => {
-  const me = await call(filtration, "GET", "/auth/me", { token: admin });
+  const me = await call<typeof meRoute>(filtration, "GET", "/auth/me", { token: admin });
   const minted = await signToken(
     t.app.config.jwtSecret,
     { sub: me.body.id, org: me.body.org_id, typ: "access", sid: crypto.randomUUID() },

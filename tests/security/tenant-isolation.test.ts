@@ -3,10 +3,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { memberships, roles } from "#db/schema/index.ts";
+import type { GET as listRolesRoute } from "#routes/filtration/admin/roles/index.ts";
+import type { GET as listUsersRoute } from "#routes/filtration/admin/users/index.ts";
+import type { GET as auditLogsRoute } from "#routes/filtration/audit/logs.ts";
 import {
   call,
   createOrganization,
   createUser,
+  type ErrorBody,
   type Handler,
   loginAsAdmin,
   type TestApp,
@@ -33,26 +37,26 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const asB = (method: string, path: string, body?: unknown) =>
-  call(handle, method, path, { token: adminB.access_token, body });
+const asB = <R = unknown>(method: string, path: string, body?: unknown) =>
+  call<R>(handle, method, path, { token: adminB.access_token, body });
 
 describe("organization B's admin and organization A", () => {
   test("B's user list holds only B's users", async () => {
-    const res = await asB("GET", "/admin/users");
+    const res = await asB<typeof listUsersRoute>("GET", "/admin/users");
     expect(res.status).toBe(200);
     expect(res.body.users.map((u: { email: string }) => u.email)).toEqual(["bob@b.example"]);
   });
 
   test("changing the role of A's user is 404, and the role stays", async () => {
     for (const role of ["viewer", "admin"]) {
-      const res = await asB("PUT", `/admin/users/${userA.user.id}/role`, { role });
+      const res = await asB<ErrorBody>("PUT", `/admin/users/${userA.user.id}/role`, { role });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe("not_found");
     }
     // Same answer as for a user that does not exist at all.
-    const ghost = await asB("PUT", `/admin/users/${crypto.randomUUID()}/role`, { role: "viewer" });
+    const ghost = await asB<ErrorBody>("PUT", `/admin/users/${crypto.randomUUID()}/role`, { role: "viewer" });
     expect(ghost.body).toEqual(
-      (await asB("PUT", `/admin/users/${userA.user.id}/role`, { role: "viewer" })).body,
+      (await asB<ErrorBody>("PUT", `/admin/users/${userA.user.id}/role`, { role: "viewer" })).body,
     );
     const [row] = await t.app.db
       .select({ role: roles.name })
@@ -63,7 +67,7 @@ describe("organization B's admin and organization A", () => {
   });
 
   test("A's custom role is invisible, and changing or deleting it is 404", async () => {
-    const list = await asB("GET", "/admin/roles");
+    const list = await asB<typeof listRolesRoute>("GET", "/admin/roles");
     expect(list.body.roles.map((r: { name: string }) => r.name)).not.toContain("a-only");
     expect((await asB("PUT", "/admin/roles/a-only", { description: "taken over" })).status).toBe(404);
     expect((await asB("DELETE", "/admin/roles/a-only")).status).toBe(404);
@@ -77,14 +81,18 @@ describe("organization B's admin and organization A", () => {
   });
 
   test("B's audit log shows none of A's records, even when asked for A's actors", async () => {
-    const all = await asB("GET", "/audit/logs?limit=200");
+    const all = await asB<typeof auditLogsRoute>("GET", "/audit/logs?limit=200");
     expect(all.status).toBe(200);
-    const labels = new Set(all.body.items.map((i: { actor_label: string }) => i.actor_label));
+    const labels = new Set(all.body.items.map((i) => i.actor_label));
     expect(labels.has("admin@example.com")).toBe(false);
     expect(labels.has("alice@a.example")).toBe(false);
     expect(labels.has("bob@b.example")).toBe(true);
-    expect((await asB("GET", `/audit/logs?actor=${adminA.user.id}`)).body.items).toEqual([]);
-    expect((await asB("GET", "/audit/logs?actor=alice@a.example")).body.items).toEqual([]);
+    expect(
+      (await asB<typeof auditLogsRoute>("GET", `/audit/logs?actor=${adminA.user.id}`)).body.items,
+    ).toEqual([]);
+    expect((await asB<typeof auditLogsRoute>("GET", "/audit/logs?actor=alice@a.example")).body.items).toEqual(
+      [],
+    );
   });
 
   test("B cannot switch into A", async () => {
@@ -92,7 +100,9 @@ describe("organization B's admin and organization A", () => {
   });
 
   test("and A's admin sees nothing of B either", async () => {
-    const users = await call(handle, "GET", "/admin/users", { token: adminA.access_token });
+    const users = await call<typeof listUsersRoute>(handle, "GET", "/admin/users", {
+      token: adminA.access_token,
+    });
     expect(users.body.users.map((u: { email: string }) => u.email)).not.toContain("bob@b.example");
     const res = await call(handle, "PUT", `/admin/users/${adminB.user.id}/role`, {
       token: adminA.access_token,

@@ -4,10 +4,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { users } from "#db/schema/index.ts";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
+import type { GET as meRoute } from "#routes/filtration/auth/me.ts";
+import type { POST as disableRoute } from "#routes/filtration/auth/totp/disable.ts";
+import type { POST as setupRoute } from "#routes/filtration/auth/totp/setup.ts";
+import type { POST as verifyRoute } from "#routes/filtration/auth/totp/verify.ts";
 import {
   adminPassword,
   call,
   createUser,
+  type ErrorBody,
   gatewayHandler,
   type Handler,
   type TestApp,
@@ -29,22 +35,24 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const login = (email: string, totp_code?: string) =>
-  call(handle, "POST", "/auth/login", {
+const login = <R = unknown>(email: string, totp_code?: string) =>
+  call<R>(handle, "POST", "/auth/login", {
     body: { email, password: adminPassword, ...(totp_code ? { totp_code } : {}) },
   });
 
 /** A signed-in user with two-factor set up and enabled; returns the secret. */
 async function enrolled(email: string) {
   const session = await createUser(t, handle, email, "developer");
-  const setup = await call(handle, "POST", "/auth/totp/setup", { token: session.access_token });
+  const setup = await call<typeof setupRoute>(handle, "POST", "/auth/totp/setup", {
+    token: session.access_token,
+  });
   expect(setup.status).toBe(200);
   const verify = await call(handle, "POST", "/auth/totp/verify", {
     token: session.access_token,
     body: { code: oathtool(setup.body.secret, now) },
   });
   expect(verify.status).toBe(200);
-  return { session, secret: setup.body.secret as string };
+  return { session, secret: setup.body.secret };
 }
 
 describe("the codes these tests compute", () => {
@@ -68,7 +76,9 @@ describe("the codes these tests compute", () => {
 describe("setting up two-factor sign-in", () => {
   test("setup returns a base32 secret and an otpauth URL, and stores the secret sealed", async () => {
     const session = await createUser(t, handle, "setup@example.com", "viewer");
-    const res = await call(handle, "POST", "/auth/totp/setup", { token: session.access_token });
+    const res = await call<typeof setupRoute>(handle, "POST", "/auth/totp/setup", {
+      token: session.access_token,
+    });
     expect(res.status).toBe(200);
     expect(res.body.secret).toMatch(/^[A-Z2-7]{32}$/);
     const url = new URL(res.body.otpauth_url);
@@ -86,22 +96,24 @@ describe("setting up two-factor sign-in", () => {
 
   test("verify refuses a wrong code, accepts oathtool's, and /auth/me then says so", async () => {
     const session = await createUser(t, handle, "verify@example.com", "viewer");
-    const { body } = await call(handle, "POST", "/auth/totp/setup", { token: session.access_token });
+    const { body } = await call<typeof setupRoute>(handle, "POST", "/auth/totp/setup", {
+      token: session.access_token,
+    });
     const right = oathtool(body.secret, now);
     const wrong = right === "000000" ? "111111" : "000000";
-    const bad = await call(handle, "POST", "/auth/totp/verify", {
+    const bad = await call<ErrorBody>(handle, "POST", "/auth/totp/verify", {
       token: session.access_token,
       body: { code: wrong },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.fields[0].field).toBe("code");
-    const good = await call(handle, "POST", "/auth/totp/verify", {
+    expect(bad.body.error.details?.fields?.[0]?.field).toBe("code");
+    const good = await call<typeof verifyRoute>(handle, "POST", "/auth/totp/verify", {
       token: session.access_token,
       body: { code: right },
     });
     expect(good.status).toBe(200);
     expect(good.body).toEqual({ totp_enabled: true });
-    const me = await call(handle, "GET", "/auth/me", { token: session.access_token });
+    const me = await call<typeof meRoute>(handle, "GET", "/auth/me", { token: session.access_token });
     expect(me.body.totp_enabled).toBe(true);
   });
 
@@ -132,10 +144,10 @@ describe("setting up two-factor sign-in", () => {
 describe("signing in with two-factor on", () => {
   test("without a code: 401 totp_required; with a wrong password the answer does not mention TOTP", async () => {
     await enrolled("needs@example.com");
-    const res = await login("needs@example.com");
+    const res = await login<ErrorBody>("needs@example.com");
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe("totp_required");
-    const wrong = await call(handle, "POST", "/auth/login", {
+    const wrong = await call<ErrorBody>(handle, "POST", "/auth/login", {
       body: { email: "needs@example.com", password: "not the password", totp_code: "123456" },
     });
     expect(wrong.status).toBe(401);
@@ -145,7 +157,7 @@ describe("signing in with two-factor on", () => {
   test("a current code from oathtool signs in", async () => {
     const { secret } = await enrolled("signs@example.com");
     now += 30;
-    const res = await login("signs@example.com", oathtool(secret, now));
+    const res = await login<typeof loginRoute>("signs@example.com", oathtool(secret, now));
     expect(res.status).toBe(200);
     expect(res.body.user.email).toBe("signs@example.com");
   });
@@ -153,13 +165,13 @@ describe("signing in with two-factor on", () => {
   test("a code is accepted once: the code that enabled it, and a code used to sign in, are refused again", async () => {
     const { secret } = await enrolled("replay@example.com");
     const enabling = oathtool(secret, now);
-    const again = await login("replay@example.com", enabling);
+    const again = await login<ErrorBody>("replay@example.com", enabling);
     expect(again.status).toBe(401);
     expect(again.body.error.code).toBe("totp_required");
     now += 30;
     const code = oathtool(secret, now);
     expect((await login("replay@example.com", code)).status).toBe(200);
-    const replay = await login("replay@example.com", code);
+    const replay = await login<ErrorBody>("replay@example.com", code);
     expect(replay.status).toBe(401);
     expect(replay.body.error.code).toBe("totp_required");
     // The older code is still inside the tolerance window, but older than the last one accepted.
@@ -193,7 +205,7 @@ describe("disabling two-factor sign-in", () => {
     });
     expect(reused.status).toBe(400);
     now += 30;
-    const res = await call(handle, "POST", "/auth/totp/disable", {
+    const res = await call<typeof disableRoute>(handle, "POST", "/auth/totp/disable", {
       token: session.access_token,
       body: { code: oathtool(secret, now) },
     });
@@ -220,7 +232,7 @@ describe("disabling two-factor sign-in", () => {
       now += 20;
     }
     // Locked: even the right password and a current code are refused, unchecked, until the lock ends.
-    const res = await login("guesser@example.com", "000000");
+    const res = await login<ErrorBody>("guesser@example.com", "000000");
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe("rate_limit_exceeded");
   });

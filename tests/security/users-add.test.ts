@@ -2,10 +2,13 @@
 // of another organization only gets an invitation (tests/security/invitations.test.ts); a member twice
 // is 409; a developer cannot.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { POST as addUserRoute, GET as listUsersRoute } from "#routes/filtration/admin/users/index.ts";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
 import {
   call,
   createOrganization,
   createUser,
+  type ErrorBody,
   type Handler,
   loginAsAdmin,
   type TestApp,
@@ -23,13 +26,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 test("a new account with a role signs in with its first password", async () => {
-  const res = await call(api, "POST", "/admin/users", {
+  const res = await call<typeof addUserRoute>(api, "POST", "/admin/users", {
     token: admin,
     body: { email: "New.Person@Example.com", password: "a long first password", role: "viewer" },
   });
   expect(res.status).toBe(201);
   expect(res.body).toMatchObject({ email: "new.person@example.com", role: "viewer", totp_enabled: false });
-  const login = await call(api, "POST", "/auth/login", {
+  const login = await call<typeof loginRoute>(api, "POST", "/auth/login", {
     body: { email: "new.person@example.com", password: "a long first password" },
   });
   expect(login.status).toBe(200);
@@ -50,7 +53,7 @@ test("bad input: no password (for anyone), an unknown role, not an e-mail", asyn
     [{ email: "x@example.com", password: "a long first password", role: "boss" }, "role"],
     [{ email: "not-an-email", password: "a long first password", role: "viewer" }, "email"],
   ] as const) {
-    const res = await call(api, "POST", "/admin/users", { token: admin, body });
+    const res = await call<ErrorBody>(api, "POST", "/admin/users", { token: admin, body });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toContain(field);
   }
@@ -64,7 +67,7 @@ test("an account of another organization is answered alike but not yet a member;
     body: { email: "outside@example.com", password: "a long first password", role: "developer" },
   });
   expect(added.status).toBe(201);
-  const members = await call(api, "GET", "/admin/users", { token: admin });
+  const members = await call<typeof listUsersRoute>(api, "GET", "/admin/users", { token: admin });
   expect(members.body.users.map((u: { email: string }) => u.email)).not.toContain("outside@example.com");
   const developer = await createUser(t, api, "dev-adder@example.com", "developer");
   const refused = await call(api, "POST", "/admin/users", {

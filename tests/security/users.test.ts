@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { auditLogs } from "#db/schema/index.ts";
-import { call, createUser, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import type { PUT as setRoleRoute } from "#routes/filtration/admin/users/[id]/role.ts";
+import type { GET as listUsersRoute } from "#routes/filtration/admin/users/index.ts";
+import type { GET as meRoute } from "#routes/filtration/auth/me.ts";
+import {
+  call,
+  createUser,
+  type ErrorBody,
+  type Handler,
+  loginAsAdmin,
+  type TestApp,
+} from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
@@ -14,13 +24,15 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const setRole = (token: string, id: string, role: string) =>
-  call(handle, "PUT", `/admin/users/${id}/role`, { token, body: { role } });
+const setRole = <R = unknown>(token: string, id: string, role: string) =>
+  call<R>(handle, "PUT", `/admin/users/${id}/role`, { token, body: { role } });
 
 describe("GET /admin/users", () => {
   test("lists the organization's users with their roles", async () => {
     await createUser(t, handle, "listed@example.com", "developer");
-    const res = await call(handle, "GET", "/admin/users", { token: admin.access_token });
+    const res = await call<typeof listUsersRoute>(handle, "GET", "/admin/users", {
+      token: admin.access_token,
+    });
     expect(res.status).toBe(200);
     expect(res.body.users).toContainEqual(
       expect.objectContaining({ email: "listed@example.com", role: "developer", totp_enabled: false }),
@@ -41,10 +53,10 @@ describe("PUT /admin/users/{id}/role", () => {
         })
       ).status,
     ).toBe(403);
-    const res = await setRole(admin.access_token, user.user.id, "admin");
+    const res = await setRole<typeof setRoleRoute>(admin.access_token, user.user.id, "admin");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: user.user.id, email: "promoted@example.com", role: "admin" });
-    const me = await call(handle, "GET", "/auth/me", { token: user.access_token });
+    const me = await call<typeof meRoute>(handle, "GET", "/auth/me", { token: user.access_token });
     expect(me.body.role).toBe("admin");
   });
 
@@ -52,7 +64,7 @@ describe("PUT /admin/users/{id}/role", () => {
     const { t: t2, handle: h } = await startGateway("filtration");
     try {
       const only = await loginAsAdmin(h);
-      const res = await call(h, "PUT", `/admin/users/${only.user.id}/role`, {
+      const res = await call<ErrorBody>(h, "PUT", `/admin/users/${only.user.id}/role`, {
         token: only.access_token,
         body: { role: "viewer" },
       });
@@ -88,7 +100,7 @@ describe("PUT /admin/users/{id}/role", () => {
       const statuses = [ab.status, ba.status].sort();
       expect(statuses[0]).toBe(200);
       expect([403, 409]).toContain(statuses[1] as number);
-      const users = await call(h, "GET", "/admin/users", {
+      const users = await call<typeof listUsersRoute>(h, "GET", "/admin/users", {
         token: ab.status === 200 ? a.access_token : b.access_token,
       });
       expect(users.body.users.filter((u: { role: string }) => u.role === "admin")).toHaveLength(1);
@@ -99,9 +111,9 @@ describe("PUT /admin/users/{id}/role", () => {
 
   test("an unknown role is 400; an unknown user 404; a malformed id 400", async () => {
     const user = await createUser(t, handle, "target@example.com", "viewer");
-    const role = await setRole(admin.access_token, user.user.id, "wizard");
+    const role = await setRole<ErrorBody>(admin.access_token, user.user.id, "wizard");
     expect(role.status).toBe(400);
-    expect(role.body.error.details.fields[0].field).toBe("role");
+    expect(role.body.error.details?.fields?.[0]?.field).toBe("role");
     expect((await setRole(admin.access_token, crypto.randomUUID(), "viewer")).status).toBe(404);
     expect((await setRole(admin.access_token, "not-a-uuid", "viewer")).status).toBe(400);
   });
