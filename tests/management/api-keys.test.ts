@@ -3,17 +3,27 @@ import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { rowsOf } from "#db/migrate.ts";
 import { apiKeys } from "#db/schema/index.ts";
+import type { DELETE as revokeKey } from "#routes/filtration/management/api-keys/[id].ts";
+import type { POST as createKey, GET as listKeys } from "#routes/filtration/management/api-keys/index.ts";
 import { LastUsedTracker } from "#services/api-keys/last-used.ts";
 import { verifyApiKey } from "#services/api-keys/verify.ts";
-import { call } from "../support/app.ts";
+import { type BodyOf, call, type ErrorBody } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf, insertDeployment } from "./support.ts";
 
 const { t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("keys");
 afterAll(() => t.close());
 
-const create = (body: unknown, token = admin) =>
-  call(handle, "POST", "/management/api-keys", { token, body });
+/** Creates a key as `token`; a test that expects a refusal reads it as `create<ErrorBody>(...)`. */
+const create = <R = typeof createKey>(body: unknown, token = admin) =>
+  call<R>(handle, "POST", "/management/api-keys", { token, body });
+
+/** The key `id` in a list answer; a key not listed throws, as reading a field of it did. */
+function listedKey(list: BodyOf<typeof listKeys>, id: string) {
+  const key = list.api_keys.find((k) => k.id === id);
+  if (!key) throw new Error(`key ${id} is not listed`);
+  return key;
+}
 
 test("a new key is sk- and 48 random characters, shown once, and only its hash is stored", async () => {
   const created = await create({ name: "ci" });
@@ -23,7 +33,7 @@ test("a new key is sk- and 48 random characters, shown once, and only its hash i
   expect(prefix).toBe(key.slice(0, 11));
   expect(created.body).toMatchObject({ name: "ci", expires_at: null, deployment_ids: [] });
 
-  const list = await call(handle, "GET", "/management/api-keys", { token: admin });
+  const list = await call<typeof listKeys>(handle, "GET", "/management/api-keys", { token: admin });
   expect(list.status).toBe(200);
   const listed = list.body.api_keys.find((k: { id: string }) => k.id === id);
   expect(listed).toMatchObject({
@@ -60,12 +70,12 @@ test("two keys never share a value", async () => {
 });
 
 test("bad bodies are 400 naming the field", async () => {
-  expect(fieldsOf((await create({})).body)).toContain("name");
-  expect(fieldsOf((await create({ name: "   " })).body)).toContain("name");
-  const past = await create({ name: "old", expires_at: "2001-01-01T00:00:00Z" });
+  expect(fieldsOf((await create<ErrorBody>({})).body)).toContain("name");
+  expect(fieldsOf((await create<ErrorBody>({ name: "   " })).body)).toContain("name");
+  const past = await create<ErrorBody>({ name: "old", expires_at: "2001-01-01T00:00:00Z" });
   expect(past.status).toBe(400);
   expect(fieldsOf(past.body)).toContain("expires_at");
-  const unknown = await create({ name: "scoped", deployment_ids: [crypto.randomUUID()] });
+  const unknown = await create<ErrorBody>({ name: "scoped", deployment_ids: [crypto.randomUUID()] });
   expect(unknown.status).toBe(400);
   expect(fieldsOf(unknown.body)).toContain("deployment_ids");
 });
@@ -76,7 +86,7 @@ test("a key is scoped to deployments of its own organization only", async () => 
   const scoped = await create({ name: "scoped", deployment_ids: [mine.id, mine.id] });
   expect(scoped.status).toBe(201);
   expect(scoped.body.deployment_ids).toEqual([mine.id]);
-  const crossing = await create({ name: "crossing", deployment_ids: [mine.id, theirs.id] });
+  const crossing = await create<ErrorBody>({ name: "crossing", deployment_ids: [mine.id, theirs.id] });
   expect(crossing.status).toBe(400);
   expect(fieldsOf(crossing.body)).toEqual(["deployment_ids"]);
   const verified = await verifyApiKey(t.app, scoped.body.key);
@@ -95,18 +105,20 @@ test("without a token 401; a viewer may list but not create or revoke", async ()
 test("revoking keeps the row, sets revoked_at, and the key stops verifying", async () => {
   const created = await create({ name: "to-revoke" });
   expect(await verifyApiKey(t.app, created.body.key)).toBeDefined();
-  const revoked = await call(handle, "DELETE", `/management/api-keys/${created.body.id}`, { token: admin });
+  const revoked = await call<typeof revokeKey>(handle, "DELETE", `/management/api-keys/${created.body.id}`, {
+    token: admin,
+  });
   expect(revoked.status).toBe(200);
   expect(revoked.body.revoked_at).not.toBeNull();
   expect(revoked.body).not.toHaveProperty("key");
   expect(await verifyApiKey(t.app, created.body.key)).toBeUndefined();
-  const again = await call(handle, "DELETE", `/management/api-keys/${created.body.id}`, { token: admin });
+  const again = await call<typeof revokeKey>(handle, "DELETE", `/management/api-keys/${created.body.id}`, {
+    token: admin,
+  });
   expect(again.status).toBe(200);
   expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
-  const list = await call(handle, "GET", "/management/api-keys", { token: admin });
-  expect(list.body.api_keys.find((k: { id: string }) => k.id === created.body.id).revoked_at).toBe(
-    revoked.body.revoked_at,
-  );
+  const list = await call<typeof listKeys>(handle, "GET", "/management/api-keys", { token: admin });
+  expect(listedKey(list.body, created.body.id).revoked_at).toBe(revoked.body.revoked_at);
 });
 
 test("another organization's key is 404, to read or revoke, and stays working", async () => {
@@ -119,7 +131,7 @@ test("another organization's key is 404, to read or revoke, and stays working", 
   expect((await call(handle, "DELETE", "/management/api-keys/not-a-uuid", { token: admin })).status).toBe(
     404,
   );
-  const theirs = await call(handle, "GET", "/management/api-keys", { token: outsider });
+  const theirs = await call<typeof listKeys>(handle, "GET", "/management/api-keys", { token: outsider });
   expect(theirs.body.api_keys.map((k: { id: string }) => k.id)).not.toContain(created.body.id);
   expect(await verifyApiKey(t.app, created.body.key)).toBeDefined();
 });
@@ -155,8 +167,8 @@ test("uses are written to last_used_at in one batch, not per request", async () 
     expect(used).toBeInstanceOf(Date);
     expect(Math.abs((used as Date).getTime() - Date.now())).toBeLessThan(10_000);
   }
-  const listed = await call(handle, "GET", "/management/api-keys", { token: admin });
-  expect(listed.body.api_keys.find((k: { id: string }) => k.id === a.body.id).last_used_at).not.toBeNull();
+  const listed = await call<typeof listKeys>(handle, "GET", "/management/api-keys", { token: admin });
+  expect(listedKey(listed.body, a.body.id).last_used_at).not.toBeNull();
 });
 
 test("a tracker issues one statement per flush, on its own after the interval, and never goes back in time", async () => {

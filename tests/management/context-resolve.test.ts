@@ -1,7 +1,16 @@
 // POST /internal/context/resolve, and the service behind it that the inference gateway calls in process.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import type {
+  ModelsAnswer,
+  Resolved,
+  ResolvedUpstream,
+  ResolveRefusal,
+} from "#contracts/internal/resolve.ts";
 import { deployments } from "#db/schema/index.ts";
+import type { POST as modelsRoute } from "#routes/filtration/internal/context/models.ts";
+import type { POST as resolveRoute } from "#routes/filtration/internal/context/resolve.ts";
+import type { POST as createKey } from "#routes/filtration/management/api-keys/index.ts";
 import { httpFiltration } from "#server/filtration-http-port.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { resolveInferenceContext } from "#services/inference-context/resolve.ts";
@@ -9,12 +18,13 @@ import {
   call,
   createOrganization,
   createUser,
+  type ErrorBody,
   type Handler,
   loginAsAdmin,
   type TestApp,
 } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
-import { defaultOrgId, insertDeployment } from "./support.ts";
+import { defaultOrgId, fieldsOf, insertDeployment } from "./support.ts";
 
 let t: TestApp;
 let handle: Handler;
@@ -49,7 +59,7 @@ beforeAll(async () => {
     replicas: [{ state: "READY", endpoint: "http://x/v1" }],
   });
   const mk = async (body: unknown, token = admin) =>
-    (await call(handle, "POST", "/management/api-keys", { token, body })).body;
+    (await call<typeof createKey>(handle, "POST", "/management/api-keys", { token, body })).body;
   key = await mk({ name: "all" });
   scopedKey = (await mk({ name: "scoped", deployment_ids: [other.id] })).key;
   outsiderKey = (await mk({ name: "theirs" }, outsider)).key;
@@ -64,8 +74,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const resolve = (body: unknown, internalKey: string | null = t.config.internalApiKey) =>
-  call(handle, "POST", "/internal/context/resolve", {
+/** Asks to resolve; a test that knows the answer's kind names it: `resolve<Resolved>`, `resolve<ErrorBody>`. */
+const resolve = <R = typeof resolveRoute>(
+  body: unknown,
+  internalKey: string | null = t.config.internalApiKey,
+) =>
+  call<R>(handle, "POST", "/internal/context/resolve", {
     body,
     headers: internalKey === null ? {} : { "x-internal-api-key": internalKey },
   });
@@ -103,10 +117,13 @@ test("a deployment without a ready replica resolves with no endpoint (the gatewa
 
 test("every failure answers valid:false with its reason and, for a known key, that key alone", async () => {
   const revoked = (
-    await call(handle, "POST", "/management/api-keys", { token: admin, body: { name: "gone" } })
+    await call<typeof createKey>(handle, "POST", "/management/api-keys", {
+      token: admin,
+      body: { name: "gone" },
+    })
   ).body;
   await call(handle, "DELETE", `/management/api-keys/${revoked.id}`, { token: admin });
-  const failures: [string, { api_key: string; model: string }, string][] = [
+  const failures: [string, { api_key: string; model: string }, ResolveRefusal["reason"]][] = [
     ["unknown key", { api_key: `sk-${"x".repeat(48)}`, model: "llama-chat" }, "invalid_api_key"],
     ["malformed key", { api_key: "hello", model: "llama-chat" }, "invalid_api_key"],
     ["revoked key", { api_key: revoked.key, model: "llama-chat" }, "invalid_api_key"],
@@ -117,7 +134,7 @@ test("every failure answers valid:false with its reason and, for a known key, th
     ["stopped deployment", { api_key: key.key, model: "stopped-model" }, "deployment_unavailable"],
   ];
   for (const [name, body, reason] of failures) {
-    const res = await resolve(body);
+    const res = await resolve<ResolveRefusal>(body);
     expect(res.status, name).toBe(200);
     const { caller, ...rest } = res.body;
     expect(rest, name).toEqual({ valid: false, reason });
@@ -127,15 +144,18 @@ test("every failure answers valid:false with its reason and, for a known key, th
   }
 });
 
+/** The models answer for a key that resolves. */
+type ListedModels = Extract<ModelsAnswer, { valid: true }>;
+
 test("/internal/context/models lists what a key may call; an unknown key is valid:false", async () => {
-  const models = async (apiKey: string) =>
+  const models = async <R = typeof modelsRoute>(apiKey: string) =>
     (
-      await call(handle, "POST", "/internal/context/models", {
+      await call<R>(handle, "POST", "/internal/context/models", {
         headers: { "x-internal-api-key": t.config.internalApiKey },
         body: { api_key: apiKey },
       })
     ).body;
-  const listed = await models(scopedKey);
+  const listed = await models<ListedModels>(scopedKey);
   expect(listed.valid).toBe(true);
   expect(listed.data.map((m: { id: string }) => m.id)).toEqual(["other-model"]);
   expect(await models("sk-nope")).toEqual({ valid: false });
@@ -166,7 +186,7 @@ test("a deployment asked to stop stops resolving at once; an expired key too", a
     reason: "deployment_unavailable",
   });
   const expiring = (
-    await call(handle, "POST", "/management/api-keys", {
+    await call<typeof createKey>(handle, "POST", "/management/api-keys", {
       token: admin,
       body: { name: "expiring", expires_at: new Date(Date.now() + 60_000).toISOString() },
     })
@@ -198,9 +218,9 @@ test("without the internal key, or with a wrong one, 401", async () => {
 });
 
 test("a malformed body is 400 naming the field", async () => {
-  const res = await resolve({ model: "llama-chat" });
+  const res = await resolve<ErrorBody>({ model: "llama-chat" });
   expect(res.status).toBe(400);
-  expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain("api_key");
+  expect(fieldsOf(res.body)).toContain("api_key");
 });
 
 test("a hosted deployment's upstream carries its named credential to an inference gateway apart, and its fallback's too", async () => {
@@ -222,10 +242,10 @@ test("a hosted deployment's upstream carries its named credential to an inferenc
     token: admin,
     body: { deployment_id: live.id, config: { fallbacks: ["support-bot"] } },
   });
-  const upstream = { wire: "openai-compatible", model: "gpt-4.1-mini", api_key: secret };
-  const asked = await resolve({ api_key: key.key, model: "support-bot" });
+  const upstream: ResolvedUpstream = { wire: "openai-compatible", model: "gpt-4.1-mini", api_key: secret };
+  const asked = await resolve<Resolved>({ api_key: key.key, model: "support-bot" });
   expect(asked.body.upstream).toEqual(upstream);
-  const withFallback = await resolve({ api_key: key.key, model: "llama-chat" });
+  const withFallback = await resolve<Resolved>({ api_key: key.key, model: "llama-chat" });
   expect(withFallback.body.fallbacks).toEqual([
     {
       deployment: { id: hosted.id, name: "support-bot" },

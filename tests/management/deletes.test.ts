@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, knowledgeDocuments, promptTemplateVersions } from "#db/schema/index.ts";
-import { call } from "../support/app.ts";
+import type { DELETE as deleteCollection } from "#routes/filtration/management/knowledge-base/collections/[id].ts";
+import type {
+  POST as createCollection,
+  GET as listCollections,
+} from "#routes/filtration/management/knowledge-base/collections/index.ts";
+import type { DELETE as deleteTemplate } from "#routes/filtration/management/prompts/[id].ts";
+import type { POST as createTemplate } from "#routes/filtration/management/prompts/index.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { defaultOrgId, insertDeployment } from "./support.ts";
 
@@ -17,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function newCollection(name: string): Promise<string> {
-  const res = await call(handle, "POST", "/management/knowledge-base/collections", {
+  const res = await call<typeof createCollection>(handle, "POST", "/management/knowledge-base/collections", {
     token: admin,
     body: { name },
   });
@@ -37,7 +44,7 @@ async function newCollection(name: string): Promise<string> {
 }
 
 async function newTemplate(name: string): Promise<string> {
-  const res = await call(handle, "POST", "/management/prompts", {
+  const res = await call<typeof createTemplate>(handle, "POST", "/management/prompts", {
     token: admin,
     body: { name, system_prompt: "Be brief." },
   });
@@ -59,12 +66,21 @@ const audited = async (action: string, id: string) =>
 
 test("a collection is deleted with its documents, and audited", async () => {
   const id = await newCollection("to-delete");
-  const res = await call(handle, "DELETE", `/management/knowledge-base/collections/${id}`, { token: admin });
+  const res = await call<typeof deleteCollection>(
+    handle,
+    "DELETE",
+    `/management/knowledge-base/collections/${id}`,
+    {
+      token: admin,
+    },
+  );
   expect(res).toMatchObject({ status: 200, body: { id, deleted: true } });
   expect(
     await t.app.db.select().from(knowledgeDocuments).where(eq(knowledgeDocuments.collectionId, id)),
   ).toEqual([]);
-  const list = await call(handle, "GET", "/management/knowledge-base/collections", { token: admin });
+  const list = await call<typeof listCollections>(handle, "GET", "/management/knowledge-base/collections", {
+    token: admin,
+  });
   expect(list.body.collections.map((c: { id: string }) => c.id)).not.toContain(id);
   expect(await audited("knowledge_collection.delete", id)).toBe(1);
   expect(
@@ -79,7 +95,7 @@ test("a collection a rag policy lists is refused with 409 naming the deployment,
     body: { deployment_id: deploymentId, config: { collection_ids: [id] } },
   });
   expect(policy.status).toBeLessThan(300);
-  const refused = await call(handle, "DELETE", `/management/knowledge-base/collections/${id}`, {
+  const refused = await call<ErrorBody>(handle, "DELETE", `/management/knowledge-base/collections/${id}`, {
     token: admin,
   });
   expect(refused.status).toBe(409);
@@ -91,7 +107,9 @@ test("a collection a rag policy lists is refused with 409 naming the deployment,
 
 test("a template is deleted with every version; one a prompt policy applies is refused with 409", async () => {
   const id = await newTemplate("to-delete");
-  const res = await call(handle, "DELETE", `/management/prompts/${id}`, { token: admin });
+  const res = await call<typeof deleteTemplate>(handle, "DELETE", `/management/prompts/${id}`, {
+    token: admin,
+  });
   expect(res).toMatchObject({ status: 200, body: { id, deleted: true } });
   expect(
     await t.app.db.select().from(promptTemplateVersions).where(eq(promptTemplateVersions.templateId, id)),
@@ -104,7 +122,7 @@ test("a template is deleted with every version; one a prompt policy applies is r
     token: admin,
     body: { config: { template_id: used } },
   });
-  const refused = await call(handle, "DELETE", `/management/prompts/${used}`, { token: admin });
+  const refused = await call<ErrorBody>(handle, "DELETE", `/management/prompts/${used}`, { token: admin });
   expect(refused.status).toBe(409);
   expect(refused.body.error.message).toContain("the organization");
 });

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { inferenceLogs } from "#db/schema/index.ts";
-import { call } from "../support/app.ts";
+import type { POST as createLogs } from "#routes/filtration/internal/logs/create.ts";
+import type { GET as deploymentLogs } from "#routes/filtration/management/deployments/[id]/logs.ts";
+import type { GET as recentLogs } from "#routes/filtration/management/deployments/recent-logs.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf, insertDeployment } from "./support.ts";
 
@@ -18,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = (body: unknown, key: string | null = t.config.internalApiKey) =>
-  call(handle, "POST", "/internal/logs/create", {
+  call<typeof createLogs>(handle, "POST", "/internal/logs/create", {
     body,
     headers: key === null ? {} : { "x-internal-api-key": key },
   });
@@ -61,7 +64,14 @@ test("one entry, or a batch, is written", async () => {
 });
 
 test("a deployment's logs come newest first, in pages", async () => {
-  const page1 = await call(handle, "GET", `/management/deployments/${first}/logs?limit=4`, { token: viewer });
+  const page1 = await call<typeof deploymentLogs>(
+    handle,
+    "GET",
+    `/management/deployments/${first}/logs?limit=4`,
+    {
+      token: viewer,
+    },
+  );
   expect(page1.status).toBe(200);
   expect(page1.body.items.map((l: { request_id: string }) => l.request_id)).toEqual(
     [6, 5, 4, 3].map((i) => `req-${first.slice(0, 4)}-${i}`),
@@ -80,7 +90,7 @@ test("a deployment's logs come newest first, in pages", async () => {
     guardrails: { input: { action: "allow", findings: [] } },
   });
   expect(page1.body.next_cursor).toEqual(expect.any(String));
-  const page2 = await call(
+  const page2 = await call<typeof deploymentLogs>(
     handle,
     "GET",
     `/management/deployments/${first}/logs?limit=4&cursor=${page1.body.next_cursor}`,
@@ -95,16 +105,25 @@ test("a deployment's logs come newest first, in pages", async () => {
 });
 
 test("recent logs span the organization's deployments and nothing of another organization", async () => {
-  const mine = await call(handle, "GET", "/management/deployments/recent-logs", { token: admin });
+  const mine = await call<typeof recentLogs>(handle, "GET", "/management/deployments/recent-logs", {
+    token: admin,
+  });
   expect(mine.status).toBe(200);
   expect(mine.body.items).toHaveLength(9);
-  expect(new Set(mine.body.items.map((l: { deployment_id: string }) => l.deployment_id))).toEqual(
-    new Set([first, second]),
+  expect(new Set(mine.body.items.map((l) => l.deployment_id))).toEqual(new Set([first, second]));
+  const theirsPage = await call<typeof recentLogs>(handle, "GET", "/management/deployments/recent-logs", {
+    token: outsider,
+  });
+  expect(theirsPage.body.items.map((l) => l.deployment_id)).toEqual([theirs]);
+  const limited = await call<typeof recentLogs>(
+    handle,
+    "GET",
+    "/management/deployments/recent-logs?limit=2",
+    {
+      token: admin,
+    },
   );
-  const theirsPage = await call(handle, "GET", "/management/deployments/recent-logs", { token: outsider });
-  expect(theirsPage.body.items.map((l: { deployment_id: string }) => l.deployment_id)).toEqual([theirs]);
-  const limited = await call(handle, "GET", "/management/deployments/recent-logs?limit=2", { token: admin });
-  expect(limited.body.items[0].deployment_id).toBe(second);
+  expect(limited.body.items[0]?.deployment_id).toBe(second);
   expect(limited.body.next_cursor).not.toBeNull();
 });
 
@@ -116,7 +135,7 @@ test("another organization's deployment, or none, is 404; bad paging 400; no tok
     (await call(handle, "GET", `/management/deployments/${crypto.randomUUID()}/logs`, { token: admin }))
       .status,
   ).toBe(404);
-  const cursor = await call(handle, "GET", "/management/deployments/recent-logs?cursor=abc", {
+  const cursor = await call<ErrorBody>(handle, "GET", "/management/deployments/recent-logs?cursor=abc", {
     token: admin,
   });
   expect(cursor.status).toBe(400);
@@ -144,9 +163,14 @@ test("the replica that served is kept by its base URL, never with user info or a
     served_by_endpoint: "http://operator:s3cret@10.0.0.7:8080/v1?api_key=sk-live-123#frag",
   };
   expect((await create(served)).status).toBe(201);
-  const page = await call(handle, "GET", `/management/deployments/${first}/logs?limit=1`, {
-    token: admin,
-  });
+  const page = await call<typeof deploymentLogs>(
+    handle,
+    "GET",
+    `/management/deployments/${first}/logs?limit=1`,
+    {
+      token: admin,
+    },
+  );
   expect(page.body.items[0]).toMatchObject({
     request_id: served.request_id,
     served_by_endpoint: "http://10.0.0.7:8080/v1",

@@ -2,8 +2,14 @@ import { afterAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { knowledgeDocuments } from "#db/schema/index.ts";
+import type { GET as collectionDocuments } from "#routes/filtration/management/knowledge-base/collections/[id]/documents.ts";
+import type {
+  POST as createCollection,
+  GET as listCollections,
+} from "#routes/filtration/management/knowledge-base/collections/index.ts";
+import type { GET as readDocument } from "#routes/filtration/management/knowledge-base/documents/[id].ts";
 import { documentTypeOf } from "#services/knowledge-base/document-types.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";
 
@@ -11,8 +17,12 @@ const { t, handle, admin, viewer, outsider } = await startWithCallers("kb");
 afterAll(() => t.close());
 
 const newCollection = async (name: string, token = admin) =>
-  (await call(handle, "POST", "/management/knowledge-base/collections", { token, body: { name } })).body
-    .id as string;
+  (
+    await call<typeof createCollection>(handle, "POST", "/management/knowledge-base/collections", {
+      token,
+      body: { name },
+    })
+  ).body.id;
 
 async function upload(collectionId: string | undefined, files: File[], token = admin) {
   const form = new FormData();
@@ -32,10 +42,15 @@ const documentsIn = async (collectionId: string) =>
   t.app.db.select().from(knowledgeDocuments).where(eq(knowledgeDocuments.collectionId, collectionId));
 
 test("collections: create 201, list with document counts, a taken name 409, a blank one 400", async () => {
-  const created = await call(handle, "POST", "/management/knowledge-base/collections", {
-    token: admin,
-    body: { name: "handbook", description: "HR handbook" },
-  });
+  const created = await call<typeof createCollection>(
+    handle,
+    "POST",
+    "/management/knowledge-base/collections",
+    {
+      token: admin,
+      body: { name: "handbook", description: "HR handbook" },
+    },
+  );
   expect(created.status).toBe(201);
   expect(created.body).toMatchObject({ name: "handbook", description: "HR handbook", document_count: 0 });
   const dup = await call(handle, "POST", "/management/knowledge-base/collections", {
@@ -43,15 +58,17 @@ test("collections: create 201, list with document counts, a taken name 409, a bl
     body: { name: "handbook" },
   });
   expect(dup.status).toBe(409);
-  const blank = await call(handle, "POST", "/management/knowledge-base/collections", {
+  const blank = await call<ErrorBody>(handle, "POST", "/management/knowledge-base/collections", {
     token: admin,
     body: { name: " " },
   });
   expect(fieldsOf(blank.body)).toEqual(["name"]);
   await upload(created.body.id, [new File(["hello"], "a.txt", { type: "text/plain" })]);
-  const list = await call(handle, "GET", "/management/knowledge-base/collections", { token: viewer });
+  const list = await call<typeof listCollections>(handle, "GET", "/management/knowledge-base/collections", {
+    token: viewer,
+  });
   expect(list.status).toBe(200);
-  expect(list.body.collections.find((c: { id: string }) => c.id === created.body.id).document_count).toBe(1);
+  expect(list.body.collections.find((c: { id: string }) => c.id === created.body.id)?.document_count).toBe(1);
 });
 
 test("an upload stores each text file's content and SHA-256, and lists them", async () => {
@@ -75,13 +92,21 @@ test("an upload stores each text file's content and SHA-256, and lists them", as
   expect(md?.contentSha256).toBe(createHash("sha256").update(markdown).digest("hex"));
   expect(md?.sizeBytes).toBe(Buffer.byteLength(markdown));
 
-  const listed = await call(handle, "GET", `/management/knowledge-base/collections/${id}/documents`, {
-    token: viewer,
-  });
+  const listed = await call<typeof collectionDocuments>(
+    handle,
+    "GET",
+    `/management/knowledge-base/collections/${id}/documents`,
+    { token: viewer },
+  );
   expect(listed.status).toBe(200);
   expect(listed.body.documents).toHaveLength(3);
   expect(listed.body.documents[0]).not.toHaveProperty("content");
-  const one = await call(handle, "GET", `/management/knowledge-base/documents/${md?.id}`, { token: viewer });
+  const one = await call<typeof readDocument>(
+    handle,
+    "GET",
+    `/management/knowledge-base/documents/${md?.id}`,
+    { token: viewer },
+  );
   expect(one.body).toMatchObject({ filename: "readme.md", content: markdown });
 });
 

@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { policyDefaults } from "#core/policies.ts";
 import { knowledgeCollections, promptTemplates } from "#db/schema/index.ts";
+import type {
+  DELETE as deletePolicy,
+  GET as getPolicy,
+  POST as setPolicy,
+} from "#routes/filtration/management/config/[policy_type].ts";
 import { effectivePolicies } from "#services/policies/effective.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf, insertDeployment } from "./support.ts";
 
@@ -31,10 +36,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const set = (type: string, body: unknown, token = admin) =>
-  call(handle, "POST", `/management/config/${type}`, { token, body });
-const get = (type: string, deployment?: string, token = admin) =>
-  call(handle, "GET", `/management/config/${type}${deployment ? `?deployment_id=${deployment}` : ""}`, {
+/** Sets a policy as `token`; a test that expects a refusal reads it as `set<ErrorBody>(...)`. */
+const set = <R = typeof setPolicy>(type: string, body: unknown, token = admin) =>
+  call<R>(handle, "POST", `/management/config/${type}`, { token, body });
+/** Reads a policy as `token`; `get<ErrorBody>(...)` for a refusal. */
+const get = <R = typeof getPolicy>(type: string, deployment?: string, token = admin) =>
+  call<R>(handle, "GET", `/management/config/${type}${deployment ? `?deployment_id=${deployment}` : ""}`, {
     token,
   });
 
@@ -60,7 +67,8 @@ test("an organization-wide policy applies to its deployments until one sets its 
     deployment_id: null,
     source: "organization",
   });
-  expect(Date.parse(orgWide.body.updated_at)).not.toBeNaN();
+  // A null updated_at parses as NaN, as `null` did before the body was typed.
+  expect(Date.parse(orgWide.body.updated_at ?? "")).not.toBeNaN();
 
   const inherited = await get("rate_limit", deploymentId);
   expect(inherited.body).toMatchObject({
@@ -89,7 +97,7 @@ test("an organization-wide policy applies to its deployments until one sets its 
     requests_per_minute: 120,
   });
 
-  const removed = await call(
+  const removed = await call<typeof deletePolicy>(
     handle,
     "DELETE",
     `/management/config/rate_limit?deployment_id=${deploymentId}`,
@@ -146,14 +154,14 @@ describe("malformed configs are 400 naming the field", () => {
     ["prompt", { template_id: crypto.randomUUID() }, "config.template_id"],
   ];
   test.each(cases)("%s %j", async (type, config, field) => {
-    const res = await set(type, { config });
+    const res = await set<ErrorBody>(type, { config });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("validation_error");
     expect(fieldsOf(res.body)).toContain(field);
   });
 
   test("a template or collection of another organization is refused like an unknown one", async () => {
-    const res = await set("prompt", { config: { template_id: otherTemplateId } });
+    const res = await set<ErrorBody>("prompt", { config: { template_id: otherTemplateId } });
     expect(res.status).toBe(400);
     expect(fieldsOf(res.body)).toEqual(["config.template_id"]);
   });
@@ -167,15 +175,18 @@ describe("malformed configs are 400 naming the field", () => {
   });
 
   test("config missing or not an object", async () => {
-    expect(fieldsOf((await set("quota", {})).body)).toContain("config");
-    const list = await set("quota", { config: [1] });
+    expect(fieldsOf((await set<ErrorBody>("quota", {})).body)).toContain("config");
+    const list = await set<ErrorBody>("quota", { config: [1] });
     expect(list.status).toBe(400);
     expect(fieldsOf(list.body).every((f) => f.startsWith("config"))).toBe(true);
   });
 });
 
 test("an unknown policy type is 400 naming it, for reads and writes", async () => {
-  for (const res of [await get("speed_limit"), await set("speed_limit", { config: {} })]) {
+  for (const res of [
+    await get<ErrorBody>("speed_limit"),
+    await set<ErrorBody>("speed_limit", { config: {} }),
+  ]) {
     expect(res.status).toBe(400);
     expect(fieldsOf(res.body)).toEqual(["params.policy_type"]);
   }

@@ -2,9 +2,13 @@ import { afterAll, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { rowsOf } from "#db/migrate.ts";
 import { providerConfigs } from "#db/schema/index.ts";
+import type {
+  GET as listProviders,
+  POST as saveProvider,
+} from "#routes/filtration/management/config/providers.ts";
 import { open } from "#services/crypto/secret-box.ts";
 import { maskSecret, providerCredentials } from "#services/provider-configs/config.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";
 
@@ -14,9 +18,11 @@ const walletKey = "wallet-secret-0123456789abcdef";
 const { t, handle, admin, viewer, outsider, otherOrgId, orgId } = await startWithCallers("prov");
 afterAll(() => t.close());
 
-const save = (body: unknown, token = admin) =>
-  call(handle, "POST", "/management/config/providers", { token, body });
-const list = (token = admin) => call(handle, "GET", "/management/config/providers", { token });
+/** Saves a provider's config as `token`; a test that expects a refusal reads it as `save<ErrorBody>(...)`. */
+const save = <R = typeof saveProvider>(body: unknown, token = admin) =>
+  call<R>(handle, "POST", "/management/config/providers", { token, body });
+const list = (token = admin) =>
+  call<typeof listProviders>(handle, "GET", "/management/config/providers", { token });
 
 test("every provider is listed, unconfigured at first", async () => {
   const res = await list();
@@ -93,9 +99,9 @@ test("credentials left out stay; given, they replace all; {} removes them", asyn
 });
 
 test("bad bodies are 400 naming the field", async () => {
-  expect(fieldsOf((await save({ provider: "aws" })).body)).toContain("provider");
-  expect(fieldsOf((await save({})).body)).toContain("provider");
-  const badName = await save({ provider: "kubernetes", credentials: { "bad name!": "x" } });
+  expect(fieldsOf((await save<ErrorBody>({ provider: "aws" })).body)).toContain("provider");
+  expect(fieldsOf((await save<ErrorBody>({})).body)).toContain("provider");
+  const badName = await save<ErrorBody>({ provider: "kubernetes", credentials: { "bad name!": "x" } });
   expect(badName.status).toBe(400);
   expect(fieldsOf(badName.body)).toEqual(["credentials.bad name!"]);
   const notString = await save({ provider: "kubernetes", credentials: { token: 42 } });
@@ -106,7 +112,7 @@ test("organizations do not see each other's provider configs", async () => {
   await save({ provider: "skypilot", credentials: { aws_secret: walletKey } });
   const theirs = await list(outsider);
   const skypilot = theirs.body.providers.find((p: { provider: string }) => p.provider === "skypilot");
-  expect(skypilot.configured).toBe(false);
+  expect(skypilot?.configured).toBe(false);
   expect(await providerCredentials(t.app, otherOrgId, "skypilot")).toBeUndefined();
   await save({ provider: "skypilot", credentials: { aws_secret: "theirs-0123456789" } }, outsider);
   expect(await providerCredentials(t.app, orgId, "skypilot")).toEqual({ aws_secret: walletKey });
