@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AxeResults, RunOptions } from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { installationTag, taggedProcesses, terminate } from "#adapters/providers/local/processes.ts";
 import { adminEmail, adminPassword } from "../support/app.ts";
@@ -175,18 +176,20 @@ export async function watchAnswerGrowth(page: Page): Promise<void> {
 export const answerGrowth = (page: Page): Promise<number[]> =>
   page.evaluate(() => (window as unknown as { growth: number[] }).growth);
 
+/** The page's window once axe-core's script is injected into it. */
+interface WindowWithAxe {
+  axe: { run(context: Document, options: RunOptions): Promise<AxeResults> };
+}
+
 /** What axe-core finds on the page against WCAG 2.1 A and AA, one line a rule: `rule: targets`. */
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
   const result = await page.evaluate(() =>
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected into the page at run time.
-    (window as any).axe.run(document, {
+    (window as unknown as WindowWithAxe).axe.run(document, {
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
     }),
   );
-  return (result as { violations: { id: string; nodes: { target: string[] }[] }[] }).violations.map(
-    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-  );
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 /**

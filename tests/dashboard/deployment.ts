@@ -1,12 +1,25 @@
 // A RUNNING llama.cpp deployment of the tiny GGUF on a local pool of a browser test's platform, made
 // through the orchestration HTTP API with the administrator's token, as the gateway end-to-end test does.
 import { join } from "node:path";
+import type { POST as login } from "#routes/filtration/auth/login.ts";
+import type { POST as createPool } from "#routes/orchestration/deployment/createpool.ts";
+import type { POST as deploy } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as listDeployments } from "#routes/orchestration/deployment/deployments.ts";
+import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
-import { adminEmail, adminPassword } from "../support/app.ts";
+import { adminEmail, adminPassword, type BodyOf } from "../support/app.ts";
 import type { BrowserPlatform } from "./browser.ts";
 
-/** A JSON request to one of the platform's HTTP APIs; throws unless the answer is 2xx. */
-export async function apiJson(url: string, method: string, body?: unknown, token?: string) {
+/**
+ * A JSON request to one of the platform's HTTP APIs; throws unless the answer is 2xx. The answer is typed
+ * as `call` types it: `apiJson<typeof GET>(...)` with a route's export, or the shape the caller reads.
+ */
+export async function apiJson<R = unknown>(
+  url: string,
+  method: string,
+  body?: unknown,
+  token?: string,
+): Promise<BodyOf<R>> {
   const response = await fetch(url, {
     method,
     headers: {
@@ -15,18 +28,18 @@ export async function apiJson(url: string, method: string, body?: unknown, token
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field.
-  const parsed: any = await response.json().catch(() => undefined);
+  // The body is the server's JSON: its type is the route's contract, which the server checks it against.
+  const parsed: BodyOf<R> = await response.json().catch(() => undefined);
   if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(parsed)}`);
   return parsed;
 }
 
 export async function adminToken(bp: BrowserPlatform): Promise<string> {
-  const login = await apiJson(`${bp.filtrationUrl}/auth/login`, "POST", {
+  const session = await apiJson<typeof login>(`${bp.filtrationUrl}/auth/login`, "POST", {
     email: adminEmail,
     password: adminPassword,
   });
-  return login.access_token as string;
+  return session.access_token;
 }
 
 /** Deploys the tiny model as `name` and waits (up to 60 s) for RUNNING; answers its id. */
@@ -34,13 +47,13 @@ export async function runningTinyDeployment(bp: BrowserPlatform, name: string): 
   const token = await adminToken(bp);
   const modelPath = join(bp.dataDir, "models", "tiny.gguf");
   writeTinyGguf(modelPath, { eogBias: -30 });
-  const pool = await apiJson(
+  const pool = await apiJson<typeof createPool>(
     `${bp.orchestrationUrl}/deployment/createpool`,
     "POST",
     { pool_name: `pool-${crypto.randomUUID().slice(0, 6)}`, provider: "local" },
     token,
   );
-  const deployed = await apiJson(
+  const deployed = await apiJson<typeof deploy>(
     `${bp.orchestrationUrl}/deployment/deploy`,
     "POST",
     {
@@ -52,10 +65,15 @@ export async function runningTinyDeployment(bp: BrowserPlatform, name: string): 
     },
     token,
   );
-  const id = deployed.deployment_id as string;
+  const id = deployed.deployment_id;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const status = await apiJson(`${bp.orchestrationUrl}/deployment/status/${id}`, "GET", undefined, token);
+    const status = await apiJson<typeof deploymentStatus>(
+      `${bp.orchestrationUrl}/deployment/status/${id}`,
+      "GET",
+      undefined,
+      token,
+    );
     if (status.status === "RUNNING") return id;
     if (status.status === "FAILED") throw new Error(`deployment failed: ${JSON.stringify(status)}`);
     if (Date.now() > deadline) throw new Error(`deployment not RUNNING in 60 s: ${status.status}`);
@@ -66,7 +84,12 @@ export async function runningTinyDeployment(bp: BrowserPlatform, name: string): 
 /** Stops the platform's deployments so their workers do not outlive the test. */
 export async function stopDeployments(bp: BrowserPlatform): Promise<void> {
   const token = await adminToken(bp);
-  const list = await apiJson(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
+  const list = await apiJson<typeof listDeployments>(
+    `${bp.orchestrationUrl}/deployment/deployments`,
+    "GET",
+    undefined,
+    token,
+  );
   for (const d of list.deployments ?? []) {
     await apiJson(
       `${bp.orchestrationUrl}/deployment/terminate`,
@@ -77,8 +100,13 @@ export async function stopDeployments(bp: BrowserPlatform): Promise<void> {
   }
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const l = await apiJson(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
-    if ((l.deployments as { status: string }[]).every((d) => d.status === "STOPPED")) return;
+    const l = await apiJson<typeof listDeployments>(
+      `${bp.orchestrationUrl}/deployment/deployments`,
+      "GET",
+      undefined,
+      token,
+    );
+    if (l.deployments.every((d) => d.status === "STOPPED")) return;
     await Bun.sleep(250);
   }
 }

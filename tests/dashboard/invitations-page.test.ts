@@ -1,6 +1,8 @@
 // The Account page lists the signed-in user's invitations to other organizations with Accept and
 // Decline buttons (the same services as /auth/invitations).
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { GET as pendingInvitations } from "#routes/filtration/auth/invitations/index.ts";
+import type { GET as myOrganizations } from "#routes/filtration/auth/organizations.ts";
 import {
   adminPassword,
   call,
@@ -59,7 +61,9 @@ test("accepting from the Account page makes the membership", async () => {
   const accepted = await post(`/account/invitations/${id}/accept`, cookie);
   expect(accepted.status).toBe(303);
   expect(accepted.headers.get("location")).toBe("/account?done=joined");
-  const orgs = await call(api, "GET", "/auth/organizations", { token: b.access_token });
+  const orgs = await call<typeof myOrganizations>(api, "GET", "/auth/organizations", {
+    token: b.access_token,
+  });
   expect(orgs.body.organizations.map((o: { role: string }) => o.role).sort()).toEqual([
     "developer",
     "viewer",
@@ -74,9 +78,12 @@ test("declining from the Account page removes it", async () => {
   const id = /action="\/account\/invitations\/([0-9a-f-]+)\/decline"/.exec(await page(cookie))?.[1];
   const declined = await post(`/account/invitations/${id}/decline`, cookie);
   expect(declined.headers.get("location")).toBe("/account?done=declined");
-  expect((await call(api, "GET", "/auth/invitations", { token: b.access_token })).body.invitations).toEqual(
-    [],
-  );
-  const orgs = await call(api, "GET", "/auth/organizations", { token: b.access_token });
+  expect(
+    (await call<typeof pendingInvitations>(api, "GET", "/auth/invitations", { token: b.access_token })).body
+      .invitations,
+  ).toEqual([]);
+  const orgs = await call<typeof myOrganizations>(api, "GET", "/auth/organizations", {
+    token: b.access_token,
+  });
   expect(orgs.body.organizations).toHaveLength(1);
 }, 30_000);

@@ -4,6 +4,9 @@
 // bad value is refused beside its field; an organization-wide policy shows as inherited.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import type { GET as getPolicy } from "#routes/filtration/management/config/[policy_type].ts";
+import type { POST as createCollection } from "#routes/filtration/management/knowledge-base/collections/index.ts";
+import type { POST as createPrompt } from "#routes/filtration/management/prompts/index.ts";
 import { adminPassword } from "../support/app.ts";
 import {
   type BrowserPlatform,
@@ -22,7 +25,14 @@ let templateId: string;
 let collectionId: string;
 let token: string;
 
-const api = (method: string, url: string, body?: unknown) => apiJson(url, method, body, token);
+// Typed as `apiJson` types it: a route's export, or the shape the test reads.
+const api = <R = unknown>(method: string, url: string, body?: unknown) =>
+  apiJson<R>(url, method, body, token);
+
+/** The guardrails policy as the test reads it (the route types a policy's config loosely, by type). */
+interface GuardrailsPolicyRead {
+  config: { input: unknown; output: { mode: string } };
+}
 
 beforeAll(async () => {
   if (!haveChromium) return;
@@ -31,13 +41,15 @@ beforeAll(async () => {
   token = await adminToken(bp);
   deploymentId = await runningTinyDeployment(bp, "tiny-policies");
   templateId = (
-    await api("POST", `${bp.filtrationUrl}/management/prompts`, {
+    await api<typeof createPrompt>("POST", `${bp.filtrationUrl}/management/prompts`, {
       name: "terse <script>alert(1)</script>",
       system_prompt: "Answer in one word.",
     })
   ).id;
   collectionId = (
-    await api("POST", `${bp.filtrationUrl}/management/knowledge-base/collections`, { name: "handbook" })
+    await api<typeof createCollection>("POST", `${bp.filtrationUrl}/management/knowledge-base/collections`, {
+      name: "handbook",
+    })
   ).id;
   page = (await newPage(bp)).page;
   await signIn(page);
@@ -143,7 +155,7 @@ test.skipIf(!haveChromium)(
     await card("guardrails").getByRole("button", { name: "Save for this deployment" }).click();
     await page.waitForURL(/saved=guardrails/);
     expect(await sourceOf("guardrails")).toBe("deployment");
-    const guardrails = await api(
+    const guardrails = await api<GuardrailsPolicyRead>(
       "GET",
       `${bp.filtrationUrl}/management/config/guardrails?deployment_id=${deploymentId}`,
     );
@@ -198,7 +210,7 @@ test.skipIf(!haveChromium)(
       return r.status;
     }, policiesPath());
     expect(status).toBe(403);
-    const still = await api(
+    const still = await api<typeof getPolicy>(
       "GET",
       `${bp.filtrationUrl}/management/config/rate_limit?deployment_id=${deploymentId}`,
     );

@@ -4,6 +4,7 @@
 // pool, a collection, a template). Then keyboard focus survives the deployment page's polling refresh,
 // and the outcome of a change (a live region) receives focus.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { GET as meRoute } from "#routes/filtration/auth/me.ts";
 import { loadRoutes } from "#server/http/loader.ts";
 import {
   axeViolations,
@@ -22,7 +23,7 @@ const internalKey = `internal-${crypto.randomUUID()}`;
 const ids: Record<string, string> = {};
 
 const post = (url: string, token: string, body: unknown): Promise<{ id: string }> =>
-  apiJson(url, "POST", body, token);
+  apiJson<{ id: string }>(url, "POST", body, token);
 
 beforeAll(async () => {
   if (!haveChromium) return;
@@ -38,7 +39,7 @@ beforeAll(async () => {
   ).id;
   ids.apiKey = (await post(`${bp.filtrationUrl}/management/api-keys`, token, { name: "a11y-key" })).id;
   // One logged request with guardrail findings, served by a fallback: its page is visited too.
-  const me = await apiJson(`${bp.filtrationUrl}/auth/me`, "GET", undefined, token);
+  const me = await apiJson<typeof meRoute>(`${bp.filtrationUrl}/auth/me`, "GET", undefined, token);
   ids.logEntry = crypto.randomUUID();
   const logged = await fetch(`${bp.filtrationUrl}/internal/logs/create`, {
     method: "POST",

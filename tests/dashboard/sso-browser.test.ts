@@ -4,6 +4,7 @@
 // to; an administrator configures it on the dashboard's single sign-on page.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import type { GET as me } from "#routes/filtration/auth/me.ts";
 import { call } from "../support/app.ts";
 import { platformClient, startTestProvider, type TestProvider } from "../support/oidc-provider.ts";
 import {
@@ -70,13 +71,13 @@ test.skipIf(!haveChromium)(
     await shot(page, "sso-signed-in");
     // The session is the platform's own, with the role the provider's group maps to.
     const cookie = (await context.cookies()).find((c) => c.name === "llmp_session");
-    const me = await call(
+    const signedIn = await call<typeof me>(
       async (r) => fetch(new URL(new URL(r.url).pathname, bp.filtrationUrl), r),
       "GET",
       "/auth/me",
       { token: decodeURIComponent(cookie?.value ?? "") },
     );
-    expect(me.body).toMatchObject({ email: "mia@example.com", role: "developer" });
+    expect(signedIn.body).toMatchObject({ email: "mia@example.com", role: "developer" });
     await context.close();
   },
   120_000,

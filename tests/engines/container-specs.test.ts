@@ -5,7 +5,7 @@ import type { ContainerOptions, ContainerSpec } from "#adapters/engines/engine.t
 import { engines } from "#adapters/engines/index.ts";
 import { createProviders } from "#adapters/providers/index.ts";
 import { createPool, type OrchestrationTest, startOrchestrationTest } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 
 const base: ContainerOptions = {
   modelSource: "Qwen/Qwen2.5-0.5B-Instruct",
@@ -128,7 +128,7 @@ describe("deploying a container engine", () => {
   test("on local: 400 naming the engine and what local runs", async () => {
     const pool = await createPool(o);
     for (const engine of ["vllm", "sglang", "tgi"]) {
-      const res = await call(o.orchestration, "POST", "/deployment/deploy", {
+      const res = await call<ErrorBody>(o.orchestration, "POST", "/deployment/deploy", {
         token: o.token,
         body: {
           engine,

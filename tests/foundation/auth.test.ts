@@ -2,7 +2,19 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { SignJWT } from "jose";
 import { users } from "#db/schema/index.ts";
-import { adminEmail, adminPassword, call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import type { POST as login } from "#routes/filtration/auth/login.ts";
+import type { GET as me } from "#routes/filtration/auth/me.ts";
+import type { POST as refresh } from "#routes/filtration/auth/refresh.ts";
+import type { POST as switchOrg } from "#routes/filtration/auth/switch-org.ts";
+import {
+  adminEmail,
+  adminPassword,
+  call,
+  type ErrorBody,
+  type Handler,
+  loginAsAdmin,
+  type TestApp,
+} from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
@@ -15,7 +27,7 @@ afterAll(() => t.close());
 
 describe("POST /auth/login", () => {
   test("returns tokens and the user with role and organization", async () => {
-    const res = await call(handle, "POST", "/auth/login", {
+    const res = await call<typeof login>(handle, "POST", "/auth/login", {
       body: { email: adminEmail, password: adminPassword },
     });
     expect(res.status).toBe(200);
@@ -35,10 +47,10 @@ describe("POST /auth/login", () => {
   });
 
   test("wrong password and unknown e-mail get the same 401", async () => {
-    const wrong = await call(handle, "POST", "/auth/login", {
+    const wrong = await call<ErrorBody>(handle, "POST", "/auth/login", {
       body: { email: adminEmail, password: "not the password" },
     });
-    const unknown = await call(handle, "POST", "/auth/login", {
+    const unknown = await call<ErrorBody>(handle, "POST", "/auth/login", {
       body: { email: "nobody@example.com", password: "whatever1" },
     });
     expect(wrong.status).toBe(401);
@@ -48,16 +60,16 @@ describe("POST /auth/login", () => {
   });
 
   test("a body that is not JSON is 400 validation_error", async () => {
-    const res = await call(handle, "POST", "/auth/login", { raw: "{not json" });
+    const res = await call<ErrorBody>(handle, "POST", "/auth/login", { raw: "{not json" });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("validation_error");
   });
 
   test("a body of the wrong shape is 400 naming each bad field", async () => {
-    const res = await call(handle, "POST", "/auth/login", { body: { email: 42 } });
+    const res = await call<ErrorBody>(handle, "POST", "/auth/login", { body: { email: 42 } });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("validation_error");
-    const fields = res.body.error.details.fields.map((f: { field: string }) => f.field);
+    const fields = (res.body.error.details?.fields ?? []).map((f) => f.field);
     expect(fields).toContain("email");
     expect(fields).toContain("password");
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+/);
@@ -67,13 +79,13 @@ describe("POST /auth/login", () => {
 describe("GET /auth/me", () => {
   test("returns the signed-in user with totp_enabled", async () => {
     const session = await loginAsAdmin(handle);
-    const res = await call(handle, "GET", "/auth/me", { token: session.access_token });
+    const res = await call<typeof me>(handle, "GET", "/auth/me", { token: session.access_token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...session.user, role: "admin", email: adminEmail, totp_enabled: false });
   });
 
   test("401 without a token", async () => {
-    const res = await call(handle, "GET", "/auth/me");
+    const res = await call<ErrorBody>(handle, "GET", "/auth/me");
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe("unauthenticated");
   });
@@ -108,7 +120,7 @@ describe("GET /auth/me", () => {
       .setIssuedAt(past - 900)
       .setExpirationTime(past)
       .sign(new TextEncoder().encode(t.config.jwtSecret));
-    const res = await call(handle, "GET", "/auth/me", { token });
+    const res = await call<ErrorBody>(handle, "GET", "/auth/me", { token });
     expect(res.status).toBe(401);
     expect(res.body.error.message).toBe("token expired");
   });
@@ -122,7 +134,7 @@ describe("GET /auth/me", () => {
 describe("POST /auth/refresh", () => {
   test("rotates: the new tokens work, the old refresh token is refused, and its reuse revokes the family", async () => {
     const first = await loginAsAdmin(handle);
-    const second = await call(handle, "POST", "/auth/refresh", {
+    const second = await call<typeof refresh>(handle, "POST", "/auth/refresh", {
       body: { refresh_token: first.refresh_token },
     });
     expect(second.status).toBe(200);
@@ -144,8 +156,8 @@ test("the password hash never leaves the database", async () => {
   const [row] = await t.app.db.select().from(users).where(eq(users.email, adminEmail));
   expect(row?.passwordHash).toStartWith("$argon2id$");
   const session = await loginAsAdmin(handle);
-  const me = await call(handle, "GET", "/auth/me", { token: session.access_token });
-  expect(JSON.stringify([session, me.body])).not.toContain(row?.passwordHash as string);
+  const meNow = await call<typeof me>(handle, "GET", "/auth/me", { token: session.access_token });
+  expect(JSON.stringify([session, meNow.body])).not.toContain(row?.passwordHash as string);
 });
 
 describe("POST /auth/refresh after POST /auth/switch-org", () => {
@@ -154,13 +166,13 @@ describe("POST /auth/refresh after POST /auth/switch-org", () => {
     const orgB = await createOrganization(t, "switch-refresh");
     const first = await loginAsAdmin(handle);
     await addMembership(t, first.user.id, orgB, "developer");
-    const switched = await call(handle, "POST", "/auth/switch-org", {
+    const switched = await call<typeof switchOrg>(handle, "POST", "/auth/switch-org", {
       token: first.access_token,
       body: { org_id: orgB },
     });
     expect(switched.status).toBe(200);
 
-    const rotated = await call(handle, "POST", "/auth/refresh", {
+    const rotated = await call<typeof refresh>(handle, "POST", "/auth/refresh", {
       body: { refresh_token: switched.body.refresh_token },
     });
     expect(rotated.status).toBe(200);
@@ -176,7 +188,7 @@ describe("POST /auth/refresh after POST /auth/switch-org", () => {
     expect(afterReplay.status).toBe(401);
 
     // The sign-in it was switched from is a family of its own and lives on, in its organization.
-    const original = await call(handle, "POST", "/auth/refresh", {
+    const original = await call<typeof refresh>(handle, "POST", "/auth/refresh", {
       body: { refresh_token: first.refresh_token },
     });
     expect(original.status).toBe(200);

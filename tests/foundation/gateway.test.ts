@@ -1,9 +1,27 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
+import type { OpenAPIV3 } from "openapi-types";
+import type { ErrorResponse as AnthropicError } from "#contracts/anthropic/messages.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { createGateway } from "#server/http/gateway.ts";
 import { route } from "#server/http/route.ts";
 import { createLogger } from "#server/log.ts";
-import { call, gatewayHandler, type Handler, startTestApp, type TestApp } from "../support/app.ts";
+import {
+  call,
+  type ErrorBody,
+  gatewayHandler,
+  type Handler,
+  startTestApp,
+  type TestApp,
+} from "../support/app.ts";
+
+/** A gateway's OpenAPI document, with what this test reads of its operations (the validator checks the rest). */
+interface OpenApiJson extends OpenAPIV3.Document {
+  paths: Record<string, { get?: DocumentedOperation; post?: DocumentedOperation }>;
+}
+interface DocumentedOperation extends OpenAPIV3.OperationObject {
+  requestBody?: { content: Record<string, { schema: { required: string[] } }> };
+}
 
 let t: TestApp;
 const handlers: Record<string, Handler> = {};
@@ -78,7 +96,7 @@ test("inference gateway: no route under /v1/messages is Anthropic's 404 not_foun
     ["GET", "/v1/messages"],
     ["GET", "/v1/messages/msg_01/x"],
   ] as const) {
-    const res = await call(
+    const res = await call<AnthropicError>(
       handlers.inference as Handler,
       method,
       path,
@@ -91,7 +109,7 @@ test("inference gateway: no route under /v1/messages is Anthropic's 404 not_foun
     });
   }
   // Elsewhere on the inference gateway, OpenAI's shape: /v1/messagesx is not under /v1/messages.
-  const other = await call(handlers.inference as Handler, "GET", "/v1/messagesx");
+  const other = await call<OpenAIError>(handlers.inference as Handler, "GET", "/v1/messagesx");
   expect(other.body.error.code).toBe("not_found");
 });
 
@@ -107,16 +125,16 @@ describe("dashboard gateway, unknown routes in a browser", () => {
 
 describe.each(["inference", "filtration", "orchestration"])("%s API", (name) => {
   test("the OpenAPI document is valid OpenAPI 3 and documents every route with its shapes", async () => {
-    const res = await call(handlers[name] as Handler, "GET", "/openapi/json");
+    const res = await call<OpenApiJson>(handlers[name] as Handler, "GET", "/openapi/json");
     expect(res.status).toBe(200);
     expect(res.body.openapi).toStartWith("3.");
     const validated = await SwaggerParser.validate(structuredClone(res.body));
     expect(validated.paths?.["/health"]).toBeDefined();
     if (name === "filtration") {
-      const login = res.body.paths["/auth/login"].post;
-      expect(login.requestBody.content["application/json"].schema.required).toContain("email");
-      expect(login.responses["200"]).toBeDefined();
-      expect(res.body.paths["/auth/me"].get.security).toEqual([{ bearer: [] }]);
+      const login = res.body.paths["/auth/login"]?.post;
+      expect(login?.requestBody?.content["application/json"]?.schema.required).toContain("email");
+      expect(login?.responses["200"]).toBeDefined();
+      expect(res.body.paths["/auth/me"]?.get?.security).toEqual([{ bearer: [] }]);
     }
   });
 
@@ -145,7 +163,7 @@ test("every response carries x-request-id, and a caller's id is kept", async () 
 
 test("a body over the limit is 413 payload_too_large before it is read", async () => {
   const size = 1024 * 1024 + 1;
-  const res = await call(handlers.filtration as Handler, "POST", "/auth/login", {
+  const res = await call<ErrorBody>(handlers.filtration as Handler, "POST", "/auth/login", {
     raw: "x".repeat(size),
     headers: { "content-length": String(size) },
   });

@@ -2,6 +2,7 @@
 // error shape, on a real listener (Bun's own limit would answer 413 with an empty body), whether the
 // body declares its length or not. The gRPC port (Connect takes JSON) answers in its own standard codes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { GrpcMetrics } from "#server/grpc/metrics-interceptor.ts";
 import { startGrpc } from "#server/grpc/start.ts";
@@ -53,16 +54,20 @@ const expectShape = (name: string, status: number, body: Record<string, Record<s
   }
 };
 
+/** fetch's options with `duplex`, which a streamed body needs and the DOM typings do not name. */
+type StreamingRequestInit = RequestInit & { duplex: "half" };
+
 describe.each(Object.keys(targets) as (keyof typeof targets)[])("%s gateway", (name) => {
   const { path, wrap } = targets[name];
-  const post = (body: BodyInit, headers: Record<string, string> = {}) =>
-    fetch(url(name, path), {
+  const post = (body: BodyInit, headers: Record<string, string> = {}) => {
+    const init: StreamingRequestInit = {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}`, ...headers },
       body,
-      // biome-ignore lint/suspicious/noExplicitAny: `duplex` is needed for a streamed body.
-      duplex: "half" as any,
-    } as RequestInit);
+      duplex: "half",
+    };
+    return fetch(url(name, path), init);
+  };
 
   test("JSON nested 50,000 deep is 400 in the gateway's shape", async () => {
     const res = await post(wrap(deep(50_000)));
@@ -153,7 +158,9 @@ test("the gRPC port refuses control characters as the gateways do (INVALID_ARGUM
 
 test("call() through app.handle gets the same 400 (no port needed)", async () => {
   const { handle } = await gatewayHandler(t.app, "inference");
-  const res = await call(handle, "POST", "/v1/chat/completions", { raw: targets.inference.wrap(deep(1000)) });
+  const res = await call<OpenAIError>(handle, "POST", "/v1/chat/completions", {
+    raw: targets.inference.wrap(deep(1000)),
+  });
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe("invalid_request_error");
 });

@@ -11,12 +11,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
 import { knowledgeChunks } from "#db/schema/index.ts";
+import type { POST as scanRoute } from "#routes/filtration/internal/guardrails/scan.ts";
+import type { POST as previewRoute } from "#routes/filtration/management/deployments/[id]/preview.ts";
 import { evaluate, SCAN_CAPS } from "#services/guardrails/evaluate.ts";
 import { evaluateOffLoop, INLINE_SCAN_CHARS } from "#services/guardrails/off-loop.ts";
 import type { GuardrailsPolicy } from "#services/guardrails/policy.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { createCollection, uploadFiles } from "../knowledge-base/support.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 
 const redactPii: GuardrailsPolicy = { input: { pii: { action: "redact" } } };
 
@@ -117,13 +119,14 @@ describe("no input stalls the loop", () => {
   test("400 KB of e-mail addresses through the guardrail preview: /health stays fast, the text is redacted", async () => {
     const content = fill("john.doe@example.com ", 400_000);
     const { result, ...times } = await healthBeside(g.url, () =>
-      call(g.o.filtration, "POST", `/management/deployments/${g.deploymentId}/preview`, {
+      call<typeof previewRoute>(g.o.filtration, "POST", `/management/deployments/${g.deploymentId}/preview`, {
         token: g.o.token,
         body: { messages: [{ role: "user", content }] },
       }),
     );
     expect(result.status).toBe(200);
-    const redacted = result.body.messages.at(-1).content as string;
+    const redacted = result.body.messages.at(-1)?.content;
+    if (typeof redacted !== "string") throw new Error("the preview's last message has no text content");
     expect(redacted.startsWith("[EMAIL] [EMAIL]")).toBe(true);
     // Past the PII scanner's cap, the text is not read: `redact` masks it whole, with the address that
     // straddles the cap.
@@ -135,7 +138,7 @@ describe("no input stalls the loop", () => {
   test("1 MB through /internal/guardrails/scan: /health stays fast; past the cap the action decides", async () => {
     const text = fill("192.168.1.1 ", 1024 * 1024);
     const { result, ...times } = await healthBeside(g.url, () =>
-      call(g.o.filtration, "POST", "/internal/guardrails/scan", {
+      call<typeof scanRoute>(g.o.filtration, "POST", "/internal/guardrails/scan", {
         headers: { "x-internal-api-key": g.o.t.config.internalApiKey },
         body: { text, direction: "input", config: { input: { pii: { action: "block" } } } },
       }),
@@ -144,7 +147,7 @@ describe("no input stalls the loop", () => {
     expect(result.body).toMatchObject({ allowed: false, action: "block", blocked_by: ["pii"] });
     const unscanned = result.body.findings.find((f: { type: string }) => f.type === "unscanned");
     expect(unscanned).toMatchObject({ scanner: "pii", type: "unscanned", score: 1, end: text.length });
-    expect(unscanned.start).toBeLessThanOrEqual(SCAN_CAPS.pii);
+    expect(unscanned?.start).toBeLessThanOrEqual(SCAN_CAPS.pii);
     expectFast(times);
   }, 60_000);
 });
@@ -171,19 +174,23 @@ describe("knowledge-base documents are read off the loop", () => {
     );
     expect(result.status).toBe(201);
     expect(result.body.stored).toBe(1);
+    const [document] = result.body.documents;
+    if (!document) throw new Error("the upload answered no document");
     const [row] = await g.o.t.app.db
       .select({ count: sql<number>`count(*)::int` })
       .from(knowledgeChunks)
-      .where(eq(knowledgeChunks.documentId, result.body.documents[0].id));
+      .where(eq(knowledgeChunks.documentId, document.id));
     expect(row?.count).toBeGreaterThan(60_000);
     expectFast(times);
   }, 180_000);
 
   test("HTML nested 20,000 deep is a 400 naming the file, not a 500", async () => {
     const html = `${"<div>".repeat(20_000)}deep${"</div>".repeat(20_000)}`;
-    const res = await uploadFiles(g, collection, [new File([html], "deep.html", { type: "text/html" })]);
+    const res = await uploadFiles<ErrorBody>(g, collection, [
+      new File([html], "deep.html", { type: "text/html" }),
+    ]);
     expect(res.status).toBe(400);
-    expect(res.body.error.details.fields[0].field).toBe("files.0");
+    expect(res.body.error.details?.fields?.[0]?.field).toBe("files.0");
   }, 60_000);
 });
 

@@ -2,6 +2,7 @@
 // (input guardrails, then template and retrieval), for operators to check their policies; and the
 // same request through the gateway, where the replica receives exactly that.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { POST as previewRoute } from "#routes/filtration/management/deployments/[id]/preview.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { call } from "../support/app.ts";
 import { createCollection, uploadFiles } from "./support.ts";
@@ -26,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => g.close(), 30_000);
 
 const preview = (content: string, deploymentId = g.deploymentId) =>
-  call(g.o.filtration, "POST", `/management/deployments/${deploymentId}/preview`, {
+  call<typeof previewRoute>(g.o.filtration, "POST", `/management/deployments/${deploymentId}/preview`, {
     token: g.o.token,
     body: { messages: [{ role: "user", content }] },
   });

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { knowledgeChunks } from "#db/schema/index.ts";
+import type { POST as createPrompt } from "#routes/filtration/management/prompts/index.ts";
 import { htmlToText } from "#services/knowledge-base/extract.ts";
 import { fullTextSearch, fuseByRank, type Passage } from "#services/knowledge-base/search.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
@@ -37,9 +38,7 @@ beforeAll(async () => {
     new File([hardware], "hardware.html", { type: "text/html" }),
   ]);
   expect(res.status).toBe(201);
-  documents = Object.fromEntries(
-    (res.body.documents as { id: string; filename: string }[]).map((d) => [d.filename, d.id]),
-  );
+  documents = Object.fromEntries(res.body.documents.map((d) => [d.filename, d.id]));
 }, 30_000);
 afterAll(() => g.close(), 30_000);
 
@@ -117,7 +116,7 @@ test("with a rag policy the replica receives the passages with their document na
   expect(withContext[1]).toEqual({ role: "user", content: "How long is parental leave?" });
 
   // A template that asks for {{context}} gets the passages there instead.
-  const template = await call(g.o.filtration, "POST", "/management/prompts", {
+  const template = await call<typeof createPrompt>(g.o.filtration, "POST", "/management/prompts", {
     token: g.o.token,
     body: { name: "cite", user_template: "Context:\n{{context}}\n\nQuestion: {{input}}" },
   });
@@ -150,7 +149,7 @@ test("a PDF's text is stored and searched; a PDF that cannot be parsed is a 400 
   const pdf = makePdf(["Travel policy", "Book trains for journeys under four hours instead of flights."]);
   const ok = await upload([new File([pdf], "travel.pdf", { type: "application/pdf" })]);
   expect(ok.status).toBe(201);
-  expect(ok.body.documents[0].content_type).toBe("application/pdf");
+  expect(ok.body.documents[0]?.content_type).toBe("application/pdf");
   const found = await fullTextSearch(g.o.t.app.db, g.o.orgId, "should I take a train or a flight", {
     collectionIds: [collection],
     topK: 1,

@@ -1,17 +1,30 @@
 // Deployments over HTTP without a model to load (the external provider): validation, the state
 // machine and its 409s, transitions, replicas and their endpoints, heartbeats that go silent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { DELETE as deleteDeployment } from "#routes/orchestration/deployment/delete/[deployment_id].ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as listDeployments } from "#routes/orchestration/deployment/deployments.ts";
+import type { GET as inventoryRoute } from "#routes/orchestration/deployment/list/pool/[pool_id]/inventory.ts";
+import type { POST as startRoute } from "#routes/orchestration/deployment/start.ts";
+import type { GET as statusRoute } from "#routes/orchestration/deployment/status/[deployment_id].ts";
+import type { POST as terminateRoute } from "#routes/orchestration/deployment/terminate.ts";
 import { routableEndpoints } from "#services/orchestration/deployment-queries.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
-import { call, createUser } from "../support/app.ts";
+import { type BodyOf, call, createUser, type ErrorBody } from "../support/app.ts";
 import {
   createPool,
   eventually,
   fakeOpenAIServer,
+  firstReplica,
   type OrchestrationTest,
   otherTenant,
   startOrchestrationTest,
 } from "./support.ts";
+
+/** A deployment's status, with the configuration it must leave out (a test checks it is absent). */
+interface StatusBody extends BodyOf<typeof statusRoute> {
+  configuration?: unknown;
+}
 
 let o: OrchestrationTest;
 let reconciler: Reconciler;
@@ -40,10 +53,11 @@ afterAll(async () => {
   await o.t.close();
 });
 
-const deploy = (body: Record<string, unknown>, token = o.token) =>
-  call(o.orchestration, "POST", "/deployment/deploy", { token, body });
+// Typed as the route's answer; a test expecting a refusal reads it as `deploy<ErrorBody>(...)`.
+const deploy = <R = typeof deployRoute>(body: Record<string, unknown>, token = o.token) =>
+  call<R>(o.orchestration, "POST", "/deployment/deploy", { token, body });
 const status = (id: string, token = o.token) =>
-  call(o.orchestration, "GET", `/deployment/status/${id}`, { token });
+  call<StatusBody>(o.orchestration, "GET", `/deployment/status/${id}`, { token });
 const until = (id: string, state: string, timeoutMs = 10_000) =>
   eventually(
     async () => {
@@ -66,7 +80,9 @@ const fieldsOf = (res: { body: { error: { details?: { fields?: { field: string }
 
 describe("POST /deployment/deploy: bad input is 400 naming the field (404 for the pool), nothing created", () => {
   test("required fields, replicas, engine, provider options and the model source", async () => {
-    const before = await call(o.orchestration, "GET", "/deployment/deployments", { token: o.token });
+    const before = await call<typeof listDeployments>(o.orchestration, "GET", "/deployment/deployments", {
+      token: o.token,
+    });
     const cases: [Record<string, unknown>, string][] = [
       [{ pool_id: externalPool, image: "x" }, "model_name"],
       [{ model_name: "a", image: "x" }, "pool_id"],
@@ -107,14 +123,16 @@ describe("POST /deployment/deploy: bad input is 400 naming the field (404 for th
       ],
     ];
     for (const [body, field] of cases) {
-      const res = await deploy(body);
+      const res = await deploy<ErrorBody>(body);
       expect(res.status, `${field}: ${JSON.stringify(res.body)}`).toBe(400);
       expect(res.body.error.code).toBe("validation_error");
       expect(fieldsOf(res)).toContain(field);
     }
     const unknownPool = await deploy(external("a", { pool_id: crypto.randomUUID() }));
     expect(unknownPool.status).toBe(404);
-    const after = await call(o.orchestration, "GET", "/deployment/deployments", { token: o.token });
+    const after = await call<typeof listDeployments>(o.orchestration, "GET", "/deployment/deployments", {
+      token: o.token,
+    });
     expect(after.body.deployments.length).toBe(before.body.deployments.length);
   }, 30_000);
 });
@@ -126,7 +144,7 @@ describe("lifecycle on the external provider", () => {
     );
     expect(created.status).toBe(201);
     expect(created.body.status).toBe("DEPLOYING");
-    const id = created.body.deployment_id as string;
+    const id = created.body.deployment_id;
 
     const running = await until(id, "RUNNING");
     expect(running).toMatchObject({
@@ -153,14 +171,14 @@ describe("lifecycle on the external provider", () => {
     expect(
       (await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token })).status,
     ).toBe(409);
-    const startRunning = await call(o.orchestration, "POST", "/deployment/start", {
+    const startRunning = await call<ErrorBody>(o.orchestration, "POST", "/deployment/start", {
       token: o.token,
       body: { deployment_id: id },
     });
     expect(startRunning.status).toBe(409);
     expect(startRunning.body.error.code).toBe("conflict");
 
-    const terminated = await call(o.orchestration, "POST", "/deployment/terminate", {
+    const terminated = await call<typeof terminateRoute>(o.orchestration, "POST", "/deployment/terminate", {
       token: o.token,
       body: { deployment_id: id },
     });
@@ -178,7 +196,7 @@ describe("lifecycle on the external provider", () => {
       ).status,
     ).toBe(409);
 
-    const started = await call(o.orchestration, "POST", "/deployment/start", {
+    const started = await call<typeof startRoute>(o.orchestration, "POST", "/deployment/start", {
       token: o.token,
       body: { deployment_id: id },
     });
@@ -200,7 +218,14 @@ describe("lifecycle on the external provider", () => {
       body: { deployment_id: id },
     });
     await until(id, "STOPPED");
-    const removed = await call(o.orchestration, "DELETE", `/deployment/delete/${id}`, { token: o.token });
+    const removed = await call<typeof deleteDeployment>(
+      o.orchestration,
+      "DELETE",
+      `/deployment/delete/${id}`,
+      {
+        token: o.token,
+      },
+    );
     expect(removed.status).toBe(200);
     expect((await status(id)).status).toBe(404);
     // The name is free again.
@@ -210,7 +235,7 @@ describe("lifecycle on the external provider", () => {
 
   test("a duplicate name is 409", async () => {
     expect((await deploy(external("dup-name"))).status).toBe(201);
-    const again = await deploy(external("dup-name"));
+    const again = await deploy<ErrorBody>(external("dup-name"));
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("conflict");
   }, 30_000);
@@ -222,7 +247,7 @@ describe("lifecycle on the external provider", () => {
     const id = created.body.deployment_id;
     await Bun.sleep(300);
     expect((await status(id)).body.status).toBe("DEPLOYING");
-    const res = await call(o.orchestration, "POST", "/deployment/terminate", {
+    const res = await call<ErrorBody>(o.orchestration, "POST", "/deployment/terminate", {
       token: o.token,
       body: { deployment_id: id },
     });
@@ -250,13 +275,16 @@ describe("lifecycle on the external provider", () => {
         path,
       ).toBe(404);
     }
-    const list = await call(o.orchestration, "GET", "/deployment/deployments", {
+    const list = await call<typeof listDeployments>(o.orchestration, "GET", "/deployment/deployments", {
       token: stranger.access_token,
     });
     expect(list.body.deployments).toEqual([]);
-    const filtered = await call(o.orchestration, "GET", `/deployment/deployments?org_id=${o.orgId}`, {
-      token: stranger.access_token,
-    });
+    const filtered = await call<typeof listDeployments>(
+      o.orchestration,
+      "GET",
+      `/deployment/deployments?org_id=${o.orgId}`,
+      { token: stranger.access_token },
+    );
     expect(filtered.body.deployments).toEqual([]);
     const pool404 = await deploy(external("x", { pool_id: externalPool }), stranger.access_token);
     expect(pool404.status).toBe(404);
@@ -277,7 +305,8 @@ describe("heartbeats and routing", () => {
     const created = await deploy(external("beating", { pool_id: pool.pool_id }));
     const id = created.body.deployment_id;
     const running = await until(id, "RUNNING");
-    const instance = running.observed_replicas[0].provider_instance_id as string;
+    const instance = firstReplica(running).provider_instance_id;
+    if (!instance) throw new Error("the running replica has no provider instance");
     const beat = () =>
       call(o.orchestration, "POST", "/inventory/heartbeat", {
         headers: { authorization: `Bearer ${pool.node_token}` },
@@ -290,21 +319,24 @@ describe("heartbeats and routing", () => {
     const unhealthy = await eventually(
       async () => {
         const res = await status(id);
-        return res.body.observed_replicas[0].state === "UNHEALTHY" ? res.body : undefined;
+        return res.body.observed_replicas[0]?.state === "UNHEALTHY" ? res.body : undefined;
       },
       5000,
       "UNHEALTHY replica",
     );
     expect(unhealthy.endpoints).toEqual([]);
     expect(await routableEndpoints(o.t.app.db, o.orgId, "beating")).toEqual([]);
-    const inventory = await call(o.orchestration, "GET", `/deployment/list/pool/${pool.pool_id}/inventory`, {
-      token: o.token,
-    });
-    expect(inventory.body.nodes[0].state).toBe("UNHEALTHY");
+    const inventory = await call<typeof inventoryRoute>(
+      o.orchestration,
+      "GET",
+      `/deployment/list/pool/${pool.pool_id}/inventory`,
+      { token: o.token },
+    );
+    expect(inventory.body.nodes[0]?.state).toBe("UNHEALTHY");
 
     await beat();
     await eventually(
-      async () => (await status(id)).body.observed_replicas[0].state === "READY",
+      async () => (await status(id)).body.observed_replicas[0]?.state === "READY",
       5000,
       "READY again",
     );
@@ -317,7 +349,7 @@ describe("deleting a pool that hosts deployments", () => {
     const created = await deploy(external("on-doomed-pool", { pool_id: pool.pool_id }));
     const id = created.body.deployment_id;
     await until(id, "RUNNING");
-    const busy = await call(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, {
+    const busy = await call<ErrorBody>(o.orchestration, "POST", `/deployment/deletepool/${pool.pool_id}`, {
       token: o.token,
     });
     expect(busy.status).toBe(409);

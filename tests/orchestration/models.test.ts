@@ -2,7 +2,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { call, createUser } from "../support/app.ts";
+import type { DELETE as deleteModel } from "#routes/orchestration/deployment/deleteModel.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as getModel } from "#routes/orchestration/deployment/getModel/[name]/[version].ts";
+import type { GET as listModels } from "#routes/orchestration/deployment/listModels/[model_name].ts";
+import type { POST as registerModel } from "#routes/orchestration/deployment/registerModel.ts";
+import { call, createUser, type ErrorBody } from "../support/app.ts";
 import { createPool, type OrchestrationTest, startOrchestrationTest } from "./support.ts";
 
 let o: OrchestrationTest;
@@ -15,8 +20,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => o.t.close());
 
-const register = (body: Record<string, unknown>, token = o.token) =>
-  call(o.orchestration, "POST", "/deployment/registerModel", { token, body });
+// Typed as the route's answer; a test expecting a refusal reads it as `register<ErrorBody>(...)`.
+const register = <R = typeof registerModel>(body: Record<string, unknown>, token = o.token) =>
+  call<R>(o.orchestration, "POST", "/deployment/registerModel", { token, body });
 
 describe("model registry", () => {
   test("register, get, list versions, delete", async () => {
@@ -39,13 +45,17 @@ describe("model registry", () => {
       201,
     );
 
-    const got = await call(o.orchestration, "GET", "/deployment/getModel/tiny/1", { token: o.token });
+    const got = await call<typeof getModel>(o.orchestration, "GET", "/deployment/getModel/tiny/1", {
+      token: o.token,
+    });
     expect(got.status).toBe(200);
     expect(got.body.artifact_uri).toBe(modelFile);
-    const list = await call(o.orchestration, "GET", "/deployment/listModels/tiny", { token: o.token });
+    const list = await call<typeof listModels>(o.orchestration, "GET", "/deployment/listModels/tiny", {
+      token: o.token,
+    });
     expect(list.body.models.map((m: { model_version: string }) => m.model_version)).toEqual(["1", "2"]);
 
-    const del = await call(o.orchestration, "DELETE", "/deployment/deleteModel", {
+    const del = await call<typeof deleteModel>(o.orchestration, "DELETE", "/deployment/deleteModel", {
       token: o.token,
       body: { model_name: "tiny", model_version: "2" },
     });
@@ -65,19 +75,19 @@ describe("model registry", () => {
 
   test("the same name and version twice is 409; the version defaults to latest", async () => {
     expect((await register({ model_name: "dup", backend: "llama.cpp" })).body.model_version).toBe("latest");
-    const again = await register({ model_name: "dup", backend: "llama.cpp" });
+    const again = await register<ErrorBody>({ model_name: "dup", backend: "llama.cpp" });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("conflict");
   }, 30_000);
 
   test("400 naming the field: missing backend, unknown backend, bad name", async () => {
-    const missing = await register({ model_name: "x" });
+    const missing = await register<ErrorBody>({ model_name: "x" });
     expect(missing.status).toBe(400);
-    expect(missing.body.error.details.fields[0].field).toBe("backend");
-    const unknown = await register({ model_name: "x", backend: "magic" });
-    expect(unknown.body.error.details.fields[0].field).toBe("backend");
-    const name = await register({ model_name: "a/b", backend: "llama.cpp" });
-    expect(name.body.error.details.fields[0].field).toBe("model_name");
+    expect(missing.body.error.details?.fields?.[0]?.field).toBe("backend");
+    const unknown = await register<ErrorBody>({ model_name: "x", backend: "magic" });
+    expect(unknown.body.error.details?.fields?.[0]?.field).toBe("backend");
+    const name = await register<ErrorBody>({ model_name: "a/b", backend: "llama.cpp" });
+    expect(name.body.error.details?.fields?.[0]?.field).toBe("model_name");
   }, 30_000);
 
   test("a viewer reads but cannot register", async () => {
@@ -98,18 +108,18 @@ describe("model registry", () => {
       artifact_uri: join(o.t.config.dataDir, "missing.gguf"),
     });
     const pool = await createPool(o);
-    const deploy = (name: string, source: string) =>
-      call(o.orchestration, "POST", "/deployment/deploy", {
+    const deploy = <R = typeof deployRoute>(name: string, source: string) =>
+      call<R>(o.orchestration, "POST", "/deployment/deploy", {
         token: o.token,
         body: { model_name: name, pool_id: pool.pool_id, image: "llama.cpp", inference_model: source },
       });
     expect((await deploy("uses-registry", "registry://src/1")).status).toBe(201);
-    const unknown = await deploy("unknown-version", "registry://src/9");
+    const unknown = await deploy<ErrorBody>("unknown-version", "registry://src/9");
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.details.fields[0].field).toBe("inference_model");
-    const missingFile = await deploy("missing-artifact", "registry://gone/1");
+    expect(unknown.body.error.details?.fields?.[0]?.field).toBe("inference_model");
+    const missingFile = await deploy<ErrorBody>("missing-artifact", "registry://gone/1");
     expect(missingFile.status).toBe(400);
-    expect(missingFile.body.error.details.fields[0].field).toBe("inference_model");
+    expect(missingFile.body.error.details?.fields?.[0]?.field).toBe("inference_model");
     const inUse = await call(o.orchestration, "DELETE", "/deployment/deleteModel", {
       token: o.token,
       body: { model_name: "src", model_version: "1" },

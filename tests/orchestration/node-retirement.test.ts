@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { deployments, nodes, replicas } from "#db/schema/index.ts";
+import type { GET as inventoryRoute } from "#routes/orchestration/deployment/list/pool/[pool_id]/inventory.ts";
 import { loadConfig } from "#server/config.ts";
 import { retireStaleNodes } from "#services/orchestration/inventory.ts";
 import { startReconciler } from "#services/orchestration/reconciler.ts";
@@ -26,10 +27,15 @@ const beat = (nodeToken: string, id: string, state: string) =>
   });
 
 const inventory = async (poolId: string): Promise<string[]> => {
-  const res = await call(o.orchestration, "GET", `/deployment/list/pool/${poolId}/inventory`, {
-    token: o.token,
-  });
-  return (res.body.nodes as { provider_instance_id: string }[]).map((n) => n.provider_instance_id).sort();
+  const res = await call<typeof inventoryRoute>(
+    o.orchestration,
+    "GET",
+    `/deployment/list/pool/${poolId}/inventory`,
+    {
+      token: o.token,
+    },
+  );
+  return res.body.nodes.map((n) => n.provider_instance_id).sort();
 };
 
 test("NODE_RETIRE_AFTER_S: one hour unless set, whole seconds from 1 to 30 days", () => {

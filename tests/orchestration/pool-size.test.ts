@@ -5,9 +5,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { deployments } from "#db/schema/index.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as listPools } from "#routes/orchestration/deployment/listPools/[owner_id].ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { fieldsOf } from "../management/support.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { createPool, type OrchestrationTest, startOrchestrationTest } from "./support.ts";
 
 let o: OrchestrationTest;
@@ -20,11 +22,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => o.t.close(), 30_000);
 
-const post = (path: string, body: Record<string, unknown>) =>
-  call(o.orchestration, "POST", path, { token: o.token, body });
+// A test that reads the answer names its type: `post<ErrorBody>(...)`.
+const post = <R = unknown>(path: string, body: Record<string, unknown>) =>
+  call<R>(o.orchestration, "POST", path, { token: o.token, body });
 // No reconciler runs here: deployments stay as the API wrote them, no worker starts.
-const deploy = (poolId: string, name: string, replicas: number) =>
-  post("/deployment/deploy", {
+const deploy = <R = typeof deployRoute>(poolId: string, name: string, replicas: number) =>
+  post<R>("/deployment/deploy", {
     model_name: name,
     pool_id: poolId,
     engine: "llama.cpp",
@@ -37,10 +40,12 @@ test("createpool takes a size from 1 to 1024 (absent: no limit), shown by the po
   const sized = await createPool(o, { provider: "local", size: 3 });
   expect(sized).toMatchObject({ size: 3 });
   expect((await createPool(o, { provider: "local" })) as unknown).toMatchObject({ size: null });
-  const list = await call(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, { token: o.token });
-  expect(list.body.pools.find((p: { pool_id: string }) => p.pool_id === sized.pool_id).size).toBe(3);
+  const list = await call<typeof listPools>(o.orchestration, "GET", `/deployment/listPools/${o.orgId}`, {
+    token: o.token,
+  });
+  expect(list.body.pools.find((p: { pool_id: string }) => p.pool_id === sized.pool_id)?.size).toBe(3);
   for (const size of [0, 1025, 1.5, "two"]) {
-    const res = await post("/deployment/createpool", { provider: "local", size });
+    const res = await post<ErrorBody>("/deployment/createpool", { provider: "local", size });
     expect(res.status).toBe(400);
     expect(fieldsOf(res.body)).toEqual(["size"]);
   }
@@ -50,15 +55,15 @@ test("deploy, scale and start past the size are 409 naming replicas; stopped dep
   const pool = await createPool(o, { provider: "local", size: 3 });
   const a = await deploy(pool.pool_id, "size-a", 2);
   expect(a.status).toBe(201);
-  const refused = await deploy(pool.pool_id, "size-b", 2);
+  const refused = await deploy<ErrorBody>(pool.pool_id, "size-b", 2);
   expect(refused.status).toBe(409);
   expect(refused.body.error).toMatchObject({ code: "conflict" });
   expect(refused.body.error.message).toContain("at most 1: pool");
   expect(fieldsOf(refused.body)).toEqual(["replicas"]);
   const b = await deploy(pool.pool_id, "size-b", 1);
   expect(b.status).toBe(201);
-  const bId = b.body.deployment_id as string;
-  const aId = a.body.deployment_id as string;
+  const bId = b.body.deployment_id;
+  const aId = a.body.deployment_id;
 
   expect((await post("/deployment/scale", { deployment_id: bId, replicas: 2 })).status).toBe(409);
   // Down is always allowed, and frees room for the other.
@@ -71,7 +76,7 @@ test("deploy, scale and start past the size are 409 naming replicas; stopped dep
     .set({ status: "STOPPED", desiredState: "stopped" })
     .where(eq(deployments.id, aId));
   expect((await post("/deployment/scale", { deployment_id: bId, replicas: 3 })).status).toBe(200);
-  const start = await post("/deployment/start", { deployment_id: aId });
+  const start = await post<ErrorBody>("/deployment/start", { deployment_id: aId });
   expect(start.status).toBe(409);
   expect(fieldsOf(start.body)).toEqual(["replicas"]);
   expect((await post("/deployment/scale", { deployment_id: bId, replicas: 2 })).status).toBe(200);

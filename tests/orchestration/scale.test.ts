@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs } from "#db/schema/index.ts";
+import type { POST as scaleRoute } from "#routes/orchestration/deployment/scale.ts";
 import { fieldsOf, insertDeployment } from "../management/support.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { type OrchestrationTest, startOrchestrationTest } from "./support.ts";
 
 let o: OrchestrationTest;
@@ -19,8 +20,9 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => o.t.close(), 30_000);
 
-const scale = (body: Record<string, unknown>) =>
-  call(o.orchestration, "POST", "/deployment/scale", { token: o.token, body });
+// Typed as the route's answer; a test expecting a refusal reads it as `scale<ErrorBody>(...)`.
+const scale = <R = typeof scaleRoute>(body: Record<string, unknown>) =>
+  call<R>(o.orchestration, "POST", "/deployment/scale", { token: o.token, body });
 
 test("the wanted count changes and is audited; the status stays", async () => {
   const res = await scale({ deployment_id: id, replicas: 3 });
@@ -35,7 +37,7 @@ test("the wanted count changes and is audited; the status stays", async () => {
 
 test("a count out of range names replicas; an unknown deployment is 404", async () => {
   for (const replicas of [0, 33, 1.5]) {
-    const res = await scale({ deployment_id: id, replicas });
+    const res = await scale<ErrorBody>({ deployment_id: id, replicas });
     expect([400, 422]).toContain(res.status);
     expect(fieldsOf(res.body)).toContain("replicas");
   }

@@ -2,6 +2,8 @@
 // carries what the provider said it was waiting for (e.g. Kubernetes' "Unschedulable: ...").
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { ComputeProvider } from "#adapters/providers/provider.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as statusRoute } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
 import { freshProviders } from "../providers/support.ts";
 import { call } from "../support/app.ts";
@@ -38,7 +40,7 @@ afterAll(async () => {
 
 test("the start time-out's reason names what the provider was waiting for", async () => {
   const pool = await createPool(o, { provider: "external" });
-  const deployed = await call(o.orchestration, "POST", "/deployment/deploy", {
+  const deployed = await call<typeof deployRoute>(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
     body: {
       model_name: "never-ready",
@@ -51,9 +53,14 @@ test("the start time-out's reason names what the provider was waiting for", asyn
   expect(deployed.status).toBe(201);
   const failed = await eventually(
     async () => {
-      const s = await call(o.orchestration, "GET", `/deployment/status/${deployed.body.deployment_id}`, {
-        token: o.token,
-      });
+      const s = await call<typeof statusRoute>(
+        o.orchestration,
+        "GET",
+        `/deployment/status/${deployed.body.deployment_id}`,
+        {
+          token: o.token,
+        },
+      );
       return s.body.status === "FAILED" ? s.body : undefined;
     },
     15_000,

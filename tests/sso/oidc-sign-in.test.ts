@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, ssoLoginStates } from "#db/schema/index.ts";
 import { csrfCookie } from "#routes/dashboard/_shared/csrf.ts";
+import type { GET as getSso } from "#routes/filtration/admin/sso/index.ts";
+import type { POST as login } from "#routes/filtration/auth/login.ts";
+import type { GET as me } from "#routes/filtration/auth/me.ts";
+import type { POST as refreshRoute } from "#routes/filtration/auth/refresh.ts";
 import {
   addMembership,
   adminEmail,
@@ -14,6 +18,7 @@ import {
   call,
   createOrganization,
   createUser,
+  type ErrorBody,
   type Handler,
   loginAsAdmin,
   type TestApp,
@@ -82,12 +87,12 @@ const cookiesOf = (res: Response) =>
 async function whoAmI(res: Response) {
   const access = /llmp_session=([^;]+)/.exec(cookiesOf(res))?.[1];
   expect(access).toBeDefined();
-  return call(filtration, "GET", "/auth/me", { token: decodeURIComponent(access ?? "") });
+  return call<typeof me>(filtration, "GET", "/auth/me", { token: decodeURIComponent(access ?? "") });
 }
 
 describe("configuration", () => {
   test("GET /admin/sso answers the configuration without its secret; a viewer cannot change it", async () => {
-    const res = await call(filtration, "GET", "/admin/sso", { token: admin });
+    const res = await call<typeof getSso>(filtration, "GET", "/admin/sso", { token: admin });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       display_name: "Test IdP",
@@ -107,7 +112,7 @@ describe("configuration", () => {
   });
 
   test("an unknown role or a bad issuer is 400 on its field", async () => {
-    const res = await call(filtration, "PUT", "/admin/sso", {
+    const res = await call<ErrorBody>(filtration, "PUT", "/admin/sso", {
       token: admin,
       body: {
         display_name: "Test IdP",
@@ -117,13 +122,13 @@ describe("configuration", () => {
       },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.fields[0].field).toBe("group_roles.0.role");
-    const bad = await call(filtration, "PUT", "/admin/sso", {
+    expect(res.body.error.details?.fields?.[0]?.field).toBe("group_roles.0.role");
+    const bad = await call<ErrorBody>(filtration, "PUT", "/admin/sso", {
       token: admin,
       body: { display_name: "x", issuer_url: "ftp://idp", client_id: "x" },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.fields[0].field).toBe("issuer_url");
+    expect(bad.body.error.details?.fields?.[0]?.field).toBe("issuer_url");
   });
 
   test('the sign-in page shows "Sign in with Test IdP"', async () => {
@@ -239,7 +244,7 @@ describe("the code flow", () => {
     provider.accounts.set("frank", { email: "frank@example.com", groups: [] });
     const res = await signIn("frank");
     const refresh = /llmp_refresh=([^;]+)/.exec(cookiesOf(res))?.[1] ?? "";
-    const rotated = await call(filtration, "POST", "/auth/refresh", {
+    const rotated = await call<typeof refreshRoute>(filtration, "POST", "/auth/refresh", {
       body: { refresh_token: decodeURIComponent(refresh) },
     });
     expect(rotated.status).toBe(200);
@@ -254,7 +259,7 @@ describe("the code flow", () => {
 
 describe("password sign-in turned off", () => {
   test("needs a break-glass administrator", async () => {
-    const res = await call(filtration, "PUT", "/admin/sso", {
+    const res = await call<ErrorBody>(filtration, "PUT", "/admin/sso", {
       token: admin,
       body: {
         display_name: "Test IdP",
@@ -264,7 +269,7 @@ describe("password sign-in turned off", () => {
       },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.fields[0].field).toBe("break_glass_emails");
+    expect(res.body.error.details?.fields?.[0]?.field).toBe("break_glass_emails");
   });
 
   test("members are refused a password sign-in, the break-glass admin is not, SSO still works", async () => {
@@ -280,7 +285,7 @@ describe("password sign-in turned off", () => {
       },
     });
     expect(put.status).toBe(200);
-    const refused = await call(filtration, "POST", "/auth/login", {
+    const refused = await call<ErrorBody>(filtration, "POST", "/auth/login", {
       body: { email: "password-user@example.com", password: adminPassword },
     });
     expect(refused.status).toBe(403);
@@ -296,7 +301,7 @@ describe("password sign-in turned off", () => {
     const html = await page.text();
     expect(html).toContain("password sign-in is turned off");
     expect(html).toContain("Sign in with Test IdP");
-    const breakGlass = await call(filtration, "POST", "/auth/login", {
+    const breakGlass = await call<typeof login>(filtration, "POST", "/auth/login", {
       body: { email: adminEmail, password: adminPassword },
     });
     expect(breakGlass.status).toBe(200);

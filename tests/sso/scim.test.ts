@@ -7,6 +7,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
 import { and, eq } from "drizzle-orm";
 import { auditLogs } from "#db/schema/index.ts";
+import type { GET as listRoles } from "#routes/filtration/admin/roles/index.ts";
+import type {
+  GET as listScimTokens,
+  POST as newScimToken,
+} from "#routes/filtration/admin/scim/tokens/index.ts";
+import type { GET as me } from "#routes/filtration/auth/me.ts";
+import type { POST as createApiKey } from "#routes/filtration/management/api-keys/index.ts";
 import { withInference } from "#server/compose.ts";
 import type { InferenceRuntime } from "#services/inference/runtime.ts";
 import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
@@ -66,7 +73,7 @@ beforeAll(async () => {
     },
   });
   expect(sso.status).toBe(200);
-  const made = await call(h.filtration, "POST", "/admin/scim/tokens", { token: admin });
+  const made = await call<typeof newScimToken>(h.filtration, "POST", "/admin/scim/tokens", { token: admin });
   expect(made.status).toBe(201);
   scimToken = made.body.token;
 }, 60_000);
@@ -132,9 +139,11 @@ let babsId: string;
 
 describe("the SCIM token", () => {
   test("is shown once; the list has its prefix only", async () => {
-    const list = await call(h.filtration, "GET", "/admin/scim/tokens", { token: admin });
+    const list = await call<typeof listScimTokens>(h.filtration, "GET", "/admin/scim/tokens", {
+      token: admin,
+    });
     expect(list.status).toBe(200);
-    expect(list.body.tokens[0].prefix).toBe(scimToken.slice(0, 13));
+    expect(list.body.tokens[0]?.prefix).toBe(scimToken.slice(0, 13));
     expect(JSON.stringify(list.body)).not.toContain(scimToken);
   });
 
@@ -305,8 +314,8 @@ describe("Groups are roles", () => {
     });
     expect(made.status).toBe(201);
     expect(made.body.displayName).toBe("tour-guides");
-    const roles = await call(h.filtration, "GET", "/admin/roles", { token: admin });
-    expect(roles.body.roles.find((r: { name: string }) => r.name === "tour-guides").permissions).toEqual([]);
+    const roles = await call<typeof listRoles>(h.filtration, "GET", "/admin/roles", { token: admin });
+    expect(roles.body.roles.find((r: { name: string }) => r.name === "tour-guides")?.permissions).toEqual([]);
     expect((await scim("POST", "/Groups", { displayName: "tour-guides" })).status).toBe(409);
     // Entra ID repeats the name with its changes: the same name passes, another is refused.
     const same = await scim("PATCH", `/Groups/${made.body.id}`, {
@@ -353,7 +362,9 @@ describe("the break-glass administrator", () => {
       Operations: [{ op: "remove", path: `members[value eq "${id}"]` }],
     });
     expect(demote.status).toBe(409);
-    expect((await call(h.filtration, "GET", "/auth/me", { token: admin })).body.role).toBe("admin");
+    expect((await call<typeof me>(h.filtration, "GET", "/auth/me", { token: admin })).body.role).toBe(
+      "admin",
+    );
     expect((await setBreakGlass([])).status).toBe(200);
   });
 });
@@ -369,7 +380,7 @@ describe("deactivation", () => {
       /llmp_session=([^;]+)/.exec(signedIn.headers.get("set-cookie") ?? "")?.[1] ?? "",
     );
     // ...and makes an API key.
-    const key = await call(h.filtration, "POST", "/management/api-keys", {
+    const key = await call<typeof createApiKey>(h.filtration, "POST", "/management/api-keys", {
       token,
       body: { name: "babs-key" },
     });
@@ -448,8 +459,10 @@ describe("deactivation", () => {
   });
 
   test("a revoked SCIM token is refused", async () => {
-    const list = await call(h.filtration, "GET", "/admin/scim/tokens", { token: admin });
-    const id = list.body.tokens[0].id;
+    const list = await call<typeof listScimTokens>(h.filtration, "GET", "/admin/scim/tokens", {
+      token: admin,
+    });
+    const id = list.body.tokens[0]?.id;
     expect((await call(h.filtration, "DELETE", `/admin/scim/tokens/${id}`, { token: admin })).status).toBe(
       200,
     );

@@ -7,6 +7,7 @@ import * as grpc from "@grpc/grpc-js";
 import { and, eq } from "drizzle-orm";
 import { generateKeyPair, SignJWT } from "jose";
 import { auditLogs } from "#db/schema/index.ts";
+import type { GET as getSso } from "#routes/filtration/admin/sso/index.ts";
 import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
 import { call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
@@ -68,7 +69,7 @@ const grpcStatus = (token: string) => {
 };
 
 test("the service account's configuration is answered with the SSO configuration", async () => {
-  const res = await call(filtration, "GET", "/admin/sso", { token: admin });
+  const res = await call<typeof getSso>(filtration, "GET", "/admin/sso", { token: admin });
   expect(res.body.service_accounts).toEqual([{ client_id: machineClient.id, role: "developer" }]);
   expect(res.body.service_audience).toBe(apiAudience);
 });
