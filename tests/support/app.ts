@@ -95,10 +95,9 @@ export interface CallResult<Body> {
 /**
  * JSON request helper: `call<typeof POST>(handle, "POST", "/management/api-keys", { body, token })`.
  * The body is typed as the route's success answer; read an error's body through `call<ErrorBody>`.
- * Without a type argument it is `any`, as before: tests read response bodies field by field.
+ * Without a type argument it is `unknown`: a test names what it expects to read.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the default for call sites not yet typed (see above).
-export async function call<R = any>(
+export async function call<R = unknown>(
   handle: Handler,
   method: string,
   path: string,
