@@ -2,6 +2,7 @@
 // form (a bad one refused beside its field); the deployment's page says when it is scaled to zero and
 // lists each decision with its replica counts and reason.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { GET as policyRoute } from "#routes/filtration/management/config/[policy_type].ts";
 import { recordScaleDecision } from "#services/orchestration/state-machine.ts";
 import { defaultOrgId, insertDeployment } from "../management/support.ts";
 import { call, gatewayHandler, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
@@ -40,7 +41,12 @@ test("the policies page shows the autoscaling form and saves it as the deploymen
   });
   expect(saved.status).toBe(303);
   const token = (await loginAsAdmin(filtration)).access_token;
-  const read = await call(filtration, "GET", `/management/config/autoscaling?deployment_id=${id}`, { token });
+  const read = await call<typeof policyRoute>(
+    filtration,
+    "GET",
+    `/management/config/autoscaling?deployment_id=${id}`,
+    { token },
+  );
   expect(read.body).toMatchObject({
     source: "deployment",
     config: { min_replicas: 0, max_replicas: 3, target_in_flight_per_replica: 4, scale_down_delay_s: 30 },

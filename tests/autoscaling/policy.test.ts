@@ -3,8 +3,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, deployments } from "#db/schema/index.ts";
+import type {
+  GET as policyRoute,
+  POST as setPolicyRoute,
+} from "#routes/filtration/management/config/[policy_type].ts";
 import { defaultOrgId, fieldsOf, insertDeployment } from "../management/support.ts";
-import { call, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
+import { call, type ErrorBody, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
 import { startGateway } from "../support/callers.ts";
 
 let t: TestApp;
@@ -19,7 +23,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const set = (body: unknown) => call(handle, "POST", "/management/config/autoscaling", { token, body });
+/** Sets an autoscaling policy: the policy answered, or the error named by `R` (`set<ErrorBody>`). */
+const set = <R = typeof setPolicyRoute>(body: unknown) =>
+  call<R>(handle, "POST", "/management/config/autoscaling", { token, body });
 const valid = { min_replicas: 0, max_replicas: 3, target_in_flight_per_replica: 4 };
 
 test("a deployment's autoscaling policy is stored, read back and audited", async () => {
@@ -33,9 +39,14 @@ test("a deployment's autoscaling policy is stored, read back and audited", async
   const res = await set({ deployment_id: deploymentId, config });
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ policy_type: "autoscaling", deployment_id: deploymentId, config });
-  const read = await call(handle, "GET", `/management/config/autoscaling?deployment_id=${deploymentId}`, {
-    token,
-  });
+  const read = await call<typeof policyRoute>(
+    handle,
+    "GET",
+    `/management/config/autoscaling?deployment_id=${deploymentId}`,
+    {
+      token,
+    },
+  );
   expect(read.body).toMatchObject({ source: "deployment", config });
   const audits = await t.app.db
     .select()
@@ -48,10 +59,10 @@ test("a deployment's autoscaling policy is stored, read back and audited", async
 });
 
 test("without a deployment it is 400 deployment_id; unset it reads as {} (no autoscaling)", async () => {
-  const res = await set({ config: valid });
+  const res = await set<ErrorBody>({ config: valid });
   expect(res.status).toBe(400);
   expect(fieldsOf(res.body)).toEqual(["deployment_id"]);
-  const read = await call(handle, "GET", "/management/config/autoscaling", { token });
+  const read = await call<typeof policyRoute>(handle, "GET", "/management/config/autoscaling", { token });
   expect(read.body).toMatchObject({ source: "default", config: {} });
 });
 
@@ -69,11 +80,11 @@ test("malformed configs are 400 naming the field", async () => {
     [{ ...valid, replicas: 2 }, "config.replicas"],
   ];
   for (const [config, field] of cases) {
-    const res = await set({ deployment_id: deploymentId, config });
+    const res = await set<ErrorBody>({ deployment_id: deploymentId, config });
     expect(res.status).toBe(400);
     expect(fieldsOf(res.body)).toContain(field);
   }
-  expect((await set({ deployment_id: crypto.randomUUID(), config: valid })).status).toBe(404);
+  expect((await set<ErrorBody>({ deployment_id: crypto.randomUUID(), config: valid })).status).toBe(404);
 });
 
 test("max_replicas beyond what the provider can run is 400 config.max_replicas", async () => {
@@ -82,7 +93,7 @@ test("max_replicas beyond what the provider can run is 400 config.max_replicas",
     .update(deployments)
     .set({ configuration: { endpoints: ["http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1"] } })
     .where(eq(deployments.id, deploymentId));
-  const res = await set({ deployment_id: deploymentId, config: valid });
+  const res = await set<ErrorBody>({ deployment_id: deploymentId, config: valid });
   expect(res.status).toBe(400);
   expect(fieldsOf(res.body)).toEqual(["config.max_replicas"]);
   expect((await set({ deployment_id: deploymentId, config: { ...valid, max_replicas: 2 } })).status).toBe(

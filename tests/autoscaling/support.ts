@@ -9,7 +9,10 @@ import type { ComputeProvider } from "#adapters/providers/provider.ts";
 import { RedisStore } from "#adapters/redis/client.ts";
 import { redisLoadStore } from "#adapters/redis/load-reports.ts";
 import type { LoadStore } from "#core/ports/load-store.ts";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { POST as createPoolRoute } from "#routes/orchestration/deployment/createpool.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
 import type { GET as listPools } from "#routes/orchestration/deployment/listPools/[owner_id].ts";
 import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { withInference } from "#server/compose.ts";
@@ -95,7 +98,7 @@ export async function startAutoscalingTest(
     return { runtime: inference, listener, url: `http://127.0.0.1:${listener.port}` };
   };
   const gateways: [Gateway, Gateway] = [await gateway(), await gateway()];
-  const key = await call(o.filtration, "POST", "/management/api-keys", {
+  const key = await call<typeof createKeyRoute>(o.filtration, "POST", "/management/api-keys", {
     token: o.token,
     body: { name: "as" },
   });
@@ -130,7 +133,7 @@ export async function localDeployment(
   name: string,
   options: { startMs?: number; poolBody?: Record<string, unknown>; policy: Record<string, unknown> },
 ): Promise<string> {
-  const pool = await call(a.o.orchestration, "POST", "/deployment/createpool", {
+  const pool = await call<typeof createPoolRoute>(a.o.orchestration, "POST", "/deployment/createpool", {
     token: a.o.token,
     body: { pool_name: `pool-${name}`, provider: "local", ...options.poolBody },
   });
@@ -145,7 +148,7 @@ export async function localDeployment(
     10_000,
     "pool Active",
   );
-  const res = await call(a.o.orchestration, "POST", "/deployment/deploy", {
+  const res = await call<typeof deployRoute>(a.o.orchestration, "POST", "/deployment/deploy", {
     token: a.o.token,
     body: {
       pool_id: pool.body.pool_id,
@@ -156,7 +159,7 @@ export async function localDeployment(
     },
   });
   if (res.status !== 201) throw new Error(`deploy: ${res.status} ${JSON.stringify(res.body)}`);
-  const id = res.body.deployment_id as string;
+  const id = res.body.deployment_id;
   await setAutoscaling(a.o, id, options.policy);
   return id;
 }

@@ -5,7 +5,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import OpenAI from "openai";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { POST as createPoolRoute } from "#routes/orchestration/deployment/createpool.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";
@@ -31,8 +34,12 @@ beforeAll(async () => {
   );
   inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
   reconciler = startReconciler(o.t.app, { intervalMs: 200, logPumpMs: 100, drainMs: 200 });
-  apiKey = (await call(o.filtration, "POST", "/management/api-keys", { token: o.token, body: { name: "t" } }))
-    .body.key;
+  apiKey = (
+    await call<typeof createKeyRoute>(o.filtration, "POST", "/management/api-keys", {
+      token: o.token,
+      body: { name: "t" },
+    })
+  ).body.key;
 }, 60_000);
 afterAll(async () => {
   await reconciler.stop({ stopWorkers: true });
@@ -44,11 +51,11 @@ afterAll(async () => {
 test("the tiny model from zero replicas: a stream and a plain request wait for the worker and get tokens", async () => {
   const model = join(o.t.config.dataDir, "tiny.gguf");
   writeTinyGguf(model);
-  const pool = await call(o.orchestration, "POST", "/deployment/createpool", {
+  const pool = await call<typeof createPoolRoute>(o.orchestration, "POST", "/deployment/createpool", {
     token: o.token,
     body: { pool_name: "here", provider: "local" },
   });
-  const deployed = await call(o.orchestration, "POST", "/deployment/deploy", {
+  const deployed = await call<typeof deployRoute>(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
     body: {
       pool_id: pool.body.pool_id,

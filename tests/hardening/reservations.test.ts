@@ -10,6 +10,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { RedisStore } from "#adapters/redis/client.ts";
 import type { ChatMessage } from "#contracts/openai/chat.ts";
 import { deployments, spendDaily } from "#db/schema/index.ts";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { httpStatusOf } from "#server/error-table.ts";
 import { listen } from "#server/http/listen.ts";
@@ -27,7 +28,7 @@ const promptEstimate = estimatePromptTokens(messages);
 const prices = { input_price_per_million: 0, output_price_per_million: 200_000 };
 
 async function newKey(g: GatewayTest): Promise<{ id: string; key: string }> {
-  const res = await call(g.o.filtration, "POST", "/management/api-keys", {
+  const res = await call<typeof createKeyRoute>(g.o.filtration, "POST", "/management/api-keys", {
     token: g.o.token,
     body: { name: `k-${crypto.randomUUID().slice(0, 6)}` },
   });

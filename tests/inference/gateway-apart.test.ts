@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { apiKeys } from "#db/schema/index.ts";
+import type { POST as createPromptRoute } from "#routes/filtration/management/prompts/index.ts";
 import { call } from "../support/app.ts";
 import { usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
@@ -26,7 +27,7 @@ describe("an inference gateway apart whose filtration side answers nothing", () 
   const temp = tempDirs();
   beforeAll(async () => {
     g = await startGatewayTest();
-    const template = await call(g.o.filtration, "POST", "/management/prompts", {
+    const template = await call<typeof createPromptRoute>(g.o.filtration, "POST", "/management/prompts", {
       token: g.o.token,
       body: { name: "apart", system_prompt: "You are apart.", user_template: "Q: {{input}}" },
     });

@@ -4,6 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv from "ajv";
 import OpenAI from "openai";
+import type { DELETE as revokeKeyRoute } from "#routes/filtration/management/api-keys/[id].ts";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
+import type { GET as recentLogsRoute } from "#routes/filtration/management/deployments/recent-logs.ts";
 import { weather } from "../engines/worker-support.ts";
 import { eventually, type OrchestrationTest } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
@@ -72,10 +75,15 @@ test("embeddings through the gateway reach the real engine with the openai SDK, 
   expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
   await eventually(
     async () => {
-      const logs = await call(o.filtration, "GET", "/management/deployments/recent-logs", { token: o.token });
-      return (logs.body.items as { total_tokens: number; stream: boolean }[]).some(
-        (l) => l.total_tokens === res.usage.total_tokens && !l.stream,
+      const logs = await call<typeof recentLogsRoute>(
+        o.filtration,
+        "GET",
+        "/management/deployments/recent-logs",
+        {
+          token: o.token,
+        },
       );
+      return logs.body.items.some((l) => l.total_tokens === res.usage.total_tokens && !l.stream);
     },
     10_000,
     "the embeddings request in the inference log",
@@ -106,7 +114,7 @@ test("GET /v1/models lists the deployments the key may call", async () => {
 });
 
 test("a revoked key is refused by the gateway within one second", async () => {
-  const key = await call(o.filtration, "POST", "/management/api-keys", {
+  const key = await call<typeof createKeyRoute>(o.filtration, "POST", "/management/api-keys", {
     token: o.token,
     body: { name: "short-lived" },
   });
@@ -123,7 +131,11 @@ test("a revoked key is refused by the gateway within one second", async () => {
     });
   await ask(); // cached now
   expect(
-    (await call(o.filtration, "DELETE", `/management/api-keys/${key.body.id}`, { token: o.token })).status,
+    (
+      await call<typeof revokeKeyRoute>(o.filtration, "DELETE", `/management/api-keys/${key.body.id}`, {
+        token: o.token,
+      })
+    ).status,
   ).toBe(200);
   const revokedAt = Date.now();
   let refusedAfter: number | undefined;
@@ -203,6 +215,13 @@ describe("tools and structured outputs pass through the gateway to the llama.cpp
 });
 
 async function call_logs(): Promise<{ stream: boolean; completion_tokens: number }[]> {
-  const logs = await call(o.filtration, "GET", "/management/deployments/recent-logs", { token: o.token });
-  return logs.body.items as { stream: boolean; completion_tokens: number }[];
+  const logs = await call<typeof recentLogsRoute>(
+    o.filtration,
+    "GET",
+    "/management/deployments/recent-logs",
+    {
+      token: o.token,
+    },
+  );
+  return logs.body.items;
 }

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { replicas } from "#db/schema/index.ts";
+import type { GET as listKeysRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { insertDeployment } from "../management/support.ts";
 import { call } from "../support/app.ts";
 import { chat, createKey, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "./support.ts";
@@ -70,10 +71,10 @@ test("401 invalid_api_key: no key, an unknown key, a revoked key", async () => {
   await expectOpenAiError(await chat(g, {}, `sk-${"0".repeat(48)}`), 401, "invalid_api_key");
   const key = await createKey(g.o);
   expect((await chat(g, {}, key)).status).toBe(200);
-  const list = await call(g.o.filtration, "GET", "/management/api-keys", { token: g.o.token });
-  const id = (list.body.api_keys as { id: string; prefix: string }[]).find((k) =>
-    key.startsWith(k.prefix),
-  )?.id;
+  const list = await call<typeof listKeysRoute>(g.o.filtration, "GET", "/management/api-keys", {
+    token: g.o.token,
+  });
+  const id = list.body.api_keys.find((k) => key.startsWith(k.prefix))?.id;
   await call(g.o.filtration, "DELETE", `/management/api-keys/${id}`, { token: g.o.token });
   g.clock.advance(1100);
   await expectOpenAiError(await chat(g, {}, key), 401, "invalid_api_key");

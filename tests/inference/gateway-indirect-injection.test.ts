@@ -5,7 +5,7 @@
 // checked by the output guardrails (PII redacted, injection blocked), streamed or not.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { STRIPPED_NOTICE } from "#services/inference/tool-data.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { chat, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
@@ -115,7 +115,7 @@ test("Responses: a function_call_output item with a planted instruction is strip
 });
 
 test("the policy refuses an unknown indirect_injection action with the field named", async () => {
-  const res = await call(g.o.filtration, "POST", "/management/config/guardrails", {
+  const res = await call<ErrorBody>(g.o.filtration, "POST", "/management/config/guardrails", {
     token: g.o.token,
     body: {
       deployment_id: g.deploymentId,

@@ -1,6 +1,7 @@
 // What the replica receives once the lifecycle has run: the deployment's prompt template (a new
 // version within a second), a redacted prompt, and the parameters the caller sent, passed through.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { POST as createPromptRoute } from "#routes/filtration/management/prompts/index.ts";
 import { call } from "../support/app.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "./support.ts";
 
@@ -14,7 +15,7 @@ const lastReceived = () =>
   g.stub.received.at(-1) as { messages: { role: string; content: string }[] } & Record<string, unknown>;
 
 test("the deployment's template is applied, and a new version is used within a second", async () => {
-  const created = await call(g.o.filtration, "POST", "/management/prompts", {
+  const created = await call<typeof createPromptRoute>(g.o.filtration, "POST", "/management/prompts", {
     token: g.o.token,
     body: { name: "support", system_prompt: "You are version one.", user_template: "Q: {{input}}" },
   });

@@ -2,6 +2,8 @@
 // model, or a revoked key, shows in the organization's inference logs with the key and the code the
 // caller was answered. A key that never existed belongs to no one, and is in no organization's log.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { GET as listKeysRoute } from "#routes/filtration/management/api-keys/index.ts";
+import type { GET as recentLogsRoute } from "#routes/filtration/management/deployments/recent-logs.ts";
 import { call } from "../support/app.ts";
 import { chat, createKey, type GatewayTest, loggedRequest, startGatewayTest } from "./support.ts";
 
@@ -12,13 +14,16 @@ beforeAll(async () => {
 afterAll(() => g.close(), 30_000);
 
 const recent = async () =>
-  (await call(g.o.filtration, "GET", "/management/deployments/recent-logs?limit=50", { token: g.o.token }))
-    .body.items as {
-    request_id: string;
-    status: number;
-    error_code: string | null;
-    key_prefix: string | null;
-  }[];
+  (
+    await call<typeof recentLogsRoute>(
+      g.o.filtration,
+      "GET",
+      "/management/deployments/recent-logs?limit=50",
+      {
+        token: g.o.token,
+      },
+    )
+  ).body.items;
 
 test("an unknown model is logged in the key's organization as 404 model_not_found", async () => {
   const res = await chat(g, { model: "no-such-model" });
@@ -38,11 +43,9 @@ test("an unknown model is logged in the key's organization as 404 model_not_foun
 test("a revoked key is logged in its organization as 401 invalid_api_key, with its prefix", async () => {
   const key = await createKey(g.o);
   expect((await chat(g, {}, key)).status).toBe(200);
-  const keys = (await call(g.o.filtration, "GET", "/management/api-keys", { token: g.o.token })).body
-    .api_keys as {
-    id: string;
-    prefix: string;
-  }[];
+  const keys = (
+    await call<typeof listKeysRoute>(g.o.filtration, "GET", "/management/api-keys", { token: g.o.token })
+  ).body.api_keys;
   const mine = keys.find((k) => key.startsWith(k.prefix));
   await call(g.o.filtration, "DELETE", `/management/api-keys/${mine?.id}`, { token: g.o.token });
   g.clock.advance(1100); // a revoked key is refused within a second

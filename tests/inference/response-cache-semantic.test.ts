@@ -5,9 +5,10 @@
 // questions. What the threshold is worth with a real embedding model is bench/semantic-cache.ts's.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { insertDeployment } from "../management/support.ts";
 import { otherTenant } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { type GatewayTest, setPolicy, startGatewayTest } from "./support.ts";
 
 function bagOfWords(text: string): number[] {
@@ -88,12 +89,12 @@ describe("the semantic response cache", () => {
   ];
 
   test("a policy in semantic mode without its semantic settings is refused", async () => {
-    const res = await call(g.o.filtration, "POST", "/management/config/cache", {
+    const res = await call<ErrorBody>(g.o.filtration, "POST", "/management/config/cache", {
       token: g.o.token,
       body: { deployment_id: g.deploymentId, config: { mode: "semantic" } },
     });
     expect(res.status).toBe(400);
-    const bad = await call(g.o.filtration, "POST", "/management/config/cache", {
+    const bad = await call<ErrorBody>(g.o.filtration, "POST", "/management/config/cache", {
       token: g.o.token,
       body: { deployment_id: g.deploymentId, config: { mode: "fuzzy" } },
     });
@@ -161,11 +162,11 @@ describe("the semantic response cache", () => {
       body: { deployment_id: id, config: policy() },
     });
     expect(set.status).toBe(200);
-    const key = await call(g.o.filtration, "POST", "/management/api-keys", {
+    const key = await call<typeof createKeyRoute>(g.o.filtration, "POST", "/management/api-keys", {
       token: other.access_token,
       body: { name: "other" },
     });
-    expect((await ask(first, user("Hamlet, who wrote?"), {}, key.body.key as string)).cache).toBe("miss");
+    expect((await ask(first, user("Hamlet, who wrote?"), {}, key.body.key)).cache).toBe("miss");
     expect((await ask(first, user("Hamlet, who wrote?"))).cache).toBe("hit");
   });
 });

@@ -7,6 +7,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { deployments } from "#db/schema/index.ts";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { DatabaseResponseCacheStore } from "#services/inference/response-cache/database-store.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually, otherTenant } from "../orchestration/support.ts";
@@ -205,12 +206,12 @@ for (const store of ["database", "redis"] as const) {
         body: { deployment_id: id, config: { mode: "exact" } },
       });
       expect(policy.status).toBe(200);
-      const created = await call(g.o.filtration, "POST", "/management/api-keys", {
+      const created = await call<typeof createKeyRoute>(g.o.filtration, "POST", "/management/api-keys", {
         token: other.access_token,
         body: { name: "other" },
       });
       const before = g.stub.chatCalls;
-      const theirs = await ask(g, model, q, { key: created.body.key as string });
+      const theirs = await ask(g, model, q, { key: created.body.key });
       expect(theirs.cache).toBe("miss");
       expect(g.stub.chatCalls - before).toBe(1);
     });

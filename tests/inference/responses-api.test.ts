@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { storedResponses } from "#db/schema/index.ts";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { httpFiltration } from "#server/filtration-http-port.ts";
 import { listen } from "#server/http/listen.ts";
@@ -39,7 +40,7 @@ const failure = (promise: PromiseLike<unknown>) =>
 /** An openai client with an API key of a new, separate organization. */
 async function otherOrganizationClient(on: GatewayTest): Promise<OpenAI> {
   const other = await otherTenant(on.o, `other-${crypto.randomUUID().slice(0, 6)}@example.com`);
-  const key = await call(on.o.filtration, "POST", "/management/api-keys", {
+  const key = await call<typeof createKeyRoute>(on.o.filtration, "POST", "/management/api-keys", {
     token: other.access_token,
     body: { name: "other" },
   });

@@ -8,6 +8,7 @@ import OpenAI from "openai";
 import type { RedisCommands } from "#adapters/redis/client.ts";
 import type { PolicyType } from "#core/domain.ts";
 import { auditLogs, inferenceLogs } from "#db/schema/index.ts";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { withInference } from "#server/compose.ts";
@@ -125,12 +126,12 @@ export async function startGatewayTest(
 }
 
 export async function createKey(o: OrchestrationTest, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await call(o.filtration, "POST", "/management/api-keys", {
+  const res = await call<typeof createKeyRoute>(o.filtration, "POST", "/management/api-keys", {
     token: o.token,
     body: { name: `k-${crypto.randomUUID().slice(0, 6)}`, ...body },
   });
   if (res.status !== 201) throw new Error(`api key: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.key as string;
+  return res.body.key;
 }
 
 /** Sets a policy on the deployment (CONTRACTS' /management/config/{policy_type}). */

@@ -2,7 +2,10 @@
 // orchestration API on the local provider, and an API key for it: what the client tests run against.
 
 import { join } from "node:path";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as statusRoute } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { type TinyGgufOptions, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";
@@ -46,7 +49,7 @@ export async function startTinyDeployment(
   // Long enough for a tool call's prompt and arguments.
   writeTinyGguf(modelPath, { contextLength: 4096, ...options.gguf });
   const pool = await createPool(o, { provider: "local" });
-  const deployed = await call(o.orchestration, "POST", "/deployment/deploy", {
+  const deployed = await call<typeof deployRoute>(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
     body: {
       model_name: model,
@@ -58,11 +61,12 @@ export async function startTinyDeployment(
     },
   });
   if (deployed.status !== 201) throw new Error(`deploy: ${deployed.status} ${JSON.stringify(deployed.body)}`);
-  const id = deployed.body.deployment_id as string;
+  const id = deployed.body.deployment_id;
   const status = async () =>
-    (await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).body.status;
+    (await call<typeof statusRoute>(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token }))
+      .body.status;
   await eventually(async () => (await status()) === "RUNNING", 60_000, "deployment RUNNING");
-  const key = await call(o.filtration, "POST", "/management/api-keys", {
+  const key = await call<typeof createKeyRoute>(o.filtration, "POST", "/management/api-keys", {
     token: o.token,
     body: { name: "tiny" },
   });
@@ -70,7 +74,7 @@ export async function startTinyDeployment(
   return {
     o,
     baseUrl: `http://127.0.0.1:${inference.port}/v1`,
-    apiKey: key.body.key as string,
+    apiKey: key.body.key,
     model,
     async close() {
       await call(o.orchestration, "POST", "/deployment/terminate", {

@@ -7,7 +7,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, deployments, spendDaily } from "#db/schema/index.ts";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
+import type {
+  DELETE as deletePolicyRoute,
+  GET as policyRoute,
+  POST as setPolicyRoute,
+} from "#routes/filtration/management/config/[policy_type].ts";
+import type { GET as recentLogsRoute } from "#routes/filtration/management/deployments/recent-logs.ts";
+import type { GET as spendRoute } from "#routes/filtration/management/spend.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { POST as priceRoute } from "#routes/orchestration/deployment/price.ts";
+import type { GET as statusRoute } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { httpStatusOf } from "#server/error-table.ts";
 import { httpFiltration } from "#server/filtration-http-port.ts";
 import { listen } from "#server/http/listen.ts";
@@ -17,14 +28,14 @@ import { firstDayOfMonth, utcDayOf } from "#services/spend/periods.ts";
 import { trackUsage } from "#services/usage/quota.ts";
 import { chat, type GatewayTest, loggedRequest, startGatewayTest } from "../inference/support.ts";
 import { createPool } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 
 // 12 prompt tokens at 10,000 a million and 5 completion tokens at 20,000 a million.
 const prices = { input_price_per_million: 10_000, output_price_per_million: 20_000 };
 const perCall = 0.22;
 
 async function newKey(g: GatewayTest): Promise<{ id: string; key: string }> {
-  const res = await call(g.o.filtration, "POST", "/management/api-keys", {
+  const res = await call<typeof createKeyRoute>(g.o.filtration, "POST", "/management/api-keys", {
     token: g.o.token,
     body: { name: `k-${crypto.randomUUID().slice(0, 6)}` },
   });
@@ -32,11 +43,13 @@ async function newKey(g: GatewayTest): Promise<{ id: string; key: string }> {
   return { id: res.body.id, key: res.body.key };
 }
 
-const setBudget = (g: GatewayTest, body: Record<string, unknown>) =>
-  call(g.o.filtration, "POST", "/management/config/budget", { token: g.o.token, body });
+/** Sets a budget: the policy answered, or the error named by `R` (`setBudget<ErrorBody>`). */
+const setBudget = <R = typeof setPolicyRoute>(g: GatewayTest, body: Record<string, unknown>) =>
+  call<R>(g.o.filtration, "POST", "/management/config/budget", { token: g.o.token, body });
 
-const priced = (g: GatewayTest, body: Record<string, unknown>) =>
-  call(g.o.orchestration, "POST", "/deployment/price", { token: g.o.token, body });
+/** Sets a deployment's prices: the deployment answered, or the error named by `R` (`priced<ErrorBody>`). */
+const priced = <R = typeof priceRoute>(g: GatewayTest, body: Record<string, unknown>) =>
+  call<R>(g.o.orchestration, "POST", "/deployment/price", { token: g.o.token, body });
 
 /** One call, its usage counted and the gateway's standings old enough to be read again. */
 async function callAndSettle(
@@ -81,32 +94,40 @@ describe("prices, the cost of each request, and spend", () => {
       engine: "openai-compatible",
       configuration: { endpoints: [g.stub.baseUrl] },
     };
-    const bad = await call(g.o.orchestration, "POST", "/deployment/deploy", {
+    const bad = await call<ErrorBody>(g.o.orchestration, "POST", "/deployment/deploy", {
       token: g.o.token,
       body: { ...body, input_price_per_million: -1 },
     });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body.error)).toContain("input_price_per_million");
-    const made = await call(g.o.orchestration, "POST", "/deployment/deploy", {
+    const made = await call<typeof deployRoute>(g.o.orchestration, "POST", "/deployment/deploy", {
       token: g.o.token,
       body: { ...body, ...prices },
     });
     expect(made.status).toBe(201);
-    const status = await call(g.o.orchestration, "GET", `/deployment/status/${made.body.deployment_id}`, {
-      token: g.o.token,
-    });
+    const status = await call<typeof statusRoute>(
+      g.o.orchestration,
+      "GET",
+      `/deployment/status/${made.body.deployment_id}`,
+      {
+        token: g.o.token,
+      },
+    );
     expect(status.body.input_price_per_million).toBe(10_000);
     expect(status.body.output_price_per_million).toBe(20_000);
   });
 
   test("POST /deployment/price changes prices (null clears one); 400 for bad ones, 404 for an unknown deployment", async () => {
-    expect((await priced(g, { deployment_id: g.deploymentId, input_price_per_million: "x" })).status).toBe(
-      400,
-    );
-    const none = await priced(g, { deployment_id: g.deploymentId });
+    expect(
+      (await priced<ErrorBody>(g, { deployment_id: g.deploymentId, input_price_per_million: "x" })).status,
+    ).toBe(400);
+    const none = await priced<ErrorBody>(g, { deployment_id: g.deploymentId });
     expect(none.status).toBe(400);
     expect(none.body.error.code).toBe("validation_error");
-    const unknown = await priced(g, { deployment_id: crypto.randomUUID(), input_price_per_million: 1 });
+    const unknown = await priced<ErrorBody>(g, {
+      deployment_id: crypto.randomUUID(),
+      input_price_per_million: 1,
+    });
     expect(unknown.status).toBe(404);
     const cleared = await priced(g, {
       deployment_id: g.deploymentId,
@@ -130,11 +151,16 @@ describe("prices, the cost of each request, and spend", () => {
     expect(row?.promptTokens).toBe(12);
     expect(row?.completionTokens).toBe(5);
     expect(row?.cost).toBeCloseTo((12 * 10_000 + 5 * 20_000) / 1_000_000, 9);
-    const logs = await call(g.o.filtration, "GET", "/management/deployments/recent-logs", {
-      token: g.o.token,
-    });
-    const listed = logs.body.items.find((i: { request_id: string }) => i.request_id === requestId);
-    expect(listed.cost).toBeCloseTo(perCall, 9);
+    const logs = await call<typeof recentLogsRoute>(
+      g.o.filtration,
+      "GET",
+      "/management/deployments/recent-logs",
+      {
+        token: g.o.token,
+      },
+    );
+    const listed = logs.body.items.find((i) => i.request_id === requestId);
+    expect(listed?.cost).toBeCloseTo(perCall, 9);
   });
 
   test("without token prices, a request costs its replica's share of estimated_cost_per_hour for its duration", async () => {
@@ -166,35 +192,47 @@ describe("prices, the cost of each request, and spend", () => {
     g.clock.advance(1100);
     const a = await newKey(g);
     const b = await newKey(g);
-    const before = await call(g.o.filtration, "GET", "/management/spend?group_by=deployment", {
-      token: g.o.token,
-    });
-    const deploymentBefore =
-      before.body.items.find((i: { deployment_id: string }) => i.deployment_id === g.deploymentId)?.cost ?? 0;
+    const before = await call<typeof spendRoute>(
+      g.o.filtration,
+      "GET",
+      "/management/spend?group_by=deployment",
+      {
+        token: g.o.token,
+      },
+    );
+    const deploymentBefore = before.body.items.find((i) => i.deployment_id === g.deploymentId)?.cost ?? 0;
     for (const key of [a.key, a.key, b.key]) expect((await chat(g, {}, key)).status).toBe(200);
     await g.runtime.usage.flush();
     const today = utcDayOf(new Date());
 
-    const byKey = await call(g.o.filtration, "GET", `/management/spend?group_by=api_key&from=${today}`, {
-      token: g.o.token,
-    });
-    expect(byKey.status).toBe(200);
-    const itemOf = (id: string) => byKey.body.items.find((i: { api_key_id: string }) => i.api_key_id === id);
-    expect(itemOf(a.id)).toMatchObject({ requests: 2, prompt_tokens: 24, completion_tokens: 10 });
-    expect(itemOf(a.id).cost).toBeCloseTo(2 * perCall, 9);
-    expect(itemOf(a.id).key_prefix).toBe(a.key.slice(0, itemOf(a.id).key_prefix.length));
-    expect(itemOf(b.id).cost).toBeCloseTo(perCall, 9);
-
-    const byDeployment = await call(g.o.filtration, "GET", "/management/spend?group_by=deployment", {
-      token: g.o.token,
-    });
-    const mine = byDeployment.body.items.find(
-      (i: { deployment_id: string }) => i.deployment_id === g.deploymentId,
+    const byKey = await call<typeof spendRoute>(
+      g.o.filtration,
+      "GET",
+      `/management/spend?group_by=api_key&from=${today}`,
+      {
+        token: g.o.token,
+      },
     );
-    expect(mine.deployment_name).toBe(g.model);
-    expect(mine.cost).toBeCloseTo(deploymentBefore + 3 * perCall, 9);
+    expect(byKey.status).toBe(200);
+    const itemOf = (id: string) => byKey.body.items.find((i) => i.api_key_id === id);
+    expect(itemOf(a.id)).toMatchObject({ requests: 2, prompt_tokens: 24, completion_tokens: 10 });
+    expect(itemOf(a.id)?.cost).toBeCloseTo(2 * perCall, 9);
+    expect(itemOf(a.id)?.key_prefix).toBe(a.key.slice(0, itemOf(a.id)?.key_prefix?.length));
+    expect(itemOf(b.id)?.cost).toBeCloseTo(perCall, 9);
 
-    const byDay = await call(
+    const byDeployment = await call<typeof spendRoute>(
+      g.o.filtration,
+      "GET",
+      "/management/spend?group_by=deployment",
+      {
+        token: g.o.token,
+      },
+    );
+    const mine = byDeployment.body.items.find((i) => i.deployment_id === g.deploymentId);
+    expect(mine?.deployment_name).toBe(g.model);
+    expect(mine?.cost).toBeCloseTo(deploymentBefore + 3 * perCall, 9);
+
+    const byDay = await call<typeof spendRoute>(
       g.o.filtration,
       "GET",
       `/management/spend?group_by=day&from=${today}&to=${today}`,
@@ -202,7 +240,7 @@ describe("prices, the cost of each request, and spend", () => {
         token: g.o.token,
       },
     );
-    expect(byDay.body.items.map((i: { day: string }) => i.day)).toEqual([today]);
+    expect(byDay.body.items.map((i) => i.day)).toEqual([today]);
     // The day's spend is every row of spend_daily today, which is what the logs add up to.
     const logged = await g.o.t.app.db.select().from(spendDaily).where(eq(spendDaily.day, today));
     expect(byDay.body.total.cost).toBeCloseTo(
@@ -212,7 +250,9 @@ describe("prices, the cost of each request, and spend", () => {
     expect(byDay.body.total.requests).toBe(logged.reduce((sum, r) => sum + r.requests, 0));
 
     for (const query of ["group_by=week", "from=yesterday", "to=2026-02-31", `from=${today}&to=2000-01-01`]) {
-      const bad = await call(g.o.filtration, "GET", `/management/spend?${query}`, { token: g.o.token });
+      const bad = await call<ErrorBody>(g.o.filtration, "GET", `/management/spend?${query}`, {
+        token: g.o.token,
+      });
       expect(bad.status).toBe(400);
     }
   });
@@ -227,31 +267,44 @@ describe("prices, the cost of each request, and spend", () => {
       { deployment_id: g.deploymentId, config: { max_spend_per_day: 1 } },
       { api_key_id: "not-a-key", config: { max_spend_per_day: 1 } },
     ]) {
-      const res = await setBudget(g, body);
+      const res = await setBudget<ErrorBody>(g, body);
       expect(res.status).toBe(body.api_key_id ? 404 : 400);
     }
-    const quotaByKey = await call(g.o.filtration, "POST", "/management/config/quota", {
+    const quotaByKey = await call<ErrorBody>(g.o.filtration, "POST", "/management/config/quota", {
       token: g.o.token,
       body: { api_key_id: id, config: { requests_per_day: 1 } },
     });
     expect(quotaByKey.status).toBe(400);
     expect(
-      (await setBudget(g, { api_key_id: crypto.randomUUID(), config: { max_spend_per_day: 1 } })).status,
+      (await setBudget<ErrorBody>(g, { api_key_id: crypto.randomUUID(), config: { max_spend_per_day: 1 } }))
+        .status,
     ).toBe(404);
 
     const set = await setBudget(g, { api_key_id: id, config: { max_spend_per_day: 100 } });
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ policy_type: "budget", api_key_id: id, deployment_id: null });
-    const read = await call(g.o.filtration, "GET", `/management/config/budget?api_key_id=${id}`, {
-      token: g.o.token,
-    });
+    const read = await call<typeof policyRoute>(
+      g.o.filtration,
+      "GET",
+      `/management/config/budget?api_key_id=${id}`,
+      {
+        token: g.o.token,
+      },
+    );
     expect(read.body).toMatchObject({ api_key_id: id, config: { max_spend_per_day: 100 } });
     // The key's budget is not the organization's.
-    const org = await call(g.o.filtration, "GET", "/management/config/budget", { token: g.o.token });
-    expect(org.body).toMatchObject({ api_key_id: null, source: "default", config: {} });
-    const removed = await call(g.o.filtration, "DELETE", `/management/config/budget?api_key_id=${id}`, {
+    const org = await call<typeof policyRoute>(g.o.filtration, "GET", "/management/config/budget", {
       token: g.o.token,
     });
+    expect(org.body).toMatchObject({ api_key_id: null, source: "default", config: {} });
+    const removed = await call<typeof deletePolicyRoute>(
+      g.o.filtration,
+      "DELETE",
+      `/management/config/budget?api_key_id=${id}`,
+      {
+        token: g.o.token,
+      },
+    );
     expect(removed.body).toMatchObject({ api_key_id: id, deleted: true });
   });
 

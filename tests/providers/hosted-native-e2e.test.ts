@@ -16,7 +16,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
+import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as statusRoute } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { withInference } from "#server/compose.ts";
 import { listen } from "#server/http/listen.ts";
 import { startReconciler } from "#services/orchestration/reconciler.ts";
@@ -68,7 +71,7 @@ describe.skipIf(!plumbed)("Anthropic and Gemini upstreams through the gateway", 
       throw new Error(`provider config: ${saved.status} ${JSON.stringify(saved.body)}`);
     const pool = (await createPool(o, { provider: "external", name: "hosted-native" })).pool_id;
     const deploy = async (name: string, engine: string, url: string, credential: string, model: string) => {
-      const res = await call(o.orchestration, "POST", "/deployment/deploy", {
+      const res = await call<typeof deployRoute>(o.orchestration, "POST", "/deployment/deploy", {
         token: o.token,
         body: {
           model_name: name,
@@ -79,11 +82,14 @@ describe.skipIf(!plumbed)("Anthropic and Gemini upstreams through the gateway", 
         },
       });
       if (res.status !== 201) throw new Error(`deploy ${name}: ${res.status} ${JSON.stringify(res.body)}`);
-      ids[name] = res.body.deployment_id as string;
+      ids[name] = res.body.deployment_id;
       await eventually(
         async () =>
-          (await call(o.orchestration, "GET", `/deployment/status/${ids[name]}`, { token: o.token })).body
-            .status === "RUNNING",
+          (
+            await call<typeof statusRoute>(o.orchestration, "GET", `/deployment/status/${ids[name]}`, {
+              token: o.token,
+            })
+          ).body.status === "RUNNING",
         30_000,
         `${name} RUNNING`,
       );
@@ -93,12 +99,12 @@ describe.skipIf(!plumbed)("Anthropic and Gemini upstreams through the gateway", 
       deploy("gemini-bot", "gemini", gemini.baseUrl, "google-main", gemini.model),
       deploy("gemini-embed", "gemini", gemini.baseUrl, "google-main", gemini.embeddingModel),
     ]);
-    const key = await call(o.filtration, "POST", "/management/api-keys", {
+    const key = await call<typeof createKeyRoute>(o.filtration, "POST", "/management/api-keys", {
       token: o.token,
       body: { name: "native" },
     });
     if (key.status !== 201) throw new Error(`api key: ${key.status} ${JSON.stringify(key.body)}`);
-    apiKey = key.body.key as string;
+    apiKey = key.body.key;
   }, 120_000);
 
   afterAll(async () => {

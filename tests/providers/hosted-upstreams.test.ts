@@ -10,11 +10,19 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
+import type { GET as hostedPricesRoute } from "#routes/filtration/management/config/hosted-prices.ts";
+import type {
+  GET as providersRoute,
+  POST as saveProvidersRoute,
+} from "#routes/filtration/management/config/providers.ts";
+import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as deploymentsRoute } from "#routes/orchestration/deployment/deployments.ts";
+import type { GET as statusRoute } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { type HostedFake, hostedAnswer, startHostedFake } from "../fakes/hosted-openai/server.ts";
 import { loggedRequest } from "../inference/support.ts";
 import { startTinyDeployment, type TinyDeployment } from "../inference/tiny-deployment.ts";
 import { createPool, eventually } from "../orchestration/support.ts";
-import { call, gatewayHandler } from "../support/app.ts";
+import { call, type ErrorBody, gatewayHandler } from "../support/app.ts";
 import { signInToDashboard } from "../support/dashboard.ts";
 
 // Long and unusual, so finding them anywhere is never a coincidence.
@@ -71,7 +79,7 @@ afterAll(async () => {
 /** A hosted deployment (no image, no key inside it), RUNNING once the upstream answers its probe with the key. */
 async function deployHosted(name: string, fake: HostedFake, credential: string, model: string) {
   const o = tiny.o;
-  const res = await call(o.orchestration, "POST", "/deployment/deploy", {
+  const res = await call<typeof deployRoute>(o.orchestration, "POST", "/deployment/deploy", {
     token: o.token,
     body: {
       model_name: name,
@@ -82,12 +90,12 @@ async function deployHosted(name: string, fake: HostedFake, credential: string, 
     },
   });
   if (res.status !== 201) throw new Error(`deploy ${name}: ${res.status} ${JSON.stringify(res.body)}`);
-  const id = res.body.deployment_id as string;
+  const id = res.body.deployment_id;
   ids[name] = id;
   await eventually(
     async () =>
-      (await call(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token })).body.status ===
-      "RUNNING",
+      (await call<typeof statusRoute>(o.orchestration, "GET", `/deployment/status/${id}`, { token: o.token }))
+        .body.status === "RUNNING",
     30_000,
     `${name} RUNNING`,
   );
@@ -209,22 +217,20 @@ test("Azure OpenAI: the api-key header, the api-version query and the deployment
 test("a key in the deployment is refused (400 pointing at the credential), as is a credential that is not stored", async () => {
   const o = tiny.o;
   const deploy = (configuration: Record<string, unknown>) =>
-    call(o.orchestration, "POST", "/deployment/deploy", {
+    call<ErrorBody>(o.orchestration, "POST", "/deployment/deploy", {
       token: o.token,
       body: { model_name: "keyed", pool_id: externalPool, engine: "openai-compatible", configuration },
     });
   const keyed = await deploy({ endpoints: [openaiFake.url], api_key: "sk-inline" });
   expect(keyed.status).toBe(400);
-  expect(keyed.body.error.details.fields).toContainEqual({
+  expect(keyed.body.error.details?.fields).toContainEqual({
     field: "configuration.api_key",
     message: expect.stringContaining("configuration.credential"),
   });
   const unknown = await deploy({ endpoints: [openaiFake.url], credential: "nobody" });
   expect(unknown.status).toBe(400);
-  expect(keyed.body.error.details.fields.map((f: { field: string }) => f.field)).not.toContain("image");
-  expect(unknown.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([
-    "configuration.credential",
-  ]);
+  expect(keyed.body.error.details?.fields?.map((f) => f.field)).not.toContain("image");
+  expect(unknown.body.error.details?.fields?.map((f) => f.field)).toEqual(["configuration.credential"]);
 });
 
 test("the upstream refusing the key is the platform's 502 upstream_auth_failed, in both doors' shapes, counted per deployment", async () => {
@@ -281,7 +287,7 @@ test("the upstream refusing the key is the platform's 502 upstream_auth_failed, 
 test("fallbacks: hosted → self-hosted when the upstream fails, self-hosted → hosted when it is stopped; each costs its own price", async () => {
   const o = tiny.o;
   // The organization's own price for one hosted model overrides the shipped list price.
-  const prices = await call(o.filtration, "POST", "/management/config/providers", {
+  const prices = await call<typeof saveProvidersRoute>(o.filtration, "POST", "/management/config/providers", {
     token: o.token,
     body: {
       provider: "external",
@@ -292,7 +298,7 @@ test("fallbacks: hosted → self-hosted when the upstream fails, self-hosted →
     },
   });
   expect(prices.status).toBe(200);
-  const badPrices = await call(o.filtration, "POST", "/management/config/providers", {
+  const badPrices = await call<ErrorBody>(o.filtration, "POST", "/management/config/providers", {
     token: o.token,
     body: {
       provider: "external",
@@ -300,9 +306,14 @@ test("fallbacks: hosted → self-hosted when the upstream fails, self-hosted →
     },
   });
   expect(badPrices.status).toBe(400);
-  const table = await call(o.filtration, "GET", "/management/config/hosted-prices", { token: o.token });
+  const table = await call<typeof hostedPricesRoute>(
+    o.filtration,
+    "GET",
+    "/management/config/hosted-prices",
+    { token: o.token },
+  );
   expect(table.status).toBe(200);
-  const rows = table.body.prices as { model: string; source: string; input_price_per_million: number }[];
+  const rows = table.body.prices;
   expect(rows.find((r) => r.model === "gpt-4.1-mini")).toMatchObject({
     source: "organization",
     input_price_per_million: 1,
@@ -373,26 +384,23 @@ test("fallbacks: hosted → self-hosted when the upstream fails, self-hosted →
 }, 60_000);
 
 async function deploymentId(name: string): Promise<string | undefined> {
-  const list = await call(tiny.o.orchestration, "GET", "/deployment/deployments", { token: tiny.o.token });
-  return (
-    list.body.deployments as { id?: string; deployment_id?: string; model_name?: string; name?: string }[]
-  )
-    .map((d) => ({ id: d.id ?? d.deployment_id, name: d.model_name ?? d.name }))
-    .find((d) => d.name === name)?.id;
+  const list = await call<typeof deploymentsRoute>(tiny.o.orchestration, "GET", "/deployment/deployments", {
+    token: tiny.o.token,
+  });
+  return list.body.deployments.find((d) => d.model_name === name)?.deployment_id;
 }
 
 test("the keys appear in no API answer, log line, audit entry or dashboard page", async () => {
   const o = tiny.o;
   const answers: unknown[] = [];
-  const get = async (handle: typeof o.filtration, path: string) => {
-    const res = await call(handle, "GET", path, { token: o.token });
+  /** A GET whose answer is kept for the search below; `R` names the answer where the test reads it. */
+  const get = async <R = unknown>(handle: typeof o.filtration, path: string) => {
+    const res = await call<R>(handle, "GET", path, { token: o.token });
     answers.push(res.body);
     return res;
   };
-  const providers = await get(o.filtration, "/management/config/providers");
-  const external = (
-    providers.body.providers as { provider: string; credentials: Record<string, string> }[]
-  ).find((p) => p.provider === "external");
+  const providers = await get<typeof providersRoute>(o.filtration, "/management/config/providers");
+  const external = providers.body.providers.find((p) => p.provider === "external");
   // Named, masked: the names are there, the keys are not.
   expect(Object.keys(external?.credentials ?? {}).sort()).toEqual([
     "azure-eu",

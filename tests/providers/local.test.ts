@@ -19,7 +19,7 @@ import {
   REPLICA_ENV,
   taggedProcesses,
 } from "#adapters/providers/local/processes.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 import { providerConformance } from "./conformance.ts";
 import { activePool, modelName, type ProviderTest, providerInstanceIdOf, status } from "./support.ts";
 
@@ -93,7 +93,7 @@ providerConformance<LocalMachine>({
   },
   beforeDeploy(run) {
     test("the local provider places no GPUs: a deployment asking for one is refused", async () => {
-      const res = await call(run.p.o.orchestration, "POST", "/deployment/deploy", {
+      const res = await call<ErrorBody>(run.p.o.orchestration, "POST", "/deployment/deploy", {
         token: run.p.o.token,
         body: {
           engine: "llama.cpp",

@@ -2,6 +2,7 @@
 // line, in order; an unknown name refused beside the field), and the deployment that served a request
 // in the inference logs page when a fallback answered.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { GET as policyRoute } from "#routes/filtration/management/config/[policy_type].ts";
 import { writeInferenceLogs } from "#services/inference-logs/logs.ts";
 import { insertDeployment } from "../management/support.ts";
 import { call, gatewayHandler, type Handler, loginAsAdmin, type TestApp } from "../support/app.ts";
@@ -56,9 +57,14 @@ test("the policies page shows the routing policy and saves the fallbacks typed i
 
   const saved = await submit(`${path}/routing`, { fallbacks: " backup-b \n\nbackup-a\n" });
   expect(saved.status).toBe(303);
-  const policy = await call(filtration, "GET", `/management/config/routing?deployment_id=${asked.id}`, {
-    token,
-  });
+  const policy = await call<typeof policyRoute>(
+    filtration,
+    "GET",
+    `/management/config/routing?deployment_id=${asked.id}`,
+    {
+      token,
+    },
+  );
   expect(policy.body.config).toEqual({ fallbacks: ["backup-b", "backup-a"] });
 
   const after = routingCard(await (await page(`${path}?saved=routing`)).text());
@@ -71,8 +77,16 @@ test("the routing card turns prefix affinity off and shows it off; on again leav
   const path = `/deployments/${asked.id}/policies`;
   expect(routingCard(await (await page(path)).text())).toContain('name="prefix_affinity"');
   const read = async () =>
-    (await call(filtration, "GET", `/management/config/routing?deployment_id=${asked.id}`, { token })).body
-      .config;
+    (
+      await call<typeof policyRoute>(
+        filtration,
+        "GET",
+        `/management/config/routing?deployment_id=${asked.id}`,
+        {
+          token,
+        },
+      )
+    ).body.config;
 
   expect((await submit(`${path}/routing`, { fallbacks: "", prefix_affinity: "off" })).status).toBe(303);
   expect(await read()).toEqual({ fallbacks: [], prefix_affinity: false });

@@ -7,6 +7,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { deployments } from "#db/schema/index.ts";
+import type {
+  GET as policyRoute,
+  POST as setPolicyRoute,
+} from "#routes/filtration/management/config/[policy_type].ts";
+import type { GET as deploymentLogsRoute } from "#routes/filtration/management/deployments/[id]/logs.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import {
   chat,
@@ -18,7 +23,7 @@ import {
 } from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { call, type ErrorBody } from "../support/app.ts";
 
 let g: GatewayTest;
 const stubs: OpenAiStub[] = [];
@@ -64,8 +69,9 @@ const answered = (asked: Served) =>
     await r.body?.cancel();
     return undefined;
   }, 5000);
-const postRouting = (body: Record<string, unknown>) =>
-  call(g.o.filtration, "POST", "/management/config/routing", { token: g.o.token, body });
+/** Sets a routing policy: the policy answered, or the error named by `R` (`postRouting<ErrorBody>`). */
+const postRouting = <R = typeof setPolicyRoute>(body: Record<string, unknown>) =>
+  call<R>(g.o.filtration, "POST", "/management/config/routing", { token: g.o.token, body });
 
 const metricsText = () => g.runtime.metrics.registry.metrics();
 
@@ -76,39 +82,50 @@ test("the routing policy names other deployments of the organization; anything e
   const asked = await deployment();
   const other = await deployment();
 
-  const unknown = await postRouting({
+  const unknown = await postRouting<ErrorBody>({
     deployment_id: asked.id,
     config: { fallbacks: ["no-such-deployment"] },
   });
   expect(unknown.status).toBe(400);
   expect(fieldsOf(unknown.body)).toEqual(["config.fallbacks.0"]);
 
-  const self = await postRouting({
+  const self = await postRouting<ErrorBody>({
     deployment_id: asked.id,
     config: { fallbacks: [other.name, asked.name] },
   });
   expect(self.status).toBe(400);
   expect(fieldsOf(self.body)).toEqual(["config.fallbacks.1"]);
 
-  const orgWide = await postRouting({ config: { fallbacks: [other.name] } });
+  const orgWide = await postRouting<ErrorBody>({ config: { fallbacks: [other.name] } });
   expect(orgWide.status).toBe(400);
   expect(fieldsOf(orgWide.body)).toEqual(["deployment_id"]);
 
-  const malformed = await postRouting({ deployment_id: asked.id, config: { fallbacks: other.name } });
+  const malformed = await postRouting<ErrorBody>({
+    deployment_id: asked.id,
+    config: { fallbacks: other.name },
+  });
   expect(malformed.status).toBe(400);
-  const twice = await postRouting({
+  const twice = await postRouting<ErrorBody>({
     deployment_id: asked.id,
     config: { fallbacks: [other.name, other.name] },
   });
   expect(twice.status).toBe(400);
-  const extra = await postRouting({ deployment_id: asked.id, config: { fallbacks: [], retries: 2 } });
+  const extra = await postRouting<ErrorBody>({
+    deployment_id: asked.id,
+    config: { fallbacks: [], retries: 2 },
+  });
   expect(extra.status).toBe(400);
 
   const saved = await postRouting({ deployment_id: asked.id, config: { fallbacks: [other.name] } });
   expect(saved.status).toBe(200);
-  const read = await call(g.o.filtration, "GET", `/management/config/routing?deployment_id=${asked.id}`, {
-    token: g.o.token,
-  });
+  const read = await call<typeof policyRoute>(
+    g.o.filtration,
+    "GET",
+    `/management/config/routing?deployment_id=${asked.id}`,
+    {
+      token: g.o.token,
+    },
+  );
   expect(read.status).toBe(200);
   expect(read.body).toMatchObject({
     policy_type: "routing",
@@ -148,9 +165,14 @@ test("a stopped deployment is answered by its fallback: x-served-by, model as as
     servedByEndpoint: fallback.stub.baseUrl,
     status: 200,
   });
-  const page = await call(g.o.filtration, "GET", `/management/deployments/${asked.id}/logs`, {
-    token: g.o.token,
-  });
+  const page = await call<typeof deploymentLogsRoute>(
+    g.o.filtration,
+    "GET",
+    `/management/deployments/${asked.id}/logs`,
+    {
+      token: g.o.token,
+    },
+  );
   expect(page.status).toBe(200);
   expect(page.body.items[0]).toMatchObject({
     deployment_id: asked.id,

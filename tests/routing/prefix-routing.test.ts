@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { spendDaily } from "#db/schema/index.ts";
+import type { GET as policyRoute } from "#routes/filtration/management/config/[policy_type].ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import {
   chat,
@@ -109,9 +110,14 @@ test("a conversation's successive turns land on the replica that served the firs
 test("prefix_affinity: false routes by fewest in flight alone: one conversation's turns alternate", async () => {
   const pair = await twoReplicas();
   await setPolicy(g, "routing", { prefix_affinity: false }, pair.id);
-  const stored = await call(g.o.filtration, "GET", `/management/config/routing?deployment_id=${pair.id}`, {
-    token: g.o.token,
-  });
+  const stored = await call<typeof policyRoute>(
+    g.o.filtration,
+    "GET",
+    `/management/config/routing?deployment_id=${pair.id}`,
+    {
+      token: g.o.token,
+    },
+  );
   expect(stored.body).toMatchObject({ config: { prefix_affinity: false } });
   const indices: number[] = [];
   for (let n = 0; n < 4; n++) {

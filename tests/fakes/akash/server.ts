@@ -114,7 +114,7 @@ export function startFakeAkash(options: {
         deployments.set(dseq, d);
         setTimeout(() => {
           if (d.state !== "active") return;
-          // A provider bids when it has a GPU model the SDL accepts (no model listed: any).
+          // A provider bids when it has a GPU model the SDL accepts (an SDL that lists no model accepts every one).
           const models = [...d.sdl.matchAll(/model: "([^"]+)"/g)].map((m) => m[1]);
           for (const p of fake.providers)
             if (models.length === 0 || models.includes(p.gpuModel))
