@@ -8,8 +8,11 @@
 //   given length, load running for a while).
 
 export interface UntilOptions {
-  /** What is waited for, as the failure says: "the replica READY", "six log rows". */
-  what: string;
+  /**
+   * What is waited for, as the failure says: "the replica READY", "six log rows"; a function is asked
+   * at the failure (to say what was last seen).
+   */
+  what: string | (() => string);
   /** Gives up after this long (default 5 s). */
   timeoutMs?: number;
   /** Time between two probes (default 50 ms). */
@@ -37,7 +40,7 @@ export async function until<T>(
     }
     if (Date.now() >= deadline)
       throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ""}`,
+        `timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}${lastError ? `: ${String(lastError)}` : ""}`,
       );
     await Bun.sleep(intervalMs);
   }
