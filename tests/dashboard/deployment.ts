@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { adminEmail, adminPassword } from "../support/app.ts";
+import { until } from "../support/wait.ts";
 import type { BrowserPlatform } from "./browser.ts";
 
 /** A JSON request to one of the platform's HTTP APIs; throws unless the answer is 2xx. */
@@ -53,14 +54,17 @@ export async function runningTinyDeployment(bp: BrowserPlatform, name: string): 
     token,
   );
   const id = deployed.deployment_id as string;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await apiJson(`${bp.orchestrationUrl}/deployment/status/${id}`, "GET", undefined, token);
-    if (status.status === "RUNNING") return id;
-    if (status.status === "FAILED") throw new Error(`deployment failed: ${JSON.stringify(status)}`);
-    if (Date.now() > deadline) throw new Error(`deployment not RUNNING in 60 s: ${status.status}`);
-    await Bun.sleep(250);
-  }
+  // The platform runs in another process: its deployment's status is asked for.
+  let last: { status?: string } = {};
+  const status = await until(
+    async () => {
+      last = await apiJson(`${bp.orchestrationUrl}/deployment/status/${id}`, "GET", undefined, token);
+      return (last.status === "RUNNING" || last.status === "FAILED") && last;
+    },
+    { what: () => `the deployment RUNNING (still ${last.status})`, timeoutMs: 60_000, intervalMs: 250 },
+  );
+  if (status.status === "FAILED") throw new Error(`deployment failed: ${JSON.stringify(status)}`);
+  return id;
 }
 
 /** Stops the platform's deployments so their workers do not outlive the test. */
@@ -75,10 +79,15 @@ export async function stopDeployments(bp: BrowserPlatform): Promise<void> {
       token,
     ).catch(() => {});
   }
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const l = await apiJson(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
-    if ((l.deployments as { status: string }[]).every((d) => d.status === "STOPPED")) return;
-    await Bun.sleep(250);
+  try {
+    await until(
+      async () => {
+        const l = await apiJson(`${bp.orchestrationUrl}/deployment/deployments`, "GET", undefined, token);
+        return (l.deployments as { status: string }[]).every((d) => d.status === "STOPPED");
+      },
+      { what: "every deployment STOPPED", timeoutMs: 30_000, intervalMs: 250 },
+    );
+  } catch {
+    // Clean-up at the end of a test: what is still running is stopped with the platform.
   }
 }

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
+import { until } from "../support/wait.ts";
 import { blocksOf, root, stopEverything, workflowBlock } from "./blocks.ts";
 
 const hasOathtool = Bun.which("oathtool") !== null;
@@ -179,7 +180,12 @@ test.skipIf(!hasJq)(
         return false;
       }
     };
-    for (let waited = 0; alive() && waited < 5_000; waited += 100) await Bun.sleep(100);
+    // Not this process's child: its end is seen by asking.
+    await until(() => !alive(), {
+      what: `the stand-in (pid ${pid}) to end`,
+      timeoutMs: 5_000,
+      intervalMs: 100,
+    });
     expect(alive()).toBe(false);
   },
   300_000,
