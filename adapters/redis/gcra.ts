@@ -57,6 +57,13 @@ const correctSha = sha1(correctScript);
 /** How long a token correction may wait for the next request of its key before it is sent alone. */
 const correctionDelayMs = 250;
 
+/** Runs `send` after `delayMs`; a test gives its own to send at once what the timer would send later. */
+export type ScheduleFlush = (send: () => Promise<void>, delayMs: number) => void;
+
+const unrefTimer: ScheduleFlush = (send, delayMs) => {
+  setTimeout(() => void send(), delayMs).unref?.();
+};
+
 export class RedisLimiter implements RateLimiter {
   readonly remote = true;
   /**
@@ -64,12 +71,13 @@ export class RedisLimiter implements RateLimiter {
    * round trip a request instead of two), or is sent alone after `correctionDelayMs`.
    */
   private readonly pending = new Map<string, { delta: number; limits: RateLimits }>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private flushScheduled = false;
 
   constructor(
     private readonly redis: RedisCommands,
     private readonly prefix = "llmp:rl:",
     private readonly now: () => number = Date.now,
+    private readonly scheduleFlush: ScheduleFlush = unrefTimer,
   ) {}
 
   /** EVALSHA, and EVAL once when Redis does not know the script yet (a restart, a new server). */
@@ -125,13 +133,14 @@ export class RedisLimiter implements RateLimiter {
   private carry(key: string, limits: RateLimits, delta: number): void {
     const known = this.pending.get(key);
     this.pending.set(key, { delta: (known?.delta ?? 0) + delta, limits });
-    this.timer ??= setTimeout(() => void this.flushCorrections(), correctionDelayMs);
-    this.timer.unref?.();
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    this.scheduleFlush(() => this.flushCorrections(), correctionDelayMs);
   }
 
   /** Sends the corrections no request has carried (all at once: the client pipelines them). */
   async flushCorrections(): Promise<void> {
-    this.timer = undefined;
+    this.flushScheduled = false;
     const due = [...this.pending];
     this.pending.clear();
     await Promise.all(

@@ -49,6 +49,10 @@ export class HttpMetrics {
   private readonly requestSeries = new SeriesCache(this.series.count);
   private readonly durationSeries = new SeriesCache(this.series.seconds);
 
+  /** Answers observed so far. */
+  private answers = 0;
+  private readonly awaiting = new Set<{ answers: number; resolve: () => void }>();
+
   constructor(
     private readonly gateway: string,
     private readonly extra: RegistrySource = () => [],
@@ -59,6 +63,30 @@ export class HttpMetrics {
     const labels = () => ({ gateway: this.gateway, method, route, status });
     this.requestSeries.get(key, labels).inc();
     this.durationSeries.get(key, labels).observe(seconds);
+    this.answers++;
+    if (this.awaiting.size > 0) this.wakeAwaiting();
+  }
+
+  /** How many answers have been observed. */
+  get observed(): number {
+    return this.answers;
+  }
+
+  /**
+   * Resolves once `answers` answers in all have been observed. An answer is observed after it has gone
+   * out (a stream at its last byte), so whoever holds a response and wants it counted waits for this.
+   */
+  observedAtLeast(answers: number): Promise<void> {
+    if (this.answers >= answers) return Promise.resolve();
+    return new Promise((resolve) => this.awaiting.add({ answers, resolve }));
+  }
+
+  private wakeAwaiting(): void {
+    for (const waiter of this.awaiting) {
+      if (this.answers < waiter.answers) continue;
+      this.awaiting.delete(waiter);
+      waiter.resolve();
+    }
   }
 
   readonly contentType = this.registry.contentType;

@@ -68,6 +68,11 @@ export class RevalidatingCache<V> {
     return this.entries.size;
   }
 
+  /** Resolves once every load under way, a background refresh too, has ended (its entry stored). */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.pending.values());
+  }
+
   private fetch(key: string): Promise<V> {
     const inFlight = this.pending.get(key);
     if (inFlight) return inFlight;

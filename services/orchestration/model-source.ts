@@ -207,7 +207,7 @@ const maxRedirects = 5;
 
 /** Downloads of http(s) sources, one at a time per URL, into the first model directory. */
 export class ModelFetcher {
-  private readonly downloads = new Map<string, { done?: string; error?: string }>();
+  private readonly downloads = new Map<string, { done?: string; error?: string; ended: Promise<void> }>();
 
   constructor(readonly rules: ModelSourceSettings) {}
 
@@ -230,9 +230,9 @@ export class ModelFetcher {
       return { state: "failed", reason: download.error };
     }
     if (!download) {
-      const entry: { done?: string; error?: string } = {};
+      const entry: { done?: string; error?: string; ended: Promise<void> } = { ended: Promise.resolve() };
       this.downloads.set(url, entry);
-      this.download(url, path).then(
+      entry.ended = this.download(url, path).then(
         () => {
           entry.done = path;
           this.downloads.delete(url);
@@ -243,6 +243,14 @@ export class ModelFetcher {
       );
     }
     return { state: "pending" };
+  }
+
+  /**
+   * Resolves once the download of `url` under way has ended, done or failed (at once when none is):
+   * `fetch` then tells which. The reconciler simply asks again on its next pass.
+   */
+  async downloaded(url: string): Promise<void> {
+    await this.downloads.get(url)?.ended;
   }
 
   /** GET with every hop checked: redirects are followed here, not by fetch, so each target is vetted. */

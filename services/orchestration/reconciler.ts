@@ -114,6 +114,9 @@ export function startReconciler(
       while (running) await running;
       running = pass.run(leadership).finally(() => {
         running = undefined;
+        // A timer that fired meanwhile found this pass running and left the next to it: without this
+        // the interval's passes stopped after the first pass() a test asked for.
+        schedule();
       });
       await running;
     },

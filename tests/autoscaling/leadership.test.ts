@@ -41,9 +41,8 @@ test("two orchestrators, one decision", async () => {
   for (let i = 0; i < 2; i++) reconcilers.push(startReconciler(o.t.app, { intervalMs: 50, load: store }));
   await store.report("gateway", new Map([[id, { inFlight: 8, queued: 0, tokensPerSecond: 0 }]]), 60_000);
   await eventually(async () => (await status(o, id)).replicas === 2, 10_000, "two replicas wanted");
-  // Many passes of both later, still one decision.
-  await Promise.all(reconcilers.map((r) => r.pass()));
-  await Bun.sleep(500);
+  // Many passes of both later (ten each, as 500 ms of their 50 ms interval gave), still one decision.
+  for (let i = 0; i < 10; i++) await Promise.all(reconcilers.map((r) => r.pass()));
   const decisions = scaleDecisions(await status(o, id));
   expect(decisions).toEqual([
     { from: 1, to: 2, reason: "scaled up from 1 to 2: 8 in flight over 1 replica, target 4" },

@@ -8,6 +8,7 @@ import type { GET as listDeployments } from "#routes/orchestration/deployment/de
 import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { adminEmail, adminPassword, type BodyOf } from "../support/app.ts";
+import { until } from "../support/wait.ts";
 import type { BrowserPlatform } from "./browser.ts";
 
 /**
@@ -66,19 +67,22 @@ export async function runningTinyDeployment(bp: BrowserPlatform, name: string): 
     token,
   );
   const id = deployed.deployment_id;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await apiJson<typeof deploymentStatus>(
-      `${bp.orchestrationUrl}/deployment/status/${id}`,
-      "GET",
-      undefined,
-      token,
-    );
-    if (status.status === "RUNNING") return id;
-    if (status.status === "FAILED") throw new Error(`deployment failed: ${JSON.stringify(status)}`);
-    if (Date.now() > deadline) throw new Error(`deployment not RUNNING in 60 s: ${status.status}`);
-    await Bun.sleep(250);
-  }
+  // The platform runs in another process: its deployment's status is asked for.
+  let last: { status?: string } = {};
+  const status = await until(
+    async () => {
+      last = await apiJson<typeof deploymentStatus>(
+        `${bp.orchestrationUrl}/deployment/status/${id}`,
+        "GET",
+        undefined,
+        token,
+      );
+      return (last.status === "RUNNING" || last.status === "FAILED") && last;
+    },
+    { what: () => `the deployment RUNNING (still ${last.status})`, timeoutMs: 60_000, intervalMs: 250 },
+  );
+  if (status.status === "FAILED") throw new Error(`deployment failed: ${JSON.stringify(status)}`);
+  return id;
 }
 
 /** Stops the platform's deployments so their workers do not outlive the test. */
@@ -98,15 +102,20 @@ export async function stopDeployments(bp: BrowserPlatform): Promise<void> {
       token,
     ).catch(() => {});
   }
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const l = await apiJson<typeof listDeployments>(
-      `${bp.orchestrationUrl}/deployment/deployments`,
-      "GET",
-      undefined,
-      token,
+  try {
+    await until(
+      async () => {
+        const l = await apiJson<typeof listDeployments>(
+          `${bp.orchestrationUrl}/deployment/deployments`,
+          "GET",
+          undefined,
+          token,
+        );
+        return l.deployments.every((d) => d.status === "STOPPED");
+      },
+      { what: "every deployment STOPPED", timeoutMs: 30_000, intervalMs: 250 },
     );
-    if (l.deployments.every((d) => d.status === "STOPPED")) return;
-    await Bun.sleep(250);
+  } catch {
+    // Clean-up at the end of a test: what is still running is stopped with the platform.
   }
 }

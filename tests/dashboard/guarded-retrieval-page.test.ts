@@ -4,6 +4,7 @@
 // the inference logs page saying what the guardrail did and where the passages came from.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { simulateDelay, until } from "../support/wait.ts";
 import {
   type BrowserPlatform,
   haveChromium,
@@ -19,6 +20,8 @@ let page: Page;
 let deploymentId: string;
 
 const message = "I am jane.doe@example.com. How many weeks of parental leave do I get?";
+/** The inference gateway's context cache keeps a deployment's policies up to a second (and a margin). */
+const contextCacheMs = 1100;
 
 beforeAll(async () => {
   if (!haveChromium) return;
@@ -82,7 +85,9 @@ test.skipIf(!haveChromium)(
     await result.scrollIntoViewIfNeeded();
     await shot(page, "policies-try-a-question");
 
-    await Bun.sleep(1100); // the gateway's context cache
+    // The policies just saved reach the inference gateway once its context cache (1 s) has aged: it
+    // runs in the platform's process, whose clock a test cannot move, and says nothing when it reloads.
+    await simulateDelay(contextCacheMs);
     await page.goto("/playground?deployment=tiny-handbook");
     await page.getByLabel("Max tokens").fill("8");
     await page.getByLabel("Message").fill(message);
@@ -95,10 +100,14 @@ test.skipIf(!haveChromium)(
     const row = page.locator("tbody tr").first();
     // Logs are written in batches: the row appears within a second or two.
     const rowText = async () => ((await row.count()) > 0 ? ((await row.textContent()) ?? "") : "");
-    for (let i = 0; i < 20 && !(await rowText()).includes("leave.md"); i++) {
-      await Bun.sleep(500);
-      await page.reload();
-    }
+    await until(
+      async () => {
+        if ((await rowText()).includes("leave.md")) return true;
+        await page.reload();
+        return false;
+      },
+      { what: "the chat's row in the inference logs", timeoutMs: 10_000, intervalMs: 500 },
+    );
     const logged = (await page.locator("tbody tr").first().textContent()) ?? "";
     expect(logged).toContain("input redact (pii email)");
     expect(logged).toContain("full text: leave.md");

@@ -3,6 +3,7 @@
 // record), and a second turn continues the conversation.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { until } from "../support/wait.ts";
 import {
   answerGrowth,
   type BrowserPlatform,
@@ -72,16 +73,18 @@ test.skipIf(!haveChromium)(
 
     // The inference log records the calls as the dashboard's: no API key, prefix "dashboard".
     const token = await adminToken(bp);
-    const deadline = Date.now() + 10_000;
-    let items: { key_prefix: string | null; api_key_id: string | null; status: number; stream: boolean }[] =
-      [];
-    while (items.length < 2 && Date.now() < deadline) {
-      const r = await fetch(`${bp.filtrationUrl}/management/deployments/${deploymentId}/logs`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      items = (await r.json()).items ?? [];
-      if (items.length < 2) await Bun.sleep(300);
-    }
+    // Written by the platform's log batcher, in another process: asked for until both are there.
+    type Item = { key_prefix: string | null; api_key_id: string | null; status: number; stream: boolean };
+    const items = await until(
+      async () => {
+        const r = await fetch(`${bp.filtrationUrl}/management/deployments/${deploymentId}/logs`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const logged: Item[] = (await r.json()).items ?? [];
+        return logged.length >= 2 && logged;
+      },
+      { what: "the two calls in the inference log", timeoutMs: 10_000, intervalMs: 300 },
+    );
     expect(items.length).toBe(2);
     for (const item of items)
       expect(item).toMatchObject({ key_prefix: "dashboard", api_key_id: null, status: 200, stream: true });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import type { Page } from "playwright-core";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import { until } from "../support/wait.ts";
 import {
   answerGrowth,
   type BrowserPlatform,
@@ -119,10 +120,15 @@ test.skipIf(!haveChromium)(
 
     // 8. Both calls in the inference logs: the key's and the dashboard's.
     await page.getByRole("link", { name: "Inference logs" }).click();
-    for (let i = 0; i < 20 && (await page.locator("tbody tr").count()) < 2; i++) {
-      await Bun.sleep(500);
-      await page.reload();
-    }
+    // Written by the platform's log batcher, in another process: the page is reloaded until they show.
+    await until(
+      async () => {
+        if ((await page.locator("tbody tr").count()) >= 2) return true;
+        await page.reload();
+        return false;
+      },
+      { what: "two rows in the inference logs", timeoutMs: 10_000, intervalMs: 500 },
+    );
     const rows = (await page.locator("tbody").textContent()) ?? "";
     expect(rows).toContain(key.slice(0, 11));
     expect(rows).toContain("dashboard");

@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { localCommand, workerEntry } from "#adapters/engines/llama.cpp/index.ts";
+import { simulateDelay, within } from "../support/wait.ts";
 import {
   firstLine,
   spawnWorker,
@@ -216,7 +217,8 @@ describe("chat completions", () => {
         )
         .catch((e: unknown) => e),
     );
-    await Bun.sleep(150);
+    // The clients leave 150 ms into their answers (the worker says nothing of a request it is serving).
+    await simulateDelay(150);
     leaving.abort();
     for (const err of await Promise.all(gone)) expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
     await expectNextServedAtOnce(started);
@@ -297,6 +299,7 @@ describe("start-up failures", () => {
 describe("heartbeats and shutdown", () => {
   test("heartbeats reach the orchestrator with the node token, and SIGTERM mid-answer exits 0", async () => {
     const beats: { auth: string | null; body: Record<string, unknown> }[] = [];
+    const twoBeats = Promise.withResolvers<void>();
     using stub = Bun.serve({
       port: 0,
       async fetch(req) {
@@ -304,6 +307,7 @@ describe("heartbeats and shutdown", () => {
           auth: req.headers.get("authorization"),
           body: (await req.json()) as Record<string, unknown>,
         });
+        if (beats.length >= 2) twoBeats.resolve();
         return Response.json({ ok: true });
       },
     });
@@ -323,7 +327,7 @@ describe("heartbeats and shutdown", () => {
       },
     });
     const worker = await startWorker(env);
-    for (let i = 0; i < 100 && beats.length < 2; i++) await Bun.sleep(50);
+    await within(twoBeats.promise, 5000, "two heartbeats");
     expect(beats.length).toBeGreaterThanOrEqual(2);
     expect(beats[0]?.auth).toBe("Bearer node-secret");
     expect(beats[0]?.body).toEqual({
@@ -343,12 +347,13 @@ describe("heartbeats and shutdown", () => {
       max_tokens: 4000,
       stream: true,
     });
+    const answering = Promise.withResolvers<void>();
     const reading = (async () => {
       for await (const _ of stream) {
-        /* drain until the worker ends it */
+        answering.resolve(); // then drain until the worker ends it
       }
     })().catch((e: unknown) => e);
-    await Bun.sleep(100);
+    await within(answering.promise, 5000, "the answer's first chunk");
     const stopping = performance.now();
     worker.proc.kill("SIGTERM");
     expect(await worker.proc.exited).toBe(0);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { workerEntry } from "#adapters/engines/llama.cpp/index.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
+import { within } from "../support/wait.ts";
 
 export interface Worker {
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
@@ -36,14 +37,14 @@ export async function firstLine(
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let text = "";
-  const deadline = Bun.sleep(timeoutMs).then(() => {
-    throw new Error(`no line on stdout within ${timeoutMs} ms`);
-  });
-  while (!text.includes("\n")) {
-    const { value, done } = await Promise.race([reader.read(), deadline]);
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-  }
+  const readLine = async () => {
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  };
+  await within(readLine(), timeoutMs, "a line on stdout");
   reader.releaseLock();
   return JSON.parse(text.split("\n")[0] ?? "");
 }

@@ -29,6 +29,7 @@ test("a process that opened a new embedded database holds under 200 MB once it i
   try {
     const script = `
       import { openDatabase } from "#db/client.ts";
+      import { simulateDelay } from "./tests/support/wait.ts";
       const db = await openDatabase({ pgliteDir: ${JSON.stringify(join(dir, "pgdata"))} });
       // Freed pages go back to the system a little after a collection, not at once: the least of ten
       // readings 50 ms apart, each after a full collection of this thread (the worker's own garbage is
@@ -36,7 +37,7 @@ test("a process that opened a new embedded database holds under 200 MB once it i
       let least = Infinity;
       for (let i = 0; i < 10; i++) {
         Bun.gc(true);
-        await Bun.sleep(50);
+        await simulateDelay(50);
         const kib = Number((await Bun.file("/proc/self/status").text()).match(/VmRSS:\\s+(\\d+)/)?.[1]);
         least = Math.min(least, kib);
       }

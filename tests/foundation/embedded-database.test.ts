@@ -8,6 +8,7 @@ import { openDatabase } from "#db/client.ts";
 import { rowsOf } from "#db/migrate.ts";
 import { executePrepared } from "#db/prepared.ts";
 import { isUniqueViolation } from "#db/unique-violation.ts";
+import { simulateDelay } from "../support/wait.ts";
 
 const handle = await openDatabase({ pgliteDir: "memory://" });
 await handle.db.execute(sql`create table t (id int primary key, at timestamptz, note text)`);
@@ -29,9 +30,11 @@ test("a long query does not stop the event loop: a timer keeps firing while PGli
 
 test("another caller's query waits for an open transaction; a failed savepoint rolls back only itself", async () => {
   const order: string[] = [];
+  const begun = Promise.withResolvers<void>();
   const transaction = handle.db.transaction(async (tx) => {
     await tx.execute(sql`insert into t (id) values (1)`);
-    await Bun.sleep(50);
+    begun.resolve();
+    await simulateDelay(50); // the transaction stays open a while: the reader must wait for it
     await tx.transaction(async (inner) => {
       await inner.execute(sql`insert into t (id) values (2)`);
     });
@@ -43,7 +46,7 @@ test("another caller's query waits for an open transaction; a failed savepoint r
       .catch((error: Error) => order.push(error.message));
     order.push("committed");
   });
-  await Bun.sleep(10);
+  await begun.promise;
   const reader = handle.db
     .execute(sql`select count(*)::int as n from t`)
     .then((r) => order.push(`read ${rowsOf<{ n: number }>(r)[0]?.n}`));

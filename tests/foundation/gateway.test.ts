@@ -4,6 +4,7 @@ import type { OpenAPIV3 } from "openapi-types";
 import type { ErrorResponse as AnthropicError } from "#contracts/anthropic/messages.ts";
 import type { OpenAIError } from "#contracts/openai/error.ts";
 import { createGateway } from "#server/http/gateway.ts";
+import type { HttpMetrics } from "#server/http/metrics.ts";
 import { route } from "#server/http/route.ts";
 import { createLogger } from "#server/log.ts";
 import {
@@ -23,13 +24,18 @@ interface DocumentedOperation extends OpenAPIV3.OperationObject {
   requestBody?: { content: Record<string, { schema: { required: string[] } }> };
 }
 
+import { within } from "../support/wait.ts";
+
 let t: TestApp;
 const handlers: Record<string, Handler> = {};
+const httpMetrics: Record<string, HttpMetrics> = {};
 
 beforeAll(async () => {
   t = await startTestApp();
   for (const name of ["inference", "filtration", "orchestration", "dashboard"] as const) {
-    handlers[name] = (await gatewayHandler(t.app, name)).handle;
+    const { gateway, handle } = await gatewayHandler(t.app, name);
+    handlers[name] = handle;
+    httpMetrics[name] = gateway.runtime.metrics;
   }
 }, 60_000);
 afterAll(() => t.close());
@@ -49,8 +55,11 @@ describe.each(["inference", "filtration", "orchestration", "dashboard"])("%s gat
 
   test("GET /metrics counts requests per route and status, with latency histograms", async () => {
     const handle = handlers[name] as Handler;
+    const metrics = httpMetrics[name] as HttpMetrics;
+    const counted = metrics.observed + 1;
     await call(handle, "GET", "/health");
-    await Bun.sleep(5); // metrics are recorded once the response has gone out
+    // Metrics are recorded once the response has gone out.
+    await within(metrics.observedAtLeast(counted), 5000, "the /health answer counted");
     const res = await handle(new Request("http://localhost/metrics"));
     const text = await res.text();
     expect(res.headers.get("content-type")).toStartWith("text/plain");
@@ -182,8 +191,10 @@ describe("a gateway built with test routes", () => {
 
   test("an unexpected exception is 500 internal without its message or stack, and is logged", async () => {
     const { write } = build();
+    const requestLogged = Promise.withResolvers<void>();
     process.stdout.write = ((chunk: string) => {
       lines.push(String(chunk));
+      if (lines.join("").includes('"msg":"request"')) requestLogged.resolve();
       return true;
     }) as typeof process.stdout.write;
     try {
@@ -213,8 +224,7 @@ describe("a gateway built with test routes", () => {
       expect(res.status).toBe(500);
       expect(body).toEqual({ error: { code: "internal", message: "internal error" } });
       // Log lines are written together a little later: wait for the request's (at most 2 s on a loaded machine).
-      for (let waited = 0; waited < 2000 && !lines.join("").includes('"msg":"request"'); waited += 10)
-        await Bun.sleep(10);
+      await within(requestLogged.promise, 2000, "the request's log line");
     } finally {
       process.stdout.write = write;
     }

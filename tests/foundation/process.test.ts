@@ -6,6 +6,7 @@ import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.
 import { grpcHealthCheck } from "../support/grpc-health.ts";
 import { runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
+import { simulateDelay } from "../support/wait.ts";
 
 const migrationCount = readMigrationFiles({
   migrationsFolder: join(import.meta.dir, "..", "..", "db", "migrations"),
@@ -105,7 +106,8 @@ describe("bun start on an empty DATA_DIR", () => {
         body: JSON.stringify({ email: `nobody${i}@example.com`, password: "not a real password" }),
       }),
     );
-    await Bun.sleep(60);
+    // The signal comes 60 ms into the logins: the server says nothing of a request it is still hashing.
+    await simulateDelay(60);
     const exited = running.stop("SIGTERM");
     const statuses = await Promise.all(inflight.map((r) => r.then((res) => res.status)));
     // Answered, not dropped: every one got its (401) answer before the process exited.

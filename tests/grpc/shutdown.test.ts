@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import type { ConnectRouter } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
 import { ModelRegistryService } from "#proto/gen/llmplatform/orchestration/v1/models_pb.ts";
-import { endOf, failureOf, nextMessage, sleep, startTestServer, TestClient } from "./support";
+import { simulateDelay } from "../support/wait.ts";
+import { endOf, failureOf, nextMessage, startTestServer, TestClient } from "./support";
 
 const MODELS = "llmplatform.orchestration.v1.ModelRegistryService";
 
@@ -17,7 +18,7 @@ function slowRegistry(slowMs: number) {
       async getModel(request, context) {
         markStarted();
         await Promise.race([
-          sleep(slowMs),
+          simulateDelay(slowMs),
           new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true })),
         ]);
         context.signal.throwIfAborted();

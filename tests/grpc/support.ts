@@ -166,8 +166,6 @@ export function endOf(stream: CallStream): Promise<void> {
   });
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Cancels a call from the client side; grpc-js reports that as an error event, expected here. */
 export function cancel(stream: CallStream): void {
   stream.on("error", () => {});

@@ -17,6 +17,7 @@ import { eventually } from "../orchestration/support.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
+import { simulateDelay } from "../support/wait.ts";
 
 const admin = { ADMIN_EMAIL: "admin@example.com", ADMIN_PASSWORD: "correct horse battery staple" };
 
@@ -168,12 +169,13 @@ describe.skipIf(!usingPostgres)("PostgreSQL lost under load", () => {
     const killer = postgres(setup.database.url, { max: 1, onnotice: () => {} });
     const traffic = load(setup);
     try {
+      // Traffic runs between the kills and after them: the delays are the scenario.
       for (let i = 0; i < 5; i++) {
-        await Bun.sleep(400);
+        await simulateDelay(400);
         await killer`select pg_terminate_backend(pid) from pg_stat_activity
           where datname = current_database() and pid <> pg_backend_pid()`;
       }
-      await Bun.sleep(500);
+      await simulateDelay(500);
     } finally {
       await traffic.stop();
       await killer.end();
@@ -187,12 +189,13 @@ describe.skipIf(!usingPostgres)("PostgreSQL lost under load", () => {
     const setup = s as Setup;
     const before = await loggedServed(setup);
     const traffic = load(setup);
-    await Bun.sleep(300);
+    // Traffic before, during a 3 s outage and 1.5 s after it: the delays are the scenario.
+    await simulateDelay(300);
     setup.proxy.cut();
-    await Bun.sleep(3000);
+    await simulateDelay(3000);
     const unseen = await timed(() => signIn(setup));
     setup.proxy.restore();
-    await Bun.sleep(1500);
+    await simulateDelay(1500);
     await traffic.stop();
     // Sign-in needs the database: refused at once, not after a connect time-out.
     expect(unseen.status).toBe(503);
@@ -206,15 +209,16 @@ describe.skipIf(!usingPostgres)("PostgreSQL lost under load", () => {
     const setup = s as Setup;
     const before = await loggedServed(setup);
     const traffic = load(setup);
-    await Bun.sleep(300);
+    // Traffic before, during a partition of 2 s past the first two answers, and 2 s after it.
+    await simulateDelay(300);
     setup.proxy.blackhole();
     // The first query to meet the silence waits out its deadline (1.5 s + 1 s here); after it the
     // database is known unreachable and answers come at once.
     const first = await timed(() => signIn(setup));
     const next = await timed(() => signIn(setup));
-    await Bun.sleep(2000);
+    await simulateDelay(2000);
     setup.proxy.restore();
-    await Bun.sleep(2000);
+    await simulateDelay(2000);
     await traffic.stop();
     expect(first.status).toBe(503);
     expect(first.ms).toBeLessThan(6000);

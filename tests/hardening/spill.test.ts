@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Batcher } from "#services/inference/batcher.ts";
 import { spill, takeSpilled } from "#services/inference/spill.ts";
+import { within } from "../support/wait.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -19,10 +20,12 @@ function setup(options: { afterMs: number; maxQueued?: number }) {
   dirs.push(dir);
   const written: number[] = [];
   let down = true;
+  const recovered = Promise.withResolvers<void>();
   const batcher = new Batcher<number>({
     sink: async (batch) => {
       if (down) throw new Error("database unreachable");
       written.push(...batch);
+      recovered.resolve();
     },
     maxBatch: 10,
     intervalMs: 60_000,
@@ -40,6 +43,8 @@ function setup(options: { afterMs: number; maxQueued?: number }) {
     batcher,
     written,
     dir,
+    /** The first batch written after up(): the retry timer's, its back-off over. */
+    recovered: recovered.promise,
     up() {
       down = false;
     },
@@ -54,10 +59,8 @@ test("past afterMs of failures the queue goes to disk but one batch; after recov
   expect(s.batcher.spilled).toBe(85);
   expect(readdirSync(s.dir).length).toBeGreaterThan(0);
   s.up();
-  for (let i = 0; i < 20 && s.written.length < 95; i++) {
-    await Bun.sleep(5);
-    await s.batcher.flush();
-  }
+  await within(s.recovered, 1000, "a batch written after recovery");
+  for (let i = 0; i < 20 && s.written.length < 95; i++) await s.batcher.flush();
   expect(s.written.sort((a, b) => a - b)).toEqual(Array.from({ length: 95 }, (_, i) => i));
   expect(readdirSync(s.dir)).toEqual([]);
   expect(s.batcher.dropped).toBe(0);
@@ -72,10 +75,8 @@ test("a full queue spills its oldest records instead of dropping them", async ()
   expect(s.batcher.spilled).toBeGreaterThanOrEqual(20);
   s.up();
   // The first success brings the spilled records back.
-  for (let i = 0; i < 20 && s.written.length < 50; i++) {
-    await Bun.sleep(5);
-    await s.batcher.flush();
-  }
+  await within(s.recovered, 1000, "a batch written after recovery");
+  for (let i = 0; i < 20 && s.written.length < 50; i++) await s.batcher.flush();
   expect(s.written.sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
   await s.batcher.close(100);
 });

@@ -11,6 +11,7 @@ import type { LogFields, Logger } from "#services/context.ts";
 import { Batcher, backoffMs } from "#services/inference/batcher.ts";
 import { createInferenceRuntime } from "#services/inference/runtime.ts";
 import { gatewayHandler, startTestApp, type TestApp } from "../support/app.ts";
+import { simulateDelay, within } from "../support/wait.ts";
 
 const apps: TestApp[] = [];
 afterAll(async () => {
@@ -21,7 +22,7 @@ afterAll(async () => {
 async function ticksDuring(ms: number): Promise<number> {
   let ticks = 0;
   const timer = setInterval(() => ticks++, 5);
-  await Bun.sleep(ms);
+  await simulateDelay(ms);
   clearInterval(timer);
   return ticks;
 }
@@ -62,11 +63,13 @@ test("the back-off doubles from its base, stays under its cap and is jittered", 
 
 test("a sink that recovers gets the batch that failed, once", async () => {
   const received: number[] = [];
+  const delivered = Promise.withResolvers<void>();
   let failures = 2;
   const batcher = new Batcher<number>({
     sink: async (batch) => {
       if (failures-- > 0) throw new Error("503");
       received.push(...batch);
+      delivered.resolve();
     },
     maxBatch: 10,
     intervalMs: 10_000,
@@ -78,7 +81,7 @@ test("a sink that recovers gets the batch that failed, once", async () => {
   await batcher.flush();
   expect(batcher.pending).toBe(2);
   // The retry timer comes back by itself: no interval tick is due for ten seconds.
-  for (let i = 0; i < 50 && received.length < 2; i++) await Bun.sleep(10);
+  await within(delivered.promise, 500, "the batch received on a retry");
   expect(received).toEqual([1, 2]);
   expect(batcher.retries).toBe(2);
   expect(batcher.pending).toBe(0);
@@ -180,7 +183,7 @@ test("close() waits for a batch in flight when nothing else is queued, and hands
   const sent: number[] = [];
   const batcher = new Batcher<number>({
     sink: async (batch) => {
-      await Bun.sleep(100);
+      await simulateDelay(100); // a slow receiver: the batch is in flight while close() runs
       sent.push(...batch);
     },
     maxBatch: 500,

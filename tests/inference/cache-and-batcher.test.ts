@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { Batcher } from "#services/inference/batcher.ts";
 import { RevalidatingCache } from "#services/inference/revalidating-cache.ts";
+import { within } from "../support/wait.ts";
 
 const options = { refreshAfterMs: 500, maxAgeMs: 1000, staleForMs: 30_000, maxEntries: 100 };
 
@@ -34,7 +35,7 @@ test("between refreshAfter and maxAge the old value is served and refreshed in t
   state.value = "v2";
   now = 700;
   expect(await cache.get("k")).toBe("v1");
-  await Bun.sleep(1);
+  await cache.settled();
   expect(await cache.get("k")).toBe("v2");
 });
 
@@ -63,16 +64,19 @@ test("while the source is unreachable, known entries keep serving until staleFor
 
 test("the batcher sends full batches at once and the rest on its interval", async () => {
   const batches: number[][] = [];
+  const secondSent = Promise.withResolvers<void>();
   const batcher = new Batcher<number>({
-    sink: async (b) => void batches.push(b),
+    sink: async (b) => {
+      if (batches.push(b) === 2) secondSent.resolve();
+    },
     maxBatch: 3,
     intervalMs: 50,
     maxQueued: 100,
   });
   for (let i = 0; i < 4; i++) batcher.add(i);
-  await Bun.sleep(1);
+  // The full batch is handed to the sink within add() itself.
   expect(batches).toEqual([[0, 1, 2]]);
-  await Bun.sleep(80);
+  await within(secondSent.promise, 80, "the rest sent on the 50 ms interval");
   expect(batches).toEqual([[0, 1, 2], [3]]);
   await batcher.close();
 });

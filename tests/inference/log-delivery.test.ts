@@ -14,6 +14,7 @@ import { eventually } from "../orchestration/support.ts";
 import { usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
+import { until } from "../support/wait.ts";
 import { chat, type GatewayTest, startGatewayTest } from "./support.ts";
 
 async function loggedCount(g: GatewayTest): Promise<number> {
@@ -50,12 +51,14 @@ describe("inference logs", () => {
     const statuses = await send(g, total);
     expect(statuses.every((s) => s === 200)).toBe(true);
     const answered = performance.now();
-    let logged = 0;
-    while (performance.now() - answered < 5000) {
-      logged = await loggedCount(g);
-      if (logged >= total) break;
-      await Bun.sleep(25);
-    }
+    // Database rows: polled.
+    const logged = await until(
+      async () => {
+        const rows = await loggedCount(g);
+        return rows >= total && rows;
+      },
+      { what: `${total} log rows`, timeoutMs: 5000, intervalMs: 25 },
+    );
     expect(logged).toBe(total);
     expect(performance.now() - answered).toBeLessThan(2000);
   }, 30_000);

@@ -15,6 +15,7 @@ import { insertDeployment } from "../management/support.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
+import { until } from "../support/wait.ts";
 
 const admin = { ADMIN_EMAIL: "admin@example.com", ADMIN_PASSWORD: "correct horse battery staple" };
 
@@ -111,22 +112,29 @@ test.skipIf(!usingPostgres)(
     expect(metrics).toMatch(/^database_unreachable_errors_total \d+$/m);
 
     proxy?.restore();
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      status = (await chat(unseen)).status;
-      if (status !== 200) await Bun.sleep(200);
-    }
+    // The database back, as the gateway finds out on its own: asked until a request is served.
+    const status = await until(
+      async () => {
+        const served = (await chat(unseen)).status;
+        return served === 200 && served;
+      },
+      { what: "a chat served once the database is back", timeoutMs: 10_000, intervalMs: 200 },
+    );
     expect(status).toBe(200);
     expect((await fetch(`${inference}/ready`)).status).toBe(200);
     // The log entries of the outage were kept and written once the database was back: the first chat,
     // the three served during the outage, the refused one and the recovery's.
-    let logged = 0;
-    for (let i = 0; i < 50 && logged < 6; i++) {
-      await Bun.sleep(200);
-      logged = (
-        await (direct as DatabaseHandle).db.select().from(inferenceLogs).where(eq(inferenceLogs.model, model))
-      ).length;
-    }
+    // Database rows: polled.
+    const logged = await until(
+      async () => {
+        const rows = await (direct as DatabaseHandle).db
+          .select()
+          .from(inferenceLogs)
+          .where(eq(inferenceLogs.model, model));
+        return rows.length >= 6 && rows.length;
+      },
+      { what: "six log rows of the model", timeoutMs: 10_000, intervalMs: 200 },
+    );
     expect(logged).toBeGreaterThanOrEqual(6);
   },
   60_000,

@@ -15,6 +15,7 @@ import { withInference } from "#server/compose.ts";
 import { httpStatusOf } from "#server/error-table.ts";
 import { httpFiltration } from "#server/filtration-http-port.ts";
 import { listen } from "#server/http/listen.ts";
+import type { HttpMetrics } from "#server/http/metrics.ts";
 import type { Listener } from "#server/start/platform.ts";
 import type { FiltrationPort } from "#services/inference/port.ts";
 import {
@@ -37,6 +38,8 @@ export interface GatewayTest {
   o: OrchestrationTest;
   runtime: InferenceRuntime;
   inference: Listener;
+  /** The inference gateway's HTTP metrics: `observedAtLeast(n)` resolves once n answers are counted. */
+  httpMetrics: HttpMetrics;
   /** http://127.0.0.1:port of the inference gateway. */
   url: string;
   stub: OpenAiStub;
@@ -96,7 +99,8 @@ export async function startGatewayTest(
     responseCacheStore: options.cacheStore?.(o),
   });
   o.t.app = withInference(o.t.app, runtime);
-  const inference = listen(o.t.app, "inference", 0, await buildHttpGateway(o.t.app, "inference"));
+  const gateway = await buildHttpGateway(o.t.app, "inference");
+  const inference = listen(o.t.app, "inference", 0, gateway);
   const stub = startOpenAiStub();
   const model = `stub-${crypto.randomUUID().slice(0, 8)}`;
   const { id } = await insertDeployment(o.t.app.db, o.orgId, {
@@ -108,6 +112,7 @@ export async function startGatewayTest(
     o,
     runtime,
     inference,
+    httpMetrics: gateway.runtime.metrics,
     url: `http://127.0.0.1:${inference.port}`,
     stub,
     model,

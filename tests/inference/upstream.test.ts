@@ -6,6 +6,7 @@ import { InFlightBalancer } from "#adapters/upstream/balancer.ts";
 import { sendUpstream } from "#adapters/upstream/send.ts";
 import { type RelayOutcome, relaySse } from "#adapters/upstream/sse-relay.ts";
 import { AppError } from "#core/errors.ts";
+import { simulateDelay, within } from "../support/wait.ts";
 
 const servers: Server<unknown>[] = [];
 afterAll(() => {
@@ -34,7 +35,7 @@ function sse(parts: string[], gapMs = 0, dieAfter?: number): Response {
             return;
           }
           controller.enqueue(encoder.encode(parts[i] as string));
-          if (gapMs) await Bun.sleep(gapMs);
+          if (gapMs) await simulateDelay(gapMs);
         }
         controller.close();
       },
@@ -50,7 +51,7 @@ test("requests go to the replica with the fewest in flight", async () => {
   const slow = (name: string) =>
     stub(async () => {
       hits[name] = (hits[name] ?? 0) + 1;
-      await Bun.sleep(50);
+      await simulateDelay(50);
       return Response.json({ ok: name });
     });
   const endpoints = [slow("a"), slow("b")];
@@ -95,7 +96,7 @@ test("no reachable replica is 502 upstream_error", async () => {
 
 test("a replica that accepts but never answers is 504 upstream_timeout after the first-byte deadline", async () => {
   const silent = stub(async () => {
-    await Bun.sleep(5000);
+    await simulateDelay(5000);
     return new Response("late");
   });
   const started = Date.now();
@@ -117,6 +118,7 @@ test("a replica that accepts but never answers is 504 upstream_timeout after the
 
 test("the client going away aborts the upstream request", async () => {
   let upstreamAborted = false;
+  const aborted = Promise.withResolvers<void>();
   const streaming = stub(
     (req) =>
       new Response(
@@ -124,10 +126,11 @@ test("the client going away aborts the upstream request", async () => {
           async start(controller) {
             req.signal.addEventListener("abort", () => {
               upstreamAborted = true;
+              aborted.resolve();
             });
             for (let i = 0; i < 100 && !req.signal.aborted; i++) {
               controller.enqueue(new TextEncoder().encode(chunk(`t${i} `)));
-              await Bun.sleep(20);
+              await simulateDelay(20);
             }
             controller.close();
           },
@@ -148,7 +151,7 @@ test("the client going away aborts the upstream request", async () => {
   await reader.read();
   client.abort();
   await reader.cancel();
-  for (let i = 0; i < 50 && !upstreamAborted; i++) await Bun.sleep(20);
+  await within(aborted.promise, 1000, "the upstream request aborted");
   expect(upstreamAborted).toBe(true);
 });
 

@@ -16,6 +16,7 @@ import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inferenc
 import { insertDeployment } from "../management/support.ts";
 import { runPlatform } from "../support/process.ts";
 import { sparePort, startTestRedis, type TestRedis } from "../support/redis-server.ts";
+import { until } from "../support/wait.ts";
 
 const limit = 3;
 
@@ -58,11 +59,15 @@ describe("rate limits while Redis fails", () => {
   // alone (--test-name-pattern) and in any order (--randomize).
   const redisAnswering = async () => {
     await redis.start();
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && !store.connected) {
-      await (await chat({ ...g, model: closedModel })).arrayBuffer();
-      await Bun.sleep(100);
-    }
+    // The store reconnects when a command finds it away (at most once per reconnect interval) and says
+    // so to no one: requests set it off, as in production, and the test looks.
+    await until(
+      async () => {
+        await (await chat({ ...g, model: closedModel })).arrayBuffer();
+        return store.connected;
+      },
+      { what: "the gateway's store to reconnect to Redis", intervalMs: 100 },
+    );
     expect(store.connected).toBe(true);
   };
   // A deployment with the limit that no test has counted yet: open on store errors (the default) or
@@ -150,11 +155,14 @@ test("an unreachable REDIS_URL delays the start by at most a few seconds, and /r
     expect(down.status).toBe(503);
     expect((await down.json()).checks.redis).not.toBe("ok");
     redis = await startTestRedis(port);
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await Bun.sleep(100);
-      status = (await fetch(`${url}/ready`)).status;
-    }
+    // Another process's readiness: asked for until it says ready.
+    const status = await until(
+      async () => {
+        const ready = (await fetch(`${url}/ready`)).status;
+        return ready === 200 && ready;
+      },
+      { what: "/ready to answer 200 once Redis is up", intervalMs: 100 },
+    );
     expect(status).toBe(200);
   } finally {
     await platform.stop();

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chat, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "../inference/support.ts";
 import { gatewayHandler } from "../support/app.ts";
+import { within } from "../support/wait.ts";
 import { parseMetrics, promtool, type Sample, sampleSum } from "./support.ts";
 
 let g: GatewayTest;
@@ -45,7 +46,8 @@ beforeAll(async () => {
   // 6. a bad key: no deployment known, counted with deployment=""
   expect((await chat(g, {}, "sk-wrong")).status).toBe(401);
 
-  await Bun.sleep(20); // HTTP metrics are taken once the response has gone
+  // HTTP metrics are taken once the response has gone: the six answers above.
+  await within(g.httpMetrics.observedAtLeast(6), 5000, "the six answers counted");
   inferencePage = await (await fetch(`${g.url}/metrics`)).text();
   samples = parseMetrics(inferencePage);
 }, 60_000);

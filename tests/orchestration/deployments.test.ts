@@ -245,7 +245,9 @@ describe("lifecycle on the external provider", () => {
     dead.setUp(false);
     const created = await deploy(external("never-up", { configuration: { endpoints: [dead.url] } }));
     const id = created.body.deployment_id;
-    await Bun.sleep(300);
+    // Passes that saw it (its endpoint probed and found silent), in place of 300 ms of the interval's.
+    await reconciler.pass();
+    await reconciler.pass();
     expect((await status(id)).body.status).toBe("DEPLOYING");
     const res = await call<ErrorBody>(o.orchestration, "POST", "/deployment/terminate", {
       token: o.token,

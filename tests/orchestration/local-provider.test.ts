@@ -7,8 +7,14 @@ import { join } from "node:path";
 import type { Engine } from "#adapters/engines/engine.ts";
 import { createLocalProvider } from "#adapters/providers/local/index.ts";
 import { environOf, isAlive, pidOf } from "#adapters/providers/local/processes.ts";
-import type { ComputeProvider, ReplicaHandle, ReplicaSpec } from "#adapters/providers/provider.ts";
+import type {
+  ComputeProvider,
+  ReplicaHandle,
+  ReplicaObservation,
+  ReplicaSpec,
+} from "#adapters/providers/provider.ts";
 import { tempDirs } from "../support/temp.ts";
+import * as wait from "../support/wait.ts";
 
 const temp = tempDirs();
 const dataDir = temp.make("llmp-local-");
@@ -53,13 +59,15 @@ async function until(
   phase: string,
   timeoutMs = 10_000,
 ) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const seen = await provider.inspectReplica(handle, s);
-    if (seen.phase === phase) return seen;
-    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(seen)}`);
-    await Bun.sleep(50);
-  }
+  // A detached worker's phase, another process's state: asked for until it is reached.
+  let seen: ReplicaObservation | undefined;
+  return wait.until(
+    async () => {
+      seen = await provider.inspectReplica(handle, s);
+      return seen.phase === phase && seen;
+    },
+    { what: () => `phase ${phase}, still ${JSON.stringify(seen)}`, timeoutMs },
+  );
 }
 
 afterAll(async () => {

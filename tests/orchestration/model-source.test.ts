@@ -65,11 +65,8 @@ describe("ModelFetcher", () => {
     const fetcher = new ModelFetcher(rules);
     const url = `http://127.0.0.1:${server.port}/m.gguf`;
     expect(fetcher.fetch(url)).toEqual({ state: "pending" });
-    let result = fetcher.fetch(url);
-    for (let i = 0; i < 50 && result.state === "pending"; i++) {
-      await Bun.sleep(20);
-      result = fetcher.fetch(url);
-    }
+    await fetcher.downloaded(url);
+    const result = fetcher.fetch(url);
     expect(result.state).toBe("ready");
     const path = result.state === "ready" ? result.path : "";
     expect(path.startsWith(join(dir, "models"))).toBe(true);
@@ -82,11 +79,9 @@ describe("ModelFetcher", () => {
   test("a failed download is reported with its reason, and leaves no partial file", async () => {
     const fetcher = new ModelFetcher(rules);
     const url = `http://127.0.0.1:${server.port}/missing.gguf`;
-    let result = fetcher.fetch(url);
-    for (let i = 0; i < 50 && result.state === "pending"; i++) {
-      await Bun.sleep(20);
-      result = fetcher.fetch(url);
-    }
+    fetcher.fetch(url);
+    await fetcher.downloaded(url);
+    const result = fetcher.fetch(url);
     expect(result).toEqual({ state: "failed", reason: `could not fetch ${url}: HTTP 404` });
     expect(existsSync(fetcher.pathFor(url))).toBe(false);
   });

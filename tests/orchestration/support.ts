@@ -6,6 +6,7 @@ import type { POST as createPoolRoute } from "#routes/orchestration/deployment/c
 import { startOpenAiStub } from "#scripts/openai-stub.ts";
 import { call, type Handler, loginAsAdmin, type startTestApp, type TestApp } from "../support/app.ts";
 import { startGateways } from "../support/callers.ts";
+import { until } from "../support/wait.ts";
 
 export interface OrchestrationTest {
   t: TestApp;
@@ -43,25 +44,13 @@ export async function createPool(o: OrchestrationTest, body: Record<string, unkn
   return res.body;
 }
 
-/** Polls `check` until it returns a value, or fails after `timeoutMs`. */
-export async function eventually<T>(
+/** Polls `check` until it returns a value, or fails after `timeoutMs` (tests/support/wait.ts `until`). */
+export function eventually<T>(
   check: () => Promise<T | undefined | false>,
   timeoutMs = 20_000,
   what = "condition",
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await Bun.sleep(100);
-  }
+  return until(check, { what, timeoutMs, intervalMs: 100 });
 }
 
 /** A user with the admin role in a new organization of their own (a separate tenant). */

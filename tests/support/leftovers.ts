@@ -5,6 +5,7 @@
 // directory. After the run the folder must be empty and no such process alive. Linux (/proc) only.
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { until } from "./wait.ts";
 
 export const runDirPrefix = "llmp-run-";
 
@@ -89,13 +90,16 @@ export function leftoverFiles(run: TestRun): string[] {
 
 /** Waits up to `graceMs` for the run's processes to end (a stop just asked for may take a moment). */
 export async function settledLeftovers(run: TestRun, graceMs: number) {
-  const until = Date.now() + graceMs;
-  let processes = leftoverProcesses(run);
-  while (processes.length > 0 && Date.now() < until) {
-    await Bun.sleep(250);
-    processes = leftoverProcesses(run);
+  try {
+    await until(() => leftoverProcesses(run).length === 0, {
+      what: "the run's processes to end",
+      timeoutMs: graceMs,
+      intervalMs: 250,
+    });
+  } catch {
+    // Some are left after the grace: the caller reports them.
   }
-  return { processes, files: leftoverFiles(run) };
+  return { processes: leftoverProcesses(run), files: leftoverFiles(run) };
 }
 
 /** Ends what is left and removes the folder, so one failed run does not burden the next. */

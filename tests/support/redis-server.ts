@@ -1,6 +1,7 @@
 // A throwaway redis-server (Debian's binary) on a spare port, which a test can stop, freeze and start
 // again to play Redis failing under a running gateway. Nothing is written to disk.
 import type { Subprocess } from "bun";
+import { until } from "./wait.ts";
 
 export interface TestRedis {
   url: string;
@@ -33,11 +34,7 @@ export async function startTestRedis(port = sparePort()): Promise<TestRedis> {
         ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
         { stdout: "ignore", stderr: "ignore", stdin: "ignore" },
       );
-      for (let i = 0; i < 100; i++) {
-        if (await answers(port)) return;
-        await Bun.sleep(50);
-      }
-      throw new Error(`redis-server did not answer on port ${port}`);
+      await until(() => answers(port), { what: `redis-server to answer on port ${port}`, timeoutMs: 5000 });
     },
     async stop() {
       if (!proc) return;

@@ -68,6 +68,8 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
   const launchDelayMs = options.launchDelayMs ?? 300;
   const clusters = new Map<string, FakeCluster>();
   const requests = new Map<string, FakeRequest>();
+  /** Each request's end (SUCCEEDED or FAILED), awaited by GET /api/get. */
+  const endings = new Map<string, Promise<void>>();
   const fake: FakeSkyPilot = {
     baseUrl: "",
     token: `sky_${crypto.randomUUID()}`,
@@ -89,6 +91,8 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
       output: [],
     };
     requests.set(r.request_id, r);
+    const ended = Promise.withResolvers<void>();
+    endings.set(r.request_id, ended.promise);
     const finish = () => {
       try {
         run(r);
@@ -96,6 +100,7 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
         r.status = "FAILED";
         r.error = { type: "Exception", message: String(error) };
       }
+      ended.resolve();
     };
     if (delayMs === 0) finish();
     else setTimeout(() => (r.status = "RUNNING"), Math.min(50, delayMs / 2));
@@ -143,7 +148,7 @@ export function startFakeSkyPilot(options: { workerHost: string; launchDelayMs?:
       if (req.method === "GET" && path === "/api/get") {
         const r = requests.get(url.searchParams.get("request_id") ?? "");
         if (!r) return Response.json({ detail: "Request not found" }, { status: 404 });
-        while (r.status === "PENDING" || r.status === "RUNNING") await Bun.sleep(20);
+        await endings.get(r.request_id);
         if (r.status === "FAILED")
           return Response.json({ detail: `${r.error?.type}: ${r.error?.message}` }, { status: 500 });
         return Response.json(r);
