@@ -45,6 +45,7 @@ import { at } from "#scripts/checked.ts";
 import { rng, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { promptBlocks } from "#services/inference/prefix-blocks.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
+import { createBenchKey } from "./platform-api.ts";
 import { parseStreamChunk, parseWorkerLine } from "./wire.ts";
 
 const { values } = parseArgs({
@@ -530,13 +531,7 @@ async function startPlatform() {
     await policy(id, "routing", { prefix_affinity: false });
     mainId = id;
   }
-  const { key } = await bench.api(
-    T.Object({ key: T.String() }),
-    filtration,
-    "/management/api-keys",
-    { name: "bench" },
-    token,
-  );
+  const key = await createBenchKey(filtration, token);
   const url = `${bench.url("inference")}/v1/chat/completions`;
   const headers = { authorization: `Bearer ${key}` };
   return {
