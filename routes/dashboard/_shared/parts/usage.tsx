@@ -113,9 +113,22 @@ export function UsageCharts({ overview, series }: { overview: UsageOverview; ser
   const timeLabel = timeLabelFor(overview.range);
   const busiest = points.reduce((best, p, i) => (p.requests > (points[best]?.requests ?? 0) ? i : best), 0);
   const busiestAt = overview.times[busiest];
-  const p = (q: number, pick: (p: UsagePoint) => UsagePoint["latency"]) =>
-    points.map((point) => quantileMs(pick(point), q));
   const scope = series.name;
+  /** A duration's p50 and p95 per bucket (latency, time to first token), and over the whole range. */
+  const quantileChart = (id: string, title: string, pick: (p: UsagePoint) => UsagePoint["latency"]) => (
+    <LineChart
+      id={id}
+      title={title}
+      summary={`${scope}, ${span}: p50 ${ms(quantileMs(pick(series.sum), 0.5))}, p95 ${ms(quantileMs(pick(series.sum), 0.95))} over the whole range.`}
+      times={overview.times}
+      series={[
+        { label: "p50", values: points.map((point) => quantileMs(pick(point), 0.5)) },
+        { label: "p95", values: points.map((point) => quantileMs(pick(point), 0.95)) },
+      ]}
+      format={msAxis}
+      timeLabel={timeLabel}
+    />
+  );
   return (
     <div class="charts" data-from={overview.from.toISOString()} data-to={overview.to.toISOString()}>
       <LineChart
@@ -142,30 +155,8 @@ export function UsageCharts({ overview, series }: { overview: UsageOverview; ser
         format={compact}
         timeLabel={timeLabel}
       />
-      <LineChart
-        id="chart-latency"
-        title="Latency, p50 and p95"
-        summary={`${scope}, ${span}: p50 ${ms(quantileMs(series.sum.latency, 0.5))}, p95 ${ms(quantileMs(series.sum.latency, 0.95))} over the whole range.`}
-        times={overview.times}
-        series={[
-          { label: "p50", values: p(0.5, (x) => x.latency) },
-          { label: "p95", values: p(0.95, (x) => x.latency) },
-        ]}
-        format={msAxis}
-        timeLabel={timeLabel}
-      />
-      <LineChart
-        id="chart-ttft"
-        title="Time to first token, p50 and p95"
-        summary={`${scope}, ${span}: p50 ${ms(quantileMs(series.sum.ttft, 0.5))}, p95 ${ms(quantileMs(series.sum.ttft, 0.95))} over the whole range.`}
-        times={overview.times}
-        series={[
-          { label: "p50", values: p(0.5, (x) => x.ttft) },
-          { label: "p95", values: p(0.95, (x) => x.ttft) },
-        ]}
-        format={msAxis}
-        timeLabel={timeLabel}
-      />
+      {quantileChart("chart-latency", "Latency, p50 and p95", (x) => x.latency)}
+      {quantileChart("chart-ttft", "Time to first token, p50 and p95", (x) => x.ttft)}
       <LineChart
         id="chart-spend"
         title={`Spend per ${per}`}
