@@ -175,3 +175,18 @@ export function Polled({
     </div>
   );
 }
+
+/**
+ * One figure of a `facts` list: its term, and its value (escaped), marked `data-figure` where a test or
+ * script reads it from the page.
+ */
+export function Figure({ label, name, value }: { label: string; name?: string; value: string }) {
+  return (
+    <>
+      <dt safe>{label}</dt>
+      <dd data-figure={name} safe>
+        {value}
+      </dd>
+    </>
+  );
+}

@@ -10,6 +10,7 @@ import {
   usageRanges,
 } from "#services/usage/overview.ts";
 import { LineChart } from "./chart.tsx";
+import { Figure } from "./list.tsx";
 
 const whole = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const compactFormat = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
@@ -58,10 +59,7 @@ export function UsageTotals({ sum, label }: { sum: UsagePoint; label: string }) 
     <section class="card" aria-label={label}>
       <dl class="stats" data-totals>
         <div>
-          <dt>Requests</dt>
-          <dd data-figure="requests" safe>
-            {count(sum.requests)}
-          </dd>
+          <Figure label="Requests" name="requests" value={count(sum.requests)} />
         </div>
         <div>
           <dt>Errors</dt>
@@ -75,30 +73,25 @@ export function UsageTotals({ sum, label }: { sum: UsagePoint; label: string }) 
           </dd>
         </div>
         <div>
-          <dt>Input tokens</dt>
-          <dd data-figure="input_tokens" safe>
-            {count(sum.inputTokens)}
-          </dd>
+          <Figure label="Input tokens" name="input_tokens" value={count(sum.inputTokens)} />
         </div>
         <div>
-          <dt>Output tokens</dt>
-          <dd data-figure="output_tokens" safe>
-            {count(sum.outputTokens)}
-          </dd>
+          <Figure label="Output tokens" name="output_tokens" value={count(sum.outputTokens)} />
         </div>
         <div>
-          <dt>Latency p50 / p95</dt>
-          <dd safe>{`${ms(quantileMs(sum.latency, 0.5))} / ${ms(quantileMs(sum.latency, 0.95))}`}</dd>
+          <Figure
+            label="Latency p50 / p95"
+            value={`${ms(quantileMs(sum.latency, 0.5))} / ${ms(quantileMs(sum.latency, 0.95))}`}
+          />
         </div>
         <div>
-          <dt>First token p50 / p95</dt>
-          <dd safe>{`${ms(quantileMs(sum.ttft, 0.5))} / ${ms(quantileMs(sum.ttft, 0.95))}`}</dd>
+          <Figure
+            label="First token p50 / p95"
+            value={`${ms(quantileMs(sum.ttft, 0.5))} / ${ms(quantileMs(sum.ttft, 0.95))}`}
+          />
         </div>
         <div>
-          <dt>Spend</dt>
-          <dd data-figure="spend" safe>
-            {money(sum.cost)}
-          </dd>
+          <Figure label="Spend" name="spend" value={money(sum.cost)} />
         </div>
       </dl>
     </section>
