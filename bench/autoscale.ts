@@ -12,6 +12,7 @@ import { type Static, Type as T } from "@sinclair/typebox";
 import { at } from "#scripts/checked.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
+import { createBenchKey } from "./platform-api.ts";
 
 const { values } = parseArgs({
   options: {
@@ -89,13 +90,7 @@ try {
   writeTinyGguf(model, { eogBias: -30 });
   const poolId = await bench.createBenchPool(token);
   deploymentId = await bench.deployBench(poolId, model, { parallel: 4, threads: 1 }, token);
-  const { key } = await api(
-    T.Object({ key: T.String() }),
-    filtration,
-    "/management/api-keys",
-    { name: "bench" },
-    token,
-  );
+  const key = await createBenchKey(filtration, token);
   await api(
     T.Unknown(),
     filtration,

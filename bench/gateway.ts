@@ -31,10 +31,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Type as T, type TSchema } from "@sinclair/typebox";
+import { Type as T } from "@sinclair/typebox";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
-import { at, checked } from "#scripts/checked.ts";
+import { at } from "#scripts/checked.ts";
 import { jscOptions } from "#server/jsc-options.ts";
 import { conversationCpu, conversationCpuLine } from "./conversation-cpu.ts";
 import { runApart } from "./gateway-apart.ts";
@@ -45,6 +45,7 @@ import {
   oneConnectionLatency,
 } from "./gateway-latency.ts";
 import { type MemoryKit, measureMemory, memoryLines } from "./gateway-memory.ts";
+import { api, createBenchKey } from "./platform-api.ts";
 import { benchPrompt as prompt } from "./prompts.ts";
 
 const { values } = parseArgs({
@@ -327,18 +328,6 @@ async function streaming(url: string, body: string, headers: Record<string, stri
 
 // ---------- the platform, set up as a user would ----------
 
-/** A call to the platform's API; the answer checked against `schema` (what this bench reads of it). */
-async function api<S extends TSchema>(schema: S, base: string, path: string, body?: unknown, token?: string) {
-  const r = await fetch(`${base}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json: unknown = await r.json();
-  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
-  return checked(schema, json, path);
-}
-
 const serverUrl = () => process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
 function databaseServer(): string {
   const url = serverUrl();
@@ -567,13 +556,7 @@ async function setUpAsUser(
   // The same with the input guardrails' parallel mode: toxicity and prompt injection beside the call.
   await deploy("bench-parallel", "blocking", ports.stub, "parallel");
   await deploy("bench-parallel-20", "blocking", ports.stub20, "parallel");
-  const { key } = await api(
-    T.Object({ key: T.String() }),
-    filtration,
-    "/management/api-keys",
-    { name: "bench" },
-    token,
-  );
+  const key = await createBenchKey(filtration, token);
   const auth = { authorization: `Bearer ${key}` };
   for (const gatewayUrl of gatewayUrls)
     for (const model of ["bench-on", "bench-off"]) {

@@ -3,12 +3,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
+import { Type as T } from "@sinclair/typebox";
 import { gateways } from "#routes/gateways.ts";
-import { checked } from "#scripts/checked.ts";
 import { loadConfig } from "#server/config.ts";
 import { createLogger } from "#server/log.ts";
 import { startPlatform } from "#server/start/platform.ts";
+import { api } from "./platform-api.ts";
 
 type Gateway = "filtration" | "orchestration" | "inference";
 
@@ -33,23 +33,6 @@ export async function startBenchPlatform(options: {
   });
   const platform = await startPlatform(config, createLogger(config.logLevel), gateways);
   const url = (gateway: Gateway) => `http://127.0.0.1:${platform.portOf(gateway)}`;
-
-  /** A call to the platform's API; the answer checked against `schema` (what the bench reads of it). */
-  async function api<S extends TSchema>(
-    schema: S,
-    base: string,
-    path: string,
-    body?: unknown,
-    token?: string,
-  ): Promise<Static<S>> {
-    const res = await fetch(`${base}${path}`, {
-      method: body === undefined ? "GET" : "POST",
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return checked(schema, await res.json(), path);
-  }
 
   const signIn = async () =>
     (

@@ -27,7 +27,7 @@ import { loadModel } from "#adapters/engines/llama.cpp/model.ts";
 import { parseChatRequest } from "#adapters/engines/llama.cpp/openai-shapes.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { benchPrompt } from "./prompts.ts";
-import { parseStreamChunk, parseWorkerLine } from "./wire.ts";
+import { parseWorkerLine, streamChunks } from "./wire.ts";
 
 const threads = Number(process.env.THREADS ?? 1);
 const parallel = Number(process.env.PARALLEL ?? 4);
@@ -208,28 +208,16 @@ async function stream(url: string, messages: Message[], maxTokens: number): Prom
   });
   if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
   const turn: Turn = { firstTokenMs: 0, completionTokens: 0, promptTokens: 0, cachedTokens: 0, text: "" };
-  let buffer = "";
-  const decoder = new TextDecoder();
-  const reader = res.body.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    buffer += decoder.decode(read.value, { stream: true });
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const data = buffer.slice(6, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf("\n\n");
-      if (data === "[DONE]") continue;
-      const chunk = parseStreamChunk(data);
-      const content = chunk.choices?.[0]?.delta?.content;
-      if (content) {
-        if (!turn.firstTokenMs) turn.firstTokenMs = performance.now() - started;
-        turn.text += content;
-      }
-      if (chunk.usage) {
-        turn.completionTokens = chunk.usage.completion_tokens;
-        turn.promptTokens = chunk.usage.prompt_tokens;
-        turn.cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
-      }
+  for await (const chunk of streamChunks(res.body)) {
+    const content = chunk.choices?.[0]?.delta?.content;
+    if (content) {
+      if (!turn.firstTokenMs) turn.firstTokenMs = performance.now() - started;
+      turn.text += content;
+    }
+    if (chunk.usage) {
+      turn.completionTokens = chunk.usage.completion_tokens;
+      turn.promptTokens = chunk.usage.prompt_tokens;
+      turn.cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
     }
   }
   return turn;

@@ -45,7 +45,8 @@ import { at } from "#scripts/checked.ts";
 import { rng, writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
 import { promptBlocks } from "#services/inference/prefix-blocks.ts";
 import { startBenchPlatform } from "./in-process-platform.ts";
-import { parseStreamChunk, parseWorkerLine } from "./wire.ts";
+import { createBenchKey } from "./platform-api.ts";
+import { parseWorkerLine, streamChunks } from "./wire.ts";
 
 const { values } = parseArgs({
   options: {
@@ -184,33 +185,17 @@ async function streamChat(
   });
   if (!res.ok || !res.body) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
   const out: Streamed = { ttftMs: Number.NaN, completionTokens: 0, promptTokens: 0, cachedTokens: 0 };
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const reader = res.body.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    buffer += decoder.decode(read.value, { stream: true });
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf("\n\n");
-      const data = event
-        .split("\n")
-        .find((line) => line.startsWith("data: "))
-        ?.slice(6);
-      if (!data || data === "[DONE]") continue;
-      const chunk = parseStreamChunk(data);
-      if (chunk.error) {
-        errors.push(chunk.error.message);
-        continue;
-      }
-      if (Number.isNaN(out.ttftMs) && chunk.choices?.[0]?.delta?.content)
-        out.ttftMs = performance.now() - started;
-      if (chunk.usage) {
-        out.completionTokens = chunk.usage.completion_tokens;
-        out.promptTokens = chunk.usage.prompt_tokens;
-        out.cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
-      }
+  for await (const chunk of streamChunks(res.body)) {
+    if (chunk.error) {
+      errors.push(chunk.error.message);
+      continue;
+    }
+    if (Number.isNaN(out.ttftMs) && chunk.choices?.[0]?.delta?.content)
+      out.ttftMs = performance.now() - started;
+    if (chunk.usage) {
+      out.completionTokens = chunk.usage.completion_tokens;
+      out.promptTokens = chunk.usage.prompt_tokens;
+      out.cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
     }
   }
   return out;
@@ -530,13 +515,7 @@ async function startPlatform() {
     await policy(id, "routing", { prefix_affinity: false });
     mainId = id;
   }
-  const { key } = await bench.api(
-    T.Object({ key: T.String() }),
-    filtration,
-    "/management/api-keys",
-    { name: "bench" },
-    token,
-  );
+  const key = await createBenchKey(filtration, token);
   const url = `${bench.url("inference")}/v1/chat/completions`;
   const headers = { authorization: `Bearer ${key}` };
   return {

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PiiBenchItem, PiiBenchSpan, PiiBenchType } from "../bench/guard-datasets/pii-load.ts";
+import { rng } from "./make-tiny-gguf.ts";
 
 const MIRRORS = process.env.PII_MIRRORS ?? "/work/.mirror";
 const OUT = join(import.meta.dir, "../bench/guard-datasets/pii-heldout.jsonl.gz");
@@ -256,18 +257,6 @@ const CHARSET_HELPERS: Record<string, string> = {
   AlphaNumericExtendedLong: "[a-z0-9\\/=_\\+\\-]",
 };
 
-/** A deterministic generator (mulberry32), seeded per rule file so a rebuild gives the same bytes. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
 
 /** The characters of a bracket class's body ("a-z0-9_\-"). */
@@ -441,7 +430,8 @@ function seedOf(rule: string): number {
  */
 export function gitleaksPositives(go: string, rule: string): (string | undefined)[] {
   const tokens = goTokens(go);
-  const random = seeded(seedOf(rule));
+  // Seeded per rule file, so a rebuild gives the same bytes.
+  const random = rng(seedOf(rule));
   const tps: (string | undefined)[] = [];
   for (let i = 0; i < tokens.length; i++) {
     if (!tpsAssignment(tokens, i)) continue;

@@ -43,25 +43,23 @@ class Writer {
     this.buf = next;
     this.view = new DataView(next.buffer);
   }
+  /** `size` bytes written by `write` at the end (the DataView and the offset given), then passed. */
+  private put(size: number, write: (view: DataView, at: number) => void): void {
+    this.reserve(size);
+    write(this.view, this.length);
+    this.length += size;
+  }
   u32(v: number): void {
-    this.reserve(4);
-    this.view.setUint32(this.length, v, true);
-    this.length += 4;
+    this.put(4, (view, at) => view.setUint32(at, v, true));
   }
   i32(v: number): void {
-    this.reserve(4);
-    this.view.setInt32(this.length, v, true);
-    this.length += 4;
+    this.put(4, (view, at) => view.setInt32(at, v, true));
   }
   u64(v: number): void {
-    this.reserve(8);
-    this.view.setBigUint64(this.length, BigInt(v), true);
-    this.length += 8;
+    this.put(8, (view, at) => view.setBigUint64(at, BigInt(v), true));
   }
   f32(v: number): void {
-    this.reserve(4);
-    this.view.setFloat32(this.length, v, true);
-    this.length += 4;
+    this.put(4, (view, at) => view.setFloat32(at, v, true));
   }
   u8(v: number): void {
     this.reserve(1);

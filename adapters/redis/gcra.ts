@@ -1,16 +1,16 @@
 // The rate limiter with REDIS_URL: one Lua script decides both limits atomically, so every gateway
 // process sharing the Redis enforces one limit. The arithmetic is core/ports/gcra.ts `admit`.
 
-import { messageOf } from "#core/error-chain.ts";
 import { decision, type RateDecision, type RateLimiter, type RateLimits } from "#core/ports/rate-limiter.ts";
 import type { RedisCommands } from "./client.ts";
+import { redisScript, runScript } from "./script.ts";
 
 // KEYS[1] = requests TAT, KEYS[2] = tokens TAT
 // ARGV: now, reqLimit, reqPeriod, tokLimit, tokPeriod, tokCost, carried, tokCertain (a limit of 0 means
 // none; carried: the token corrections of earlier requests on this key, applied first, as correctScript
 // does; tokCertain: the part of tokCost that must fit, the rest may cross while the limit is not used up)
 // Returns: { allowed (0/1), reqTat, tokTat, reqRetry, tokRetry } as strings (floats survive as text).
-const takeScript = `
+const takeScript = redisScript(`
 local now = tonumber(ARGV[1])
 local carried = tonumber(ARGV[7] or '0')
 if carried ~= 0 and tonumber(ARGV[4]) > 0 then
@@ -39,20 +39,16 @@ if allowed then
 end
 -- Refused: nothing was charged, so report the stored state.
 return { 0, tostring(rb), tostring(tb), rr, tr }
-`;
+`);
 
 // KEYS[1] = tokens TAT; ARGV: now, tokLimit, tokPeriod, delta
-const correctScript = `
+const correctScript = redisScript(`
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 local interval = tonumber(ARGV[3]) / tonumber(ARGV[2])
 local nxt = math.max(tonumber(ARGV[1]), tat + tonumber(ARGV[4]) * interval)
 redis.call('SET', KEYS[1], tostring(nxt), 'PX', math.ceil(tonumber(ARGV[3])) + 1000)
 return 1
-`;
-
-const sha1 = (script: string) => new Bun.CryptoHasher("sha1").update(script).digest("hex");
-const takeSha = sha1(takeScript);
-const correctSha = sha1(correctScript);
+`);
 
 /** How long a token correction may wait for the next request of its key before it is sent alone. */
 const correctionDelayMs = 250;
@@ -80,23 +76,13 @@ export class RedisLimiter implements RateLimiter {
     private readonly scheduleFlush: ScheduleFlush = unrefTimer,
   ) {}
 
-  /** EVALSHA, and EVAL once when Redis does not know the script yet (a restart, a new server). */
-  private async run(script: string, sha: string, args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.send("EVALSHA", [sha, ...args]);
-    } catch (error) {
-      if (!String(messageOf(error) ?? error).includes("NOSCRIPT")) throw error;
-      return this.redis.send("EVAL", [script, ...args]);
-    }
-  }
-
   async take(key: string, limits: RateLimits, tokens: number, certainTokens = tokens): Promise<RateDecision> {
     const now = this.now();
     const carried = this.pending.get(key);
     if (carried) this.pending.delete(key);
     let reply: [number, string, string, number, number];
     try {
-      reply = (await this.run(takeScript, takeSha, [
+      reply = (await runScript(this.redis, takeScript, [
         "2",
         `${this.prefix}${key}:r`,
         `${this.prefix}${key}:t`,
@@ -147,7 +133,7 @@ export class RedisLimiter implements RateLimiter {
       due.map(async ([key, { delta, limits }]) => {
         if (!limits.tokens || delta === 0) return;
         try {
-          await this.run(correctScript, correctSha, [
+          await runScript(this.redis, correctScript, [
             "1",
             `${this.prefix}${key}:t`,
             String(this.now()),

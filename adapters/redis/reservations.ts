@@ -3,7 +3,6 @@
 // `allows`. A counter that is not there yet (the first call of a period, a Redis restarted) starts
 // from the database's figure the call brings along.
 
-import { messageOf } from "#core/error-chain.ts";
 import {
   type Charge,
   InProcessReservations,
@@ -12,10 +11,11 @@ import {
   type Settlement,
 } from "#core/ports/reservations.ts";
 import type { RedisCommands } from "./client.ts";
+import { redisScript, runScript } from "./script.ts";
 
 // KEYS: the counters; ARGV: per counter limit, certain, amount, ttl_ms, used (5 values each).
 // Returns { 1 } when charged, { 0, index (1-based), used } when refused.
-const reserveScript = `
+const reserveScript = redisScript(`
 local values = {}
 for i, key in ipairs(KEYS) do
   local base = (i - 1) * 5
@@ -38,34 +38,21 @@ for i, key in ipairs(KEYS) do
   redis.call('PEXPIRE', key, ARGV[base + 4])
 end
 return { 1 }
-`;
+`);
 
 // KEYS: the counters; ARGV: their deltas. A counter gone (expired) is left alone.
-const settleScript = `
+const settleScript = redisScript(`
 for i, key in ipairs(KEYS) do
   if redis.call('EXISTS', key) == 1 then redis.call('INCRBYFLOAT', key, ARGV[i]) end
 end
 return 1
-`;
-
-const sha1 = (script: string) => new Bun.CryptoHasher("sha1").update(script).digest("hex");
-const reserveSha = sha1(reserveScript);
-const settleSha = sha1(settleScript);
+`);
 
 export class RedisReservations implements ReservationStore {
   constructor(
     private readonly redis: RedisCommands,
     private readonly prefix = "llmp:res:",
   ) {}
-
-  private async run(script: string, sha: string, args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.send("EVALSHA", [sha, ...args]);
-    } catch (error) {
-      if (!String(messageOf(error) ?? error).includes("NOSCRIPT")) throw error;
-      return this.redis.send("EVAL", [script, ...args]);
-    }
-  }
 
   async reserve(charges: Charge[]): Promise<ReserveResult> {
     if (charges.length === 0) return { ok: true };
@@ -76,7 +63,7 @@ export class RedisReservations implements ReservationStore {
       String(Math.ceil(c.ttlMs)),
       String(c.used),
     ]);
-    const reply = (await this.run(reserveScript, reserveSha, [
+    const reply = (await runScript(this.redis, reserveScript, [
       String(charges.length),
       ...charges.map((c) => `${this.prefix}${c.key}`),
       ...args,
@@ -88,7 +75,7 @@ export class RedisReservations implements ReservationStore {
   async settle(changes: Settlement[]): Promise<void> {
     const moved = changes.filter((c) => c.delta !== 0);
     if (moved.length === 0) return;
-    await this.run(settleScript, settleSha, [
+    await runScript(this.redis, settleScript, [
       String(moved.length),
       ...moved.map((c) => `${this.prefix}${c.key}`),
       ...moved.map((c) => String(c.delta)),

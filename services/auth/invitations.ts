@@ -7,6 +7,7 @@ import type { Executor } from "#db/client.ts";
 import { memberships, organizations, orgInvitations, refreshTokens, roles, users } from "#db/schema/index.ts";
 import { mutate, writeAudit } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
+import { selectPendingInvitations } from "../orgs/members.ts";
 import type { OrganizationMembership } from "./organizations.ts";
 
 /** How long an invitation may be accepted. */
@@ -23,26 +24,9 @@ export interface PendingInvitation {
 
 export async function listMyInvitations(ctx: RequestContext): Promise<{ invitations: PendingInvitation[] }> {
   const { userId } = actorOf(ctx);
-  const rows = await ctx.db
-    .select({
-      id: orgInvitations.id,
-      orgId: orgInvitations.orgId,
-      orgName: organizations.name,
-      role: roles.name,
-      createdAt: orgInvitations.createdAt,
-      expiresAt: orgInvitations.expiresAt,
-    })
-    .from(orgInvitations)
-    .innerJoin(organizations, eq(organizations.id, orgInvitations.orgId))
-    .innerJoin(roles, eq(roles.id, orgInvitations.roleId))
-    .where(
-      and(
-        eq(orgInvitations.userId, userId),
-        isNull(orgInvitations.acceptedAt),
-        gt(orgInvitations.expiresAt, ctx.clock()),
-      ),
-    )
-    .orderBy(asc(orgInvitations.createdAt));
+  const rows = await selectPendingInvitations(ctx.db, ctx.clock(), eq(orgInvitations.userId, userId)).orderBy(
+    asc(orgInvitations.createdAt),
+  );
   return {
     invitations: rows.map((r) => ({
       id: r.id,

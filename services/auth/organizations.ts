@@ -2,9 +2,10 @@
 // user does not belong to is answered as not found, whether it exists or not, so nothing leaks.
 import { asc, eq } from "drizzle-orm";
 import { AppError, notFound } from "#core/errors.ts";
-import { memberships, organizations, roles } from "#db/schema/index.ts";
+import { memberships, organizations } from "#db/schema/index.ts";
 import { mutate } from "../audit/mutate.ts";
 import { actorOf, type RequestContext } from "../context.ts";
+import { selectMemberships } from "../orgs/members.ts";
 import { passwordSignInAllowed } from "./password-policy.ts";
 import { issueSession, membershipOf, type Session } from "./session.ts";
 
@@ -21,24 +22,15 @@ export async function listMyOrganizations(
   ctx: RequestContext,
 ): Promise<{ organizations: OrganizationMembership[] }> {
   const actor = actorOf(ctx);
-  const rows = await ctx.db
-    .select({
-      id: organizations.id,
-      name: organizations.name,
-      role: roles.name,
-      joinedAt: memberships.createdAt,
-    })
-    .from(memberships)
-    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
-    .innerJoin(roles, eq(roles.id, memberships.roleId))
+  const rows = await selectMemberships(ctx.db)
     .where(eq(memberships.userId, actor.userId))
     .orderBy(asc(memberships.createdAt), asc(organizations.name));
   return {
     organizations: rows.map((r) => ({
-      id: r.id,
-      name: r.name,
+      id: r.orgId,
+      name: r.orgName,
       role: r.role,
-      active: r.id === actor.orgId,
+      active: r.orgId === actor.orgId,
       joined_at: r.joinedAt.toISOString(),
     })),
   };

@@ -1,4 +1,4 @@
-import type { Finding, ScannerId } from "./scanner.ts";
+import type { Finding, Scanner, ScannerId } from "./scanner.ts";
 
 /** A raw signal a scanner found, before the scanner-wide score is known. */
 export interface Hit {
@@ -40,4 +40,27 @@ export function toFindings(scanner: ScannerId, hits: Hit[], score: number): Find
     findings.push({ scanner, type: h.type, score, start: h.start, end: h.end });
   }
   return findings;
+}
+
+/**
+ * A scanner that scores the hits `analyse` collects: nothing when it is off, on empty text, or below
+ * its threshold (the config's, else `defaultThreshold`); otherwise the hits as findings.
+ */
+export function hitScanner<H extends Hit>(
+  id: ScannerId,
+  defaultThreshold: number,
+  analyse: (text: string, hits: H[]) => number,
+): Scanner {
+  return {
+    id,
+    defaultThreshold,
+    scan(text, config) {
+      if (config.action === "off" || text.length === 0) return [];
+      const threshold = config.threshold ?? defaultThreshold;
+      const hits: H[] = [];
+      const score = analyse(text, hits);
+      if (score < threshold || hits.length === 0) return [];
+      return toFindings(id, hits, score);
+    },
+  };
 }

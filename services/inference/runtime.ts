@@ -1,5 +1,7 @@
 // Everything the inference gateway keeps for the life of its process: the context cache, the limiter,
 // the replica balancer, and the batchers that carry logs and usage off the hot path.
+
+import type { Counter } from "prom-client";
 import type { RedisCommands } from "#adapters/redis/client.ts";
 import { RedisLimiter } from "#adapters/redis/gcra.ts";
 import { RedisPrefixStore } from "#adapters/redis/prefix-store.ts";
@@ -272,14 +274,16 @@ function replicaRouting(
   connectMs: number,
 ): { health: ReplicaHealth; prefixes: PrefixTable } {
   const { log } = options;
-  const warnPrefixStore = throttledWarning(
-    log,
-    "prefix-routing table in Redis unreachable: routing by this process's own table",
-  );
   const prefixes = new PrefixTable({
     ...options.prefixTable,
     shared: options.redis
-      ? new RedisPrefixStore(options.redis, (error) => warnPrefixStore({ error: messageOf(error) }))
+      ? new RedisPrefixStore(
+          options.redis,
+          storeFailureWarning(
+            log,
+            "prefix-routing table in Redis unreachable: routing by this process's own table",
+          ),
+        )
       : undefined,
   });
   const health = new ReplicaHealth({
@@ -311,8 +315,10 @@ function replicaRouting(
 function responseCacheStoreOf(options: RuntimeOptions): ResponseCacheStore {
   if (options.responseCacheStore) return options.responseCacheStore;
   if (!options.redis) return new MemoryResponseCacheStore(options.now);
-  const warn = throttledWarning(options.log, "response cache store unreachable: requests go to the model");
-  return new RedisResponseCacheStore(options.redis, (error) => warn({ error: messageOf(error) }));
+  return new RedisResponseCacheStore(
+    options.redis,
+    storeFailureWarning(options.log, "response cache store unreachable: requests go to the model"),
+  );
 }
 
 /** A hosted upstream refusing the platform's credential: counted, and warned of once per 30 s per deployment. */
@@ -355,6 +361,19 @@ async function closeAndSpill<T>(
 /** What a store's failure says, for a warning. */
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** What a Redis-backed store does when Redis fails it: a throttled warning, and a count when `errors` is given. */
+function storeFailureWarning(
+  log: Logger,
+  message: string,
+  errors?: Counter<"store">,
+): (error: unknown) => void {
+  const warn = throttledWarning(log, message);
+  return (error) => {
+    errors?.inc({ store: "redis" });
+    warn({ error: messageOf(error) });
+  };
+}
+
 export const rateLimitStoreErrors = counter(
   "rate_limit_store_errors_total",
   "Rate-limit decisions and corrections the counter store (Redis) failed to answer.",
@@ -362,14 +381,14 @@ export const rateLimitStoreErrors = counter(
 );
 
 function guardedRedisLimiter(redis: RedisCommands, log: Logger): RateLimiter {
-  const warn = throttledWarning(
-    log,
-    "rate-limit store unreachable: requests follow their policy's on_store_error (default open)",
+  return new StoreFailureGuard(
+    new RedisLimiter(redis),
+    storeFailureWarning(
+      log,
+      "rate-limit store unreachable: requests follow their policy's on_store_error (default open)",
+      rateLimitStoreErrors,
+    ),
   );
-  return new StoreFailureGuard(new RedisLimiter(redis), (error) => {
-    rateLimitStoreErrors.inc({ store: "redis" });
-    warn({ error: messageOf(error) });
-  });
 }
 
 export const reservationStoreErrors = counter(
@@ -379,14 +398,14 @@ export const reservationStoreErrors = counter(
 );
 
 function guardedRedisReservations(redis: RedisCommands, log: Logger): ReservationStore {
-  const warn = throttledWarning(
-    log,
-    "reservation store unreachable: quotas and budgets are held by this process's counters meanwhile",
+  return new RedisReservationsWithFallback(
+    new RedisReservations(redis),
+    storeFailureWarning(
+      log,
+      "reservation store unreachable: quotas and budgets are held by this process's counters meanwhile",
+      reservationStoreErrors,
+    ),
   );
-  return new RedisReservationsWithFallback(new RedisReservations(redis), (error) => {
-    reservationStoreErrors.inc({ store: "redis" });
-    warn({ error: messageOf(error) });
-  });
 }
 
 export function inferenceRuntimeOf(ctx: WithInference): InferenceRuntime {

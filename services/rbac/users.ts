@@ -1,6 +1,6 @@
 // The users of the active organization and their roles. Two rules keep an organization governable:
 // its last admin cannot be demoted, and nobody hands out (or takes away) more than they hold.
-import { and, asc, count, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
 import { AppError, invalid, notFound } from "#core/errors.ts";
 import type { Executor } from "#db/client.ts";
 import { memberships, organizations, orgInvitations, roles, users } from "#db/schema/index.ts";
@@ -10,6 +10,7 @@ import { normaliseEmail } from "../auth/login.ts";
 import { revokeUserSessions } from "../auth/revoke.ts";
 import { type Actor, actorOf, type RequestContext } from "../context.ts";
 import { hashPassword, passwordProblem } from "../crypto/passwords.ts";
+import { selectMemberships, selectPendingInvitations } from "../orgs/members.ts";
 import type { Permission } from "../permissions.ts";
 
 /** The built-in role whose holders administer an organization; one must remain. */
@@ -41,41 +42,15 @@ export async function listUsers(
   ctx: RequestContext,
 ): Promise<{ users: OrganizationUser[]; invitations: PendingMember[] }> {
   const { orgId } = actorOf(ctx);
-  const rows = await ctx.db
-    .select({
-      id: users.id,
-      email: users.email,
-      role: roles.name,
-      totpEnabled: users.totpEnabled,
-      joinedAt: memberships.createdAt,
-    })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .innerJoin(roles, eq(roles.id, memberships.roleId))
-    .where(eq(memberships.orgId, orgId))
-    .orderBy(asc(users.email));
-  const pending = await ctx.db
-    .select({
-      id: orgInvitations.id,
-      email: users.email,
-      role: roles.name,
-      createdAt: orgInvitations.createdAt,
-      expiresAt: orgInvitations.expiresAt,
-    })
-    .from(orgInvitations)
-    .innerJoin(users, eq(users.id, orgInvitations.userId))
-    .innerJoin(roles, eq(roles.id, orgInvitations.roleId))
-    .where(
-      and(
-        eq(orgInvitations.orgId, orgId),
-        isNull(orgInvitations.acceptedAt),
-        gt(orgInvitations.expiresAt, ctx.clock()),
-      ),
-    )
-    .orderBy(asc(users.email));
+  const rows = await selectMemberships(ctx.db).where(eq(memberships.orgId, orgId)).orderBy(asc(users.email));
+  const pending = await selectPendingInvitations(
+    ctx.db,
+    ctx.clock(),
+    eq(orgInvitations.orgId, orgId),
+  ).orderBy(asc(users.email));
   return {
     users: rows.map((r) => ({
-      id: r.id,
+      id: r.userId,
       email: r.email,
       role: r.role,
       totp_enabled: r.totpEnabled,

@@ -122,6 +122,17 @@ export interface ListResponse<R> {
   Resources: R[];
 }
 
+/** A ListResponse of every item in one page (the discovery endpoints' few resources). */
+export function wholeList<R>(items: R[]): ListResponse<R> {
+  return {
+    schemas: [listSchema],
+    totalResults: items.length,
+    startIndex: 1,
+    itemsPerPage: items.length,
+    Resources: items,
+  };
+}
+
 export const listResponseOf = <R extends TSchemaLike>(resource: R) =>
   T.Object({
     schemas: T.Array(T.String()),

@@ -11,6 +11,7 @@ import { mutate } from "../audit/mutate.ts";
 import { revokeUserSessions } from "../auth/revoke.ts";
 import { uuidPattern } from "../auth/session.ts";
 import { actorOf, type RequestContext } from "../context.ts";
+import { selectMemberships } from "../orgs/members.ts";
 import { compileFilter, page } from "./filter.ts";
 import {
   type ListQueryT,
@@ -34,42 +35,16 @@ const conflict = (message: string) => new AppError("already_exists", message, { 
 const invalidValue = (message: string) =>
   new AppError("validation_error", message, { scimType: "invalidValue" });
 
-interface MemberRow {
-  id: string;
-  email: string;
-  externalId: string | null;
-  displayName: string | null;
-  deactivatedAt: Date | null;
-  roleId: string;
-  role: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
+type MemberRow = Awaited<ReturnType<typeof selectMembers>>[number];
 
 function selectMembers(db: Executor, orgId: string) {
-  return db
-    .select({
-      id: users.id,
-      email: users.email,
-      externalId: memberships.externalId,
-      displayName: memberships.displayName,
-      deactivatedAt: memberships.deactivatedAt,
-      roleId: roles.id,
-      role: roles.name,
-      createdAt: memberships.createdAt,
-      updatedAt: users.updatedAt,
-    })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .innerJoin(roles, eq(roles.id, memberships.roleId))
-    .where(eq(memberships.orgId, orgId))
-    .$dynamic();
+  return selectMemberships(db).where(eq(memberships.orgId, orgId));
 }
 
 export function toScimUser(row: MemberRow, baseUrl: string): ScimUserT {
   return {
     schemas: [userSchema],
-    id: row.id,
+    id: row.userId,
     ...(row.externalId ? { externalId: row.externalId } : {}),
     userName: row.email,
     ...(row.displayName ? { displayName: row.displayName } : {}),
@@ -78,9 +53,9 @@ export function toScimUser(row: MemberRow, baseUrl: string): ScimUserT {
     groups: [{ value: row.roleId, display: row.role, $ref: `${baseUrl}/Groups/${row.roleId}` }],
     meta: {
       resourceType: "User",
-      created: row.createdAt.toISOString(),
-      lastModified: (row.deactivatedAt ?? row.updatedAt).toISOString(),
-      location: `${baseUrl}/Users/${row.id}`,
+      created: row.joinedAt.toISOString(),
+      lastModified: (row.deactivatedAt ?? row.userUpdatedAt).toISOString(),
+      location: `${baseUrl}/Users/${row.userId}`,
     },
   };
 }
@@ -220,7 +195,7 @@ async function applyChanges(
     : wanted.active === true && current.deactivatedAt
       ? "scim.user.reactivate"
       : "scim.user.update";
-  return mutate(ctx, action, { type: "user", id: current.id }, async (tx) => {
+  return mutate(ctx, action, { type: "user", id: current.userId }, async (tx) => {
     if (deactivating) await refuseBreakGlass(tx, orgId, [current.email], "deactivate them");
     const now = ctx.clock();
     if (wanted.userName !== undefined) {
@@ -228,7 +203,7 @@ async function applyChanges(
       if (email !== current.email) {
         const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
         if (taken) throw conflict(`${email} belongs to another account`);
-        await tx.update(users).set({ email, updatedAt: now }).where(eq(users.id, current.id));
+        await tx.update(users).set({ email, updatedAt: now }).where(eq(users.id, current.userId));
       }
     }
     const set: Partial<typeof memberships.$inferInsert> = {};
@@ -240,10 +215,10 @@ async function applyChanges(
       await tx
         .update(memberships)
         .set(set)
-        .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, current.id)));
-    if (deactivating) await cutOff(tx, orgId, current.id, now);
+        .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, current.userId)));
+    if (deactivating) await cutOff(tx, orgId, current.userId, now);
     return {
-      result: toScimUser(await memberRow(tx, orgId, current.id), baseUrl),
+      result: toScimUser(await memberRow(tx, orgId, current.userId), baseUrl),
       details: { userName: wanted.userName ?? current.email },
     };
   });
@@ -324,11 +299,13 @@ export function patchScimUser(ctx: RequestContext, id: string, patch: ScimPatchT
 export async function deleteScimUser(ctx: RequestContext, id: string): Promise<void> {
   const { orgId } = actorOf(ctx);
   const current = await memberRow(ctx.db, orgId, id);
-  await mutate(ctx, "scim.user.delete", { type: "user", id: current.id }, async (tx) => {
+  await mutate(ctx, "scim.user.delete", { type: "user", id: current.userId }, async (tx) => {
     await refuseBreakGlass(tx, orgId, [current.email], "remove them");
     const now = ctx.clock();
-    await cutOff(tx, orgId, current.id, now);
-    await tx.delete(memberships).where(and(eq(memberships.orgId, orgId), eq(memberships.userId, current.id)));
+    await cutOff(tx, orgId, current.userId, now);
+    await tx
+      .delete(memberships)
+      .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, current.userId)));
     return { result: undefined, details: { userName: current.email } };
   });
 }

@@ -2,7 +2,7 @@
 // calendar month. Both apply to a key's call (its own budget and its organization's). Spend is read
 // from spend_daily, which the usage reports bump after each request, so the budget is checked before
 // a request and its cost added after it: the request that crosses a budget is the last one served.
-import { and, eq, gte, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import { invalid } from "#core/errors.ts";
 import { isUuid } from "#core/ids.ts";
 import { type BudgetPolicy, storedConfig } from "#core/policies.ts";
@@ -51,6 +51,15 @@ export const hasLimits = (b: ApplicableBudgets | undefined): boolean =>
     (x) => x?.max_spend_per_day !== undefined || x?.max_spend_per_month !== undefined,
   );
 
+/** Budget policies of the organizations `orgs` selects: each organization's own, and those of the keys `keys` selects (none: no key's). */
+function budgetPolicies(orgs: SQL, keys: SQL | undefined) {
+  return and(
+    orgs,
+    eq(policies.policyType, "budget"),
+    keys ? or(isNull(policies.apiKeyId), keys) : isNull(policies.apiKeyId),
+  );
+}
+
 /** The organization's budget and the key's, from one query. */
 export async function applicableBudgets(
   db: Executor,
@@ -62,10 +71,8 @@ export async function applicableBudgets(
     .from(policies)
     .where(
       and(
-        eq(policies.orgId, orgId),
-        eq(policies.policyType, "budget"),
+        budgetPolicies(eq(policies.orgId, orgId), apiKeyId ? eq(policies.apiKeyId, apiKeyId) : undefined),
         isNull(policies.deploymentId),
-        apiKeyId ? or(isNull(policies.apiKeyId), eq(policies.apiKeyId, apiKeyId)) : isNull(policies.apiKeyId),
       ),
     );
   const result: ApplicableBudgets = {};
@@ -158,12 +165,9 @@ export async function keysWithBudgets(db: Executor, orgIds: string[], keyIds: st
     .select({ orgId: policies.orgId, apiKeyId: policies.apiKeyId })
     .from(policies)
     .where(
-      and(
+      budgetPolicies(
         inArray(policies.orgId, orgIds),
-        eq(policies.policyType, "budget"),
-        keyIds.length > 0
-          ? or(isNull(policies.apiKeyId), inArray(policies.apiKeyId, keyIds))
-          : isNull(policies.apiKeyId),
+        keyIds.length > 0 ? inArray(policies.apiKeyId, keyIds) : undefined,
       ),
     );
 }

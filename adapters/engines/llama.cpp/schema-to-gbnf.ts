@@ -362,6 +362,24 @@ function numberOf(node: Node, key: string): number | undefined {
   return typeof v === "number" && Number.isFinite(v) ? v : undefined;
 }
 
+/** A length or item count's bounds (the lower one 0 when absent); a schema whose minimum is above its maximum is refused. */
+function countBounds(
+  schema: Node,
+  minKey: string,
+  maxKey: string,
+  at: string,
+): { min: number; max?: number } {
+  const min = numberOf(schema, minKey) ?? 0;
+  const max = numberOf(schema, maxKey);
+  if (max !== undefined && min > max)
+    throw new SchemaGrammarError(
+      minKey,
+      at,
+      `${min} is above ${maxKey} ${max}: no value satisfies the schema`,
+    );
+  return { min, max };
+}
+
 /** The lower and upper bounds of a number node, and whether each is exclusive (drafts 4 and 6+ both read). */
 function bounds(node: Node): {
   min: number | undefined;
@@ -536,14 +554,7 @@ class SchemaConverter {
   }
 
   private stringRule(schema: Node, at: string): string {
-    const min = numberOf(schema, "minLength") ?? 0;
-    const max = numberOf(schema, "maxLength");
-    if (max !== undefined && min > max)
-      throw new SchemaGrammarError(
-        "minLength",
-        at,
-        `${min} is above maxLength ${max}: no value satisfies the schema`,
-      );
+    const { min, max } = countBounds(schema, "minLength", "maxLength", at);
     const char = this.addPrimitive("char", PRIMITIVE_RULES.char);
     return `"\\"" ${buildRepetition(char, min, max ?? Math.max(min, FREE_STRING_LENGTH))} "\\""`;
   }
@@ -612,14 +623,7 @@ class SchemaConverter {
       const parts = tuple.map((item, i) => this.visit(item, `${sub}tuple-${i}`, `${at}/prefixItems/${i}`));
       return `"[" space ${parts.join(' "," space ')} space "]"`;
     }
-    const min = numberOf(schema, "minItems") ?? 0;
-    const max = numberOf(schema, "maxItems");
-    if (max !== undefined && min > max)
-      throw new SchemaGrammarError(
-        "minItems",
-        at,
-        `${min} is above maxItems ${max}: no value satisfies the schema`,
-      );
+    const { min, max } = countBounds(schema, "minItems", "maxItems", at);
     const itemRule = this.visit(items ?? true, `${sub}item`, `${at}/items`);
     return `"[" space ${buildRepetition(itemRule, min, max, '"," space')} space "]"`;
   }

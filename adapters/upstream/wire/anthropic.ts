@@ -26,15 +26,23 @@ import type {
 import type { OpenAIError } from "#contracts/openai/error.ts";
 import {
   baseUrlOf,
+  chatCompletionFrom,
+  chunkOf,
   errorResponse,
+  eventDataOf,
+  imageUrlOf,
   jsonOf,
   malformed,
   nowSeconds,
+  refuseBeyondOneChoice,
   type StreamTranslator,
   sseResponse,
   stopsOf,
+  streamError,
+  type Turn,
   textOf,
   translateStream,
+  turnsOf,
   usageOf,
   WireRefusal,
 } from "./openai-side.ts";
@@ -103,13 +111,11 @@ export function toMessagesRequest(
 }
 
 function refuseUnsupported(body: ChatCompletionRequest): void {
-  if (body.n !== undefined && body.n !== 1) {
-    throw new WireRefusal("Anthropic generates one choice per request: n must be 1", "n");
-  }
-  if (body.logprobs) throw new WireRefusal("Anthropic does not return log probabilities", "logprobs");
-  if (body.logit_bias && Object.keys(body.logit_bias).length > 0) {
-    throw new WireRefusal("Anthropic does not take logit_bias", "logit_bias");
-  }
+  refuseBeyondOneChoice(body, {
+    n: "Anthropic generates one choice per request: n must be 1",
+    logprobs: "Anthropic does not return log probabilities",
+    logit_bias: "Anthropic does not take logit_bias",
+  });
   for (const field of ["presence_penalty", "frequency_penalty"] as const) {
     const value = body[field];
     if (value !== undefined && value !== 0) {
@@ -138,37 +144,30 @@ function toolChoiceOf(body: ChatCompletionRequest): ToolChoice | undefined {
  * turns holding tool_result blocks; consecutive turns of one role merge (Anthropic wants them alternating).
  */
 function conversationOf(input: readonly ChatMessage[]): { system: string; messages: SentMessageParam[] } {
-  const system: string[] = [];
-  const messages: SentMessageParam[] = [];
-  const push = (role: SentMessageParam["role"], blocks: SentContentBlockParam[]) => {
-    if (blocks.length === 0) return;
-    const last = messages.at(-1);
-    if (last?.role === role) last.content.push(...blocks);
-    else messages.push({ role, content: blocks });
-  };
-  input.forEach((message, i) => {
-    switch (message.role) {
-      case "system":
-      case "developer":
-        system.push(textOf(message.content));
-        return;
-      case "user":
-        push("user", userBlocks(message, i));
-        return;
-      case "assistant":
-        push("assistant", assistantBlocks(message, i));
-        return;
-      case "tool":
-        push("user", [
-          { type: "tool_result", tool_use_id: message.tool_call_id ?? "", content: textOf(message.content) },
-        ]);
-        return;
-    }
-  });
-  if (messages.length === 0) {
-    throw new WireRefusal("Anthropic needs at least one user or assistant message", "messages");
-  }
-  return { system: system.filter((s) => s).join("\n\n"), messages };
+  const { system, turns } = turnsOf(
+    upstreamName,
+    input,
+    (message, i): Turn<SentMessageParam["role"], SentContentBlockParam> => {
+      switch (message.role) {
+        case "assistant":
+          return { role: "assistant", pieces: assistantBlocks(message, i) };
+        case "tool":
+          return {
+            role: "user",
+            pieces: [
+              {
+                type: "tool_result",
+                tool_use_id: message.tool_call_id ?? "",
+                content: textOf(message.content),
+              },
+            ],
+          };
+        default:
+          return { role: "user", pieces: userBlocks(message, i) };
+      }
+    },
+  );
+  return { system, messages: turns.map((turn) => ({ role: turn.role, content: turn.pieces })) };
 }
 
 function userBlocks(message: ChatMessage, i: number): SentContentBlockParam[] {
@@ -195,13 +194,6 @@ function userBlocks(message: ChatMessage, i: number): SentContentBlockParam[] {
     );
   });
   return blocks;
-}
-
-/** `image_url` parts carry `{url}` (OpenAI's shape); open in the contract, so read it with care. */
-function imageUrlOf(part: { [key: string]: unknown }): string | undefined {
-  const image = part.image_url;
-  if (typeof image !== "object" || image === null || !("url" in image)) return undefined;
-  return typeof image.url === "string" ? image.url : undefined;
 }
 
 function assistantBlocks(message: ChatMessage, i: number): SentContentBlockParam[] {
@@ -268,26 +260,14 @@ export function chatCompletionOf(message: ReceivedMessage): ChatCompletion {
       type: "function",
       function: { name: block.name ?? "", arguments: JSON.stringify(block.input ?? {}) },
     }));
-  return {
+  return chatCompletionFrom({
     id: `chatcmpl-${message.id}`,
-    object: "chat.completion",
-    created: nowSeconds(),
     model: message.model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: text === "" && toolCalls.length > 0 ? null : text,
-          refusal: null,
-          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-        },
-        logprobs: null,
-        finish_reason: finishReasonOf(message.stop_reason),
-      },
-    ],
+    text,
+    toolCalls,
+    finish: finishReasonOf(message.stop_reason),
     usage: usageFrom(message.usage),
-  };
+  });
 }
 
 /** Anthropic's `{type: "error", error: {type, message}}` as OpenAI's body, the status kept. */
@@ -309,15 +289,7 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
   const chunk = (
     delta: ChatCompletionChunk["choices"][number]["delta"],
     finish: FinishReason = null,
-  ): ChatCompletionChunk[] => [
-    {
-      id,
-      object: "chat.completion.chunk",
-      created,
-      model,
-      choices: [{ index: 0, delta, finish_reason: finish }],
-    },
-  ];
+  ): ChatCompletionChunk[] => [chunkOf({ id, created, model }, delta, finish)];
   const on = (event: ReceivedStreamEvent): ChatCompletionChunk[] | OpenAIError => {
     switch (event.type) {
       case "message_start":
@@ -371,14 +343,10 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
   };
   return {
     onEvent(_name, data) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        return streamError(`${upstreamName} sent an event that is not JSON`);
-      }
+      const event = eventDataOf(upstreamName, data);
+      if ("error" in event) return event.error;
       // An event type Anthropic adds later is skipped, as its SDKs skip what they do not know.
-      return checkReceivedStreamEvent.Check(parsed) ? on(parsed) : [];
+      return checkReceivedStreamEvent.Check(event.parsed) ? on(event.parsed) : [];
     },
     onEnd() {
       return stopped ? [] : streamError(`${upstreamName} ended the stream before message_stop`);
@@ -390,10 +358,6 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
 function definedOf(usage: ReceivedUsage): ReceivedUsage {
   return Object.fromEntries(Object.entries(usage).filter(([, value]) => typeof value === "number"));
 }
-
-const streamError = (message: string): OpenAIError => ({
-  error: { message, type: "server_error", param: null, code: "upstream_error" },
-});
 
 // ---- the adapter ----
 

@@ -26,20 +26,27 @@ import type {
   Usage,
 } from "#contracts/openai/chat.ts";
 import type { EmbeddingsRequest, EmbeddingsResponse } from "#contracts/openai/embeddings.ts";
-import type { OpenAIError } from "#contracts/openai/error.ts";
 import { isObjectLike } from "#core/json.ts";
 import {
   baseUrlOf,
+  chatCompletionFrom,
+  chunkOf,
   errorResponse,
+  eventDataOf,
+  imageUrlOf,
   jsonOf,
   malformed,
   newCallId,
   nowSeconds,
+  refuseBeyondOneChoice,
   type StreamTranslator,
   sseResponse,
   stopsOf,
+  streamError,
+  type Turn,
   textOf,
   translateStream,
+  turnsOf,
   usageOf,
   WireRefusal,
 } from "./openai-side.ts";
@@ -79,13 +86,11 @@ export function toGenerateContent(body: ChatCompletionRequest): GenerateContentR
 }
 
 function refuseUnsupported(body: ChatCompletionRequest): void {
-  if (body.n !== undefined && body.n !== 1) {
-    throw new WireRefusal("one choice per request through Gemini: n must be 1", "n");
-  }
-  if (body.logprobs) throw new WireRefusal("log probabilities are not translated from Gemini", "logprobs");
-  if (body.logit_bias && Object.keys(body.logit_bias).length > 0) {
-    throw new WireRefusal("Gemini does not take logit_bias", "logit_bias");
-  }
+  refuseBeyondOneChoice(body, {
+    n: "one choice per request through Gemini: n must be 1",
+    logprobs: "log probabilities are not translated from Gemini",
+    logit_bias: "Gemini does not take logit_bias",
+  });
 }
 
 function functionCallingOf(choice: ChatCompletionRequest["tool_choice"]): FunctionCallingConfig | undefined {
@@ -122,24 +127,9 @@ function generationConfigOf(body: ChatCompletionRequest): GenerationConfig {
  * (Gemini matches results to calls by function name); consecutive turns of one role merge.
  */
 function conversationOf(input: readonly ChatMessage[]): { system: string; contents: Content[] } {
-  const system: string[] = [];
-  const contents: Content[] = [];
   const callNames = new Map<string, string>();
-  const push = (role: "user" | "model", parts: Part[]) => {
-    if (parts.length === 0) return;
-    const last = contents.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts });
-  };
-  input.forEach((message, i) => {
+  const { system, turns } = turnsOf(upstreamName, input, (message, i): Turn<"user" | "model", Part> => {
     switch (message.role) {
-      case "system":
-      case "developer":
-        system.push(textOf(message.content));
-        return;
-      case "user":
-        push("user", userParts(message, i));
-        return;
       case "assistant": {
         const parts: Part[] = [];
         const text = textOf(message.content);
@@ -153,8 +143,7 @@ function conversationOf(input: readonly ChatMessage[]): { system: string; conten
             ...(signature ? { thoughtSignature: signature } : {}),
           });
         });
-        push("model", parts);
-        return;
+        return { role: "model", pieces: parts };
       }
       case "tool": {
         const name = callNames.get(message.tool_call_id ?? "");
@@ -164,15 +153,16 @@ function conversationOf(input: readonly ChatMessage[]): { system: string; conten
             `messages[${i}].tool_call_id`,
           );
         }
-        push("user", [{ functionResponse: { name, response: responseOf(textOf(message.content)) } }]);
-        return;
+        return {
+          role: "user",
+          pieces: [{ functionResponse: { name, response: responseOf(textOf(message.content)) } }],
+        };
       }
+      default:
+        return { role: "user", pieces: userParts(message, i) };
     }
   });
-  if (contents.length === 0) {
-    throw new WireRefusal("Gemini needs at least one user or assistant message", "messages");
-  }
-  return { system: system.filter((s) => s).join("\n\n"), contents };
+  return { system, contents: turns.map((turn) => ({ role: turn.role, parts: turn.pieces })) };
 }
 
 function userParts(message: ChatMessage, i: number): Part[] {
@@ -195,12 +185,6 @@ function userParts(message: ChatMessage, i: number): Part[] {
     parts.push({ inlineData: { mimeType: data[1] ?? "", data: data[2] ?? "" } });
   });
   return parts;
-}
-
-function imageUrlOf(part: { [key: string]: unknown }): string | undefined {
-  const image = part.image_url;
-  if (typeof image !== "object" || image === null || !("url" in image)) return undefined;
-  return typeof image.url === "string" ? image.url : undefined;
 }
 
 function argsOf(text: string, param: string): Record<string, unknown> {
@@ -304,26 +288,14 @@ export function chatCompletionOf(answer: GenerateContentResponse, fallbackModel:
   const { text, calls } = partsOf(candidate);
   // A prompt Gemini blocked has no candidate, only promptFeedback.blockReason.
   const blocked = candidate === undefined && answer.promptFeedback?.blockReason !== undefined;
-  return {
+  return chatCompletionFrom({
     id: idOf(answer),
-    object: "chat.completion",
-    created: nowSeconds(),
     model: answer.modelVersion ?? fallbackModel,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: text === "" && calls.length > 0 ? null : text,
-          refusal: null,
-          ...(calls.length > 0 ? { tool_calls: calls } : {}),
-        },
-        logprobs: null,
-        finish_reason: blocked ? "content_filter" : finishReasonOf(candidate?.finishReason, calls.length > 0),
-      },
-    ],
+    text,
+    toolCalls: calls,
+    finish: blocked ? "content_filter" : finishReasonOf(candidate?.finishReason, calls.length > 0),
     usage: usageFrom(answer.usageMetadata),
-  };
+  });
 }
 
 /**
@@ -351,13 +323,7 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
   const chunk = (
     delta: ChatCompletionChunk["choices"][number]["delta"],
     finish: FinishReason = null,
-  ): ChatCompletionChunk => ({
-    id: id ?? "chatcmpl-gemini",
-    object: "chat.completion.chunk",
-    created,
-    model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  });
+  ): ChatCompletionChunk => chunkOf({ id: id ?? "chatcmpl-gemini", created, model }, delta, finish);
   const on = (answer: GenerateContentResponse): ChatCompletionChunk[] => {
     const out: ChatCompletionChunk[] = [];
     if (id === undefined) {
@@ -392,12 +358,9 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
   };
   return {
     onEvent(_name, data) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        return streamError(`${upstreamName} sent an event that is not JSON`);
-      }
+      const event = eventDataOf(upstreamName, data);
+      if ("error" in event) return event.error;
+      const { parsed } = event;
       if (checkError.Check(parsed)) {
         return {
           error: {
@@ -418,10 +381,6 @@ function streamTranslator(fallbackModel: string): StreamTranslator {
     },
   };
 }
-
-const streamError = (message: string): OpenAIError => ({
-  error: { message, type: "server_error", param: null, code: "upstream_error" },
-});
 
 function embeddingsOf(body: unknown, model: string): Response {
   if (!checkEmbeddings.Check(body)) return malformed(upstreamName, "embeddings");

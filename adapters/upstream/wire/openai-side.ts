@@ -3,9 +3,12 @@
 // framing of a translated stream, and the refusal a request gets for what an upstream cannot do.
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type {
+  ChatCompletion,
   ChatCompletionChunk,
   ChatCompletionRequest,
   ChatMessage,
+  FinishReason,
+  ToolCall,
   Usage,
 } from "#contracts/openai/chat.ts";
 import type { OpenAIError } from "#contracts/openai/error.ts";
@@ -152,3 +155,126 @@ export function malformed(upstream: string, what: string): Response {
 }
 
 export const newCallId = () => `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+
+/** `image_url` parts carry `{url}` (OpenAI's shape); open in the contract, so read it with care. */
+export function imageUrlOf(part: { [key: string]: unknown }): string | undefined {
+  const image = part.image_url;
+  if (typeof image !== "object" || image === null || !("url" in image)) return undefined;
+  return typeof image.url === "string" ? image.url : undefined;
+}
+
+/** The error event a translated stream ends with when the upstream's stream breaks its API. */
+export const streamError = (message: string): OpenAIError => ({
+  error: { message, type: "server_error", param: null, code: "upstream_error" },
+});
+
+/** One upstream SSE event's data parsed, or the stream error it ends the stream with when it is not JSON. */
+export function eventDataOf(upstream: string, data: string): { parsed: unknown } | { error: OpenAIError } {
+  try {
+    return { parsed: JSON.parse(data) };
+  } catch {
+    return { error: streamError(`${upstream} sent an event that is not JSON`) };
+  }
+}
+
+/** What every upstream's answer says of its one choice, to write as OpenAI's chat completion. */
+export interface Answer {
+  id: string;
+  model: string;
+  text: string;
+  toolCalls: ToolCall[];
+  finish: FinishReason;
+  usage: Usage;
+}
+
+/** An upstream's answer as OpenAI's chat completion of one choice (content null when only tools were called). */
+export function chatCompletionFrom(answer: Answer): ChatCompletion {
+  const { text, toolCalls } = answer;
+  return {
+    id: answer.id,
+    object: "chat.completion",
+    created: nowSeconds(),
+    model: answer.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: text === "" && toolCalls.length > 0 ? null : text,
+          refusal: null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: answer.finish,
+      },
+    ],
+    usage: answer.usage,
+  };
+}
+
+/** A translated stream's chunk of one choice, under the stream's id, creation time and model. */
+export function chunkOf(
+  stream: { id: string; created: number; model: string },
+  delta: ChatCompletionChunk["choices"][number]["delta"],
+  finish: FinishReason = null,
+): ChatCompletionChunk {
+  return {
+    id: stream.id,
+    object: "chat.completion.chunk",
+    created: stream.created,
+    model: stream.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
+}
+
+/** The refusals of what neither Anthropic nor Gemini can do, each in the upstream's own words. */
+export interface OneChoiceRefusals {
+  n: string;
+  logprobs: string;
+  logit_bias: string;
+}
+
+/** Refuses several choices, log probabilities and logit_bias, which the upstream cannot give. */
+export function refuseBeyondOneChoice(body: ChatCompletionRequest, refusals: OneChoiceRefusals): void {
+  if (body.n !== undefined && body.n !== 1) throw new WireRefusal(refusals.n, "n");
+  if (body.logprobs) throw new WireRefusal(refusals.logprobs, "logprobs");
+  if (body.logit_bias && Object.keys(body.logit_bias).length > 0) {
+    throw new WireRefusal(refusals.logit_bias, "logit_bias");
+  }
+}
+
+/** A turn of an upstream's conversation: its role and its pieces (Anthropic's blocks, Gemini's parts). */
+export interface Turn<Role extends string, Piece> {
+  role: Role;
+  pieces: Piece[];
+}
+
+/**
+ * OpenAI's messages as an upstream's alternating turns: system and developer messages join into the
+ * system text; every other message becomes the turn `turnOf` makes of it, consecutive turns of one role
+ * merged and empty ones dropped (Anthropic and Gemini both want the roles alternating). A conversation
+ * with no turn left is refused.
+ */
+export function turnsOf<Role extends string, Piece>(
+  upstream: string,
+  input: readonly ChatMessage[],
+  turnOf: (message: ChatMessage, i: number) => Turn<Role, Piece>,
+): { system: string; turns: Turn<Role, Piece>[] } {
+  const system: string[] = [];
+  const turns: Turn<Role, Piece>[] = [];
+  input.forEach((message, i) => {
+    if (message.role === "system" || message.role === "developer") {
+      system.push(textOf(message.content));
+      return;
+    }
+    const { role, pieces } = turnOf(message, i);
+    if (pieces.length === 0) return;
+    const last = turns.at(-1);
+    if (last?.role === role) last.pieces.push(...pieces);
+    else turns.push({ role, pieces });
+  });
+  if (turns.length === 0) {
+    throw new WireRefusal(`${upstream} needs at least one user or assistant message`, "messages");
+  }
+  return { system: system.filter((s) => s).join("\n\n"), turns };
+}

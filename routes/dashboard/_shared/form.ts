@@ -117,6 +117,17 @@ export function formErrorsOf(error: unknown): FieldErrors | undefined {
   return { _form: error.message };
 }
 
+/** The form checked against `schema`, then given to `action`: its result, or the field messages of either step. */
+export async function submitForm<S extends TSchema, T>(
+  schema: S,
+  form: FormValues,
+  action: (value: Static<S>) => Promise<T>,
+  options: { arrays?: string[] } = {},
+): Promise<FormResult<T>> {
+  const parsed = parseForm(schema, form, options);
+  return parsed.ok ? attempt(() => action(parsed.value)) : parsed;
+}
+
 /** Runs `action`; a refusal about the form becomes its field messages, anything else is rethrown. */
 export async function attempt<T>(action: () => Promise<T>): Promise<FormResult<T>> {
   try {

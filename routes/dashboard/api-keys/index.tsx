@@ -4,7 +4,7 @@ import { createApiKey, listApiKeys } from "#services/api-keys/keys.ts";
 import { CreateApiKeyBody } from "#services/api-keys/requests.ts";
 import type { RequestContext } from "#services/context.ts";
 import { listDeployments } from "#services/orchestration/deployment-queries.ts";
-import { attempt, type FormValues, parseForm } from "../_shared/form.ts";
+import { type FormValues, submitForm } from "../_shared/form.ts";
 import { can, type PageInfo, pageInfo } from "../_shared/page.ts";
 import { ApiKeysPage, type ApiKeysPageProps } from "./_view.tsx";
 
@@ -45,8 +45,9 @@ export const POST = route({
   body: t.Record(t.String(), t.Unknown()),
   handler: async ({ ctx, body, request, set }) => {
     const page = await pageInfo(ctx, request);
-    const parsed = parseForm(CreateApiKeyBody, toApi(body), { arrays: ["deployment_ids"] });
-    const created = parsed.ok ? await attempt(() => createApiKey(ctx, parsed.value)) : parsed;
+    const created = await submitForm(CreateApiKeyBody, toApi(body), (value) => createApiKey(ctx, value), {
+      arrays: ["deployment_ids"],
+    });
     if (!created.ok) {
       set.status = 422;
       const errors = { ...created.errors };

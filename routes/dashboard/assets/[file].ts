@@ -2,11 +2,9 @@
 // icon, which sit beside this file as they sit in the URL (/assets/app.css).
 
 import { join } from "node:path";
-import { t } from "elysia";
-import { notFound } from "#core/errors.ts";
-import { route } from "#server/http/route.ts";
+import { type StaticAsset, staticAssetsRoute } from "#server/http/static-assets.ts";
 
-const assets: Record<string, { path: string; type: string }> = {
+const assets: Record<string, StaticAsset> = {
   "htmx.js": {
     path: Bun.resolveSync("htmx.org/dist/htmx.min.js", import.meta.dir),
     type: "application/javascript",
@@ -22,16 +20,4 @@ const assets: Record<string, { path: string; type: string }> = {
   "app.css": { path: join(import.meta.dir, "app.css"), type: "text/css" },
 };
 
-export const GET = route({
-  access: "public",
-  summary: "Dashboard assets",
-  html: true,
-  params: t.Object({ file: t.String() }),
-  handler: ({ params }) => {
-    const asset = assets[params.file];
-    if (!asset) throw notFound("asset");
-    return new Response(Bun.file(asset.path), {
-      headers: { "content-type": asset.type, "cache-control": "public, max-age=3600" },
-    });
-  },
-});
+export const GET = staticAssetsRoute("Dashboard assets", assets, 3600);

@@ -3,7 +3,7 @@ import type { DeploymentView, ModelView } from "#services/orchestration/views.ts
 import { Layout } from "../_shared/layout.tsx";
 import { can, type PageInfo } from "../_shared/page.ts";
 import { Field, FilterForm, type FormState, Select } from "../_shared/parts/form.tsx";
-import { Ago, Badge, EmptyState, PageHeader, Pager, Table } from "../_shared/parts/list.tsx";
+import { Ago, Badge, EmptyState, LiveRows, PageHeader, Pager, Table } from "../_shared/parts/list.tsx";
 import { DeployForm } from "./_deploy-form.tsx";
 import { type DeploymentFilters, filtersQuery } from "./_form.ts";
 import { busyStates, type DeployPool, money, readyOf } from "./_model.ts";
@@ -19,12 +19,7 @@ export function DeploymentRows({
   const busy = deployments.some((d) => busyStates.has(d.status));
   const query = filtersQuery(filters);
   return (
-    <tbody
-      id="deployment-rows"
-      hx-get={`/deployments/rows${query ? `?${query}` : ""}`}
-      hx-trigger={busy ? "every 2s" : "every 10s"}
-      hx-swap="outerHTML"
-    >
+    <LiveRows id="deployment-rows" url={`/deployments/rows${query ? `?${query}` : ""}`} busy={busy}>
       {deployments.map((d) => (
         <tr>
           <td>
@@ -48,7 +43,7 @@ export function DeploymentRows({
           </td>
         </tr>
       ))}
-    </tbody>
+    </LiveRows>
   );
 }
 

@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { route } from "#server/http/route.ts";
 import { createCollection, listCollections } from "#services/knowledge-base/collections.ts";
 import { CreateCollectionBody } from "#services/knowledge-base/requests.ts";
-import { attempt, parseForm } from "../_shared/form.ts";
+import { submitForm } from "../_shared/form.ts";
 import { redirectWithNotice } from "../_shared/notice.ts";
 import { pageInfo } from "../_shared/page.ts";
 import { CollectionsPage } from "./_view.tsx";
@@ -25,8 +25,7 @@ export const POST = route({
   html: true,
   body: t.Record(t.String(), t.Unknown()),
   handler: async ({ ctx, body, request, set }) => {
-    const parsed = parseForm(CreateCollectionBody, body);
-    const created = parsed.ok ? await attempt(() => createCollection(ctx, parsed.value)) : parsed;
+    const created = await submitForm(CreateCollectionBody, body, (value) => createCollection(ctx, value));
     if (created.ok) return redirectWithNotice(`/knowledge-base/${created.value.id}`, "collection-created");
     set.status = 422;
     return (

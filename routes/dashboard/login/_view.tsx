@@ -1,4 +1,5 @@
 import { Layout } from "../_shared/layout.tsx";
+import { Alert } from "../_shared/parts/form.tsx";
 
 /** An organization whose members sign in through its identity provider. */
 export interface SsoButton {
@@ -21,11 +22,7 @@ export function LoginPage({ email, error, next, csrf, sso }: LoginProps) {
     <Layout title="Sign in" csrf={csrf}>
       <section class="card narrow">
         <h1>Sign in</h1>
-        {error ? (
-          <p class="error" role="alert" safe>
-            {error}
-          </p>
-        ) : null}
+        <Alert message={error} />
         <form method="post" action="/login">
           <input type="hidden" name="next" value={next ?? "/"} />
           <input type="hidden" name="_csrf" value={csrf} />
@@ -62,11 +59,7 @@ export function SecondFactorPage({ error, next, csrf }: Omit<LoginProps, "email"
       <section class="card narrow">
         <h1>Two-factor sign-in</h1>
         <p>Open your authenticator app and enter the 6-digit code it shows for the LLM platform.</p>
-        {error ? (
-          <p class="error" role="alert" safe>
-            {error}
-          </p>
-        ) : null}
+        <Alert message={error} />
         <form method="post" action="/login/verify">
           <input type="hidden" name="next" value={next ?? "/"} />
           <input type="hidden" name="_csrf" value={csrf} />

@@ -3,7 +3,7 @@ import type { InferenceLogView } from "#services/inference-logs/logs.ts";
 import { Layout } from "../_shared/layout.tsx";
 import type { PageInfo } from "../_shared/page.ts";
 import { guardrailSummary, retrievalSummary } from "../_shared/parts/decisions.ts";
-import { Field, FilterForm, Select } from "../_shared/parts/form.tsx";
+import { Alert, Field, FilterForm, Select } from "../_shared/parts/form.tsx";
 import { Badge, EmptyState, PageHeader, Pager, Table } from "../_shared/parts/list.tsx";
 
 export const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
@@ -170,11 +170,7 @@ export function AuditPage({ page, items, nextCursor, filters, error }: AuditProp
         />
         <Field name="from" label="From (UTC)" type="date" values={{ ...filters }} />
       </FilterForm>
-      {error ? (
-        <p class="error" role="alert" safe>
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       {items.length === 0 ? (
         <EmptyState title="Nothing in the audit log matches" />
       ) : (

@@ -3,7 +3,7 @@ import { route } from "#server/http/route.ts";
 import type { RequestContext } from "#services/context.ts";
 import { listModels, registerModel } from "#services/orchestration/models.ts";
 import { RegisterModelBody } from "#services/orchestration/requests.ts";
-import { attempt, parseForm } from "../_shared/form.ts";
+import { submitForm } from "../_shared/form.ts";
 import { redirectWithNotice } from "../_shared/notice.ts";
 import { type PageInfo, pageInfo } from "../_shared/page.ts";
 import { ModelsPage, type ModelsPageProps } from "./_view.tsx";
@@ -25,8 +25,7 @@ export const POST = route({
   html: true,
   body: t.Record(t.String(), t.Unknown()),
   handler: async ({ ctx, body, request, set }) => {
-    const parsed = parseForm(RegisterModelBody, body);
-    const registered = parsed.ok ? await attempt(() => registerModel(ctx, parsed.value)) : parsed;
+    const registered = await submitForm(RegisterModelBody, body, (value) => registerModel(ctx, value));
     if (registered.ok) return redirectWithNotice("/models", "model-registered");
     set.status = 422;
     return render(ctx, await pageInfo(ctx, request), { form: { errors: registered.errors, values: body } });

@@ -7,6 +7,7 @@ import {
   Ago,
   Badge,
   EmptyState,
+  LiveRows,
   PageHeader,
   Polled,
   SecretOnce,
@@ -25,12 +26,7 @@ const money = (n: number | null) => (n === null ? "—" : `$${n.toFixed(2)}/h`);
 export function PoolRows({ pools, now = new Date() }: { pools: PoolView[]; now?: Date }) {
   const busy = pools.some((p) => p.state === "Provisioning" || p.state === "Deleting");
   return (
-    <tbody
-      id="pool-rows"
-      hx-get="/pools/rows"
-      hx-trigger={busy ? "every 2s" : "every 10s"}
-      hx-swap="outerHTML"
-    >
+    <LiveRows id="pool-rows" url="/pools/rows" busy={busy}>
       {pools.map((p) => (
         <tr>
           <td>
@@ -62,7 +58,7 @@ export function PoolRows({ pools, now = new Date() }: { pools: PoolView[]; now?:
           </td>
         </tr>
       ))}
-    </tbody>
+    </LiveRows>
   );
 }
 

@@ -4,7 +4,7 @@ import type { PlatformRequestContext } from "#server/platform-context.ts";
 import { actorOf } from "#services/context.ts";
 import { createPool, listPools } from "#services/orchestration/pools.ts";
 import { CreatePoolBody } from "#services/orchestration/requests.ts";
-import { attempt, type FormValues, parseForm } from "../_shared/form.ts";
+import { type FormValues, submitForm } from "../_shared/form.ts";
 import { type PageInfo, pageInfo } from "../_shared/page.ts";
 import { providerChoices } from "./_providers.ts";
 import { PoolsPage, type PoolsPageProps } from "./_view.tsx";
@@ -42,8 +42,7 @@ export const POST = route({
   body: t.Record(t.String(), t.Unknown()),
   handler: async ({ ctx, body, request, set }) => {
     const page = await pageInfo(ctx, request);
-    const parsed = parseForm(CreatePoolBody, toApi(body));
-    const created = parsed.ok ? await attempt(() => createPool(ctx, parsed.value)) : parsed;
+    const created = await submitForm(CreatePoolBody, toApi(body), (value) => createPool(ctx, value));
     if (!created.ok) {
       set.status = 422;
       return render(ctx, page, { form: { errors: created.errors, values: body } });

@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { route } from "#server/http/route.ts";
 import { CreateTemplateBody } from "#services/prompts/requests.ts";
 import { createTemplate, listTemplates } from "#services/prompts/templates.ts";
-import { attempt, parseForm } from "../_shared/form.ts";
+import { submitForm } from "../_shared/form.ts";
 import { redirectWithNotice } from "../_shared/notice.ts";
 import { pageInfo } from "../_shared/page.ts";
 import { PromptsPage } from "./_view.tsx";
@@ -22,8 +22,7 @@ export const POST = route({
   html: true,
   body: t.Record(t.String(), t.Unknown()),
   handler: async ({ ctx, body, request, set }) => {
-    const parsed = parseForm(CreateTemplateBody, body);
-    const created = parsed.ok ? await attempt(() => createTemplate(ctx, parsed.value)) : parsed;
+    const created = await submitForm(CreateTemplateBody, body, (value) => createTemplate(ctx, value));
     if (created.ok) return redirectWithNotice(`/prompts/${created.value.id}`, "template-created");
     set.status = 422;
     return (

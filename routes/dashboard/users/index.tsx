@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { route } from "#server/http/route.ts";
 import { AddUserBody } from "#services/rbac/requests.ts";
 import { addUser } from "#services/rbac/users.ts";
-import { attempt, parseForm } from "../_shared/form.ts";
+import { submitForm } from "../_shared/form.ts";
 import { redirectWithNotice } from "../_shared/notice.ts";
 import { usersPage } from "./_page.tsx";
 
@@ -19,8 +19,7 @@ export const POST = route({
   html: true,
   body: t.Record(t.String(), t.Unknown()),
   handler: async ({ ctx, body, request, set }) => {
-    const parsed = parseForm(AddUserBody, body);
-    const added = parsed.ok ? await attempt(() => addUser(ctx, parsed.value)) : parsed;
+    const added = await submitForm(AddUserBody, body, (value) => addUser(ctx, value));
     if (added.ok) return redirectWithNotice("/users", "user-added");
     set.status = 422;
     const { password: _never, ...values } = body;

@@ -37,6 +37,11 @@ export function cacheDirectiveOf(header: string | null): CacheDirective | undefi
   return directive;
 }
 
-/** Anthropic's clients send the key as x-api-key; Claude Code with ANTHROPIC_AUTH_TOKEN as a bearer token. */
-export const anthropicKeyOf = (request: Request, bearer: string | undefined) =>
-  request.headers.get("x-api-key")?.trim() || bearer;
+/**
+ * The lifecycle's input for Anthropic's API: its clients send the key as x-api-key; Claude Code with
+ * ANTHROPIC_AUTH_TOKEN as a bearer token.
+ */
+export function anthropicLifecycleInput(ctx: RequestContext, request: Request) {
+  const input = lifecycleInput(ctx, request);
+  return { ...input, apiKey: request.headers.get("x-api-key")?.trim() || input.apiKey };
+}

@@ -6,7 +6,7 @@ import { answerWith } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
 import { createMessage } from "#services/inference/anthropic/messages.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
-import { anthropicKeyOf, lifecycleInput } from "./_lifecycle.ts";
+import { anthropicLifecycleInput } from "./_lifecycle.ts";
 import { lifecycleErrors } from "./_schemas/errors.ts";
 
 export const POST = route({
@@ -23,12 +23,7 @@ export const POST = route({
   stream: MessageStreamEvent,
   errors: lifecycleErrors,
   handler: ({ ctx, body, request, set }) => {
-    const input = lifecycleInput(ctx, request);
-    const apiKey = anthropicKeyOf(request, input.apiKey);
-    return answerWith(
-      createMessage(inferenceRuntimeOf(ctx), { ...input, apiKey, body }),
-      input.meta,
-      set.headers,
-    );
+    const input = anthropicLifecycleInput(ctx, request);
+    return answerWith(createMessage(inferenceRuntimeOf(ctx), { ...input, body }), input.meta, set.headers);
   },
 });

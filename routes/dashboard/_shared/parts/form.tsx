@@ -185,6 +185,16 @@ export function FormProblem({ errors }: { errors?: FieldErrors | undefined }) {
   );
 }
 
+/** A message the page must say first (a sign-in refused, a filter refused), announced to screen readers. */
+export function Alert({ message }: { message?: string | undefined }) {
+  if (!message) return "";
+  return (
+    <p class="error" role="alert" safe>
+      {message}
+    </p>
+  );
+}
+
 /** A list's filters: a GET form of the fields given and its Filter button. */
 export function FilterForm({
   action,

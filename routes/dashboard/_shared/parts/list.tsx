@@ -175,3 +175,40 @@ export function Polled({
     </div>
   );
 }
+
+/**
+ * One figure of a `facts` list: its term, and its value (escaped), marked `data-figure` where a test or
+ * script reads it from the page.
+ */
+export function Figure({ label, name, value }: { label: string; name?: string; value: string }) {
+  return (
+    <>
+      <dt safe>{label}</dt>
+      <dd data-figure={name} safe>
+        {value}
+      </dd>
+    </>
+  );
+}
+
+/**
+ * A table body that reloads its own rows from `url` (Polled, for rows): every 2 s while one of them is busy (its badge
+ * moves without a reload), else every 10 s.
+ */
+export function LiveRows({
+  id,
+  url,
+  busy,
+  children,
+}: {
+  id: string;
+  url: string;
+  busy: boolean;
+  children: Children;
+}) {
+  return (
+    <tbody id={id} hx-get={url} hx-trigger={busy ? "every 2s" : "every 10s"} hx-swap="outerHTML">
+      {children}
+    </tbody>
+  );
+}

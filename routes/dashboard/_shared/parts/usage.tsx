@@ -10,6 +10,7 @@ import {
   usageRanges,
 } from "#services/usage/overview.ts";
 import { LineChart } from "./chart.tsx";
+import { Figure } from "./list.tsx";
 
 const whole = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const compactFormat = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
@@ -58,10 +59,7 @@ export function UsageTotals({ sum, label }: { sum: UsagePoint; label: string }) 
     <section class="card" aria-label={label}>
       <dl class="stats" data-totals>
         <div>
-          <dt>Requests</dt>
-          <dd data-figure="requests" safe>
-            {count(sum.requests)}
-          </dd>
+          <Figure label="Requests" name="requests" value={count(sum.requests)} />
         </div>
         <div>
           <dt>Errors</dt>
@@ -75,30 +73,25 @@ export function UsageTotals({ sum, label }: { sum: UsagePoint; label: string }) 
           </dd>
         </div>
         <div>
-          <dt>Input tokens</dt>
-          <dd data-figure="input_tokens" safe>
-            {count(sum.inputTokens)}
-          </dd>
+          <Figure label="Input tokens" name="input_tokens" value={count(sum.inputTokens)} />
         </div>
         <div>
-          <dt>Output tokens</dt>
-          <dd data-figure="output_tokens" safe>
-            {count(sum.outputTokens)}
-          </dd>
+          <Figure label="Output tokens" name="output_tokens" value={count(sum.outputTokens)} />
         </div>
         <div>
-          <dt>Latency p50 / p95</dt>
-          <dd safe>{`${ms(quantileMs(sum.latency, 0.5))} / ${ms(quantileMs(sum.latency, 0.95))}`}</dd>
+          <Figure
+            label="Latency p50 / p95"
+            value={`${ms(quantileMs(sum.latency, 0.5))} / ${ms(quantileMs(sum.latency, 0.95))}`}
+          />
         </div>
         <div>
-          <dt>First token p50 / p95</dt>
-          <dd safe>{`${ms(quantileMs(sum.ttft, 0.5))} / ${ms(quantileMs(sum.ttft, 0.95))}`}</dd>
+          <Figure
+            label="First token p50 / p95"
+            value={`${ms(quantileMs(sum.ttft, 0.5))} / ${ms(quantileMs(sum.ttft, 0.95))}`}
+          />
         </div>
         <div>
-          <dt>Spend</dt>
-          <dd data-figure="spend" safe>
-            {money(sum.cost)}
-          </dd>
+          <Figure label="Spend" name="spend" value={money(sum.cost)} />
         </div>
       </dl>
     </section>
@@ -113,9 +106,22 @@ export function UsageCharts({ overview, series }: { overview: UsageOverview; ser
   const timeLabel = timeLabelFor(overview.range);
   const busiest = points.reduce((best, p, i) => (p.requests > (points[best]?.requests ?? 0) ? i : best), 0);
   const busiestAt = overview.times[busiest];
-  const p = (q: number, pick: (p: UsagePoint) => UsagePoint["latency"]) =>
-    points.map((point) => quantileMs(pick(point), q));
   const scope = series.name;
+  /** A duration's p50 and p95 per bucket (latency, time to first token), and over the whole range. */
+  const quantileChart = (id: string, title: string, pick: (p: UsagePoint) => UsagePoint["latency"]) => (
+    <LineChart
+      id={id}
+      title={title}
+      summary={`${scope}, ${span}: p50 ${ms(quantileMs(pick(series.sum), 0.5))}, p95 ${ms(quantileMs(pick(series.sum), 0.95))} over the whole range.`}
+      times={overview.times}
+      series={[
+        { label: "p50", values: points.map((point) => quantileMs(pick(point), 0.5)) },
+        { label: "p95", values: points.map((point) => quantileMs(pick(point), 0.95)) },
+      ]}
+      format={msAxis}
+      timeLabel={timeLabel}
+    />
+  );
   return (
     <div class="charts" data-from={overview.from.toISOString()} data-to={overview.to.toISOString()}>
       <LineChart
@@ -142,30 +148,8 @@ export function UsageCharts({ overview, series }: { overview: UsageOverview; ser
         format={compact}
         timeLabel={timeLabel}
       />
-      <LineChart
-        id="chart-latency"
-        title="Latency, p50 and p95"
-        summary={`${scope}, ${span}: p50 ${ms(quantileMs(series.sum.latency, 0.5))}, p95 ${ms(quantileMs(series.sum.latency, 0.95))} over the whole range.`}
-        times={overview.times}
-        series={[
-          { label: "p50", values: p(0.5, (x) => x.latency) },
-          { label: "p95", values: p(0.95, (x) => x.latency) },
-        ]}
-        format={msAxis}
-        timeLabel={timeLabel}
-      />
-      <LineChart
-        id="chart-ttft"
-        title="Time to first token, p50 and p95"
-        summary={`${scope}, ${span}: p50 ${ms(quantileMs(series.sum.ttft, 0.5))}, p95 ${ms(quantileMs(series.sum.ttft, 0.95))} over the whole range.`}
-        times={overview.times}
-        series={[
-          { label: "p50", values: p(0.5, (x) => x.ttft) },
-          { label: "p95", values: p(0.95, (x) => x.ttft) },
-        ]}
-        format={msAxis}
-        timeLabel={timeLabel}
-      />
+      {quantileChart("chart-latency", "Latency, p50 and p95", (x) => x.latency)}
+      {quantileChart("chart-ttft", "Time to first token, p50 and p95", (x) => x.ttft)}
       <LineChart
         id="chart-spend"
         title={`Spend per ${per}`}

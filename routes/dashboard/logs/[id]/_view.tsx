@@ -4,7 +4,7 @@ import type { DeploymentLabel, InferenceLogView, ServingReplica } from "#service
 import { Layout } from "../../_shared/layout.tsx";
 import type { PageInfo } from "../../_shared/page.ts";
 import { type LoggedGuardrails, loggedDecision, retrievalSummary } from "../../_shared/parts/decisions.ts";
-import { Badge, PageHeader } from "../../_shared/parts/list.tsx";
+import { Badge, Figure, PageHeader } from "../../_shared/parts/list.tsx";
 import { ms } from "../../_shared/parts/usage.tsx";
 import { costText, time } from "../_view.tsx";
 
@@ -185,26 +185,15 @@ function UsageFacts({ entry: e }: Pick<InferenceLogEntryProps, "entry">) {
     <section class="card" aria-labelledby="entry-usage">
       <h2 id="entry-usage">Tokens, timings and cost</h2>
       <dl class="facts">
-        <dt>Prompt tokens</dt>
-        <dd data-figure="prompt_tokens" safe>
-          {String(e.prompt_tokens)}
-        </dd>
-        <dt>Of which cached</dt>
-        <dd data-figure="cached_tokens" safe>
-          {String(e.cached_tokens)}
-        </dd>
-        <dt>Answer tokens</dt>
-        <dd data-figure="completion_tokens" safe>
-          {String(e.completion_tokens)}
-        </dd>
-        <dt>First token after</dt>
-        <dd data-figure="ttft" safe>
-          {e.ttft_ms === null ? "— (no token was produced)" : ms(e.ttft_ms)}
-        </dd>
-        <dt>Whole request</dt>
-        <dd data-figure="latency" safe>
-          {ms(e.latency_ms)}
-        </dd>
+        <Figure label="Prompt tokens" name="prompt_tokens" value={String(e.prompt_tokens)} />
+        <Figure label="Of which cached" name="cached_tokens" value={String(e.cached_tokens)} />
+        <Figure label="Answer tokens" name="completion_tokens" value={String(e.completion_tokens)} />
+        <Figure
+          label="First token after"
+          name="ttft"
+          value={e.ttft_ms === null ? "— (no token was produced)" : ms(e.ttft_ms)}
+        />
+        <Figure label="Whole request" name="latency" value={ms(e.latency_ms)} />
         <dt>Cost</dt>
         <dd data-figure="cost">
           {e.cost > 0 ? `${costText(e.cost)} (in the deployment's price currency)` : "— (unpriced)"}

@@ -17,3 +17,12 @@ export function scimJson<T>(set: { headers: Record<string, string | number> }, b
   set.headers["content-type"] = `${scimContentType}; charset=utf-8`;
   return body;
 }
+
+/** A resource just created: its `meta.location` as the Location header, the body as SCIM JSON. */
+export function scimCreated<T extends { meta: { location: string } }>(
+  set: { headers: Record<string, string | number> },
+  resource: T,
+): T {
+  set.headers.location = resource.meta.location;
+  return scimJson(set, resource);
+}

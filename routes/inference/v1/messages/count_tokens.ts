@@ -5,7 +5,7 @@ import { withAnswerMeta } from "#server/http/inference-answer.ts";
 import { route } from "#server/http/route.ts";
 import { countTokens } from "#services/inference/anthropic/messages.ts";
 import { inferenceRuntimeOf } from "#services/inference/runtime.ts";
-import { anthropicKeyOf, lifecycleInput } from "../_lifecycle.ts";
+import { anthropicLifecycleInput } from "../_lifecycle.ts";
 import { lifecycleErrors } from "../_schemas/errors.ts";
 
 export const POST = route({
@@ -20,12 +20,7 @@ export const POST = route({
   response: MessageTokensCount,
   errors: lifecycleErrors,
   handler: ({ ctx, body, request, set }) => {
-    const input = lifecycleInput(ctx, request);
-    const apiKey = anthropicKeyOf(request, input.apiKey);
-    return withAnswerMeta(
-      countTokens(inferenceRuntimeOf(ctx), { ...input, apiKey, body }),
-      input.meta,
-      set.headers,
-    );
+    const input = anthropicLifecycleInput(ctx, request);
+    return withAnswerMeta(countTokens(inferenceRuntimeOf(ctx), { ...input, body }), input.meta, set.headers);
   },
 });

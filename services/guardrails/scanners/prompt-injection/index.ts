@@ -1,7 +1,7 @@
-import { type Hit as BaseHit, bestPerSignal, toFindings } from "../../hits.ts";
+import { type Hit as BaseHit, bestPerSignal, hitScanner } from "../../hits.ts";
 import { normalize, originalSpan } from "../../normalize.ts";
 import { type Prefilter, prefilterFor, sharedTrigrams } from "../../prefilter.ts";
-import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
+import { combineScores, type Scanner } from "../../scanner.ts";
 import {
   BASE64_RUN,
   decodeBase64,
@@ -214,18 +214,11 @@ function scoreOf(hits: readonly Hit[]): number {
   return hits.length === 0 ? 0 : combineScores(bestPerSignal(hits));
 }
 
-export const promptInjectionScanner: Scanner = {
-  id: "prompt_injection",
-  defaultThreshold: DEFAULT_THRESHOLD,
-  scan(text: string, config: ScannerConfig): Finding[] {
-    if (config.action === "off" || text.length === 0) return [];
-    const threshold = config.threshold ?? DEFAULT_THRESHOLD;
-    const hits: Hit[] = [];
-    const score = analyse(text, 0, hits);
-    if (score < threshold || hits.length === 0) return [];
-    return toFindings("prompt_injection", hits, score);
-  },
-};
+export const promptInjectionScanner: Scanner = hitScanner<Hit>(
+  "prompt_injection",
+  DEFAULT_THRESHOLD,
+  (text, hits) => analyse(text, 0, hits),
+);
 
 /** The 0..1 score alone (for calibration and the bench). */
 export function promptInjectionScore(text: string): number {

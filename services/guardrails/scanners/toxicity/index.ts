@@ -1,7 +1,7 @@
-import { bestPerType, type Hit, toFindings } from "../../hits.ts";
+import { bestPerType, type Hit, hitScanner } from "../../hits.ts";
 import { normalize, originalSpan } from "../../normalize.ts";
 import { prefilterFor, sharedTrigrams, type Trigrams } from "../../prefilter.ts";
-import { combineScores, type Finding, type Scanner, type ScannerConfig } from "../../scanner.ts";
+import { combineScores, type Scanner } from "../../scanner.ts";
 import { gramsOfLiteral } from "../../trigrams.ts";
 import { abuseSignals } from "./phrases.ts";
 import { findProfanity } from "./profanity.ts";
@@ -141,18 +141,7 @@ function analyse(text: string, hits: Hit[]): number {
   return hits.length === 0 ? 0 : combineScores(bestPerType(hits));
 }
 
-export const toxicityScanner: Scanner = {
-  id: "toxicity",
-  defaultThreshold: DEFAULT_THRESHOLD,
-  scan(text: string, config: ScannerConfig): Finding[] {
-    if (config.action === "off" || text.length === 0) return [];
-    const threshold = config.threshold ?? DEFAULT_THRESHOLD;
-    const hits: Hit[] = [];
-    const score = analyse(text, hits);
-    if (score < threshold) return [];
-    return toFindings("toxicity", hits, score);
-  },
-};
+export const toxicityScanner: Scanner = hitScanner("toxicity", DEFAULT_THRESHOLD, analyse);
 
 /** The 0..1 score alone (for calibration and the bench). */
 export function toxicityScore(text: string): number {

@@ -1,7 +1,7 @@
 import { route } from "#server/http/route.ts";
 import { createScimGroup, listScimGroups } from "#services/scim/groups.ts";
 import { listResponseOf, ScimGroup, ScimGroupInput } from "#services/scim/protocol.ts";
-import { baseUrlOf, ListQuery, scimJson } from "../_scim.ts";
+import { baseUrlOf, ListQuery, scimCreated, scimJson } from "../_scim.ts";
 
 export const GET = route({
   access: "scim",
@@ -20,9 +20,6 @@ export const POST = route({
   status: 201,
   response: ScimGroup,
   errors: [409],
-  handler: async ({ ctx, body, request, set }) => {
-    const group = await createScimGroup(ctx, body, baseUrlOf(request));
-    set.headers.location = group.meta.location;
-    return scimJson(set, group);
-  },
+  handler: async ({ ctx, body, request, set }) =>
+    scimCreated(set, await createScimGroup(ctx, body, baseUrlOf(request))),
 });

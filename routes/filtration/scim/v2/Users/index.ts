@@ -1,7 +1,7 @@
 import { route } from "#server/http/route.ts";
 import { listResponseOf, ScimUser, ScimUserInput } from "#services/scim/protocol.ts";
 import { createScimUser, listScimUsers } from "#services/scim/users.ts";
-import { baseUrlOf, ListQuery, scimJson } from "../_scim.ts";
+import { baseUrlOf, ListQuery, scimCreated, scimJson } from "../_scim.ts";
 
 export const GET = route({
   access: "scim",
@@ -23,9 +23,6 @@ export const POST = route({
   status: 201,
   response: ScimUser,
   errors: [409],
-  handler: async ({ ctx, body, request, set }) => {
-    const user = await createScimUser(ctx, body, baseUrlOf(request));
-    set.headers.location = user.meta.location;
-    return scimJson(set, user);
-  },
+  handler: async ({ ctx, body, request, set }) =>
+    scimCreated(set, await createScimUser(ctx, body, baseUrlOf(request))),
 });
