@@ -34,7 +34,7 @@ export async function until<T>(
   for (;;) {
     try {
       const value = await probe();
-      if (value !== undefined && value !== false) return value as T;
+      if (value !== undefined && value !== false) return value;
     } catch (error) {
       lastError = error;
     }
