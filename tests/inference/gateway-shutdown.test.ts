@@ -2,9 +2,15 @@
 // last answer, and after a restart every request is in the inference log (the batcher is flushed on
 // graceful shutdown, not dropped).
 import { afterAll, expect, test } from "bun:test";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
+import type { POST as createKey } from "#routes/filtration/management/api-keys/index.ts";
+import type { GET as deploymentLogs } from "#routes/filtration/management/deployments/[id]/logs.ts";
+import type { POST as createPool } from "#routes/orchestration/deployment/createpool.ts";
+import type { POST as deploy } from "#routes/orchestration/deployment/deploy.ts";
+import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { startOpenAiStub } from "#scripts/openai-stub.ts";
 import { eventually } from "../orchestration/support.ts";
-import { adminEmail, adminPassword } from "../support/app.ts";
+import { adminEmail, adminPassword, fetchJson } from "../support/app.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
@@ -19,19 +25,6 @@ afterAll(async () => {
   stub.stop();
   temp.remove();
 }, 30_000);
-
-async function json(url: string, init: { method?: string; token?: string; body?: unknown } = {}) {
-  const response = await fetch(url, {
-    method: init.method ?? (init.body ? "POST" : "GET"),
-    headers: {
-      "content-type": "application/json",
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-    },
-    ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of the platform's own API, read by the test
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
 
 test("every request is logged when the gateway is stopped with SIGTERM right after", async () => {
   const env: Record<string, string> = {
@@ -48,16 +41,16 @@ test("every request is logged when the gateway is stopped with SIGTERM right aft
   running.push(first);
   const filtration = `http://127.0.0.1:${first.ports.filtration}`;
   const orchestration = `http://127.0.0.1:${first.ports.orchestration}`;
-  const login = await json(`${filtration}/auth/login`, {
+  const login = await fetchJson<typeof loginRoute>(`${filtration}/auth/login`, {
     body: { email: adminEmail, password: adminPassword },
   });
-  const token = login.body.access_token as string;
-  const pool = await json(`${orchestration}/deployment/createpool`, {
+  const token = login.body.access_token;
+  const pool = await fetchJson<typeof createPool>(`${orchestration}/deployment/createpool`, {
     token,
     body: { pool_name: "stub-pool", provider: "external" },
   });
   expect(pool.status).toBe(201);
-  const deployed = await json(`${orchestration}/deployment/deploy`, {
+  const deployed = await fetchJson<typeof deploy>(`${orchestration}/deployment/deploy`, {
     token,
     body: {
       model_name: "stub-chat",
@@ -68,14 +61,20 @@ test("every request is logged when the gateway is stopped with SIGTERM right aft
     },
   });
   expect(deployed.status).toBe(201);
-  const id = deployed.body.deployment_id as string;
+  const id = deployed.body.deployment_id;
   await eventually(
-    async () => (await json(`${orchestration}/deployment/status/${id}`, { token })).body.status === "RUNNING",
+    async () =>
+      (await fetchJson<typeof deploymentStatus>(`${orchestration}/deployment/status/${id}`, { token })).body
+        .status === "RUNNING",
     20_000,
     "deployment RUNNING",
   );
-  const key = (await json(`${filtration}/management/api-keys`, { token, body: { name: "sigterm" } })).body
-    .key;
+  const key = (
+    await fetchJson<typeof createKey>(`${filtration}/management/api-keys`, {
+      token,
+      body: { name: "sigterm" },
+    })
+  ).body.key;
 
   const total = 120;
   const statuses = await Promise.all(
@@ -101,12 +100,14 @@ test("every request is logged when the gateway is stopped with SIGTERM right aft
   running.push(second);
   const filtration2 = `http://127.0.0.1:${second.ports.filtration}`;
   const token2 = (
-    await json(`${filtration2}/auth/login`, { body: { email: adminEmail, password: adminPassword } })
-  ).body.access_token as string;
+    await fetchJson<typeof loginRoute>(`${filtration2}/auth/login`, {
+      body: { email: adminEmail, password: adminPassword },
+    })
+  ).body.access_token;
   const logged: { status: number; stream: boolean; total_tokens: number }[] = [];
   let cursor: string | undefined;
   do {
-    const page = await json(
+    const page = await fetchJson<typeof deploymentLogs>(
       `${filtration2}/management/deployments/${id}/logs?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
       { token: token2 },
     );

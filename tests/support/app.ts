@@ -110,6 +110,27 @@ export async function call<R = unknown>(
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers["content-type"] ??= "application/json";
   const response = await handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  return resultOf<R>(response);
+}
+
+/**
+ * `call` over a real port, for a platform started as a process: `fetchJson<typeof POST>(url, { body, token })`.
+ * The method is POST when there is a body, GET otherwise, unless given.
+ */
+export async function fetchJson<R = unknown>(
+  url: string,
+  options: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> } = {},
+): Promise<CallResult<BodyOf<R>>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  if (body !== undefined) headers["content-type"] ??= "application/json";
+  const method = options.method ?? (body === undefined ? "GET" : "POST");
+  return resultOf<R>(await fetch(url, { method, headers, body }));
+}
+
+/** The status, the parsed JSON body (or the text when it is not JSON) and the headers of an answer. */
+async function resultOf<R>(response: Response): Promise<CallResult<BodyOf<R>>> {
   const text = await response.text();
   let parsed: unknown = text;
   try {
