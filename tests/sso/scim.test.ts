@@ -14,8 +14,17 @@ import type {
 } from "#routes/filtration/admin/scim/tokens/index.ts";
 import type { GET as me } from "#routes/filtration/auth/me.ts";
 import type { POST as createApiKey } from "#routes/filtration/management/api-keys/index.ts";
+import type { PATCH as patchGroup } from "#routes/filtration/scim/v2/Groups/[id].ts";
+import type { POST as createGroup, GET as listGroups } from "#routes/filtration/scim/v2/Groups/index.ts";
+import type {
+  GET as getUser,
+  PATCH as patchUser,
+  PUT as putUser,
+} from "#routes/filtration/scim/v2/Users/[id].ts";
+import type { POST as createUser, GET as listUsers } from "#routes/filtration/scim/v2/Users/index.ts";
 import { withInference } from "#server/compose.ts";
 import type { InferenceRuntime } from "#services/inference/runtime.ts";
+import type { ListResponse, ScimError } from "#services/scim/protocol.ts";
 import { connectPlatformGrpc, type TestClient } from "../grpc/support.ts";
 import {
   adminEmail,
@@ -84,25 +93,20 @@ afterAll(async () => {
   await provider?.close();
 });
 
-/** A SCIM request as an identity provider's client sends it. */
-async function scim(method: string, path: string, body?: unknown, token = scimToken) {
-  const res = await h.filtration(
-    new Request(`http://localhost/scim/v2${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: scimJson,
-        ...(body === undefined ? {} : { "content-type": scimJson }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
-  const text = await res.text();
-  return {
-    status: res.status,
-    type: res.headers.get("content-type") ?? "",
-    body: text ? JSON.parse(text) : undefined,
-  };
+/**
+ * A SCIM request as an identity provider's client sends it (an empty token too, as "Bearer "):
+ * `scim<typeof PATCH>(...)` types the body as the route's answer, `scim<ScimError>` as RFC 7644's error.
+ */
+async function scim<R = unknown>(method: string, path: string, body?: unknown, token = scimToken) {
+  const res = await call<R>(h.filtration, method, `/scim/v2${path}`, {
+    body,
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: scimJson,
+      ...(body === undefined ? {} : { "content-type": scimJson }),
+    },
+  });
+  return { status: res.status, type: res.headers.get("content-type") ?? "", body: res.body };
 }
 
 /** RFC 7643 §8.2, "Full User Representation", as a client would POST it (without `id` and `meta`). */
@@ -149,7 +153,7 @@ describe("the SCIM token", () => {
 
   test("no token, a wrong one, or a user's access token: 401 in SCIM's error shape", async () => {
     for (const token of ["", "scim-wrong", admin]) {
-      const res = await scim("GET", "/Users", undefined, token);
+      const res = await scim<ScimError>("GET", "/Users", undefined, token);
       expect(res.status).toBe(401);
       expect(res.type).toContain(scimJson);
       expect(res.body).toMatchObject({
@@ -166,16 +170,16 @@ describe("the SCIM token", () => {
       patch: { supported: true },
       filter: { supported: true, maxResults: 200 },
     });
-    const types = await scim("GET", "/ResourceTypes");
+    const types = await scim<ListResponse<{ id: string }>>("GET", "/ResourceTypes");
     expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(["User", "Group"]);
-    const schemas = await scim("GET", "/Schemas");
+    const schemas = await scim<ListResponse<{ id: string }>>("GET", "/Schemas");
     expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toContain(userSchema);
   });
 });
 
 describe("Users", () => {
   test("create with RFC 7643's full user: 201, Location, application/scim+json, audited", async () => {
-    const res = await scim("POST", "/Users", babs);
+    const res = await scim<typeof createUser>("POST", "/Users", babs);
     expect(res.status).toBe(201);
     expect(res.type).toContain(scimJson);
     expect(res.body).toMatchObject({
@@ -189,22 +193,25 @@ describe("Users", () => {
     });
     babsId = res.body.id;
     expect(res.body.meta.location).toBe(`http://localhost/scim/v2/Users/${babsId}`);
-    const again = await scim("POST", "/Users", babs);
+    const again = await scim<ScimError>("POST", "/Users", babs);
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ status: "409", scimType: "uniqueness" });
   });
 
   test("a bad body is 400 invalidValue; an unknown id is 404", async () => {
-    const bad = await scim("POST", "/Users", { schemas: [userSchema], userName: "not an address" });
+    const bad = await scim<ScimError>("POST", "/Users", {
+      schemas: [userSchema],
+      userName: "not an address",
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.scimType).toBe("invalidValue");
-    const missing = await scim("GET", `/Users/${crypto.randomUUID()}`);
+    const missing = await scim<ScimError>("GET", `/Users/${crypto.randomUUID()}`);
     expect(missing.status).toBe(404);
     expect(missing.body.status).toBe("404");
   });
 
   test("RFC 7644 §3.5.2.3's replace without a path (attributes the platform does not keep are ignored)", async () => {
-    const res = await scim("PATCH", `/Users/${babsId}`, {
+    const res = await scim<typeof patchUser>("PATCH", `/Users/${babsId}`, {
       schemas: [patchOp],
       Operations: [
         {
@@ -222,7 +229,7 @@ describe("Users", () => {
   });
 
   test("PUT replaces: attributes left out are cleared", async () => {
-    const res = await scim("PUT", `/Users/${babsId}`, {
+    const res = await scim<typeof putUser>("PUT", `/Users/${babsId}`, {
       schemas: [userSchema],
       userName: "bjensen@example.com",
     });
@@ -230,7 +237,7 @@ describe("Users", () => {
     expect(res.body.externalId).toBeUndefined();
     expect(res.body.displayName).toBeUndefined();
     expect(res.body.active).toBe(true);
-    const back = await scim("PATCH", `/Users/${babsId}`, {
+    const back = await scim<typeof patchUser>("PATCH", `/Users/${babsId}`, {
       schemas: [patchOp],
       Operations: [{ op: "add", path: "externalId", value: "701984" }],
     });
@@ -248,7 +255,7 @@ describe("Users", () => {
           })
         ).status,
       ).toBe(201);
-    const byName = await scim(
+    const byName = await scim<typeof listUsers>(
       "GET",
       `/Users?filter=${encodeURIComponent('userName eq "BJensen@example.com"')}`,
     );
@@ -257,14 +264,20 @@ describe("Users", () => {
       schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
       totalResults: 1,
     });
-    expect(byName.body.Resources[0].id).toBe(babsId);
-    const byExternal = await scim("GET", `/Users?filter=${encodeURIComponent('externalId eq "701984"')}`);
+    expect(byName.body.Resources[0]?.id).toBe(babsId);
+    const byExternal = await scim<typeof listUsers>(
+      "GET",
+      `/Users?filter=${encodeURIComponent('externalId eq "701984"')}`,
+    );
     expect(byExternal.body.Resources.map((u: { id: string }) => u.id)).toEqual([babsId]);
-    const byDisplay = await scim("GET", `/Users?filter=${encodeURIComponent('displayName eq "Page 3"')}`);
+    const byDisplay = await scim<typeof listUsers>(
+      "GET",
+      `/Users?filter=${encodeURIComponent('displayName eq "Page 3"')}`,
+    );
     expect(byDisplay.body.Resources.map((u: { userName: string }) => u.userName)).toEqual([
       "page3@example.com",
     ]);
-    const startsWith = await scim(
+    const startsWith = await scim<typeof listUsers>(
       "GET",
       `/Users?filter=${encodeURIComponent('userName sw "page"')}&startIndex=2&count=2`,
     );
@@ -273,7 +286,7 @@ describe("Users", () => {
       "page1@example.com",
       "page2@example.com",
     ]);
-    const broken = await scim("GET", `/Users?filter=${encodeURIComponent("userName eq")}`);
+    const broken = await scim<ScimError>("GET", `/Users?filter=${encodeURIComponent("userName eq")}`);
     expect(broken.status).toBe(400);
     expect(broken.body.scimType).toBe("invalidFilter");
   });
@@ -281,10 +294,13 @@ describe("Users", () => {
 
 describe("Groups are roles", () => {
   test("RFC 7644 §3.5.2.1 add member, §3.5.2.2 remove member", async () => {
-    const list = await scim("GET", `/Groups?filter=${encodeURIComponent('displayName eq "admin"')}`);
+    const list = await scim<typeof listGroups>(
+      "GET",
+      `/Groups?filter=${encodeURIComponent('displayName eq "admin"')}`,
+    );
     expect(list.body.totalResults).toBe(1);
-    const adminGroup = list.body.Resources[0].id as string;
-    const added = await scim("PATCH", `/Groups/${adminGroup}`, {
+    const adminGroup = list.body.Resources[0]?.id;
+    const added = await scim<typeof patchGroup>("PATCH", `/Groups/${adminGroup}`, {
       schemas: [patchOp],
       Operations: [
         {
@@ -298,17 +314,17 @@ describe("Groups are roles", () => {
     });
     expect(added.status).toBe(200);
     expect(added.body.members.map((m: { value: string }) => m.value)).toContain(babsId);
-    expect((await scim("GET", `/Users/${babsId}`)).body.groups[0].display).toBe("admin");
+    expect((await scim<typeof getUser>("GET", `/Users/${babsId}`)).body.groups[0]?.display).toBe("admin");
     const removed = await scim("PATCH", `/Groups/${adminGroup}`, {
       schemas: [patchOp],
       Operations: [{ op: "remove", path: `members[value eq "${babsId}"]` }],
     });
     expect(removed.status).toBe(200);
-    expect((await scim("GET", `/Users/${babsId}`)).body.groups[0].display).toBe("developer");
+    expect((await scim<typeof getUser>("GET", `/Users/${babsId}`)).body.groups[0]?.display).toBe("developer");
   });
 
   test("a new group is a custom role without permissions; a taken name is 409", async () => {
-    const made = await scim("POST", "/Groups", {
+    const made = await scim<typeof createGroup>("POST", "/Groups", {
       schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
       displayName: "Tour Guides",
     });
@@ -323,7 +339,7 @@ describe("Groups are roles", () => {
       Operations: [{ op: "Replace", path: "displayName", value: "Tour Guides" }],
     });
     expect(same.status).toBe(200);
-    const rename = await scim("PATCH", `/Groups/${made.body.id}`, {
+    const rename = await scim<ScimError>("PATCH", `/Groups/${made.body.id}`, {
       schemas: [patchOp],
       Operations: [{ op: "replace", value: { displayName: "Guides" } }],
     });
@@ -347,16 +363,19 @@ describe("the break-glass administrator", () => {
         },
       });
     expect((await setBreakGlass([adminEmail])).status).toBe(200);
-    const found = await scim("GET", `/Users?filter=${encodeURIComponent(`userName eq "${adminEmail}"`)}`);
-    const id = found.body.Resources[0].id as string;
-    const deactivate = await scim("PATCH", `/Users/${id}`, {
+    const found = await scim<typeof listUsers>(
+      "GET",
+      `/Users?filter=${encodeURIComponent(`userName eq "${adminEmail}"`)}`,
+    );
+    const id = found.body.Resources[0]?.id;
+    const deactivate = await scim<ScimError>("PATCH", `/Users/${id}`, {
       schemas: [patchOp],
       Operations: [{ op: "replace", path: "active", value: false }],
     });
     expect(deactivate.status).toBe(409);
     expect(deactivate.body.scimType).toBe("mutability");
     expect((await scim("DELETE", `/Users/${id}`)).status).toBe(409);
-    const adminGroup = found.body.Resources[0].groups[0].value as string;
+    const adminGroup = found.body.Resources[0]?.groups[0]?.value;
     const demote = await scim("PATCH", `/Groups/${adminGroup}`, {
       schemas: [patchOp],
       Operations: [{ op: "remove", path: `members[value eq "${id}"]` }],
@@ -415,7 +434,7 @@ describe("deactivation", () => {
     });
 
     // Entra ID sends booleans as strings; RFC clients send booleans. Both deactivate.
-    const res = await scim("PATCH", `/Users/${babsId}`, {
+    const res = await scim<typeof patchUser>("PATCH", `/Users/${babsId}`, {
       schemas: [patchOp],
       Operations: [{ op: "Replace", path: "active", value: "False" }],
     });
@@ -444,7 +463,7 @@ describe("deactivation", () => {
     expect((await h.dashboard(new Request(again))).status).toBe(401);
 
     // Reactivated: signs in again (the revoked key stays revoked).
-    const back = await scim("PATCH", `/Users/${babsId}`, {
+    const back = await scim<typeof patchUser>("PATCH", `/Users/${babsId}`, {
       schemas: [patchOp],
       Operations: [{ op: "replace", path: "active", value: true }],
     });
