@@ -8,8 +8,9 @@ import type {
   GET as listCollections,
 } from "#routes/filtration/management/knowledge-base/collections/index.ts";
 import type { GET as readDocument } from "#routes/filtration/management/knowledge-base/documents/[id].ts";
+import type { POST as uploadRoute } from "#routes/filtration/management/knowledge-base/upload.ts";
 import { documentTypeOf } from "#services/knowledge-base/document-types.ts";
-import { call, type ErrorBody } from "../support/app.ts";
+import { type BodyOf, call, type ErrorBody } from "../support/app.ts";
 import { startWithCallers } from "../support/callers.ts";
 import { fieldsOf } from "./support.ts";
 
@@ -24,7 +25,12 @@ const newCollection = async (name: string, token = admin) =>
     })
   ).body.id;
 
-async function upload(collectionId: string | undefined, files: File[], token = admin) {
+/** Multipart, as curl -F sends it; the body is the route's answer, or `upload<ErrorBody>` for a refusal. */
+async function upload<R = typeof uploadRoute>(
+  collectionId: string | undefined,
+  files: File[],
+  token = admin,
+) {
   const form = new FormData();
   if (collectionId !== undefined) form.append("collection_id", collectionId);
   for (const file of files) form.append("files", file);
@@ -35,7 +41,9 @@ async function upload(collectionId: string | undefined, files: File[], token = a
       body: form,
     }),
   );
-  return { status: response.status, body: await response.json() };
+  // The body is the server's JSON: its type is the route's contract, which the server checks it against.
+  const body: BodyOf<R> = await response.json();
+  return { status: response.status, body };
 }
 
 const documentsIn = async (collectionId: string) =>
@@ -118,11 +126,11 @@ test("the same content is stored once per collection, within an upload and acros
   ]);
   expect(first.status).toBe(201);
   expect(first.body).toMatchObject({ stored: 1, duplicates: 1 });
-  expect(first.body.documents[0].id).toBe(first.body.documents[1].id);
+  expect(first.body.documents[0]?.id).toBe(first.body.documents[1]?.id);
   expect(first.body.documents.map((d: { duplicate: boolean }) => d.duplicate)).toEqual([false, true]);
   const again = await upload(id, [new File(["same words"], "c.md", { type: "text/markdown" })]);
   expect(again.body).toMatchObject({ stored: 0, duplicates: 1 });
-  expect(again.body.documents[0].id).toBe(first.body.documents[0].id);
+  expect(again.body.documents[0]?.id).toBe(first.body.documents[0]?.id);
   expect(await documentsIn(id)).toHaveLength(1);
   // Another collection stores its own copy.
   const elsewhere = await newCollection("dedup-elsewhere");
@@ -147,7 +155,7 @@ test("one bad file and nothing of the upload is stored", async () => {
     [new File(["x".repeat(10 * 1024 * 1024 + 1)], "huge.txt", { type: "text/plain" }), 413, "limit"],
   ];
   for (const [bad, status, message] of cases) {
-    const res = await upload(id, [good(), bad]);
+    const res = await upload<ErrorBody>(id, [good(), bad]);
     expect(res.status).toBe(status);
     expect(fieldsOf(res.body)).toEqual(["files.1"]);
     expect(res.body.error.message).toContain(message);
@@ -168,10 +176,10 @@ test("an unknown collection, or another organization's, is 404; a missing field 
     (await call(handle, "GET", `/management/knowledge-base/collections/${id}/documents`, { token: outsider }))
       .status,
   ).toBe(404);
-  const noCollection = await upload(undefined, [file()]);
+  const noCollection = await upload<ErrorBody>(undefined, [file()]);
   expect(noCollection.status).toBe(400);
   expect(fieldsOf(noCollection.body)).toContain("collection_id");
-  const noFiles = await upload(id, []);
+  const noFiles = await upload<ErrorBody>(id, []);
   expect(noFiles.status).toBe(400);
   expect(fieldsOf(noFiles.body)).toContain("files");
   const json = await call(handle, "POST", "/management/knowledge-base/upload", { token: admin, body: {} });
@@ -181,7 +189,7 @@ test("an unknown collection, or another organization's, is 404; a missing field 
 test("a document is deleted once; another organization's is 404", async () => {
   const id = await newCollection("deletions");
   const docId = (await upload(id, [new File(["bye"], "bye.txt", { type: "text/plain" })])).body.documents[0]
-    .id;
+    ?.id;
   expect(
     (await call(handle, "DELETE", `/management/knowledge-base/documents/${docId}`, { token: viewer })).status,
   ).toBe(403);
