@@ -21,7 +21,7 @@ import type { POST as deploy } from "#routes/orchestration/deployment/deploy.ts"
 import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import type { POST as terminate } from "#routes/orchestration/deployment/terminate.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
-import type { BodyOf, CallResult } from "../support/app.ts";
+import { fetchJson } from "../support/app.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { eventually, firstReplica } from "./support.ts";
@@ -38,23 +38,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** `call` over a real port: `api<typeof POST>(...)` types the body as that route's success answer. */
-async function api<R>(
-  port: number,
-  token: string | undefined,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<CallResult<BodyOf<R>>> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // The body is the server's JSON, checked by the server against the route's response schema.
-  const parsed: unknown = await res.json().catch(() => undefined);
-  return { status: res.status, body: parsed as BodyOf<R>, headers: res.headers };
-}
+/** `fetchJson` on a port: `api<typeof POST>(...)` types the body as that route's success answer. */
+const api = <R>(port: number, token: string | undefined, method: string, path: string, body?: unknown) =>
+  fetchJson<R>(`http://127.0.0.1:${port}${path}`, { method, token, body });
 
 test("a restart adopts running workers, recovers state and stops orphans", async () => {
   const env: Record<string, string> = {
