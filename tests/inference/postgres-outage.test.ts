@@ -8,10 +8,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { type DatabaseHandle, openDatabase } from "#db/client.ts";
 import { inferenceLogs } from "#db/schema/index.ts";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
+import type { POST as createKey } from "#routes/filtration/management/api-keys/index.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { insertDeployment } from "../management/support.ts";
+import { type ErrorBody, fetchJson, type ReadinessBody } from "../support/app.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
@@ -48,11 +52,11 @@ beforeAll(async () => {
   inference = `http://127.0.0.1:${platform.ports.inference}`;
   filtration = `http://127.0.0.1:${platform.ports.filtration}`;
   direct = await openDatabase({ url: database.url, maxConnections: 2 });
-  const login = await post(`${filtration}/auth/login`, {
+  const login = await post<typeof loginRoute>(`${filtration}/auth/login`, {
     email: admin.ADMIN_EMAIL,
     password: admin.ADMIN_PASSWORD,
   });
-  const session = (await login.json()) as { access_token: string; user: { org_id: string } };
+  const session = login.body;
   stub = startOpenAiStub();
   model = `pg-outage-${crypto.randomUUID().slice(0, 8)}`;
   await insertDeployment(direct.db, session.user.org_id, {
@@ -60,8 +64,12 @@ beforeAll(async () => {
     replicas: [{ state: "READY", endpoint: stub.baseUrl }],
   });
   for (const name of ["seen", "unseen"]) {
-    const res = await post(`${filtration}/management/api-keys`, { name }, session.access_token);
-    keys.push(((await res.json()) as { key: string }).key);
+    const res = await post<typeof createKey>(
+      `${filtration}/management/api-keys`,
+      { name },
+      session.access_token,
+    );
+    keys.push(res.body.key);
   }
 }, 60_000);
 
@@ -75,16 +83,12 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
-function post(url: string, body: unknown, token?: string): Promise<Response> {
-  return fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-}
+const post = <R = unknown>(url: string, body: unknown, token?: string) =>
+  fetchJson<R>(url, { method: "POST", body, token });
 
-const chat = (key: string) =>
-  post(`${inference}/v1/chat/completions`, { model, messages: [{ role: "user", content: "Hi" }] }, key);
+/** `chat<OpenAIError>(key)` where the test reads a refusal. */
+const chat = <R = unknown>(key: string) =>
+  post<R>(`${inference}/v1/chat/completions`, { model, messages: [{ role: "user", content: "Hi" }] }, key);
 
 test.skipIf(!usingPostgres)(
   "cached contexts keep serving, unknown keys get 503 at once, and it all recovers without a restart",
@@ -96,16 +100,19 @@ test.skipIf(!usingPostgres)(
     const started = performance.now();
     const served = await Promise.all([chat(seen), chat(seen), chat(seen)]);
     expect(served.map((r) => r.status)).toEqual([200, 200, 200]);
-    const refused = await chat(unseen);
+    const refused = await chat<OpenAIError>(unseen);
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("1");
-    expect((await refused.json()).error.code).toBe("deployment_unavailable");
-    const signIn = await post(`${filtration}/auth/login`, { email: admin.ADMIN_EMAIL, password: "whatever" });
+    expect(refused.body.error.code).toBe("deployment_unavailable");
+    const signIn = await post<ErrorBody>(`${filtration}/auth/login`, {
+      email: admin.ADMIN_EMAIL,
+      password: "whatever",
+    });
     expect(signIn.status).toBe(503);
-    expect((await signIn.json()).error.code).toBe("unavailable");
-    const ready = await fetch(`${inference}/ready`);
+    expect(signIn.body.error.code).toBe("unavailable");
+    const ready = await fetchJson<ReadinessBody>(`${inference}/ready`);
     expect(ready.status).toBe(503);
-    expect((await ready.json()).checks.database).not.toBe("ok");
+    expect(ready.body.checks.database).not.toBe("ok");
     // Nothing waited for the database: connections are refused, and every answer came at once.
     expect(performance.now() - started).toBeLessThan(5000);
     const metrics = await (await fetch(`${filtration}/metrics`)).text();

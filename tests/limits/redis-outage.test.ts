@@ -8,12 +8,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RedisStore } from "#adapters/redis/client.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import type { Logger } from "#services/context.ts";
 import { rateLimitStoreErrors } from "#services/inference/runtime.ts";
 import { counterValue } from "#services/observability/counters.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
+import { fetchJson, jsonBody, type ReadinessBody } from "../support/app.ts";
 import { runPlatform } from "../support/process.ts";
 import { sparePort, startTestRedis, type TestRedis } from "../support/redis-server.ts";
 import { until } from "../support/wait.ts";
@@ -101,7 +103,7 @@ describe("rate limits while Redis fails", () => {
     const refused = await chat({ ...g, model: closedModel });
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("1");
-    expect((await refused.json()).error).toMatchObject({ code: "deployment_unavailable" });
+    expect((await jsonBody<OpenAIError>(refused)).error).toMatchObject({ code: "deployment_unavailable" });
     expect(performance.now() - started).toBeLessThan(3000);
     expect(await counterValue(rateLimitStoreErrors, { store: "redis" })).toBe(errorsBefore + 6);
 
@@ -151,9 +153,9 @@ test("an unreachable REDIS_URL delays the start by at most a few seconds, and /r
     expect(JSON.parse(warning ?? "{}").waited_ms).toBeLessThanOrEqual(2500);
     expect(platform.startupMs).toBeLessThan(15_000);
     const url = `http://127.0.0.1:${platform.ports.inference}`;
-    const down = await fetch(`${url}/ready`);
+    const down = await fetchJson<ReadinessBody>(`${url}/ready`);
     expect(down.status).toBe(503);
-    expect((await down.json()).checks.redis).not.toBe("ok");
+    expect(down.body.checks.redis).not.toBe("ok");
     redis = await startTestRedis(port);
     // Another process's readiness: asked for until it says ready.
     const status = await until(

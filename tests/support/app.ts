@@ -85,6 +85,12 @@ export interface ErrorBody {
   error: { code: string; message: string; details?: { fields?: { field: string; message: string }[] } };
 }
 
+/** GET /ready's answer on every gateway (routes/_common/ready.ts answers it without a response schema). */
+export interface ReadinessBody {
+  status: "ready" | "not_ready";
+  checks: Record<string, string>;
+}
+
 /** What `call` answers: the status, the parsed JSON body (or the text when it is not JSON), headers. */
 export interface CallResult<Body> {
   status: number;
@@ -127,6 +133,14 @@ export async function fetchJson<R = unknown>(
   if (body !== undefined) headers["content-type"] ??= "application/json";
   const method = options.method ?? (body === undefined ? "GET" : "POST");
   return resultOf<R>(await fetch(url, { method, headers, body }));
+}
+
+/**
+ * The body of an answer a test got as a `Response` (from a helper that leaves status, headers or a
+ * stream to the test), typed as `call` types it: `(await jsonBody<OpenAIError>(response)).error.code`.
+ */
+export async function jsonBody<R = unknown>(response: Response): Promise<BodyOf<R>> {
+  return (await resultOf<R>(response)).body;
 }
 
 /** The status, the parsed JSON body (or the text when it is not JSON) and the headers of an answer. */
