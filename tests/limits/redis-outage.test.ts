@@ -15,7 +15,7 @@ import { counterValue } from "#services/observability/counters.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
-import { fetchJson, jsonBody, type ReadinessBody } from "../support/app.ts";
+import { fetchJson, jsonBody, type ReadinessBody } from "../support/json.ts";
 import { runPlatform } from "../support/process.ts";
 import { sparePort, startTestRedis, type TestRedis } from "../support/redis-server.ts";
 import { until } from "../support/wait.ts";

@@ -21,8 +21,8 @@ import type { POST as deploy } from "#routes/orchestration/deployment/deploy.ts"
 import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import type { POST as terminate } from "#routes/orchestration/deployment/terminate.ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
-import { fetchJson } from "../support/app.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
+import { fetchJson } from "../support/json.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { eventually, firstReplica } from "./support.ts";
 

@@ -3,7 +3,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Static, TSchema } from "@sinclair/typebox";
 import type { POST as login } from "#routes/filtration/auth/login.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { createAppContext } from "#server/compose.ts";
@@ -13,6 +12,7 @@ import type { PlatformContext } from "#server/platform-context.ts";
 import type { AppContext } from "#services/context.ts";
 import { bootstrap } from "#services/orgs/bootstrap.ts";
 import { freshDatabase, type TestDatabase } from "./database.ts";
+import { type BodyOf, type CallResult, resultOf } from "./json.ts";
 
 export const adminEmail = "admin@example.com";
 export const adminPassword = "correct horse battery staple";
@@ -74,29 +74,16 @@ export async function gatewayHandler(
   return { gateway, handle: ((request: Request) => gateway.app.handle(request)) as Handler };
 }
 
-/**
- * The body type `call` gives back. A route file's export (`call<typeof POST>(...)`) gives its success
- * response schema's type; any other type is taken as the body's own (`call<{ id: string }>(...)`).
- */
-export type BodyOf<R> = R extends { response?: infer S extends TSchema } ? Static<S> : R;
-
-/** The filtration and orchestration gateways' error envelope (CONTRACTS: Errors): `call<ErrorBody>`. */
-export interface ErrorBody {
-  error: { code: string; message: string; details?: { fields?: { field: string; message: string }[] } };
-}
-
-/** GET /ready's answer on every gateway (routes/_common/ready.ts answers it without a response schema). */
-export interface ReadinessBody {
-  status: "ready" | "not_ready";
-  checks: Record<string, string>;
-}
-
-/** What `call` answers: the status, the parsed JSON body (or the text when it is not JSON), headers. */
-export interface CallResult<Body> {
-  status: number;
-  body: Body;
-  headers: Headers;
-}
+// The typed JSON answers live in json.ts (light: no server modules), for tests that start the platform
+// as a process; they are here too, with `call`, which answers with them.
+export {
+  type BodyOf,
+  type CallResult,
+  type ErrorBody,
+  fetchJson,
+  jsonBody,
+  type ReadinessBody,
+} from "./json.ts";
 
 /**
  * JSON request helper: `call<typeof POST>(handle, "POST", "/management/api-keys", { body, token })`.
@@ -117,41 +104,6 @@ export async function call<R = unknown>(
   if (body !== undefined) headers["content-type"] ??= "application/json";
   const response = await handle(new Request(`http://localhost${path}`, { method, headers, body }));
   return resultOf<R>(response);
-}
-
-/**
- * `call` over a real port, for a platform started as a process: `fetchJson<typeof POST>(url, { body, token })`.
- * The method is POST when there is a body, GET otherwise, unless given.
- */
-export async function fetchJson<R = unknown>(
-  url: string,
-  options: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> } = {},
-): Promise<CallResult<BodyOf<R>>> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  if (body !== undefined) headers["content-type"] ??= "application/json";
-  const method = options.method ?? (body === undefined ? "GET" : "POST");
-  return resultOf<R>(await fetch(url, { method, headers, body }));
-}
-
-/**
- * The body of an answer a test got as a `Response` (from a helper that leaves status, headers or a
- * stream to the test), typed as `call` types it: `(await jsonBody<OpenAIError>(response)).error.code`.
- */
-export async function jsonBody<R = unknown>(response: Response): Promise<BodyOf<R>> {
-  return (await resultOf<R>(response)).body;
-}
-
-/** The status, the parsed JSON body (or the text when it is not JSON) and the headers of an answer. */
-async function resultOf<R>(response: Response): Promise<CallResult<BodyOf<R>>> {
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {}
-  // The body is the server's JSON: its type is the route's contract, which the server checks it against.
-  return { status: response.status, body: parsed as BodyOf<R>, headers: response.headers };
 }
 
 export async function loginAsAdmin(handle: Handler) {
