@@ -8,8 +8,10 @@ import OpenAI from "openai";
 import { anthropicWire, defaultMaxTokens } from "#adapters/upstream/wire/anthropic.ts";
 import { WireRefusal } from "#adapters/upstream/wire/openai-side.ts";
 import type { UpstreamTarget } from "#adapters/upstream/wire/wire.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { weather } from "../engines/worker-support.ts";
 import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic/server.ts";
+import { jsonBody } from "../support/json.ts";
 import { type OpenAiSpec, openAiSpec } from "../support/openai-spec.ts";
 import { type AdapterServer, exchange, serveAdapter, streamed } from "./wire-support.ts";
 
@@ -318,7 +320,7 @@ describe("the answer", () => {
     fake.failNext = { status, type, message: `fake ${type}` };
     const res = await chat({});
     expect(res.status).toBe(status);
-    const body = await res.json();
+    const body = await jsonBody<OpenAIError>(res);
     expect(spec.error(body)).toEqual([]);
     expect(body.error).toEqual({ message: `fake ${type}`, type: openAiType, param: null, code: type });
   });
@@ -328,7 +330,7 @@ describe("the answer", () => {
       messages: hello,
     });
     expect(res.status).toBe(401);
-    expect((await res.json()).error).toMatchObject({
+    expect((await jsonBody<OpenAIError>(res)).error).toMatchObject({
       type: "authentication_error",
       code: "authentication_error",
     });
@@ -339,7 +341,7 @@ describe("the answer", () => {
       messages: hello,
     });
     expect(res.status).toBe(404);
-    expect((await res.json()).error.code).toBe("not_found_error");
+    expect((await jsonBody<OpenAIError>(res)).error.code).toBe("not_found_error");
   });
 
   test("a 2xx that is not a message is the upstream failing: 502", async () => {

@@ -8,8 +8,10 @@ import OpenAI from "openai";
 import { geminiWire } from "#adapters/upstream/wire/gemini.ts";
 import { WireRefusal } from "#adapters/upstream/wire/openai-side.ts";
 import type { UpstreamTarget } from "#adapters/upstream/wire/wire.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { weather } from "../engines/worker-support.ts";
 import { type FakeGemini, startFakeGemini, thoughtSignature } from "../fakes/gemini/server.ts";
+import { jsonBody } from "../support/json.ts";
 import { type OpenAiSpec, openAiSpec } from "../support/openai-spec.ts";
 import { type AdapterServer, exchange, serveAdapter, streamed } from "./wire-support.ts";
 
@@ -262,7 +264,9 @@ describe("the answer", () => {
       const result = { role: "tool", tool_call_id: message?.tool_calls?.[0]?.id, content: "sunny" };
       const next = await chat({ messages: [...ask, message, result], tools: [tool] });
       expect(next.status).toBe(200);
-      expect((await next.json()).choices[0].message.content).toBe("It is sunny in Paris.");
+      expect((await jsonBody<OpenAI.ChatCompletion>(next)).choices[0]?.message.content).toBe(
+        "It is sunny in Paris.",
+      );
       // The same turn without the signature: what Gemini 3 answers, passed on with its status.
       const unsigned = {
         ...message,
@@ -331,7 +335,7 @@ describe("the answer", () => {
     fake.failNext = { code, status, message: `fake ${status}` };
     const res = await chat({});
     expect(res.status).toBe(code);
-    const body = await res.json();
+    const body = await jsonBody<OpenAIError>(res);
     expect(spec.error(body)).toEqual([]);
     expect(body.error).toEqual({ message: `fake ${status}`, type, param: null, code: status });
   });
@@ -341,7 +345,7 @@ describe("the answer", () => {
       messages: hello,
     });
     expect(res.status).toBe(401);
-    expect((await res.json()).error).toMatchObject({
+    expect((await jsonBody<OpenAIError>(res)).error).toMatchObject({
       type: "authentication_error",
       code: "INVALID_ARGUMENT",
     });
