@@ -3,7 +3,8 @@
 // a second version with a preview of its messages; the audit log filtered, and refused to a viewer.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { adminEmail, adminPassword } from "../support/app.ts";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
+import { adminEmail, adminPassword, fetchJson } from "../support/app.ts";
 import { type BrowserPlatform, haveChromium, newPage, shot, signIn, startSignedIn } from "./browser.ts";
 
 let bp: BrowserPlatform;
@@ -122,11 +123,11 @@ test.skipIf(!haveChromium)(
     expect(filtered.every((a) => a.startsWith("prompt_template."))).toBe(true);
     await shot(page, "audit-filtered");
 
-    const login = await fetch(`${bp.filtrationUrl}/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: adminEmail, password: adminPassword }),
-    }).then((r) => r.json() as Promise<{ access_token: string }>);
+    const login = (
+      await fetchJson<typeof loginRoute>(`${bp.filtrationUrl}/auth/login`, {
+        body: { email: adminEmail, password: adminPassword },
+      })
+    ).body;
     const added = await fetch(`${bp.filtrationUrl}/admin/users`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${login.access_token}` },

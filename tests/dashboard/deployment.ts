@@ -7,7 +7,7 @@ import type { POST as deploy } from "#routes/orchestration/deployment/deploy.ts"
 import type { GET as listDeployments } from "#routes/orchestration/deployment/deployments.ts";
 import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { writeTinyGguf } from "#scripts/make-tiny-gguf.ts";
-import { adminEmail, adminPassword, type BodyOf } from "../support/app.ts";
+import { adminEmail, adminPassword, type BodyOf, fetchJson } from "../support/app.ts";
 import { until } from "../support/wait.ts";
 import type { BrowserPlatform } from "./browser.ts";
 
@@ -21,18 +21,10 @@ export async function apiJson<R = unknown>(
   body?: unknown,
   token?: string,
 ): Promise<BodyOf<R>> {
-  const response = await fetch(url, {
-    method,
-    headers: {
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // The body is the server's JSON: its type is the route's contract, which the server checks it against.
-  const parsed: BodyOf<R> = await response.json().catch(() => undefined);
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(parsed)}`);
-  return parsed;
+  const res = await fetchJson<R>(url, { method, body, token });
+  if (res.status < 200 || res.status > 299)
+    throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
 }
 
 export async function adminToken(bp: BrowserPlatform): Promise<string> {

@@ -4,6 +4,8 @@
 // the inference logs page saying what the guardrail did and where the passages came from.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import type { POST as createCollection } from "#routes/filtration/management/knowledge-base/collections/index.ts";
+import { fetchJson } from "../support/json.ts";
 import { simulateDelay, until } from "../support/wait.ts";
 import {
   type BrowserPlatform,
@@ -28,11 +30,12 @@ beforeAll(async () => {
   bp = await startBrowserPlatform();
   const token = await adminToken(bp);
   deploymentId = await runningTinyDeployment(bp, "tiny-handbook");
-  const collection = await fetch(`${bp.filtrationUrl}/management/knowledge-base/collections`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ name: "handbook" }),
-  }).then((r) => r.json() as Promise<{ id: string }>);
+  const collection = (
+    await fetchJson<typeof createCollection>(`${bp.filtrationUrl}/management/knowledge-base/collections`, {
+      token,
+      body: { name: "handbook" },
+    })
+  ).body;
   const form = new FormData();
   form.append("collection_id", collection.id);
   form.append(

@@ -3,6 +3,8 @@
 // record), and a second turn continues the conversation.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import type { GET as deploymentLogs } from "#routes/filtration/management/deployments/[id]/logs.ts";
+import { fetchJson } from "../support/json.ts";
 import { until } from "../support/wait.ts";
 import {
   answerGrowth,
@@ -74,13 +76,13 @@ test.skipIf(!haveChromium)(
     // The inference log records the calls as the dashboard's: no API key, prefix "dashboard".
     const token = await adminToken(bp);
     // Written by the platform's log batcher, in another process: asked for until both are there.
-    type Item = { key_prefix: string | null; api_key_id: string | null; status: number; stream: boolean };
     const items = await until(
       async () => {
-        const r = await fetch(`${bp.filtrationUrl}/management/deployments/${deploymentId}/logs`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
-        const logged: Item[] = (await r.json()).items ?? [];
+        const r = await fetchJson<typeof deploymentLogs>(
+          `${bp.filtrationUrl}/management/deployments/${deploymentId}/logs`,
+          { token },
+        );
+        const logged = r.body.items ?? [];
         return logged.length >= 2 && logged;
       },
       { what: "the two calls in the inference log", timeoutMs: 10_000, intervalMs: 300 },

@@ -5,7 +5,9 @@
 // and the outcome of a change (a live region) receives focus.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GET as meRoute } from "#routes/filtration/auth/me.ts";
+import type { GET as deploymentStatus } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { loadRoutes } from "#server/http/loader.ts";
+import { fetchJson } from "../support/json.ts";
 import {
   axeViolations,
   type BrowserPlatform,
@@ -30,9 +32,11 @@ beforeAll(async () => {
   bp = await startBrowserPlatform({ INTERNAL_API_KEY: internalKey });
   ids.deployment = await runningTinyDeployment(bp, "a11y-chat");
   const token = await adminToken(bp);
-  const status = await fetch(`${bp.orchestrationUrl}/deployment/status/${ids.deployment}`, {
-    headers: { authorization: `Bearer ${token}` },
-  }).then((r) => r.json() as Promise<{ pool_id: string }>);
+  const status = (
+    await fetchJson<typeof deploymentStatus>(`${bp.orchestrationUrl}/deployment/status/${ids.deployment}`, {
+      token,
+    })
+  ).body;
   ids.pool = status.pool_id;
   ids.collection = (
     await post(`${bp.filtrationUrl}/management/knowledge-base/collections`, token, { name: "handbook" })
