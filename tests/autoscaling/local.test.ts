@@ -4,6 +4,9 @@
 // 503 with Retry-After; load summed over both gateways scales up, and down after it; the pool's
 // max_cost_per_hour stops a scale-up, and the decision says so (each replica here costs $1/h).
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { ChatCompletion } from "#contracts/openai/chat.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
+import { parsedJson } from "../support/json.ts";
 import {
   type AutoscalingTest,
   ask,
@@ -48,7 +51,7 @@ test("from zero: 20 requests wait together for the replica and are all answered;
   for (const [i, answer] of answers.entries()) {
     expect(answer.status).toBe(200);
     if (i % 4 < 2) expect(answer.body).toContain("data: [DONE]");
-    else expect(JSON.parse(answer.body).choices[0].message.content).toBe("hi there");
+    else expect(parsedJson<ChatCompletion>(answer.body).choices[0]?.message.content).toBe("hi there");
   }
   // They waited for a worker that takes 1.5 s to start.
   expect(waitedMs).toBeGreaterThan(1400);
@@ -79,7 +82,7 @@ test("beyond max_queued a request gets 503 deployment_unavailable with Retry-Aft
   expect(served).toHaveLength(2);
   expect(refused).toHaveLength(3);
   for (const r of refused) {
-    expect(JSON.parse(r.body).error.code).toBe("deployment_unavailable");
+    expect(parsedJson<OpenAIError>(r.body).error.code).toBe("deployment_unavailable");
     expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
   }
 }, 60_000);
@@ -176,7 +179,7 @@ test("a request still waiting at cold_start_timeout_s gets 503 deployment_unavai
   const answer = await ask(a, a.gateways[1], "slow-start", { stream: true });
   const waitedMs = performance.now() - started;
   expect(answer.status).toBe(503);
-  expect(JSON.parse(answer.body).error.code).toBe("deployment_unavailable");
+  expect(parsedJson<OpenAIError>(answer.body).error.code).toBe("deployment_unavailable");
   expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
   expect(waitedMs).toBeGreaterThan(900);
   expect(waitedMs).toBeLessThan(3000);

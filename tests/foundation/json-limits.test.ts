@@ -10,7 +10,7 @@ import { defaultBodyLimit } from "#server/http/gateway.ts";
 import { maxJsonDepth } from "#server/http/input.ts";
 import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/start/platform.ts";
-import { call, gatewayHandler, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
+import { call, gatewayHandler, jsonBody, loginAsAdmin, startTestApp, type TestApp } from "../support/app.ts";
 
 let t: TestApp;
 const listeners: Record<string, Listener> = {};
@@ -39,6 +39,12 @@ const targets = {
   filtration: { path: "/auth/login", wrap: (v: string) => `{"email":${v},"password":"x"}` },
   orchestration: { path: "/deployment/registerModel", wrap: (v: string) => `{"config_json":{"a":${v}}}` },
 } as const;
+
+/** The body of a Connect (JSON over HTTP) error from the gRPC port: its code, as the Connect protocol names it. */
+interface ConnectError {
+  code: string;
+  message?: string;
+}
 
 const expectShape = (name: string, status: number, body: Record<string, Record<string, unknown>>) => {
   if (name === "inference") {
@@ -138,10 +144,10 @@ test("the gRPC port (Connect JSON) refuses deep and oversized messages with its 
   for (let i = 0; i < 50_000; i++) nested = `{"a":${nested}}`;
   const deepRes = await post(`{"model_name":"m","backend":"llama.cpp","config_json":${nested}}`);
   expect(deepRes.status).not.toBe(500);
-  expect((await deepRes.json()).code).toBeOneOf(["invalid_argument", "resource_exhausted"]);
+  expect((await jsonBody<ConnectError>(deepRes)).code).toBeOneOf(["invalid_argument", "resource_exhausted"]);
   const big = await post(`{"model_name":"${"x".repeat(5 * 1024 * 1024)}"}`);
   expect(big.status).not.toBe(500);
-  expect((await big.json()).code).toBe("resource_exhausted");
+  expect((await jsonBody<ConnectError>(big)).code).toBe("resource_exhausted");
 });
 
 test("the gRPC port refuses control characters as the gateways do (INVALID_ARGUMENT)", async () => {

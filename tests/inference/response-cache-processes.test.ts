@@ -3,9 +3,11 @@
 // the other's hit, and 50 identical requests spread over both reach the model once or twice at most
 // (one flight per process; the Redis claim makes the second process wait for the first's answer).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ChatCompletion } from "#contracts/openai/chat.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/start/platform.ts";
+import { parsedJson } from "../support/json.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
 import { type GatewayTest, redisUrl, setPolicy, startGatewayTest } from "./support.ts";
@@ -55,8 +57,8 @@ describe.skipIf(!redisUrl)("two gateway processes sharing Redis", () => {
     expect([first.status, first.cache]).toEqual([200, "miss"]);
     const second = await ask(b, q);
     expect([second.status, second.cache]).toEqual([200, "hit"]);
-    expect(JSON.parse(second.text).choices[0].message.content).toBe(
-      JSON.parse(first.text).choices[0].message.content,
+    expect(parsedJson<ChatCompletion>(second.text).choices[0]?.message.content).toBe(
+      parsedJson<ChatCompletion>(first.text).choices[0]?.message.content,
     );
     expect(g.stub.chatCalls - before).toBe(1);
   }, 30_000);

@@ -51,6 +51,16 @@ export async function jsonBody<R = unknown>(response: Response): Promise<BodyOf<
   return (await resultOf<R>(response)).body;
 }
 
+/**
+ * A JSON body a helper kept as text (it reads streams and JSON alike), parsed and typed as `call` types
+ * it: `parsedJson<ChatCompletion>(answer.body)`. Throws, as JSON.parse does, when it is not JSON.
+ */
+export function parsedJson<R = unknown>(text: string): BodyOf<R> {
+  const parsed: unknown = JSON.parse(text);
+  // The text is the server's JSON: its type is the contract the test names.
+  return parsed as BodyOf<R>;
+}
+
 /** The status, the parsed JSON body (or the text when it is not JSON) and the headers of an answer. */
 export async function resultOf<R>(response: Response): Promise<CallResult<BodyOf<R>>> {
   const text = await response.text();
