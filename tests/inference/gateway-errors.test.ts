@@ -2,10 +2,11 @@
 // OpenAI error body, its status and code, and the headers each response must carry.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { replicas } from "#db/schema/index.ts";
 import type { GET as listKeysRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { insertDeployment } from "../management/support.ts";
-import { call } from "../support/app.ts";
+import { call, parsedJson } from "../support/app.ts";
 import { chat, createKey, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
@@ -221,7 +222,7 @@ describe("with a deployment of its own", () => {
       const events = await sseEvents(response);
       const last = events.at(-1) as string;
       expect(events.length).toBeGreaterThanOrEqual(2);
-      expect(JSON.parse(last).error.code).toBe("upstream_error");
+      expect(parsedJson<OpenAIError>(last).error.code).toBe("upstream_error");
       expect(events).not.toContain("[DONE]");
     } finally {
       g.stub.behaviour = "ok";
@@ -281,7 +282,7 @@ test("a replica process killed in the middle of a stream: the client's stream en
     }
     expect(Date.now() - started).toBeLessThan(5000);
     const events = text.split("\n\n").filter((e) => e.startsWith("data: "));
-    const last = JSON.parse((events.at(-1) as string).slice("data: ".length));
+    const last = parsedJson<OpenAIError>((events.at(-1) as string).slice("data: ".length));
     expect(last.error.code).toBe("upstream_error");
     expect(text).not.toContain("[DONE]");
   } finally {

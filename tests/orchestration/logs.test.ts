@@ -6,12 +6,13 @@ import type { POST as login } from "#routes/filtration/auth/login.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import type { POST as deployRoute } from "#routes/orchestration/deployment/deploy.ts";
 import type { GET as logsRoute } from "#routes/orchestration/deployment/logs/[deployment_id]/index.ts";
+import type { GET as streamRoute } from "#routes/orchestration/deployment/logs/[deployment_id]/stream.ts";
 import type { GET as statusRoute } from "#routes/orchestration/deployment/status/[deployment_id].ts";
 import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/start/platform.ts";
-import { keepLines } from "#services/orchestration/logs.ts";
+import { keepLines, type LogEntry } from "#services/orchestration/logs.ts";
 import { type Reconciler, startReconciler } from "#services/orchestration/reconciler.ts";
-import { adminEmail, adminPassword, call, type ErrorBody } from "../support/app.ts";
+import { adminEmail, adminPassword, call, type ErrorBody, fetchJson, parsedJson } from "../support/app.ts";
 import {
   createPool,
   eventually,
@@ -124,19 +125,20 @@ describe("GET /deployment/logs/{deployment_id}", () => {
 
 describe("the log stream", () => {
   test("GET …/stream returns the WebSocket URL; the socket sends the backlog, then new lines live", async () => {
-    const info = await fetch(`http://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/stream`, {
-      headers: { authorization: `Bearer ${o.token}` },
-    });
+    const info = await fetchJson<typeof streamRoute>(
+      `http://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/stream`,
+      { token: o.token },
+    );
     expect(info.status).toBe(200);
-    const body = (await info.json()) as { url: string; format: string };
+    const body = info.body;
     expect(body).toEqual({
       url: `ws://127.0.0.1:${listener.port}/deployment/logs/${deploymentId}/ws`,
       format: "json",
     });
 
-    const messages: { ts: string; replica: number; stream: string; line: string }[] = [];
+    const messages: LogEntry[] = [];
     const socket = new WebSocket(body.url, { headers: { authorization: `Bearer ${o.token}` } } as never);
-    socket.onmessage = (event) => messages.push(JSON.parse(String(event.data)));
+    socket.onmessage = (event) => messages.push(parsedJson<LogEntry>(String(event.data)));
     await new Promise((resolve, reject) => {
       socket.onopen = resolve;
       socket.onerror = reject;
@@ -219,7 +221,7 @@ describe("a log socket lives as long as its session", () => {
     expect(at - signedOut).toBeLessThan(2500);
     // The other session's socket still streams.
     const lines: string[] = [];
-    second.socket.onmessage = (event) => lines.push(JSON.parse(String(event.data)).line);
+    second.socket.onmessage = (event) => lines.push(parsedJson<LogEntry>(String(event.data)).line);
     o.t.app.orchestration.logs.push(deploymentId, 0, "stdout", ["still here"]);
     await eventually(async () => lines.includes("still here"), 5000, "the other session's line");
     second.socket.close();

@@ -82,6 +82,7 @@ export {
   type ErrorBody,
   fetchJson,
   jsonBody,
+  parsedJson,
   type ReadinessBody,
 } from "./json.ts";
 
