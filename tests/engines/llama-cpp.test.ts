@@ -6,6 +6,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { localCommand, workerEntry } from "#adapters/engines/llama.cpp/index.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
+import { jsonBody } from "../support/json.ts";
 import { simulateDelay, within } from "../support/wait.ts";
 import {
   firstLine,
@@ -236,7 +238,7 @@ describe("chat completions", () => {
 
     const notJson = await fetch(`${main.base}/v1/chat/completions`, { method: "POST", body: "{nope" });
     expect(notJson.status).toBe(400);
-    const body = (await notJson.json()) as { error: Record<string, unknown> };
+    const body = await jsonBody<OpenAIError>(notJson);
     expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
     expect(body.error.type).toBe("invalid_request_error");
   });
@@ -247,7 +249,7 @@ describe("chat completions", () => {
       body: JSON.stringify({ messages: user("x ".repeat(3000)) }),
     });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: { code: string; param: string } };
+    const body = await jsonBody<OpenAIError>(res);
     expect(body.error.code).toBe("context_length_exceeded");
   });
 });
@@ -420,7 +422,7 @@ describe("embeddings", () => {
         body: JSON.stringify({ model: "tiny-test", ...body }),
       });
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: { type: string } }).error.type).toBe("invalid_request_error");
+      expect((await jsonBody<OpenAIError>(res)).error.type).toBe("invalid_request_error");
     }
   });
 });

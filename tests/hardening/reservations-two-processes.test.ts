@@ -7,12 +7,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { type DatabaseHandle, openDatabase } from "#db/client.ts";
 import { deployments, spendDaily } from "#db/schema/index.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually } from "../orchestration/support.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
+import { jsonBody } from "../support/json.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { startTestRedis, type TestRedis } from "../support/redis-server.ts";
 
@@ -99,7 +101,7 @@ describe.skipIf(!usingPostgres)("two platform processes, one PostgreSQL, one Red
           { model, max_tokens: 5, messages: [{ role: "user", content: "Hi there" }] },
           key,
         );
-        const body = (await response.json()) as { error?: { code: string } };
+        const body = await jsonBody<Partial<OpenAIError>>(response);
         return response.status === 200 ? "200" : `${response.status} ${body.error?.code}`;
       }),
     );

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { and, eq, sql } from "drizzle-orm";
 import { RedisStore } from "#adapters/redis/client.ts";
 import type { ChatMessage } from "#contracts/openai/chat.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { deployments, spendDaily } from "#db/schema/index.ts";
 import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
@@ -19,7 +20,7 @@ import { estimatePromptTokens } from "#services/inference/messages.ts";
 import { createInferenceRuntime, type InferenceRuntime } from "#services/inference/runtime.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
-import { call } from "../support/app.ts";
+import { call, jsonBody } from "../support/app.ts";
 import { startTestRedis, type TestRedis } from "../support/redis-server.ts";
 
 const messages: ChatMessage[] = [{ role: "user", content: "Hi there" }];
@@ -69,7 +70,7 @@ async function burst(
         { url: target.url, model, key: keys[i % keys.length] as string },
         { messages, ...body },
       );
-      const json = (await response.json()) as { error?: { code: string } };
+      const json = await jsonBody<Partial<OpenAIError>>(response);
       return response.status === 200 ? "200" : `${response.status} ${json.error?.code}`;
     }),
   );

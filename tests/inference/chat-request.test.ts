@@ -3,6 +3,8 @@
 // the same fields with a wrong shape are refused with a 400 naming the field.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import OpenAI from "openai";
+import type { OpenAIError } from "#contracts/openai/error.ts";
+import { jsonBody } from "../support/json.ts";
 import { chat, type GatewayTest, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
@@ -94,7 +96,7 @@ test("the same fields with a wrong shape: 400 naming the field", async () => {
   for (const [body, param] of cases) {
     const response = await chat(g, body);
     expect(response.status, JSON.stringify(body)).toBe(400);
-    const { error } = (await response.json()) as { error: { param: string; message: string } };
+    const { error } = await jsonBody<OpenAIError>(response);
     expect(error.param, JSON.stringify(body)).toStartWith(param);
     expect(error.message).toStartWith(param);
   }

@@ -2,7 +2,8 @@
 // through the same lifecycle as chat (key, guardrails, logs), read with the official openai SDK.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type OpenAI from "openai";
-import { call } from "../support/app.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
+import { call, jsonBody } from "../support/app.ts";
 import { type GatewayTest, loggedRequest, openAiClient, setPolicy, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
@@ -90,7 +91,7 @@ test("what the chat endpoint cannot do is refused with 400 naming the param", as
   for (const [body, param] of cases) {
     const res = await post(body);
     expect(res.status).toBe(400);
-    const error = ((await res.json()) as { error: { type: string; param: string } }).error;
+    const error = (await jsonBody<OpenAIError>(res)).error;
     expect(error.type).toBe("invalid_request_error");
     expect(error.param).toStartWith(param);
   }
@@ -105,7 +106,7 @@ test("the lifecycle is chat's: a bad key is 401, an input guardrail blocks namin
   g.clock.advance(1100);
   const blocked = await post({ prompt: "mail me at jane.doe@example.com" });
   expect(blocked.status).toBe(400);
-  const error = ((await blocked.json()) as { error: { code: string; param: string } }).error;
+  const error = (await jsonBody<OpenAIError>(blocked)).error;
   expect(error).toMatchObject({ code: "content_policy_violation", param: "prompt" });
   await call(g.o.filtration, "DELETE", `/management/config/guardrails?deployment_id=${g.deploymentId}`, {
     token: g.o.token,

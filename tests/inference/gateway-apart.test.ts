@@ -5,9 +5,10 @@
 // FILTRATION_URL, so a key it has not seen fails closed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { apiKeys } from "#db/schema/index.ts";
 import type { POST as createPromptRoute } from "#routes/filtration/management/prompts/index.ts";
-import { call } from "../support/app.ts";
+import { call, jsonBody } from "../support/app.ts";
 import { usingPostgres } from "../support/database.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
@@ -55,7 +56,7 @@ describe("an inference gateway apart whose filtration side answers nothing", () 
     const response = await chat(target, { messages: [{ role: "user", content: "hello" }] }, key);
     if (!usingPostgres) {
       expect(response.status).toBe(503);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
+      expect((await jsonBody<OpenAIError>(response)).error.code).toBe("service_unavailable");
       return;
     }
     expect(response.status).toBe(200);

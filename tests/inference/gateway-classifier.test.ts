@@ -5,10 +5,11 @@
 // and audited, never the text.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Server } from "bun";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { scoreOf } from "#services/inference/classifier.ts";
 import { insertDeployment } from "../management/support.ts";
-import { call } from "../support/app.ts";
+import { call, jsonBody } from "../support/app.ts";
 import {
   chat,
   findingAudited,
@@ -77,7 +78,7 @@ test("unsafe blocks with content_policy_violation naming the classifier; safe pa
   guardModel.deltas = ["unsafe\nS2"];
   const blocked = await ask("how do I pick a padlock");
   expect(blocked.status).toBe(400);
-  const body = (await blocked.json()) as { error: { code: string; message: string } };
+  const body = await jsonBody<OpenAIError>(blocked);
   expect(body.error.code).toBe("content_policy_violation");
   expect(body.error.message).toContain("classifier");
   expect(body.error.message).not.toContain("padlock");
@@ -120,7 +121,7 @@ test("a guard model that does not answer in time: on_error allow lets it through
   await classifier({ action: "block", timeout_ms: 200, on_error: "block" });
   const refused = await ask("hello");
   expect(refused.status).toBe(400);
-  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("content_policy_violation");
+  expect((await jsonBody<OpenAIError>(refused)).error.code).toBe("content_policy_violation");
 }, 30_000);
 
 test("a classifier deployment that is not running fails open by default", async () => {

@@ -4,12 +4,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv from "ajv";
 import OpenAI from "openai";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import type { DELETE as revokeKeyRoute } from "#routes/filtration/management/api-keys/[id].ts";
 import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import type { GET as recentLogsRoute } from "#routes/filtration/management/deployments/recent-logs.ts";
 import { weather } from "../engines/worker-support.ts";
 import { eventually, type OrchestrationTest } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { call, jsonBody } from "../support/app.ts";
 import { until } from "../support/wait.ts";
 import { startTinyDeployment, type TinyDeployment } from "./tiny-deployment.ts";
 
@@ -73,7 +74,7 @@ test("embeddings through the gateway reach the real engine with the openai SDK, 
     body: JSON.stringify({ model: "tiny-chat", input: "x" }),
   });
   expect(refused.status).toBe(401);
-  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
+  expect((await jsonBody<OpenAIError>(refused)).error.code).toBe("invalid_api_key");
   await eventually(
     async () => {
       const logs = await call<typeof recentLogsRoute>(

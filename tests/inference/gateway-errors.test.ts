@@ -6,7 +6,7 @@ import type { OpenAIError } from "#contracts/openai/error.ts";
 import { replicas } from "#db/schema/index.ts";
 import type { GET as listKeysRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { insertDeployment } from "../management/support.ts";
-import { call, parsedJson } from "../support/app.ts";
+import { call, jsonBody, parsedJson } from "../support/app.ts";
 import { chat, createKey, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => g.close(), 30_000);
 
 async function expectOpenAiError(response: Response, status: number, code: string, param?: string) {
-  const body = (await response.json()) as { error: Record<string, unknown> };
+  const body = await jsonBody<OpenAIError>(response);
   expect(response.status).toBe(status);
   expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
   expect(body.error.code).toBe(code);

@@ -4,8 +4,9 @@
 // tool_result block or a Responses function_call_output item; the model's tool-call arguments are
 // checked by the output guardrails (PII redacted, injection blocked), streamed or not.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { STRIPPED_NOTICE } from "#services/inference/tool-data.ts";
-import { call, type ErrorBody } from "../support/app.ts";
+import { call, type ErrorBody, jsonBody } from "../support/app.ts";
 import { chat, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
@@ -48,7 +49,7 @@ test("OpenAI chat: a tool message with a planted instruction is blocked; a benig
   await guard({ input: { indirect_injection: { action: "block" } } });
   const refused = await chat(g, { messages: toolTurn(PLANTED) });
   expect(refused.status).toBe(400);
-  const body = (await refused.json()) as { error: { code: string; message: string } };
+  const body = await jsonBody<OpenAIError>(refused);
   expect(body.error.code).toBe("content_policy_violation");
   expect(body.error.message).toContain("indirect_injection");
   expect(body.error.message).not.toContain("attacker");

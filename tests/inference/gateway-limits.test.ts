@@ -2,10 +2,12 @@
 // the gateway, with in-process counters and with Redis, and one limit holds across two gateway
 // processes that share Redis (each running apart, resolving contexts over HTTP from filtration).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { StoreFailureGuard } from "#core/ports/rate-limiter.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
 import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/start/platform.ts";
+import { jsonBody } from "../support/json.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
 import {
@@ -122,7 +124,7 @@ describe("the filtration side unreachable (gateway running apart)", () => {
     for (let i = 0; i < 3; i++) expect((await chat(g)).status).toBe(200);
     const refused = await chat(g, {}, fresh);
     expect(refused.status).toBe(503);
-    const body = (await refused.json()) as { error: { code: string; message: string } };
+    const body = await jsonBody<OpenAIError>(refused);
     expect(body.error.code).toBe("service_unavailable");
     expect(body.error.message).not.toContain("127.0.0.1");
   }, 20_000);

@@ -4,9 +4,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { inferenceLogs } from "#db/schema/index.ts";
 import { refusal, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { insertDeployment } from "../management/support.ts";
+import { jsonBody } from "../support/json.ts";
 import { chat, type GatewayTest, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
@@ -68,7 +70,7 @@ describe("a replica's 400 passes through", () => {
   test("a refusal whose body is not JSON keeps its status, with a generic OpenAI error", async () => {
     const { result: response } = await refusing("refuse-text", () => chat(g, { messages: imageMessages }));
     expect(response.status).toBe(422);
-    const body = (await response.json()) as { error: Record<string, unknown> };
+    const body = await jsonBody<OpenAIError>(response);
     expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
     expect(body.error.type).toBe("invalid_request_error");
     expect(body.error.message).toContain("422");
@@ -130,7 +132,7 @@ describe("a replica's 400 passes through", () => {
     try {
       const response = await chat(g);
       expect(response.status).toBe(502);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("upstream_error");
+      expect((await jsonBody<OpenAIError>(response)).error.code).toBe("upstream_error");
     } finally {
       g.stub.behaviour = "ok";
     }

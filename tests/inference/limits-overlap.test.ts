@@ -4,8 +4,10 @@
 // counters (no round trip to hide) a refused request is not scanned at all.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { RedisCommands } from "#adapters/redis/client.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import type { RequestGuard } from "#services/inference/guard.ts";
 import type { InferenceRuntime } from "#services/inference/runtime.ts";
+import { jsonBody } from "../support/json.ts";
 import { simulateDelay } from "../support/wait.ts";
 import { chat, type GatewayTest, loggedRequest, setPolicy, startGatewayTest } from "./support.ts";
 
@@ -75,14 +77,14 @@ describe("with a limiter that makes a round trip", () => {
   test("a blocked prompt is still a 400 once the limit allows it", async () => {
     const res = await chat(g, { messages: [{ role: "user", content: injection }] });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("content_policy_violation");
+    expect((await jsonBody<OpenAIError>(res)).error.code).toBe("content_policy_violation");
   });
 
   test("a request the limit refuses is a 429 whatever its prompt, and logs no input decision", async () => {
     allowed = false;
     const res = await chat(g, { messages: [{ role: "user", content: injection }] });
     expect(res.status).toBe(429);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("rate_limit_exceeded");
+    expect((await jsonBody<OpenAIError>(res)).error.code).toBe("rate_limit_exceeded");
     expect(res.headers.get("retry-after")).toBe("60");
     const logged = await loggedRequest(g, res.headers.get("x-request-id") as string);
     expect({ status: logged?.status, code: logged?.errorCode }).toEqual({

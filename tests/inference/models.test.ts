@@ -2,8 +2,9 @@
 // its name holds; 404 model_not_found for any other name, another organization's deployment included.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import OpenAI from "openai";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { insertDeployment } from "../management/support.ts";
-import { createOrganization } from "../support/app.ts";
+import { createOrganization, jsonBody } from "../support/app.ts";
 import { createKey, type GatewayTest, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
@@ -21,7 +22,7 @@ const get = (path: string, key: string | null = g.key) =>
 
 async function expectNotFound(response: Response) {
   expect(response.status).toBe(404);
-  const { error } = (await response.json()) as { error: Record<string, unknown> };
+  const { error } = await jsonBody<OpenAIError>(response);
   expect(error).toMatchObject({ type: "invalid_request_error", code: "model_not_found", param: "model" });
 }
 
@@ -59,5 +60,5 @@ test("404 model_not_found: another organization's deployment, and one the key is
 test("401 invalid_api_key without a key", async () => {
   const response = await get(`/v1/models/${g.model}`, null);
   expect(response.status).toBe(401);
-  expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
+  expect((await jsonBody<OpenAIError>(response)).error.code).toBe("invalid_api_key");
 });

@@ -6,12 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { deployments } from "#db/schema/index.ts";
 import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { DatabaseResponseCacheStore } from "#services/inference/response-cache/database-store.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually, otherTenant } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { call, jsonBody } from "../support/app.ts";
 import { type GatewayTest, loggedRequest, redisUrl, setPolicy, startGatewayTest } from "./support.ts";
 
 let offsetMs = 0;
@@ -343,9 +344,7 @@ for (const store of ["database", "redis"] as const) {
         });
         return response.status === 400 ? response : undefined;
       }, 5000);
-      expect(((await blocked.json()) as { error: { code: string } }).error.code).toBe(
-        "content_policy_violation",
-      );
+      expect((await jsonBody<OpenAIError>(blocked)).error.code).toBe("content_policy_violation");
       expect(blocked.headers.get("x-cache")).toBeNull();
       expect(g.stub.chatCalls - before).toBe(0);
     });

@@ -3,6 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { storedResponses } from "#db/schema/index.ts";
 import type { POST as createKeyRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { buildHttpGateway } from "#routes/gateways.ts";
@@ -11,7 +12,7 @@ import { listen } from "#server/http/listen.ts";
 import type { Listener } from "#server/start/platform.ts";
 import { inProcessFiltration } from "#services/inference-context/in-process-port.ts";
 import { otherTenant } from "../orchestration/support.ts";
-import { call } from "../support/app.ts";
+import { call, jsonBody } from "../support/app.ts";
 import { type OpenAiSpec, openAiSpec } from "../support/openai-spec.ts";
 import { type GatewayTest, openAiClient, setPolicy, startGatewayTest } from "./support.ts";
 
@@ -469,7 +470,7 @@ test("the replica's stream breaking ends with an error event; fields a chat mode
   for (const [body, param] of cases) {
     const res = await post(body);
     expect([400, 404]).toContain(res.status);
-    const error = ((await res.json()) as { error: { param: string } }).error;
+    const error = (await jsonBody<OpenAIError>(res)).error;
     expect(error.param).toStartWith(param);
   }
 });

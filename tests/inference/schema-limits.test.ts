@@ -5,6 +5,8 @@
 // before the request reaches a replica.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { schemaLimits, schemaSizeProblem } from "#adapters/engines/schema-limits.ts";
+import type { OpenAIError } from "#contracts/openai/error.ts";
+import { jsonBody } from "../support/json.ts";
 import { chat, type GatewayTest, startGatewayTest } from "./support.ts";
 
 let g: GatewayTest;
@@ -43,7 +45,7 @@ test.each([
     const started = performance.now();
     const res = await chat(g, withSchema(schema));
     expect(res.status).toBe(400);
-    const { error } = (await res.json()) as { error: { type: string; param: string; message: string } };
+    const { error } = await jsonBody<OpenAIError>(res);
     expect(error.type).toBe("invalid_request_error");
     expect(error.param).toBe("response_format.json_schema.schema");
     expect(error.message).toContain(words);
@@ -63,9 +65,7 @@ test("a tool's parameters have the same limits", async () => {
     ],
   });
   expect(res.status).toBe(400);
-  expect(((await res.json()) as { error: { param: string } }).error.param).toBe(
-    "tools.0.function.parameters",
-  );
+  expect((await jsonBody<OpenAIError>(res)).error.param).toBe("tools.0.function.parameters");
 });
 
 test("a schema within the limits goes through", async () => {

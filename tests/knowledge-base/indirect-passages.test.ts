@@ -3,6 +3,7 @@
 // the other passages reach the model as before. Through a gateway that processes prompts in process,
 // and through one that asks the filtration service over HTTP (/internal/prompt/process).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import type { Listener } from "#server/start/platform.ts";
 import {
   chat,
@@ -11,6 +12,7 @@ import {
   setPolicy,
   startGatewayTest,
 } from "../inference/support.ts";
+import { jsonBody } from "../support/json.ts";
 import { createCollection, uploadFiles } from "./support.ts";
 
 const policyDoc = `# Travel policy
@@ -82,7 +84,7 @@ describe.each([false, true])("over HTTP: %p", (overHttp) => {
     await guard("block");
     const res = await ask();
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: { code: string; message: string } };
+    const body = await jsonBody<OpenAIError>(res);
     expect(body.error.code).toBe("content_policy_violation");
     expect(body.error.message).toContain("indirect_injection");
   });

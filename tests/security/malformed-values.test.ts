@@ -5,12 +5,13 @@
 // taken id with 409 and an unknown organization with 400.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { storedResponses } from "#db/schema/index.ts";
 import type { POST as saveResponseRoute } from "#routes/filtration/internal/responses/save.ts";
 import { type GatewayTest, startGatewayTest } from "../inference/support.ts";
 import { defaultOrgId } from "../management/support.ts";
 import { createPool } from "../orchestration/support.ts";
-import { call, type ErrorBody } from "../support/app.ts";
+import { call, type ErrorBody, jsonBody } from "../support/app.ts";
 
 let g: GatewayTest;
 beforeAll(async () => {
@@ -36,7 +37,7 @@ describe("an unpaired surrogate is 400, never 500", () => {
   ])("/v1/responses %s", async (_, body) => {
     const res = await responses(body);
     expect(res.status).toBe(400);
-    const error = ((await res.json()) as { error: { type: string; message: string } }).error;
+    const error = (await jsonBody<OpenAIError>(res)).error;
     expect(error.type).toBe("invalid_request_error");
     expect(error.message).toContain("unpaired surrogate");
   });
