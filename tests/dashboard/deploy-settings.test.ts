@@ -4,6 +4,9 @@
 // endpoint is an OpenAI-compatible server started by this test.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import type { GET as meRoute } from "#routes/filtration/auth/me.ts";
+import type { GET as listPools } from "#routes/orchestration/deployment/listPools/[owner_id].ts";
+import { fetchJson } from "../support/json.ts";
 import { type BrowserPlatform, haveChromium, shot, startSignedIn } from "./browser.ts";
 import { adminToken } from "./deployment.ts";
 
@@ -42,14 +45,15 @@ test.skipIf(!haveChromium)(
     await page.getByRole("button", { name: "Create pool" }).click();
     await page.locator("#pool-rows tr", { hasText: "gpu-box" }).waitFor();
     const token = await adminToken(bp);
-    const me = await fetch(`${bp.filtrationUrl}/auth/me`, { headers: { authorization: `Bearer ${token}` } });
-    const { org_id } = (await me.json()) as { org_id: string };
-    const listed = await fetch(`${bp.orchestrationUrl}/deployment/listPools/${org_id}`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    const pool = ((await listed.json()) as { pools: Record<string, unknown>[] }).pools.find(
-      (p) => p.pool_name === "gpu-box",
+    const me = await fetchJson<typeof meRoute>(`${bp.filtrationUrl}/auth/me`, { token });
+    const { org_id } = me.body;
+    const listed = await fetchJson<typeof listPools>(
+      `${bp.orchestrationUrl}/deployment/listPools/${org_id}`,
+      {
+        token,
+      },
     );
+    const pool = listed.body.pools.find((p) => p.pool_name === "gpu-box");
     expect(pool).toMatchObject({
       provider: "external",
       is_dedicated: true,

@@ -6,7 +6,9 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
+import { jsonBody } from "../support/json.ts";
 import { ephemeralPorts, runPlatform } from "../support/process.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -92,7 +94,7 @@ test("admin:reset-password prints a new password, ends the sessions, and is audi
   let refreshToken: string;
   try {
     const before = await login(platform.ports.filtration as number, password);
-    refreshToken = ((await before.json()) as { refresh_token: string }).refresh_token;
+    refreshToken = (await jsonBody<typeof loginRoute>(before)).refresh_token;
   } finally {
     await platform.stop();
   }
@@ -122,7 +124,7 @@ test("admin:reset-password prints a new password, ends the sessions, and is audi
       body: JSON.stringify({ refresh_token: refreshToken }),
     });
     expect(refreshed.status).toBe(401);
-    const { access_token } = (await now.json()) as { access_token: string };
+    const { access_token } = await jsonBody<typeof loginRoute>(now);
     const audit = await fetch(`http://127.0.0.1:${port}/audit/logs?action=user.password_reset`, {
       headers: { authorization: `Bearer ${access_token}` },
     });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
 import { grpcHealthCheck } from "../support/grpc-health.ts";
+import { jsonBody, type ReadinessBody } from "../support/json.ts";
 import { runPlatform } from "../support/process.ts";
 import { tempDirs } from "../support/temp.ts";
 import { simulateDelay } from "../support/wait.ts";
@@ -49,7 +50,7 @@ describe("bun start on an empty DATA_DIR", () => {
         expect(res.status).toBe(200);
         const ready = await fetch(`http://127.0.0.1:${first.ports[name]}/ready`);
         expect(ready.status).toBe(200);
-        const { checks } = (await ready.json()) as { checks: Record<string, string> };
+        const { checks } = await jsonBody<ReadinessBody>(ready);
         expect(checks.database).toBe("ok");
         if (process.env.REDIS_URL) expect(checks.redis).toBe("ok");
       }

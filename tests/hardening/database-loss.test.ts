@@ -11,10 +11,13 @@ import { and, count, eq } from "drizzle-orm";
 import postgres from "postgres";
 import { type DatabaseHandle, openDatabase } from "#db/client.ts";
 import { inferenceLogs } from "#db/schema/index.ts";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
+import type { POST as createKey } from "#routes/filtration/management/api-keys/index.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually } from "../orchestration/support.ts";
 import { createEmptyPostgresDatabase, usingPostgres } from "../support/database.ts";
+import { jsonBody } from "../support/json.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
 import { simulateDelay } from "../support/wait.ts";
@@ -69,7 +72,7 @@ beforeAll(async () => {
     email: admin.ADMIN_EMAIL,
     password: admin.ADMIN_PASSWORD,
   });
-  const session = (await login.json()) as { access_token: string; user: { org_id: string } };
+  const session = await jsonBody<typeof loginRoute>(login);
   const stub = startOpenAiStub();
   const model = `db-loss-${crypto.randomUUID().slice(0, 8)}`;
   await insertDeployment(direct.db, session.user.org_id, {
@@ -77,7 +80,7 @@ beforeAll(async () => {
     replicas: [{ state: "READY", endpoint: stub.baseUrl }],
   });
   const res = await post(`${filtration}/management/api-keys`, { name: "load" }, session.access_token);
-  const key = ((await res.json()) as { key: string }).key;
+  const key = (await jsonBody<typeof createKey>(res)).key;
   s = { database, direct, proxy, platform, stub, dataDir, inference, filtration, model, key };
 }, 60_000);
 

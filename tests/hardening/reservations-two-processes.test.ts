@@ -10,6 +10,8 @@ import { eq, sql } from "drizzle-orm";
 import type { OpenAIError } from "#contracts/openai/error.ts";
 import { type DatabaseHandle, openDatabase } from "#db/client.ts";
 import { deployments, spendDaily } from "#db/schema/index.ts";
+import type { POST as loginRoute } from "#routes/filtration/auth/login.ts";
+import type { POST as createKey } from "#routes/filtration/management/api-keys/index.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually } from "../orchestration/support.ts";
@@ -73,7 +75,7 @@ describe.skipIf(!usingPostgres)("two platform processes, one PostgreSQL, one Red
       email: admin.ADMIN_EMAIL,
       password: admin.ADMIN_PASSWORD,
     });
-    const session = (await login.json()) as { access_token: string; user: { org_id: string } };
+    const session = await jsonBody<typeof loginRoute>(login);
     const model = `two-${crypto.randomUUID().slice(0, 8)}`;
     const db = (direct as DatabaseHandle).db;
     const { id: deploymentId } = await insertDeployment(db, session.user.org_id, {
@@ -85,7 +87,7 @@ describe.skipIf(!usingPostgres)("two platform processes, one PostgreSQL, one Red
       .set({ inputPricePerMillion: 0, outputPricePerMillion: 200_000 })
       .where(eq(deployments.id, deploymentId));
     const created = await post(`${filtration}/management/api-keys`, { name: "two" }, session.access_token);
-    const { id: keyId, key } = (await created.json()) as { id: string; key: string };
+    const { id: keyId, key } = await jsonBody<typeof createKey>(created);
     const budget = await post(
       `${filtration}/management/config/budget`,
       { api_key_id: keyId, config: { max_spend_per_day: 10 } },
