@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { OpenAIError } from "#contracts/openai/error.ts";
+import type { ModelList } from "#contracts/openai/models.ts";
 import { replicas } from "#db/schema/index.ts";
 import type { GET as listKeysRoute } from "#routes/filtration/management/api-keys/index.ts";
 import { insertDeployment } from "../management/support.ts";
@@ -247,7 +248,7 @@ test("GET /v1/models: 401 without a key, the list with one", async () => {
   const listed = await fetch(`${g.url}/v1/models`, { headers: { authorization: `Bearer ${g.key}` } });
   expect(listed.status).toBe(200);
   expect(listed.headers.get("x-request-id")).toMatch(/.+/);
-  const body = (await listed.json()) as { object: string; data: { id: string }[] };
+  const body = await jsonBody<ModelList>(listed);
   expect(body.object).toBe("list");
   expect(body.data.map((m) => m.id)).toContain(g.model);
 });

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import OpenAI from "openai";
 import type { OpenAIError } from "#contracts/openai/error.ts";
+import type { ModelObject } from "#contracts/openai/models.ts";
 import { insertDeployment } from "../management/support.ts";
 import { createOrganization, jsonBody } from "../support/app.ts";
 import { createKey, type GatewayTest, startGatewayTest } from "./support.ts";
@@ -37,7 +38,7 @@ test("200: the model object, through the openai SDK (which percent-encodes the n
 test("200: a name with / and : sent as it is in the path", async () => {
   const response = await get(`/v1/models/${slashed}`);
   expect(response.status).toBe(200);
-  expect(((await response.json()) as { id: string }).id).toBe(slashed);
+  expect((await jsonBody<ModelObject>(response)).id).toBe(slashed);
 });
 
 test("404 model_not_found: no such deployment", async () => {

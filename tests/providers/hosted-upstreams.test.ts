@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
+import type { ChatCompletion } from "#contracts/openai/chat.ts";
 import type { GET as hostedPricesRoute } from "#routes/filtration/management/config/hosted-prices.ts";
 import type {
   GET as providersRoute,
@@ -22,7 +23,7 @@ import { type HostedFake, hostedAnswer, startHostedFake } from "../fakes/hosted-
 import { loggedRequest } from "../inference/support.ts";
 import { startTinyDeployment, type TinyDeployment } from "../inference/tiny-deployment.ts";
 import { createPool, eventually } from "../orchestration/support.ts";
-import { call, type ErrorBody, gatewayHandler } from "../support/app.ts";
+import { call, type ErrorBody, gatewayHandler, jsonBody } from "../support/app.ts";
 import { signInToDashboard } from "../support/dashboard.ts";
 
 // Long and unusual, so finding them anywhere is never a coincidence.
@@ -364,7 +365,7 @@ test("fallbacks: hosted → self-hosted when the upstream fails, self-hosted →
     return undefined;
   }, 20_000);
   expect(res.status).toBe(200);
-  expect(((await res.json()) as { model: string }).model).toBe("tiny-local");
+  expect((await jsonBody<ChatCompletion>(res)).model).toBe("tiny-local");
   expect(openaiFake.received.at(-1)).toMatchObject({ model: "gpt-4.1-mini", key: prodKey });
   // 10 prompt and 5 completion tokens at the organization's 1 and 2 per million (no cached price set).
   const row = await loggedRequest(tiny, res.headers.get("x-request-id") as string);

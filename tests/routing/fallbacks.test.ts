@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
+import type { ChatCompletion } from "#contracts/openai/chat.ts";
 import { deployments } from "#db/schema/index.ts";
 import type {
   GET as policyRoute,
@@ -23,7 +24,7 @@ import {
 } from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
 import { eventually } from "../orchestration/support.ts";
-import { call, type ErrorBody } from "../support/app.ts";
+import { call, type ErrorBody, jsonBody } from "../support/app.ts";
 
 let g: GatewayTest;
 const stubs: OpenAiStub[] = [];
@@ -146,7 +147,7 @@ test("a stopped deployment is answered by its fallback: x-served-by, model as as
   await routing(asked, [fallback]);
   const res = await answered(asked);
   expect(res.headers.get("x-served-by")).toBe(fallback.name);
-  const body = (await res.json()) as { model: string; choices: { message: { content: string } }[] };
+  const body = await jsonBody<ChatCompletion>(res);
   expect(body.model).toBe(asked.name);
   expect(body.choices[0]?.message.content).toBe("Hello from the stub.");
   // The fallback's replica is asked for its own model.

@@ -2,6 +2,7 @@
 // (/internal/context/resolve) carries the fallbacks and the routing policy's prefix_affinity, and the
 // log it sends back (/internal/logs/create) keeps the deployment and the replica that served.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { ChatCompletion } from "#contracts/openai/chat.ts";
 import { type OpenAiStub, startOpenAiStub } from "#scripts/openai-stub.ts";
 import type { Listener } from "#server/start/platform.ts";
 import {
@@ -13,6 +14,7 @@ import {
   startGatewayTest,
 } from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
+import { jsonBody } from "../support/json.ts";
 
 let g: GatewayTest;
 let filtration: Listener | undefined;
@@ -42,7 +44,7 @@ test("a stopped deployment's fallback answers through a gateway that resolves ov
   const res = await chat({ url: g.url, key: g.key, model: "split-asked" });
   expect(res.status).toBe(200);
   expect(res.headers.get("x-served-by")).toBe("split-backup");
-  expect(((await res.json()) as { model: string }).model).toBe("split-asked");
+  expect((await jsonBody<ChatCompletion>(res)).model).toBe("split-asked");
   const row = await loggedRequest(g, res.headers.get("x-request-id") as string);
   expect(row).toMatchObject({
     deploymentId: asked.id,
