@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type OpenAI from "openai";
+import type { OpenAIError } from "#contracts/openai/error.ts";
 import { weather } from "../engines/worker-support.ts";
+import { type BodyOf, fetchJson } from "../support/json.ts";
 import { type OpenAiSpec, openAiSpec } from "../support/openai-spec.ts";
 import { startTinyDeployment, type TinyDeployment } from "./tiny-deployment.ts";
 
@@ -33,13 +35,15 @@ interface Answer {
   body: unknown;
 }
 
-async function request(method: string, path: string, body?: object, key = tiny.apiKey): Promise<Answer> {
-  const res = await fetch(`${tiny.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: await res.json() };
+/** One request to the gateway; the body typed as `call` types it: `request<OpenAI.ChatCompletion>(...)`. */
+async function request<R = unknown>(
+  method: string,
+  path: string,
+  body?: object,
+  key = tiny.apiKey,
+): Promise<{ status: number; body: BodyOf<R> }> {
+  const answer = await fetchJson<R>(`${tiny.baseUrl}${path}`, { method, body, token: key });
+  return { status: answer.status, body: answer.body };
 }
 
 interface Event {
@@ -86,8 +90,8 @@ function eventsConform(operation: string, events: Event[]): string[] {
   return events.map((e) => (e.data as { type?: string }).type ?? "");
 }
 
-const chat = (body: object) =>
-  request("POST", "/chat/completions", { model: tiny.model, max_tokens: 8, ...body });
+const chat = <R = OpenAI.ChatCompletion>(body: object) =>
+  request<R>("POST", "/chat/completions", { model: tiny.model, max_tokens: 8, ...body });
 const hello = [{ role: "user", content: "Hello" }];
 const tool = {
   type: "function",
@@ -125,7 +129,7 @@ describe("POST /v1/chat/completions", () => {
     const answer = await chat({ messages: hello, tools: [tool], tool_choice: toolChoice, max_tokens: 300 });
     conforms("POST /chat/completions", answer);
     if (toolChoice !== "auto") {
-      const message = (answer.body as OpenAI.ChatCompletion).choices[0]?.message;
+      const message = answer.body.choices[0]?.message;
       expect(message?.tool_calls?.[0]?.type).toBe("function");
     }
   });
@@ -177,7 +181,7 @@ describe("POST /v1/chat/completions", () => {
   test("logprobs, plain and streamed", async () => {
     const answer = await chat({ messages: hello, logprobs: true, top_logprobs: 2 });
     conforms("POST /chat/completions", answer);
-    expect((answer.body as OpenAI.ChatCompletion).choices[0]?.logprobs?.content?.length).toBeGreaterThan(0);
+    expect(answer.body.choices[0]?.logprobs?.content?.length).toBeGreaterThan(0);
     eventsConform(
       "POST /chat/completions",
       await stream("/chat/completions", {
@@ -216,7 +220,11 @@ describe("POST /v1/completions", () => {
 
 describe("POST /v1/responses", () => {
   const respond = (body: object) =>
-    request("POST", "/responses", { model: tiny.model, max_output_tokens: 8, ...body });
+    request<OpenAI.Responses.Response>("POST", "/responses", {
+      model: tiny.model,
+      max_output_tokens: 8,
+      ...body,
+    });
   const functionTool = { type: "function", name: "get_weather", parameters: weather, strict: true };
 
   test("a string input, and items", async () => {
@@ -244,9 +252,7 @@ describe("POST /v1/responses", () => {
     };
     const answer = await respond(body);
     conforms("POST /responses", answer);
-    expect((answer.body as OpenAI.Responses.Response).output.some((o) => o.type === "function_call")).toBe(
-      true,
-    );
+    expect(answer.body.output.some((o) => o.type === "function_call")).toBe(true);
     const events = await stream("/responses", { model: tiny.model, ...body });
     const types = eventsConform("POST /responses", events);
     expect(types).toContain("response.function_call_arguments.done");
@@ -280,23 +286,22 @@ describe("POST /v1/responses", () => {
   test("store, GET, input_items, previous_response_id, DELETE", async () => {
     const first = await respond({ input: [{ role: "user", content: "Hello" }], store: true });
     conforms("POST /responses", first);
-    const id = (first.body as OpenAI.Responses.Response).id;
+    const id = first.body.id;
     conforms("GET /responses/{response_id}", await request("GET", `/responses/${id}`));
-    const items = await request("GET", `/responses/${id}/input_items`);
+    const items = await request<OpenAI.Responses.ResponseItemList>("GET", `/responses/${id}/input_items`);
     conforms("GET /responses/{response_id}/input_items", items);
-    expect((items.body as OpenAI.Responses.ResponseItemList).data.length).toBe(1);
+    expect(items.body.data.length).toBe(1);
 
     const second = await respond({ input: "And then?", previous_response_id: id });
     conforms("POST /responses", second);
-    const secondId = (second.body as OpenAI.Responses.Response).id;
-    const all = await request("GET", `/responses/${secondId}/input_items?order=asc`);
+    const secondId = second.body.id;
+    const all = await request<OpenAI.Responses.ResponseItemList>(
+      "GET",
+      `/responses/${secondId}/input_items?order=asc`,
+    );
     conforms("GET /responses/{response_id}/input_items", all);
     // The earlier turn's input and output, then the new input.
-    expect((all.body as OpenAI.Responses.ResponseItemList).data.map((i) => i.type)).toEqual([
-      "message",
-      "message",
-      "message",
-    ]);
+    expect(all.body.data.map((i) => i.type)).toEqual(["message", "message", "message"]);
 
     const deleted = await request("DELETE", `/responses/${id}`);
     // The document gives the 200 of DELETE no body schema; what OpenAI sends is this.
@@ -308,8 +313,8 @@ describe("POST /v1/responses", () => {
 });
 
 describe("POST /v1/embeddings", () => {
-  const embed = (body: object) =>
-    request("POST", "/embeddings", { model: tiny.model, input: ["one", "two"], ...body });
+  const embed = <R = OpenAI.CreateEmbeddingResponse>(body: object) =>
+    request<R>("POST", "/embeddings", { model: tiny.model, input: ["one", "two"], ...body });
   const vectors = (answer: Answer) =>
     (answer.body as OpenAI.CreateEmbeddingResponse).data.map((d) => d.embedding);
   /**
@@ -363,16 +368,16 @@ describe("POST /v1/embeddings", () => {
 
   test("dimensions beyond the model's is 400 naming the parameter, never ignored", async () => {
     const full = vectors(await embed({}))[0]?.length ?? 0;
-    const refused = await embed({ dimensions: full + 1 });
+    const refused = await embed<OpenAIError>({ dimensions: full + 1 });
     expect({ status: refused.status, problems: spec.error(refused.body) }).toEqual({
       status: 400,
       problems: [],
     });
-    expect((refused.body as { error: OpenAI.ErrorObject }).error).toMatchObject({
+    expect(refused.body.error).toMatchObject({
       type: "invalid_request_error",
       param: "dimensions",
     });
-    expect((refused.body as { error: OpenAI.ErrorObject }).error.message).toContain(String(full));
+    expect(refused.body.error.message).toContain(String(full));
   });
 });
 
@@ -384,29 +389,34 @@ describe("GET /v1/models", () => {
 });
 
 describe("errors", () => {
-  const error = (answer: Answer, status: number, code: string | null) => {
+  const error = (answer: { status: number; body: OpenAIError }, status: number, code: string | null) => {
     expect({ status: answer.status, problems: spec.error(answer.body) }).toEqual({ status, problems: [] });
-    expect((answer.body as { error: OpenAI.ErrorObject }).error.code).toBe(code);
+    expect(answer.body.error.code).toBe(code);
   };
 
   test("a bad body, a bad key, an unknown model, an unknown route", async () => {
-    error(await chat({ messages: "not a list" }), 400, "invalid_request_error");
+    error(await chat<OpenAIError>({ messages: "not a list" }), 400, "invalid_request_error");
     error(
-      await request("POST", "/chat/completions", { model: tiny.model, messages: hello }, "sk-wrong"),
+      await request<OpenAIError>(
+        "POST",
+        "/chat/completions",
+        { model: tiny.model, messages: hello },
+        "sk-wrong",
+      ),
       401,
       "invalid_api_key",
     );
     error(
-      await request("POST", "/chat/completions", { model: "no-such-model", messages: hello }),
+      await request<OpenAIError>("POST", "/chat/completions", { model: "no-such-model", messages: hello }),
       404,
       "model_not_found",
     );
     error(
-      await request("POST", "/responses", { model: "no-such-model", input: "Hi" }),
+      await request<OpenAIError>("POST", "/responses", { model: "no-such-model", input: "Hi" }),
       404,
       "model_not_found",
     );
-    error(await request("GET", "/no/such/route"), 404, "not_found");
-    error(await request("GET", "/responses/resp_0123/input_items"), 404, "not_found");
+    error(await request<OpenAIError>("GET", "/no/such/route"), 404, "not_found");
+    error(await request<OpenAIError>("GET", "/responses/resp_0123/input_items"), 404, "not_found");
   });
 });
