@@ -1,6 +1,7 @@
 // The word-vector embedding model (scripts/make-word-vector-gguf.ts) as llama.cpp serves it: built from the
-// npm package into a temp dir (a copy of the cached build when there is one), loaded with node-llama-cpp, and checked to carry meaning (a paraphrase is
-// closer than an unrelated text) and to compute exactly the SIF vectors its header describes.
+// npm package into a temp dir (a copy of the cached build when there is one), loaded with node-llama-cpp,
+// and checked to carry meaning (a paraphrase is closer than an unrelated text) and to compute exactly the
+// SIF vectors its header describes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
