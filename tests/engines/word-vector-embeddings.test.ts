@@ -1,6 +1,7 @@
 // The word-vector embedding model (scripts/make-word-vector-gguf.ts) as llama.cpp serves it: built from the
-// npm package into a temp dir, loaded with node-llama-cpp, and checked to carry meaning (a paraphrase is
-// closer than an unrelated text) and to compute exactly the SIF vectors its header describes.
+// npm package into a temp dir (a copy of the cached build when there is one), loaded with node-llama-cpp,
+// and checked to carry meaning (a paraphrase is closer than an unrelated text) and to compute exactly the
+// SIF vectors its header describes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,9 +24,9 @@ let context: LlamaEmbeddingContext;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "word-vectors-"));
-  const source = loadWinkEmbeddings(); // about 3 s: a 300 MB JSON file
-  summary = writeWordVectorGguf(join(dir, "glove.gguf"), {}, source);
-  sif = sifVectors(source);
+  // Not given the loaded vectors, so that the build can come from the cache (see the script's header).
+  summary = writeWordVectorGguf(join(dir, "glove.gguf"));
+  sif = sifVectors(loadWinkEmbeddings()); // about 3 s: a 300 MB JSON file
   llama = await getLlama({ gpu: false, build: "never", maxThreads: 1 });
   model = await llama.loadModel({ modelPath: summary.path });
   context = await model.createEmbeddingContext({ contextSize: 512, threads: 1 });
