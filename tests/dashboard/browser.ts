@@ -1,13 +1,14 @@
 // The dashboard as a person uses it: the platform started as a real process on its embedded defaults
-// (PGlite in a new data directory, no Redis), and Debian's Chromium driven by playwright-core. Every
+// (PGlite in a new data directory, its database migrated: tests/support/data-dir.ts; no Redis), and
+// Debian's Chromium driven by playwright-core. Every
 // page a test visits can be saved with `shot`, into tests/.artifacts/screenshots/, to be looked at.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AxeResults, RunOptions } from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { installationTag, taggedProcesses, terminate } from "#adapters/providers/local/processes.ts";
 import { adminEmail, adminPassword } from "../support/app.ts";
+import { migratedDataDir } from "../support/data-dir.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -45,7 +46,7 @@ async function removePlatform(dataDir: string, platform: RunningPlatform | undef
 }
 
 export async function startBrowserPlatform(env: Record<string, string> = {}): Promise<BrowserPlatform> {
-  const dataDir = mkdtempSync(join(tmpdir(), "llmp-browser-"));
+  const dataDir = await migratedDataDir("llmp-browser-");
   let platform: RunningPlatform | undefined;
   let browser: Browser | undefined;
   try {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { migratedDataDir } from "../support/data-dir.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import {
   allBlocks,
@@ -53,7 +54,7 @@ async function bash(script: string, timeoutMs: number) {
 
 beforeAll(async () => {
   if (!hasTools) return;
-  dataDir = mkdtempSync(join(tmpdir(), "llmp-test-docs-"));
+  dataDir = await migratedDataDir("llmp-test-docs-");
   scratch = mkdtempSync(join(tmpdir(), "llmp-test-docs-scratch-"));
   platform = await runPlatform({
     DATA_DIR: dataDir,

@@ -4,9 +4,8 @@
 // (docs-walkthroughs.test.ts, guardrails-walkthrough.test.ts), three files so that a parallel test run
 // spreads them over its workers (together they were the run's longest file, about 250-310 s).
 import { expect } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { migratedDataDir } from "../support/data-dir.ts";
 import { type RunningPlatform, runPlatform } from "../support/process.ts";
 import { root, stopEverything, workflowBlock } from "./blocks.ts";
 
@@ -39,9 +38,12 @@ export async function cleanUpPastes(): Promise<void> {
   );
 }
 
-/** A platform of its own on a fresh data directory, as `bun start` runs it. */
+/**
+ * A platform of its own on a fresh data directory, as `bun start` runs it (its embedded database already
+ * migrated: tests/support/data-dir.ts).
+ */
 export async function startPlatform() {
-  const dataDir = mkdtempSync(join(tmpdir(), "llmp-test-readme-"));
+  const dataDir = await migratedDataDir("llmp-test-readme-");
   try {
     // 60 s: on a loaded two-core machine the first start (migrations) has taken over 30 s.
     const platform = await runPlatform({ DATA_DIR: dataDir, ADMIN_PASSWORD: password }, 60_000);

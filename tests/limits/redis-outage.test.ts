@@ -4,9 +4,7 @@
 // 503 deployment_unavailable with Retry-After, nothing waits for Redis, the failures are counted on
 // /metrics and logged once per interval; once Redis is back, counting resumes without a restart.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { RedisStore } from "#adapters/redis/client.ts";
 import type { OpenAIError } from "#contracts/openai/error.ts";
 import type { Logger } from "#services/context.ts";
@@ -15,6 +13,7 @@ import { counterValue } from "#services/observability/counters.ts";
 import { throttledWarning } from "#services/observability/throttled-log.ts";
 import { chat, type GatewayTest, setPolicy, startGatewayTest } from "../inference/support.ts";
 import { insertDeployment } from "../management/support.ts";
+import { migratedDataDir } from "../support/data-dir.ts";
 import { fetchJson, jsonBody, type ReadinessBody } from "../support/json.ts";
 import { runPlatform } from "../support/process.ts";
 import { sparePort, startTestRedis, type TestRedis } from "../support/redis-server.ts";
@@ -139,7 +138,7 @@ describe("rate limits while Redis fails", () => {
 
 test("an unreachable REDIS_URL delays the start by at most a few seconds, and /ready reports it", async () => {
   const port = sparePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "llmp-redis-start-"));
+  const dataDir = await migratedDataDir("llmp-redis-start-");
   const platform = await runPlatform({
     DATA_DIR: dataDir,
     SERVICES: "inference,filtration",

@@ -45,18 +45,21 @@ const randomName = () => `t_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)
 
 const migrationsDir = join(import.meta.dir, "..", "..", "db", "migrations");
 /**
- * The migrated template's name: the migrations (and migrate.ts) hashed, so a changed migration makes a
- * new template and a stale one is never copied.
+ * The migrations (and migrate.ts) hashed: the name of a migrated copy, so a changed migration makes a
+ * new one and a stale one is never copied.
  */
-function templateName(): string {
+export function migrationSetHash(): string {
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(readFileSync(join(migrationsDir, "..", "migrate.ts")));
   for (const file of readdirSync(migrationsDir, { recursive: true }).map(String).sort()) {
     if (file.endsWith(".sql") || file.endsWith(".json"))
       hasher.update(readFileSync(join(migrationsDir, file)));
   }
-  return `t_template_${hasher.digest("hex").slice(0, 16)}`;
+  return hasher.digest("hex").slice(0, 16);
 }
+
+/** The migrated template's name on the test server. */
+const templateName = () => `t_template_${migrationSetHash()}`;
 
 /** Any constant: the lock the test processes of one run take to make the template once. */
 const templateLockKey = 0x6c6c6d7074706cn;
