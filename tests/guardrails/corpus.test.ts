@@ -70,9 +70,11 @@ describe("guardrail corpus", () => {
     expect(found(phones).filter((f) => f.type === "phone")).toHaveLength(24);
     expect(new Set(found(mixed).map((f) => f.type)).size).toBe(9);
     // bench/guardrails.ts measures ~0.25 ms p50 with 24 phone numbers (libphonenumber-js's parse of
-    // each is most of it) and ~0.15 ms for the mixed prompt; the margin is for CI's shared cores.
-    expect(latency(() => scanAll(phones), 1_000).p50).toBeLessThan(0.6 * 1000);
-    expect(latency(() => scanAll(mixed), 1_000).p50).toBeLessThan(0.6 * 1000);
+    // each is most of it) and ~0.15 ms for the mixed prompt. Bound: the millisecond itself; a CI run
+    // beside three test workers on the two cores, on the machine at its slower speed (docs/testing.md),
+    // measured 0.78 ms for the phone numbers.
+    expect(latency(() => scanAll(phones), 1_000).p50).toBeLessThan(1000);
+    expect(latency(() => scanAll(mixed), 1_000).p50).toBeLessThan(1000);
     // The loops (6,000 scans with their warm-up) take about a second idle and several under load;
     // the p50 is what is asserted, not the wall time.
   }, 30_000);
