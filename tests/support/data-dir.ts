@@ -3,19 +3,32 @@
 // set and PGlite version and kept in node_modules/.cache/llm-platform/. The platform then starts as it
 // does on any later start of an installation (no migration left, the first administrator still to
 // create): about 0.8 s of CPU where migrating from zero costs 2.4 s, some 25 starts a run (the browser
-// tests, the docs' walk-throughs). Tests of the first start itself (first-start.test.ts,
-// process.test.ts) start on an empty directory.
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+// tests, the docs' walk-throughs). A test file's database on PGlite is such a copy too (database.ts).
+// Tests of the first start itself (first-start.test.ts, process.test.ts) start on an empty directory.
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "#db/client.ts";
 import { migrate } from "#db/migrate.ts";
-import { migrationSetHash } from "./database.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const cacheDir = join(root, "node_modules", ".cache", "llm-platform");
 /** Where the platform keeps its embedded database under DATA_DIR (server/start/platform.ts). */
-const pgdata = "pgdata";
+export const pgdata = "pgdata";
+const migrationsDir = join(root, "db", "migrations");
+/**
+ * The migrations (and migrate.ts) hashed: the name of a migrated copy, so a changed migration makes a
+ * new one and a stale one is never copied.
+ */
+export function migrationSetHash(): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(readFileSync(join(migrationsDir, "..", "migrate.ts")));
+  for (const file of readdirSync(migrationsDir, { recursive: true }).map(String).sort()) {
+    if (file.endsWith(".sql") || file.endsWith(".json"))
+      hasher.update(readFileSync(join(migrationsDir, file)));
+  }
+  return hasher.digest("hex").slice(0, 16);
+}
 
 function clusterPath(): string {
   const manifest = join(root, "node_modules", "@electric-sql", "pglite", "package.json");
