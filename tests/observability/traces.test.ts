@@ -9,6 +9,7 @@ import { startReconciler } from "#services/orchestration/reconciler.ts";
 import { chat, type GatewayTest, setPolicy, sseEvents, startGatewayTest } from "../inference/support.ts";
 import { createPool } from "../orchestration/support.ts";
 import { call } from "../support/app.ts";
+import { until } from "../support/wait.ts";
 import { type ReceivedSpan, startOtlpReceiver } from "./support.ts";
 
 const SERVER = 2;
@@ -34,9 +35,20 @@ afterAll(async () => {
   receiver.stop();
 }, 30_000);
 
-async function traceOf(traceId: string): Promise<ReceivedSpan[]> {
-  await tracing.flush();
-  return receiver.spans.filter((s) => s.traceId === traceId);
+/**
+ * The trace's spans once its SERVER span is in: the request's span ends last, when the call is done,
+ * which can be after its answer has reached the client (a CI run read the body and flushed before it
+ * ended, and found no SERVER span).
+ */
+function traceOf(traceId: string): Promise<ReceivedSpan[]> {
+  return until(
+    async () => {
+      await tracing.flush();
+      const spans = receiver.spans.filter((s) => s.traceId === traceId);
+      return spans.some((s) => s.kind === SERVER) && spans;
+    },
+    { what: `the SERVER span of trace ${traceId}` },
+  );
 }
 
 const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
