@@ -5,14 +5,25 @@
 // create): about 0.8 s of CPU where migrating from zero costs 2.4 s, some 25 starts a run (the browser
 // tests, the docs' walk-throughs). A test file's database on PGlite is such a copy too (database.ts).
 // Tests of the first start itself (first-start.test.ts, process.test.ts) start on an empty directory.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { openDatabase } from "#db/client.ts";
 import { migrate } from "#db/migrate.ts";
+import { templatePath } from "#db/pglite-template.ts";
 
 const root = join(import.meta.dir, "..", "..");
-const cacheDir = join(root, "node_modules", ".cache", "llm-platform");
+/** The project's build cache, beside the initdb template that PGlite's first open uses. */
+const cacheDir = dirname(templatePath);
 /** Where the platform keeps its embedded database under DATA_DIR (server/start/platform.ts). */
 export const pgdata = "pgdata";
 const migrationsDir = join(root, "db", "migrations");
@@ -55,6 +66,7 @@ function migratedCluster(): Promise<string> {
       } finally {
         await handle.close();
       }
+      mkdirSync(cacheDir, { recursive: true });
       try {
         renameSync(join(building, pgdata), path);
       } catch (error) {
